@@ -1,0 +1,50 @@
+// Builds dist/scv: one compiled binary holding the daemon, the stdio server and the CLI.
+// The binary must not pick up .env or bunfig.toml from the user's working directory.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import pkg from "../package.json";
+
+const root = join(import.meta.dir, "..");
+const outfile = join(root, "dist", "scv");
+const version = process.env.SCV_BUILD_VERSION ?? pkg.version;
+mkdirSync(join(root, "dist"), { recursive: true });
+
+function build(bytecode: boolean) {
+  const argv = [
+    process.execPath,
+    "build",
+    "--compile",
+    "--minify",
+    ...(bytecode ? ["--bytecode", "--format=esm"] : []),
+    "--no-compile-autoload-dotenv",
+    "--no-compile-autoload-bunfig",
+    "--define",
+    `SCV_VERSION=${JSON.stringify(version)}`,
+    "--outfile",
+    outfile,
+    join(root, "src", "cli", "main.ts"),
+  ];
+  const env = { ...process.env };
+  delete env.BUN_OPTIONS;
+  delete env.BUN_BE_BUN;
+  return Bun.spawnSync(argv, { cwd: root, env, stdout: "pipe", stderr: "pipe" });
+}
+
+let result = build(true);
+if (!result.success) {
+  // Bytecode is only a start-up optimisation; fall back rather than fail the build.
+  process.stderr.write(`bytecode build failed, building without it:\n${result.stderr.toString()}\n`);
+  result = build(false);
+}
+if (!result.success) {
+  process.stderr.write(result.stderr.toString());
+  process.exit(1);
+}
+
+const smoke = Bun.spawnSync([outfile, "--version"], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "" } });
+const printed = smoke.stdout.toString().trim();
+if (!smoke.success || printed !== `scv ${version}`) {
+  process.stderr.write(`smoke test failed: dist/scv --version printed "${printed}" ${smoke.stderr.toString()}\n`);
+  process.exit(1);
+}
+process.stdout.write(`built ${outfile} (${printed})\n`);

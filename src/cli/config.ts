@@ -1,0 +1,28 @@
+import { defineCommand } from "citty";
+import { ConfigError, loadConfig } from "../config/load";
+import { effectiveEntries, renderEntries } from "../config/show";
+
+const show = defineCommand({
+  meta: { name: "show", description: "Print the effective configuration and where each value came from (secrets as set/unset)" },
+  args: {
+    cwd: { type: "string", description: "workspace whose .scv/config.toml applies (default: current directory)" },
+    json: { type: "boolean", description: "print JSON" },
+  },
+  run({ args }) {
+    try {
+      const loaded = loadConfig({ cwd: args.cwd ?? process.cwd() });
+      const entries = effectiveEntries(loaded);
+      if (args.json) process.stdout.write(`${JSON.stringify({ user_file: loaded.userFile, project_file: loaded.projectFile ?? null, entries }, null, 2)}\n`);
+      else {
+        process.stdout.write(`# user file: ${loaded.userFile}\n# project file: ${loaded.projectFile ?? "(none)"}\n`);
+        process.stdout.write(`${renderEntries(entries)}\n`);
+      }
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      process.stderr.write(`scv config: ${e.message}\n`);
+      process.exit(78);
+    }
+  },
+});
+
+export default defineCommand({ meta: { name: "config", description: "Inspect SCV's configuration" }, subCommands: { show } });

@@ -1,0 +1,43 @@
+// The scv command line. `--version` answers before anything else loads, and each subcommand is imported
+// only when it runs, so start-up stays fast.
+import { VERSION } from "../version";
+
+const argv = process.argv.slice(2);
+
+function isCompiled(): boolean {
+  return Bun.main.startsWith("/$bunfs/");
+}
+
+async function main() {
+  if (argv[0] === "--version" || argv[0] === "-V") {
+    process.stdout.write(`scv ${VERSION}\n`);
+    return;
+  }
+  // BUN_OPTIONS would reach the compiled runtime as extra flags; run once more without it so the binary
+  // behaves the same whatever the caller's environment holds.
+  if (isCompiled() && (process.env.BUN_OPTIONS || process.execArgv.length > 0) && !process.env.SCV_REEXEC) {
+    const env: Record<string, string | undefined> = { ...process.env, SCV_REEXEC: "1" };
+    delete env.BUN_OPTIONS;
+    delete env.BUN_BE_BUN;
+    const child = Bun.spawn([process.execPath, ...argv], { env, stdio: ["inherit", "inherit", "inherit"] });
+    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => child.kill(sig));
+    process.exit(await child.exited);
+  }
+  delete process.env.SCV_REEXEC;
+  const { defineCommand, runMain } = await import("citty");
+  const lazy = (load: () => Promise<{ default: unknown }>) => () => load().then((m) => m.default as never);
+  const root = defineCommand({
+    meta: { name: "scv", version: VERSION, description: "SCV: a personal agent host" },
+    subCommands: {
+      exec: lazy(() => import("./exec")),
+      server: lazy(() => import("./server")),
+      config: lazy(() => import("./config")),
+      agents: lazy(() => import("./agents")),
+      daemon: lazy(() => import("./daemon")),
+      status: lazy(() => import("./status")),
+    },
+  });
+  await runMain(root);
+}
+
+await main();

@@ -1,0 +1,145 @@
+// Loads the layered configuration: built-in defaults < user file < project file < environment selectors.
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import type { z } from "zod";
+import { agentConfigChecks } from "../agents/config-checks";
+import { AgentConfig, type Config, type CrossCheck, ConfigFile, ProviderProfile, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** Where each leaf key path's value came from: a file path, an env var, or "default". */
+  sources: Map<string, string>;
+  userFile: string;
+  projectFile?: string;
+}
+
+export function scvHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.SCV_HOME || join(env.HOME || homedir(), ".scv");
+}
+
+function describeIssue(file: string, issue: z.core.$ZodIssue): string {
+  const key = issue.path.map(String).join(".") || "(top level)";
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((k) => (key === "(top level)" ? k : `${key}.${k}`));
+    return `${file}: unknown key ${keys.join(", ")}; see docs/configuration.md for the accepted keys`;
+  }
+  return `${file}: ${key}: ${issue.message}`;
+}
+
+function readFile(file: string): ConfigFile | undefined {
+  if (!existsSync(file)) return undefined;
+  let raw: unknown;
+  try {
+    raw = parseToml(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new ConfigError(`${file}: not valid TOML: ${(e as Error).message.split("\n")[0]}`);
+  }
+  const parsed = ConfigFile.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => describeIssue(file, i)).join("\n"));
+  return raw as ConfigFile; // raw keeps only what the file set; defaults are applied when merging
+}
+
+function leafPaths(value: unknown, prefix = ""): string[] {
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0) return prefix ? [prefix] : [];
+    return entries.flatMap(([k, v]) => leafPaths(v, prefix ? `${prefix}.${k}` : k));
+  }
+  return [prefix];
+}
+
+function refuseUserOnly(file: string, project: ConfigFile) {
+  for (const path of leafPaths(project)) {
+    const hit = USER_ONLY_KEYS.find((k) => path === k || path.startsWith(`${k}.`));
+    if (hit) {
+      throw new ConfigError(
+        `${file}: ${path}: a project file cannot set ${hit}; it changes who SCV trusts or what it runs. Set it in your user config ($SCV_HOME/config.toml) instead.`,
+      );
+    }
+  }
+}
+
+function mergeSection<T extends z.ZodType>(schema: T, ...layers: unknown[]): z.infer<T> {
+  return schema.parse(Object.assign({}, ...layers.filter(Boolean)));
+}
+
+export const DEFAULT_PROFILE_NAME = "openai";
+
+export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): LoadedConfig {
+  const env = opts.env ?? process.env;
+  const userFile = join(scvHome(env), "config.toml");
+  const projectFile = opts.cwd ? join(opts.cwd, ".scv", "config.toml") : undefined;
+  const user = readFile(userFile) ?? {};
+  const project = (projectFile && readFile(projectFile)) || {};
+  if (projectFile) refuseUserOnly(projectFile, project);
+
+  const sources = new Map<string, string>();
+  for (const p of leafPaths(user)) sources.set(p, userFile);
+  for (const p of leafPaths(project)) sources.set(p, projectFile!);
+
+  const providers: Config["providers"] = {};
+  for (const [name, profile] of Object.entries(user.providers ?? {})) providers[name] = ProviderProfile.parse(profile);
+  if (Object.keys(providers).length === 0) {
+    providers[DEFAULT_PROFILE_NAME] = ProviderProfile.parse({ api_key_env: "OPENAI_API_KEY" });
+  }
+  let active = user.provider?.active ?? (providers[DEFAULT_PROFILE_NAME] ? DEFAULT_PROFILE_NAME : Object.keys(providers)[0]!);
+  if (env.SCV_PROVIDER) {
+    active = env.SCV_PROVIDER;
+    sources.set("provider.active", "env SCV_PROVIDER");
+  }
+  if (!providers[active]) {
+    const origin = env.SCV_PROVIDER ? "SCV_PROVIDER" : `${userFile}: provider.active`;
+    throw new ConfigError(`${origin}: no provider profile named "${active}"; defined: ${Object.keys(providers).join(", ")}`);
+  }
+  if (env.SCV_MODEL) {
+    providers[active] = { ...providers[active]!, model: env.SCV_MODEL };
+    sources.set(`providers.${active}.model`, "env SCV_MODEL");
+  }
+
+  const config: Config = {
+    provider: { active },
+    providers,
+    tools: mergeSection(ToolsConfig, user.tools, project.tools),
+    web: mergeSection(WebConfig, user.web, project.web),
+    agent: mergeSection(AgentConfig, user.agent),
+    agents: {},
+  };
+  config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}) ?? {};
+  validateCrossKeys(config, userFile);
+  return { config, sources, userFile, projectFile: projectFile && existsSync(projectFile) ? projectFile : undefined };
+}
+
+/** Checks that need more than one key. */
+const crossChecks: CrossCheck[] = [
+  ...agentConfigChecks,
+  (c, f) =>
+    c.tools.command_timeout_seconds > c.tools.max_timeout_seconds
+      ? `${f}: tools.command_timeout_seconds (${c.tools.command_timeout_seconds}) exceeds tools.max_timeout_seconds (${c.tools.max_timeout_seconds})`
+      : undefined,
+  (c, f) =>
+    c.tools.agent_timeout_seconds > c.tools.max_timeout_seconds
+      ? `${f}: tools.agent_timeout_seconds (${c.tools.agent_timeout_seconds}) exceeds tools.max_timeout_seconds (${c.tools.max_timeout_seconds})`
+      : undefined,
+  (c, f) =>
+    c.web.search === "searxng" && !c.web.searxng_url ? `${f}: web.searxng_url: required when web.search = "searxng"` : undefined,
+];
+function validateCrossKeys(config: Config, file: string) {
+  const problems = crossChecks.map((c) => c(config, file)).filter((m): m is string => !!m);
+  if (problems.length) throw new ConfigError(problems.join("\n"));
+}
+
+/** The key for a profile, from api_key or the variable api_key_env names. Never logged. */
+export function resolveApiKey(profile: Config["providers"][string], env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (profile.api_key) return profile.api_key;
+  if (profile.api_key_env) return env[profile.api_key_env] || undefined;
+  return undefined;
+}

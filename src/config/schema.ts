@@ -1,0 +1,111 @@
+// The one schema for config.toml (user: $SCV_HOME/config.toml; project: <workspace>/.scv/config.toml).
+// docs/configuration.md describes every key here; keep them together.
+import { z } from "zod";
+
+const positiveInt = (max?: number) => {
+  let s = z.number().int("must be a whole number").positive("must be greater than 0");
+  if (max !== undefined) s = s.max(max, `must be at most ${max}`);
+  return s;
+};
+
+export const AGENT_NAMES = ["claude", "codex", "grok", "dsh", "pi", "scv"] as const;
+export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
+export const MODEL_PATTERN = /^(?![-@])[A-Za-z0-9._:/@\[\]-]{1,128}$/;
+
+export const ProviderProfile = z.strictObject({
+  kind: z.literal("openai").default("openai"),
+  wire_api: z.enum(["responses", "chat"]).default("responses"),
+  model: z.string().min(1, "must not be empty").default("gpt-5.5"),
+  base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).default("https://api.openai.com/v1"),
+  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional(),
+  api_key: z.string().min(1).optional(),
+  timeout_seconds: positiveInt(86400).default(600),
+  headers: z.record(z.string(), z.string()).default({}),
+  // Proxy variables in the environment are ignored; a profile that needs a proxy names it here.
+  proxy: z.url({ protocol: /^https?$/ }).optional(),
+  max_retries: z.number().int().min(0).max(10).default(3),
+});
+export type ProviderProfile = z.infer<typeof ProviderProfile>;
+
+export const ToolsConfig = z.strictObject({
+  approval_policy: z.enum(["on-risk", "never"]).default("on-risk"),
+  command_timeout_seconds: positiveInt().default(600),
+  max_timeout_seconds: positiveInt().default(14400),
+  agent_timeout_seconds: positiveInt().default(3600),
+  output_limit_bytes: positiveInt(16 * 1024 * 1024).min(1024, "must be at least 1024").default(65536),
+  max_steps: positiveInt(1000).default(64),
+});
+
+export const WebConfig = z.strictObject({
+  allow_private_addresses: z.boolean().default(false),
+  fetch_max_bytes: positiveInt(64 * 1024 * 1024).default(2 * 1024 * 1024),
+  max_redirects: z.number().int().min(0).max(20).default(5),
+  fetch_timeout_seconds: positiveInt(600).default(30),
+  auto_approve_domains: z.array(z.string().min(1)).default([]),
+  search: z.enum(["off", "provider", "searxng", "brave"]).default("off"),
+  searxng_url: z.url({ protocol: /^https?$/ }).optional(),
+  brave_api_key: z.string().min(1).optional(),
+  brave_api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("BRAVE_API_KEY"),
+  max_search_results: positiveInt(50).default(8),
+});
+
+export const AgentConfig = z.strictObject({
+  system_prompt: z.string().optional(),
+  prefer: z.array(z.enum(AGENT_NAMES, { error: `must be one of: ${AGENT_NAMES.join(", ")}` })).default([]),
+  max_delegation_depth: z.number().int().min(0).max(16).default(2),
+  max_conversations: positiveInt(1000).default(8),
+  conversation_idle_seconds: positiveInt().default(86400),
+  max_background: z.number().int().min(0).max(64).default(4),
+});
+
+export const AgentOverride = z.strictObject({
+  use_for: z.string().refine((s) => Buffer.byteLength(s) <= 500 && !s.includes("\n"), "must be one line of at most 500 bytes").optional(),
+  model: z.string().regex(MODEL_PATTERN, "must be 1-128 of A-Z a-z 0-9 . _ : / @ [ ] - and not start with - or @").optional(),
+  effort: z.enum(EFFORTS).optional(),
+  permissions: z.enum(["default", "full"]).default("default"),
+  command: z.string().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  transport: z.enum(["auto", "acp", "resume"]).default("auto"),
+});
+export type AgentOverride = z.infer<typeof AgentOverride>;
+
+export const ConfigFile = z.strictObject({
+  provider: z.strictObject({ active: z.string().min(1) }).partial().optional(),
+  providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "profile names use letters, digits, _ and -"), ProviderProfile).optional(),
+  tools: ToolsConfig.partial().optional(),
+  web: WebConfig.partial().optional(),
+  agent: AgentConfig.partial().optional(),
+  agents: z.partialRecord(z.enum(AGENT_NAMES), AgentOverride).optional(),
+});
+export type ConfigFile = z.infer<typeof ConfigFile>;
+
+export interface Config {
+  provider: { active: string };
+  providers: Record<string, ProviderProfile>;
+  tools: z.infer<typeof ToolsConfig>;
+  web: z.infer<typeof WebConfig>;
+  agent: z.infer<typeof AgentConfig>;
+  agents: Partial<Record<(typeof AGENT_NAMES)[number], AgentOverride>>;
+}
+
+/** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
+export const USER_ONLY_KEYS = [
+  "provider",
+  "providers",
+  "agent",
+  "agents",
+  "tools.approval_policy",
+  "tools.max_timeout_seconds",
+  "web.allow_private_addresses",
+  "web.auto_approve_domains",
+  "web.search",
+  "web.searxng_url",
+  "web.brave_api_key",
+  "web.brave_api_key_env",
+] as const;
+
+/** Key paths whose values are secrets: shown only as set/unset. */
+export const SECRET_KEYS = [/^providers\.[^.]+\.api_key$/, /^web\.brave_api_key$/, /^providers\.[^.]+\.headers\./];
+
+/** A rule over the merged config that one key's schema cannot express; returns the problem or nothing. */
+export type CrossCheck = (config: Config, file: string) => string | undefined;

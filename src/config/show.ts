@@ -1,0 +1,37 @@
+// The effective configuration as lines of `key = value  # source`, secrets shown only as set/unset.
+import { type LoadedConfig } from "./load";
+import { SECRET_KEYS } from "./schema";
+
+export interface ShownEntry {
+  key: string;
+  value: unknown;
+  source: string;
+}
+
+function flatten(value: unknown, prefix: string, out: [string, unknown][]) {
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const entries = Object.entries(value);
+    if (entries.length === 0 && prefix) out.push([prefix, {}]);
+    for (const [k, v] of entries) flatten(v, prefix ? `${prefix}.${k}` : k, out);
+  } else if (value !== undefined) out.push([prefix, value]);
+}
+
+export function effectiveEntries(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env): ShownEntry[] {
+  const pairs: [string, unknown][] = [];
+  flatten(loaded.config, "", pairs);
+  const entries = pairs.map(([key, value]) => {
+    const secret = SECRET_KEYS.some((re) => re.test(key));
+    return { key, value: secret ? (value ? "set" : "unset") : value, source: loaded.sources.get(key) ?? "default" };
+  });
+  // Key variables are named, and whether they are set is shown; their values never are.
+  for (const [name, profile] of Object.entries(loaded.config.providers)) {
+    if (profile.api_key_env) {
+      entries.push({ key: `providers.${name}.api_key (from ${profile.api_key_env})`, value: env[profile.api_key_env] ? "set" : "unset", source: `env ${profile.api_key_env}` });
+    }
+  }
+  return entries;
+}
+
+export function renderEntries(entries: ShownEntry[]): string {
+  return entries.map((e) => `${e.key} = ${JSON.stringify(e.value)}  # ${e.source}`).join("\n");
+}

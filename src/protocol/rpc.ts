@@ -1,0 +1,92 @@
+// JSON-RPC 2.0 dispatch for the client protocol: validates every request against schema.ts and answers every
+// malformed line, unknown method or bad parameter with an error while the connection keeps serving.
+import type { z } from "zod";
+import {
+  ERROR_CODES,
+  JsonRpcRequest,
+  MAX_LINE_BYTES,
+  type NotificationMethod,
+  type NotificationParams,
+  type RequestMethod,
+  type RequestParams,
+  type RequestResult,
+  requests,
+} from "./schema";
+
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export type RpcHandlers = { [M in RequestMethod]: (params: RequestParams<M>) => Promise<RequestResult<M>> };
+
+type Id = string | number | null;
+
+export interface RpcEndpoint {
+  handleLine(text: string): Promise<void>;
+  handleOversize(bytes: number): Promise<void>;
+  notify<M extends NotificationMethod>(method: M, params: NotificationParams<M>): Promise<void>;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ");
+}
+
+export function createRpcEndpoint(opts: { handlers: RpcHandlers; send(message: unknown): Promise<void> }): RpcEndpoint {
+  const reply = (id: Id, result: unknown) => opts.send({ jsonrpc: "2.0", id, result });
+  const fail = (id: Id, code: number, message: string, data?: unknown) =>
+    opts.send({ jsonrpc: "2.0", id, error: { code, message, ...(data === undefined ? {} : { data }) } });
+
+  return {
+    async handleLine(text) {
+      if (text.trim() === "") return;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch (e) {
+        return fail(null, ERROR_CODES.parse_error, `parse error: not valid JSON (${(e as Error).message}); send one JSON-RPC 2.0 object per line`);
+      }
+      if (raw && typeof raw === "object" && !Array.isArray(raw) && !("method" in raw) && ("result" in raw || "error" in raw)) {
+        return; // a response to something we never ask; nothing to do
+      }
+      const envelope = JsonRpcRequest.safeParse(raw);
+      const rawId = (raw as { id?: unknown })?.id;
+      const id: Id = typeof rawId === "string" || typeof rawId === "number" ? rawId : null;
+      if (!envelope.success) {
+        return fail(id, ERROR_CODES.invalid_request, `invalid request: ${describeIssues(envelope.error)}; expected {"jsonrpc":"2.0","id":…,"method":…,"params":{…}}`);
+      }
+      const { method, params } = envelope.data;
+      const isNotification = envelope.data.id === undefined;
+      const spec = (requests as Record<string, (typeof requests)[RequestMethod]>)[method];
+      if (!spec || !Object.hasOwn(requests, method)) {
+        if (isNotification) return;
+        return fail(id, ERROR_CODES.method_not_found, `method not found: ${method}; known methods: ${Object.keys(requests).join(", ")}`);
+      }
+      const parsed = spec.params.safeParse(params ?? {});
+      if (!parsed.success) {
+        if (isNotification) return;
+        return fail(id, ERROR_CODES.invalid_params, `invalid params for ${method}: ${describeIssues(parsed.error)}`);
+      }
+      try {
+        const handler = opts.handlers[method as RequestMethod] as (p: unknown) => Promise<unknown>;
+        const result = await handler(parsed.data);
+        if (!isNotification) await reply(id, result);
+      } catch (e) {
+        if (isNotification) return;
+        if (e instanceof RpcError) return fail(id, e.code, e.message, e.data);
+        return fail(id, ERROR_CODES.internal_error, `internal error in ${method}: ${(e as Error).message}`);
+      }
+    },
+    handleOversize(bytes) {
+      return fail(null, ERROR_CODES.invalid_request, `line of ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte limit and was skipped`);
+    },
+    notify(method, params) {
+      return opts.send({ jsonrpc: "2.0", method, params });
+    },
+  };
+}

@@ -1,0 +1,211 @@
+// A session: one workspace, its tools, history and turn queue. Turns run one at a time; user prompts queue
+// behind the running turn, and server-started turns (background reports) run only when no user turn waits.
+import { randomBytes } from "node:crypto";
+import { createApprovalGate, type ApprovalGate, type ApprovalRequest } from "../approval/gate";
+import type { Origin } from "../protocol/schema";
+import type { HistoryItem, ModelClient } from "../provider/types";
+import type { IdleTurn, SessionScope, ToolRegistry } from "../tools/tool";
+import { type Emit, runTurn, type TurnOutcome } from "./turn";
+
+interface QueuedTurn {
+  turnId: string;
+  prompt: string;
+  origin: Origin;
+}
+
+export interface SessionOptions {
+  scope: Omit<SessionScope, "onClose" | "turns" | "decideUnattended">;
+  buildTools(scope: SessionScope): ToolRegistry;
+  model: ModelClient;
+  modelName: string;
+  hostedWebSearch(scope: SessionScope): boolean;
+  systemPrompt(scope: SessionScope, tools: ToolRegistry): string;
+  autoApprove: boolean;
+  emit: Emit;
+}
+
+export class Session {
+  readonly scope: SessionScope;
+  readonly tools: ToolRegistry;
+  private readonly history: HistoryItem[] = [];
+  private readonly queue: QueuedTurn[] = [];
+  private running?: { turnId: string; abort: AbortController; done: Promise<void> };
+  private readonly approvals = new Map<string, (approved: boolean) => void>();
+  private readonly closeHandlers: (() => void | Promise<void>)[] = [];
+  private readonly idleSources: (() => IdleTurn | undefined)[] = [];
+  private readonly gate: ApprovalGate;
+  private readonly systemPrompt: string;
+  private readonly hostedWebSearch: boolean;
+  private turnCounter = 0;
+  private closed = false;
+
+  constructor(private readonly opts: SessionOptions) {
+    this.gate = createApprovalGate({
+      policy: opts.scope.config.tools.approval_policy,
+      autoApprove: opts.autoApprove,
+      ask: (request) => this.askClient(request),
+    });
+    this.scope = {
+      ...opts.scope,
+      onClose: (fn) => void this.closeHandlers.push(fn),
+      turns: {
+        addIdleSource: (source) => void this.idleSources.push(source),
+        wake: () => this.pump(),
+        busy: () => !!this.running || this.queue.length > 0,
+      },
+      decideUnattended: (risk) => this.gate.decideUnattended(risk),
+    };
+    this.tools = opts.buildTools(this.scope);
+    this.systemPrompt = opts.systemPrompt(this.scope, this.tools);
+    this.hostedWebSearch = opts.hostedWebSearch(this.scope);
+  }
+
+  get id() {
+    return this.scope.sessionId;
+  }
+
+  startTurn(prompt: string): { turnId: string; queued: boolean } {
+    const turnId = this.nextTurnId();
+    const queued = !!this.running || this.queue.length > 0;
+    this.queue.push({ turnId, prompt, origin: { kind: "user" } });
+    this.pump();
+    return { turnId, queued };
+  }
+
+  /** Cancels the running turn (or the named one) and drops queued user prompts. */
+  cancel(turnId?: string): boolean {
+    let hit = false;
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const q = this.queue[i]!;
+      if (turnId && q.turnId !== turnId) continue;
+      this.queue.splice(i, 1);
+      this.endWithoutRunning(q, "cancelled");
+      hit = true;
+    }
+    if (this.running && (!turnId || this.running.turnId === turnId)) {
+      this.running.abort.abort();
+      hit = true;
+    }
+    return hit;
+  }
+
+  resolveApproval(approvalId: string, approved: boolean): boolean {
+    const resolve = this.approvals.get(approvalId);
+    if (!resolve) return false;
+    this.approvals.delete(approvalId);
+    resolve(approved);
+    return true;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.cancel();
+    await this.running?.done;
+    for (const fn of this.closeHandlers.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch {
+        // one service failing to clean up must not stop the others
+      }
+    }
+  }
+
+  private nextTurnId() {
+    return `t${++this.turnCounter}`;
+  }
+
+  private askClient(request: ApprovalRequest): Promise<boolean> {
+    const turn = this.running;
+    if (!turn) return Promise.resolve(false);
+    const approvalId = `a-${randomBytes(4).toString("hex")}`;
+    return new Promise<boolean>((resolve) => {
+      const onAbort = () => {
+        this.approvals.delete(approvalId);
+        resolve(false);
+      };
+      turn.abort.signal.addEventListener("abort", onAbort, { once: true });
+      this.approvals.set(approvalId, (approved) => {
+        turn.abort.signal.removeEventListener("abort", onAbort);
+        resolve(approved);
+      });
+      this.opts.emit("approval.requested", {
+        session_id: this.id,
+        turn_id: turn.turnId,
+        approval_id: approvalId,
+        call_id: request.callId,
+        tool: request.tool,
+        risk: request.risk,
+        summary: request.summary,
+        workspace: this.scope.workspace,
+      });
+    });
+  }
+
+  private endWithoutRunning(q: QueuedTurn, status: TurnOutcome["status"]) {
+    const ids = { session_id: this.id, turn_id: q.turnId };
+    this.opts.emit("turn.started", { ...ids, origin: q.origin, prompt: q.prompt });
+    this.opts.emit("turn.ended", { ...ids, status, reply: "", usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 }, origin: q.origin });
+  }
+
+  /** Starts the next turn when idle: queued user prompts first, then a server-started turn if any source has one. */
+  private pump() {
+    if (this.running || this.closed) return;
+    let next = this.queue.shift();
+    if (!next) {
+      for (const source of this.idleSources) {
+        const idle = source();
+        if (idle) {
+          next = { turnId: this.nextTurnId(), prompt: idle.prompt, origin: idle.origin };
+          break;
+        }
+      }
+    }
+    if (!next) return;
+    const turn = next;
+    const abort = new AbortController();
+    const done = this.execute(turn, abort.signal).finally(() => {
+      this.running = undefined;
+      queueMicrotask(() => this.pump());
+    });
+    this.running = { turnId: turn.turnId, abort, done };
+  }
+
+  private async execute(turn: QueuedTurn, signal: AbortSignal): Promise<void> {
+    const ids = { session_id: this.id, turn_id: turn.turnId };
+    this.opts.emit("turn.started", { ...ids, origin: turn.origin, prompt: turn.prompt });
+    let outcome: TurnOutcome;
+    try {
+      outcome = await runTurn(
+        {
+          scope: this.scope,
+          tools: this.tools,
+          model: this.opts.model,
+          modelName: this.opts.modelName,
+          hostedWebSearch: this.hostedWebSearch,
+          systemPrompt: this.systemPrompt,
+          history: this.history,
+          gate: this.gate,
+          emit: this.opts.emit,
+        },
+        turn.turnId,
+        turn.prompt,
+        turn.origin,
+        signal,
+      );
+    } catch (e) {
+      // The loop is written not to throw; if it does, the turn still ends with a reason.
+      outcome = {
+        status: signal.aborted ? "cancelled" : "failed",
+        reply: "",
+        usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 },
+        error: { class: "internal", message: (e as Error).message },
+      };
+    }
+    this.opts.emit("turn.ended", { ...ids, ...outcome, origin: turn.origin });
+  }
+}
+
+export function newSessionId(): string {
+  return `s-${randomBytes(4).toString("hex")}`;
+}

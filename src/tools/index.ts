@@ -1,0 +1,29 @@
+// Which tools a session offers. Each tool lives in its own file and exports a factory that returns
+// undefined when the tool is not offered in this session; adding a tool is one more line here.
+import { ToolRegistry, type SessionScope, type Tool } from "./tool";
+import { createReadTool } from "./read";
+import { createWriteTool } from "./write";
+
+type ToolFactory = (scope: SessionScope) => Tool | undefined;
+
+const FACTORIES: ToolFactory[] = [createReadTool, createWriteTool];
+
+export function buildTools(scope: SessionScope, opts: { enabled: boolean }): ToolRegistry {
+  const registry = new ToolRegistry();
+  if (!opts.enabled) return registry;
+  for (const factory of FACTORIES) {
+    const tool = factory(scope);
+    if (tool) registry.register(tool);
+  }
+  return registry;
+}
+
+/** Whether model requests also offer the endpoint's hosted web search. */
+export function hostedSearchFor(_scope: SessionScope): boolean {
+  return false;
+}
+
+/** System-prompt sections generated from the tools this session offers. */
+export function promptSections(_scope: SessionScope, _tools: ToolRegistry): string[] {
+  return [];
+}

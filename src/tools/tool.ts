@@ -1,0 +1,186 @@
+// The tool extension contract: a tool is one defineTool({...}) in its own file. The wrapper owns argument
+// validation, error-to-result conversion and output limits, so the turn loop holds no tool-specific code.
+import { z } from "zod";
+import type { Config } from "../config/schema";
+
+export const TOOL_RISKS = ["read_only", "filesystem", "process", "delegate", "network"] as const;
+export type ToolRisk = (typeof TOOL_RISKS)[number];
+
+/** What a session gives every tool: fixed for the session's life. */
+export interface SessionScope {
+  sessionId: string;
+  /** Identifies this SCV process instance (used in SCV_PARENT chains and records). */
+  instanceId: string;
+  /** The workspace root, already resolved through symlinks. */
+  workspace: string;
+  config: Config;
+  scvHome: string;
+  /** The server's own environment (tools that pass it on filter it themselves). */
+  env: Readonly<Record<string, string | undefined>>;
+  delegationDepth: number;
+  version: string;
+  /** Session-owned services other concerns attach (background jobs, conversations). */
+  services: SessionServices;
+  /** Runs when the session closes (client EOF, session.close, server exit); used to stop what it owns. */
+  onClose(cleanup: () => void | Promise<void>): void;
+  /** Lets a service start turns of its own once the session is idle (background reports). */
+  turns: TurnScheduler;
+  /** Decisions for requests no person can be asked about (background jobs): policy, then auto_approve, then deny. */
+  decideUnattended(risk: ToolRisk): { approved: boolean; reason: string };
+}
+
+/** A turn the server starts itself, such as a background report. */
+export interface IdleTurn {
+  prompt: string;
+  origin: { kind: "background"; jobs: string[] };
+}
+
+export interface TurnScheduler {
+  /** Asked, whenever the session becomes idle, for a turn to run; the user's queued prompts always go first. */
+  addIdleSource(source: () => IdleTurn | undefined): void;
+  /** Call when a source may have something to run now (for example a job just finished). */
+  wake(): void;
+  /** True while a turn runs or user prompts wait. */
+  busy(): boolean;
+}
+
+/** Filled by the modules that own each service; a tool that needs one checks it is there. */
+export interface SessionServices {
+  [name: string]: unknown;
+}
+
+/** A tool call's own context. */
+export interface ToolCallContext extends SessionScope {
+  callId: string;
+  signal: AbortSignal;
+  /** Bytes of result text the model may see (tools.output_limit_bytes). */
+  outputLimitBytes: number;
+  /** A short status line for the client (tool.progress); never enters history or the result. */
+  progress(line: string): void;
+}
+
+export interface ToolResult {
+  ok: boolean;
+  /** What the model sees. */
+  output: string;
+  /** Extra fields for the client's tool.completed event (for example background jobs started). */
+  event?: Record<string, unknown>;
+}
+
+/** A failure the model should read as the tool's result (not a crash). */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+export type Assessment<A> =
+  | { ok: true; args: A; risk: ToolRisk; summary: string; label: string }
+  | { ok: false; result: ToolResult };
+
+export interface Tool<A = any> {
+  name: string;
+  description: string;
+  /** JSON Schema offered to the model. */
+  jsonSchema: Record<string, unknown>;
+  /** Validates arguments and decides risk and the approval summary; refusals happen here, before approval. */
+  assess(rawArgs: unknown, ctx: ToolCallContext): Promise<Assessment<A>>;
+  /** Runs an assessed call. Never throws. */
+  run(args: A, ctx: ToolCallContext): Promise<ToolResult>;
+}
+
+export interface ToolDefinition<S extends z.ZodType> {
+  name: string;
+  description: string;
+  parameters: S;
+  /** JSON Schema tweaks the zod schema cannot carry (for example a config-driven maximum). */
+  jsonSchema?: Record<string, unknown>;
+  risk: ToolRisk | ((args: z.infer<S>, ctx: ToolCallContext) => ToolRisk | Promise<ToolRisk>);
+  summary: (args: z.infer<S>, ctx: ToolCallContext) => string | Promise<string>;
+  /** How clients label the call; defaults to the tool name (the agent tool says `agent codex`). */
+  label?: (args: z.infer<S>) => string;
+  execute: (args: z.infer<S>, ctx: ToolCallContext) => Promise<ToolResult | string>;
+}
+
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.infer<S>> {
+  if (!TOOL_NAME.test(def.name)) throw new Error(`tool name "${def.name}" must match ${TOOL_NAME}`);
+  const jsonSchema = { ...(z.toJSONSchema(def.parameters, { io: "input" }) as Record<string, unknown>), ...def.jsonSchema };
+  delete jsonSchema.$schema;
+  return {
+    name: def.name,
+    description: def.description,
+    jsonSchema,
+    async assess(rawArgs, ctx) {
+      const parsed = def.parameters.safeParse(rawArgs);
+      if (!parsed.success) {
+        return { ok: false, result: failure(invalidArgumentsMessage(def.name, parsed.error)) };
+      }
+      try {
+        const args = parsed.data;
+        const risk = typeof def.risk === "function" ? await def.risk(args, ctx) : def.risk;
+        const summary = await def.summary(args, ctx);
+        return { ok: true, args, risk, summary, label: def.label?.(args) ?? def.name };
+      } catch (e) {
+        return { ok: false, result: failure(errorText(e)) };
+      }
+    },
+    async run(args, ctx) {
+      try {
+        const out = await def.execute(args, ctx);
+        const result = typeof out === "string" ? { ok: true, output: out } : out;
+        return { ...result, output: limitText(result.output, ctx.outputLimitBytes) };
+      } catch (e) {
+        return failure(ctx.signal.aborted ? "cancelled" : errorText(e));
+      }
+    },
+  };
+}
+
+export function failure(message: string, event?: Record<string, unknown>): ToolResult {
+  return { ok: false, output: message, ...(event ? { event } : {}) };
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof ToolError) return e.message;
+  if (e instanceof Error) return `${e.name === "Error" ? "error" : e.name}: ${e.message}`;
+  return String(e);
+}
+
+function invalidArgumentsMessage(tool: string, error: z.ZodError): string {
+  const problems = error.issues.map((i) => `${i.path.length ? i.path.join(".") : "arguments"}: ${i.message}`);
+  return `The ${tool} tool was called with invalid arguments: ${problems.join("; ")}. Rewrite the input so it satisfies the tool's schema.`;
+}
+
+/** Cuts text to at most `limit` UTF-8 bytes on a character boundary, saying so at the end. */
+export function limitText(text: string, limit: number): string {
+  if (Buffer.byteLength(text) <= limit) return text;
+  const note = `\n[output truncated to ${limit} bytes]`;
+  return cutUtf8(text, Math.max(0, limit - Buffer.byteLength(note))) + note;
+}
+
+/** The longest prefix of `text` within `bytes` UTF-8 bytes, never splitting a character. */
+export function cutUtf8(text: string, bytes: number): string {
+  const buf = Buffer.from(text);
+  if (buf.length <= bytes) return text;
+  let end = bytes;
+  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  return buf.subarray(0, end).toString("utf8");
+}
+
+/** Registration rejects duplicate names. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, Tool>();
+  register(tool: Tool): void {
+    if (this.tools.has(tool.name)) throw new Error(`a tool named "${tool.name}" is already registered`);
+    this.tools.set(tool.name, tool);
+  }
+  get(name: string): Tool | undefined {
+    return this.tools.get(name);
+  }
+  list(): Tool[] {
+    return [...this.tools.values()];
+  }
+}

@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, loadConfig, resolveApiKey } from "../../src/config/load";
+import { effectiveEntries, renderEntries } from "../../src/config/show";
+
+const dirs: string[] = [];
+function setup(user?: string, project?: string) {
+  const root = mkdtempSync(join(tmpdir(), "scv-cfg-"));
+  dirs.push(root);
+  const home = join(root, "home");
+  const ws = join(root, "ws");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(join(ws, ".scv"), { recursive: true });
+  if (user !== undefined) writeFileSync(join(home, "config.toml"), user);
+  if (project !== undefined) writeFileSync(join(ws, ".scv", "config.toml"), project);
+  return { env: { SCV_HOME: home, HOME: root } as NodeJS.ProcessEnv, ws, home };
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as Error).message;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("defaults", () => {
+  test("no file: built-in openai profile with OPENAI_API_KEY", () => {
+    const { env, ws } = setup();
+    const { config } = loadConfig({ cwd: ws, env });
+    expect(config.provider.active).toBe("openai");
+    expect(config.providers.openai!.api_key_env).toBe("OPENAI_API_KEY");
+    expect(config.providers.openai!.wire_api).toBe("responses");
+    expect(config.tools).toMatchObject({ approval_policy: "on-risk", command_timeout_seconds: 600, max_timeout_seconds: 14400, agent_timeout_seconds: 3600 });
+    expect(config.web.fetch_max_bytes).toBe(2 * 1024 * 1024);
+  });
+});
+
+describe("errors name the file, the key and what is accepted", () => {
+  test("unknown key", () => {
+    const { env, ws, home } = setup(`[tools]\ncomand_timeout_seconds = 5\n`);
+    const msg = errorOf(() => loadConfig({ cwd: ws, env }));
+    expect(msg).toContain(join(home, "config.toml"));
+    expect(msg).toContain("tools.comand_timeout_seconds");
+    expect(msg).toContain("unknown key");
+  });
+  test("wrong type", () => {
+    const { env, ws } = setup(`[tools]\ncommand_timeout_seconds = "ten"\n`);
+    expect(errorOf(() => loadConfig({ cwd: ws, env }))).toMatch(/tools\.command_timeout_seconds: .*number/);
+  });
+  test("bad enum value lists the accepted values", () => {
+    const { env, ws } = setup(`[tools]\napproval_policy = "sometimes"\n`);
+    const msg = errorOf(() => loadConfig({ cwd: ws, env }));
+    expect(msg).toContain("tools.approval_policy");
+    expect(msg).toContain("on-risk");
+  });
+  test("invalid TOML", () => {
+    const { env, ws, home } = setup(`[tools\n`);
+    expect(errorOf(() => loadConfig({ cwd: ws, env }))).toContain(`${join(home, "config.toml")}: not valid TOML`);
+  });
+  test("negative and fractional numbers", () => {
+    const a = setup(`[tools]\ncommand_timeout_seconds = -1\n`);
+    expect(errorOf(() => loadConfig({ cwd: a.ws, env: a.env }))).toContain("greater than 0");
+    const b = setup(`[tools]\noutput_limit_bytes = 1.5\n`);
+    expect(errorOf(() => loadConfig({ cwd: b.ws, env: b.env }))).toContain("whole number");
+  });
+  test("cross-key rule: command timeout above the ceiling", () => {
+    const { env, ws } = setup(`[tools]\ncommand_timeout_seconds = 100\nmax_timeout_seconds = 50\n`);
+    expect(errorOf(() => loadConfig({ cwd: ws, env }))).toContain("exceeds tools.max_timeout_seconds");
+  });
+  test("active profile that does not exist", () => {
+    const { env, ws } = setup(`[provider]\nactive = "nope"\n`);
+    expect(errorOf(() => loadConfig({ cwd: ws, env }))).toContain(`no provider profile named "nope"`);
+  });
+  test("bad base_url", () => {
+    const { env, ws } = setup(`[providers.x]\nbase_url = "ftp://x"\n`);
+    expect(errorOf(() => loadConfig({ cwd: ws, env }))).toContain("providers.x.base_url");
+  });
+});
+
+describe("project files", () => {
+  test("may set ordinary keys, which win over the user file", () => {
+    const { env, ws } = setup(`[tools]\ncommand_timeout_seconds = 100\n`, `[tools]\ncommand_timeout_seconds = 30\n`);
+    const loaded = loadConfig({ cwd: ws, env });
+    expect(loaded.config.tools.command_timeout_seconds).toBe(30);
+    expect(loaded.sources.get("tools.command_timeout_seconds")).toBe(join(ws, ".scv", "config.toml"));
+  });
+  for (const [toml, key] of [
+    [`[tools]\napproval_policy = "on-risk"\n`, "tools.approval_policy"],
+    [`[web]\nallow_private_addresses = true\n`, "web.allow_private_addresses"],
+    [`[providers.evil]\nbase_url = "http://evil.test/v1"\n`, "providers"],
+    [`[agents.codex]\ncommand = "/tmp/x"\n`, "agents"],
+    [`[agent]\nprefer = ["codex"]\n`, "agent"],
+    [`[provider]\nactive = "openai"\n`, "provider"],
+  ] as const) {
+    test(`refuses user-only ${key}`, () => {
+      const { env, ws } = setup(undefined, toml);
+      const msg = errorOf(() => loadConfig({ cwd: ws, env }));
+      expect(msg).toContain(`cannot set ${key}`);
+      expect(msg).toContain(join(ws, ".scv", "config.toml"));
+    });
+  }
+});
+
+describe("selectors and secrets", () => {
+  test("SCV_PROVIDER and SCV_MODEL", () => {
+    const { env, ws } = setup(`[providers.openai]\nmodel = "a"\n[providers.local]\nbase_url = "http://127.0.0.1:1/v1"\nmodel = "b"\n`);
+    const loaded = loadConfig({ cwd: ws, env: { ...env, SCV_PROVIDER: "local", SCV_MODEL: "c" } });
+    expect(loaded.config.provider.active).toBe("local");
+    expect(loaded.config.providers.local!.model).toBe("c");
+    expect(loaded.sources.get("providers.local.model")).toBe("env SCV_MODEL");
+  });
+  test("config show never prints key values", () => {
+    const secret = "sk-supersecret-123456";
+    const { env, ws } = setup(`[providers.openai]\napi_key = "${secret}"\nheaders = { Authorization = "Bearer tok-999" }\n[providers.b]\napi_key_env = "B_KEY"\n`);
+    const e2 = { ...env, B_KEY: "other-secret-value" };
+    const loaded = loadConfig({ cwd: ws, env: e2 });
+    const text = renderEntries(effectiveEntries(loaded, e2));
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain("tok-999");
+    expect(text).not.toContain("other-secret-value");
+    expect(text).toContain(`providers.openai.api_key = "set"`);
+    expect(text).toContain(`providers.b.api_key (from B_KEY) = "set"`);
+    expect(resolveApiKey(loaded.config.providers.b!, e2)).toBe("other-secret-value");
+  });
+});

@@ -1,0 +1,22 @@
+// Runs before every test file: no test may see the developer's real home, SCV state or keys.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = mkdtempSync(join(tmpdir(), "scv-test-"));
+process.env.HOME = join(root, "home");
+process.env.SCV_HOME = join(root, "scv-home");
+process.env.XDG_CONFIG_HOME = join(root, "home", ".config");
+process.env.XDG_DATA_HOME = join(root, "home", ".local", "share");
+process.env.XDG_STATE_HOME = join(root, "home", ".local", "state");
+for (const name of Object.keys(process.env)) {
+  if (name.endsWith("_API_KEY") || name === "SCV_PROVIDER" || name === "SCV_MODEL" || /_PROXY$/i.test(name)) {
+    delete process.env[name];
+  }
+}
+delete process.env.BUN_OPTIONS;
+delete process.env.BUN_BE_BUN;
+delete process.env.SCV_DELEGATION_DEPTH;
+delete process.env.SCV_PARENT;
+import { mkdirSync } from "node:fs";
+mkdirSync(process.env.HOME!, { recursive: true });
