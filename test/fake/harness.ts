@@ -1,0 +1,97 @@
+// A protocol client around an in-process server connection, pointed at the fake model endpoint through a
+// temporary SCV_HOME. Shared by server, tool-integration and background-job tests.
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createServerConnection } from "../../src/server/server";
+import { type FakeModel, startFakeModel } from "./model-server";
+
+export interface Harness {
+  fake: FakeModel;
+  home: string;
+  workspace: string;
+  env: NodeJS.ProcessEnv;
+  /** Every notification, in order. */
+  events: { method: string; params: any }[];
+  request<T = any>(method: string, params?: unknown): Promise<T>;
+  /** Resolves with the first notification (past or future) matching. */
+  waitFor(method: string, match?: (params: any) => boolean, timeoutMs?: number): Promise<any>;
+  /** initialize + session.start; returns the session id. */
+  start(params?: Record<string, unknown>): Promise<string>;
+  /** turn.start and wait for its turn.ended. */
+  turn(sessionId: string, prompt: string): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(opts: { config?: string; wireApi?: "responses" | "chat"; env?: Record<string, string>; fake?: FakeModel } = {}): Promise<Harness> {
+  const fake = opts.fake ?? (await startFakeModel());
+  const root = mkdtempSync(join(tmpdir(), "scv-harness-"));
+  const home = join(root, "scv-home");
+  const workspace = join(root, "ws");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(
+    join(home, "config.toml"),
+    `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${fake.url}"\nwire_api = "${opts.wireApi ?? "responses"}"\nmodel = "fake-model"\nmax_retries = 0\n${opts.config ?? ""}`,
+  );
+  const env: NodeJS.ProcessEnv = { ...process.env, SCV_HOME: home, ...opts.env };
+  const events: { method: string; params: any }[] = [];
+  const waiters: { method: string; match: (p: any) => boolean; resolve(p: any): void }[] = [];
+  const pending = new Map<number, { resolve(v: any): void; reject(e: Error): void }>();
+  let nextId = 1;
+  const conn = createServerConnection({
+    env,
+    async send(raw: any) {
+      if (raw.method) {
+        events.push({ method: raw.method, params: raw.params });
+        for (const w of [...waiters]) {
+          if (w.method === raw.method && w.match(raw.params)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve(raw.params);
+          }
+        }
+      } else if (pending.has(raw.id)) {
+        const p = pending.get(raw.id)!;
+        pending.delete(raw.id);
+        if (raw.error) p.reject(Object.assign(new Error(raw.error.message), { code: raw.error.code }));
+        else p.resolve(raw.result);
+      }
+    },
+  });
+  const h: Harness = {
+    fake,
+    home,
+    workspace,
+    env,
+    events,
+    request(method, params = {}) {
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        void conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+      });
+    },
+    waitFor(method, match = () => true, timeoutMs = 10_000) {
+      const seen = events.find((e) => e.method === method && match(e.params));
+      if (seen) return Promise.resolve(seen.params);
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`timed out waiting for ${method}`)), timeoutMs);
+        waiters.push({ method, match, resolve: (p) => (clearTimeout(t), resolve(p)) });
+      });
+    },
+    async start(params = {}) {
+      await h.request("initialize", { protocol_version: 3 });
+      const r = await h.request("session.start", { cwd: workspace, ...params });
+      return r.session_id;
+    },
+    async turn(sessionId, prompt) {
+      const { turn_id } = await h.request("turn.start", { session_id: sessionId, prompt });
+      return h.waitFor("turn.ended", (p) => p.turn_id === turn_id);
+    },
+    async close() {
+      await conn.closeAll();
+      if (!opts.fake) await fake.close();
+    },
+  };
+  return h;
+}

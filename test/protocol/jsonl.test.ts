@@ -1,0 +1,60 @@
+import { expect, test } from "bun:test";
+import { PassThrough, Writable } from "node:stream";
+import { jsonLineWriter, readLines, type LineEvent } from "../../src/protocol/jsonl";
+
+async function collect(chunks: (string | Uint8Array)[], max: number): Promise<LineEvent[]> {
+  async function* gen() {
+    for (const c of chunks) yield typeof c === "string" ? new TextEncoder().encode(c) : c;
+  }
+  const out: LineEvent[] = [];
+  for await (const ev of readLines(gen(), max)) out.push(ev);
+  return out;
+}
+
+test("splits on LF across chunk boundaries, including multi-byte characters", async () => {
+  const bytes = new TextEncoder().encode('{"a":"é"}\n{"b":2}\n');
+  const out = await collect([bytes.subarray(0, 7), bytes.subarray(7, 12), bytes.subarray(12)], 100);
+  expect(out).toEqual([
+    { kind: "line", text: '{"a":"é"}' },
+    { kind: "line", text: '{"b":2}' },
+  ]);
+});
+
+test("a line over the bound is reported, skipped, and the next line still arrives", async () => {
+  const out = await collect(["x".repeat(50), "y".repeat(60), "\nok\n"], 100);
+  expect(out).toEqual([{ kind: "oversize", bytes: 110 }, { kind: "line", text: "ok" }]);
+});
+
+test("a final line without LF is delivered", async () => {
+  expect(await collect(["a\nb"], 10)).toEqual([{ kind: "line", text: "a" }, { kind: "line", text: "b" }]);
+});
+
+test("the writer waits for drain instead of buffering without bound", async () => {
+  let written = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const sink = new Writable({
+    highWaterMark: 1024,
+    write(chunk, _enc, cb) {
+      written += chunk.length;
+      void gate.then(() => cb());
+    },
+  });
+  const writer = jsonLineWriter(sink);
+  const big = "z".repeat(4096);
+  const sends = [writer.send({ big }), writer.send({ big }), writer.send({ big })];
+  await Bun.sleep(20);
+  // Only the first line reached the sink: the rest wait for 'drain'.
+  expect(written).toBeLessThan(2 * 4096);
+  release();
+  await Promise.all(sends);
+  expect(written).toBeGreaterThan(3 * 4096);
+});
+
+test("a closed reader does not crash the writer", async () => {
+  const sink = new PassThrough();
+  const writer = jsonLineWriter(sink);
+  sink.destroy();
+  await writer.send({ after: "close" });
+  expect(sink.destroyed).toBe(true);
+});

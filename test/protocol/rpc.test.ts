@@ -1,0 +1,67 @@
+// Protocol errors over a real server connection: each bad input gets a JSON-RPC error and serving goes on.
+import { expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ERROR_CODES, MAX_LINE_BYTES } from "../../src/protocol/schema";
+import { createServerConnection } from "../../src/server/server";
+
+function connect(env: NodeJS.ProcessEnv = process.env) {
+  const out: any[] = [];
+  const conn = createServerConnection({ env, send: async (m) => void out.push(m) });
+  return { conn, out, last: () => out[out.length - 1] };
+}
+
+test("malformed JSON, invalid envelope, unknown method, bad params, then a good request still works", async () => {
+  const { conn, out } = connect();
+  await conn.handleLine("{not json");
+  await conn.handleLine(JSON.stringify({ jsonrpc: "1.0", id: 1, method: "initialize" }));
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "nope", params: {} }));
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "initialize", params: { protocol_version: "3" } }));
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "initialize", params: { protocol_version: 3 } }));
+  expect(out[0]).toMatchObject({ id: null, error: { code: ERROR_CODES.parse_error } });
+  expect(out[1]).toMatchObject({ id: 1, error: { code: ERROR_CODES.invalid_request } });
+  expect(out[2]).toMatchObject({ id: 2, error: { code: ERROR_CODES.method_not_found } });
+  expect(out[2].error.message).toContain("session.start");
+  expect(out[3]).toMatchObject({ id: 3, error: { code: ERROR_CODES.invalid_params } });
+  expect(out[3].error.message).toContain("protocol_version");
+  expect(out[4]).toMatchObject({ id: 4, result: { protocol_version: 3, server: { name: "scv" } } });
+});
+
+test("wrong protocol version and requests before initialize", async () => {
+  const { conn, out } = connect();
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session.start", params: { cwd: "/" } }));
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "initialize", params: { protocol_version: 2 } }));
+  expect(out[0].error.code).toBe(ERROR_CODES.not_initialized);
+  expect(out[1].error).toMatchObject({ code: ERROR_CODES.unsupported_version, data: { supported: [3] } });
+});
+
+test("oversized line, unknown session, bad cwd, unknown approval", async () => {
+  const { conn, out } = connect();
+  await conn.handleOversize(MAX_LINE_BYTES + 1);
+  expect(out[0].error.code).toBe(ERROR_CODES.invalid_request);
+  expect(out[0].error.message).toContain("exceeds");
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: 3 } }));
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "turn.start", params: { session_id: "s-x", prompt: "hi" } }));
+  expect(out[2].error.code).toBe(ERROR_CODES.unknown_session);
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "session.start", params: { cwd: "/definitely/not/here" } }));
+  expect(out[3].error.code).toBe(ERROR_CODES.invalid_params);
+  expect(out[3].error.message).toContain("not an existing directory");
+});
+
+test("no API key for the default endpoint: a configuration error that says how to fix it", async () => {
+  const home = mkdtempSync(join(tmpdir(), "scv-rpc-"));
+  const { conn, out } = connect({ SCV_HOME: home, HOME: home, PATH: process.env.PATH });
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: 3 } }));
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session.start", params: { cwd: home } }));
+  expect(out[1].error.code).toBe(ERROR_CODES.configuration);
+  expect(out[1].error.message).toContain("OPENAI_API_KEY");
+  expect(out[1].error.message).toContain("base_url");
+});
+
+test("notifications from the client (no id) get no reply, even when invalid", async () => {
+  const { conn, out } = connect();
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", method: "nope" }));
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", method: "initialize", params: { protocol_version: 3 } }));
+  expect(out).toEqual([]);
+});

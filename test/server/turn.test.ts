@@ -1,0 +1,176 @@
+// The turn loop over the in-process protocol against the fake model endpoint (real HTTP on 127.0.0.1).
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { errorReply, hang, text, toolCalls } from "../fake/model-server";
+import { type Harness, startHarness } from "../fake/harness";
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+function lastInput(h: Harness) {
+  return h.fake.requests[h.fake.requests.length - 1]!.body;
+}
+
+describe.each(["responses", "chat"] as const)("%s wire API", (wireApi) => {
+  test("a text turn streams deltas and ends completed with usage", async () => {
+    h = await startHarness({ wireApi });
+    h.fake.queue(text("Hello there, friend.", { usage: { input_tokens: 12, output_tokens: 4, cached_tokens: 3 } }));
+    const sid = await h.start();
+    const ended = await h.turn(sid, "hi");
+    expect(ended).toMatchObject({ status: "completed", reply: "Hello there, friend.", origin: { kind: "user" } });
+    expect(ended.usage).toEqual({ input_tokens: 12, output_tokens: 4, cached_input_tokens: 3 });
+    const deltas = h.events.filter((e) => e.method === "assistant.delta").map((e) => e.params.text);
+    expect(deltas.join("")).toBe("Hello there, friend.");
+    const methods = h.events.map((e) => e.method);
+    expect(methods[0]).toBe("turn.started");
+    expect(methods[methods.length - 1]).toBe("turn.ended");
+  });
+
+  test("a read tool call runs and its result goes back to the model", async () => {
+    h = await startHarness({ wireApi });
+    writeFileSync(join(h.workspace, "notes.txt"), "the secret word is pumpkin\n");
+    h.fake.queue(toolCalls([{ name: "read", arguments: { path: "notes.txt" } }]), text("It says pumpkin."));
+    const sid = await h.start();
+    const ended = await h.turn(sid, "what does notes.txt say?");
+    expect(ended.status).toBe("completed");
+    expect(ended.reply).toBe("It says pumpkin.");
+    const completed = await h.waitFor("tool.completed");
+    expect(completed).toMatchObject({ tool: "read", ok: true });
+    expect(JSON.stringify(lastInput(h))).toContain("pumpkin");
+    // read is read_only: no approval was asked
+    expect(h.events.some((e) => e.method === "approval.requested")).toBe(false);
+  });
+});
+
+describe("approvals", () => {
+  test("on-risk asks the client for a write; approving runs it", async () => {
+    h = await startHarness();
+    h.fake.queue(toolCalls([{ name: "write", arguments: { path: "out.txt", content: "yes\n", mode: "create" } }]), text("done"));
+    const sid = await h.start();
+    const { turn_id } = await h.request("turn.start", { session_id: sid, prompt: "write it" });
+    const asked = await h.waitFor("approval.requested");
+    expect(asked).toMatchObject({ tool: "write", risk: "filesystem", workspace: h.workspace });
+    expect(asked.summary).toContain("out.txt");
+    await h.request("approval.resolve", { session_id: sid, approval_id: asked.approval_id, approved: true });
+    const ended = await h.waitFor("turn.ended", (p) => p.turn_id === turn_id);
+    expect(ended.status).toBe("completed");
+    expect(readFileSync(join(h.workspace, "out.txt"), "utf8")).toBe("yes\n");
+  });
+
+  test("a denial is a result the model sees, and nothing is written", async () => {
+    h = await startHarness();
+    h.fake.queue(toolCalls([{ name: "write", arguments: { path: "out.txt", content: "no\n", mode: "create" } }]), text("ok, not written"));
+    const sid = await h.start();
+    const { turn_id } = await h.request("turn.start", { session_id: sid, prompt: "write it" });
+    const asked = await h.waitFor("approval.requested");
+    await h.request("approval.resolve", { session_id: sid, approval_id: asked.approval_id, approved: false });
+    await h.waitFor("turn.ended", (p) => p.turn_id === turn_id);
+    expect(existsSync(join(h.workspace, "out.txt"))).toBe(false);
+    expect(JSON.stringify(lastInput(h))).toContain("the user denied this request");
+  });
+
+  test('policy "never" denies without asking', async () => {
+    h = await startHarness({ config: `[tools]\napproval_policy = "never"\n` });
+    h.fake.queue(toolCalls([{ name: "write", arguments: { path: "out.txt", content: "x", mode: "create" } }]), text("denied"));
+    const sid = await h.start({ auto_approve: true });
+    await h.turn(sid, "write it");
+    expect(h.events.some((e) => e.method === "approval.requested")).toBe(false);
+    expect(existsSync(join(h.workspace, "out.txt"))).toBe(false);
+    expect(JSON.stringify(lastInput(h))).toContain("never");
+  });
+
+  test("auto_approve runs a write unasked", async () => {
+    h = await startHarness();
+    h.fake.queue(toolCalls([{ name: "write", arguments: { path: "out.txt", content: "auto", mode: "create" } }]), text("written"));
+    const sid = await h.start({ auto_approve: true });
+    await h.turn(sid, "write it");
+    expect(h.events.some((e) => e.method === "approval.requested")).toBe(false);
+    expect(readFileSync(join(h.workspace, "out.txt"), "utf8")).toBe("auto");
+  });
+});
+
+describe("bad tool calls become results the model reads", () => {
+  test("invalid arguments, invalid JSON and an unknown tool", async () => {
+    h = await startHarness();
+    h.fake.queue(
+      toolCalls([
+        { name: "read", arguments: { path: 42 } },
+        { name: "read", arguments: "{not json" },
+        { name: "teleport", arguments: {} },
+      ]),
+      text("sorry"),
+    );
+    const sid = await h.start();
+    const ended = await h.turn(sid, "go");
+    expect(ended.status).toBe("completed");
+    const outputs = h.events.filter((e) => e.method === "tool.completed").map((e) => e.params);
+    expect(outputs.map((o) => o.ok)).toEqual([false, false, false]);
+    expect(outputs[0].output).toContain("invalid arguments");
+    expect(outputs[1].output).toContain("not valid JSON");
+    expect(outputs[2].output).toContain('unknown tool "teleport"');
+    expect(h.events.some((e) => e.method === "approval.requested")).toBe(false);
+  });
+});
+
+describe("turn control", () => {
+  test("turn.cancel stops a hanging model stream", async () => {
+    h = await startHarness();
+    h.fake.queue(hang("partial "));
+    const sid = await h.start();
+    const { turn_id } = await h.request("turn.start", { session_id: sid, prompt: "wait" });
+    await h.waitFor("assistant.delta");
+    expect((await h.request("turn.cancel", { session_id: sid })).cancelled).toBe(true);
+    const ended = await h.waitFor("turn.ended", (p) => p.turn_id === turn_id, 5000);
+    expect(ended.status).toBe("cancelled");
+  });
+
+  test("a second prompt queues behind the running turn", async () => {
+    h = await startHarness();
+    h.fake.queue(text("first"), text("second"));
+    const sid = await h.start();
+    const a = await h.request("turn.start", { session_id: sid, prompt: "one" });
+    const b = await h.request("turn.start", { session_id: sid, prompt: "two" });
+    expect(a.queued).toBe(false);
+    expect(b.queued).toBe(true);
+    const endB = await h.waitFor("turn.ended", (p) => p.turn_id === b.turn_id);
+    expect(endB.reply).toBe("second");
+    const order = h.events.filter((e) => e.method === "turn.ended").map((e) => e.params.turn_id);
+    expect(order).toEqual([a.turn_id, b.turn_id]);
+    // history carried over: the second request replays the first exchange
+    expect(JSON.stringify(lastInput(h))).toContain("first");
+  });
+
+  test("a provider failure ends the turn failed with its class, never the key", async () => {
+    h = await startHarness({ config: `api_key = "sk-test-abcdefghijklmnop"\n` });
+    h.fake.queue(errorReply("auth"));
+    const sid = await h.start();
+    const ended = await h.turn(sid, "hi");
+    expect(ended.status).toBe("failed");
+    expect(ended.error.class).toBe("auth");
+    expect(JSON.stringify(h.events)).not.toContain("sk-test-abcdefghijklmnop");
+  });
+
+  test("the step bound ends a turn that never stops calling tools", async () => {
+    h = await startHarness({ config: `[tools]\nmax_steps = 2\n` });
+    writeFileSync(join(h.workspace, "a.txt"), "a");
+    h.fake.queue(toolCalls([{ name: "read", arguments: { path: "a.txt" } }]), toolCalls([{ name: "read", arguments: { path: "a.txt" } }]));
+    const sid = await h.start();
+    const ended = await h.turn(sid, "loop");
+    expect(ended.status).toBe("failed");
+    expect(ended.error.class).toBe("step_limit");
+  });
+
+  test("a tool-free session offers no tools", async () => {
+    h = await startHarness();
+    h.fake.queue(text("just text"));
+    await h.request("initialize", { protocol_version: 3 });
+    const r = await h.request("session.start", { cwd: h.workspace, tools: false });
+    expect(r.tools).toEqual([]);
+    await h.turn(r.session_id, "hi");
+    const body = lastInput(h);
+    expect(body.tools ?? []).toEqual([]);
+  });
+});
