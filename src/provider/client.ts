@@ -1,0 +1,247 @@
+// The model client: one HTTP attempt per try, bounded retries before any output reaches the caller, and a
+// stream that never throws (every failure, cancellation included, is its final `end` event).
+import type { ProviderProfile } from "../config/schema";
+import { cutShort, type OutputEvent, type WireAdapter, type WireOutcome } from "./adapter";
+import { chatAdapter } from "./chat";
+import { type Classified, classifyException, classifyHttp, failureOf, scrubFailure } from "./errors";
+import { responsesAdapter } from "./responses";
+import { readSse, SseLineTooLongError } from "./sse";
+import type { ModelClient, ModelEvent, ModelFailure, ModelRequest } from "./types";
+
+export interface RetryTiming {
+  /** First backoff delay; doubles per retry (default 500 ms). */
+  baseDelayMs?: number;
+  /** Cap on a computed backoff delay (default 30 s). */
+  maxDelayMs?: number;
+  /** Cap on a server-requested wait (retry-after, "try again in"; default 60 s). */
+  maxRetryAfterMs?: number;
+}
+
+export interface ModelClientOptions {
+  apiKey?: string;
+  /** SCV's version, sent as `User-Agent: scv/<version>`. */
+  version: string;
+  fetch?: typeof fetch;
+  retry?: RetryTiming;
+  /** Jitter source in [0, 1); injectable for deterministic tests. */
+  random?: () => number;
+  /** Bound on one SSE line (default 32 MiB). */
+  maxLineBytes?: number;
+}
+
+type Attempt = WireOutcome | { type: "cancelled" };
+const CANCELLED: Attempt = { type: "cancelled" };
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+export function createModelClient(profile: ProviderProfile, opts: ModelClientOptions): ModelClient {
+  const adapter: WireAdapter = profile.wire_api === "chat" ? chatAdapter : responsesAdapter;
+  return { stream: (request) => runStream(profile, opts, adapter, request) };
+}
+
+function cancelledEnd(): ModelEvent {
+  return { type: "end", status: "cancelled", failure: failureOf("cancelled").failure };
+}
+
+async function* runStream(profile: ProviderProfile, opts: ModelClientOptions, adapter: WireAdapter, request: ModelRequest): AsyncGenerator<ModelEvent> {
+  const signal = request.signal ?? new AbortController().signal;
+  const scrub = (f: ModelFailure) => scrubFailure(f, opts.apiKey);
+  try {
+    if (signal.aborted) {
+      yield cancelledEnd();
+      return;
+    }
+    const url = `${profile.base_url.replace(/\/+$/, "")}${adapter.path}`;
+    let headers: Headers;
+    let body: string;
+    try {
+      headers = requestHeaders(profile, opts);
+      body = JSON.stringify(adapter.body(request, request.model ?? profile.model));
+    } catch (e) {
+      yield { type: "end", status: "failed", failure: scrub(failureOf("config", errorText(e)).failure) };
+      return;
+    }
+    const timing: Required<RetryTiming> = {
+      baseDelayMs: opts.retry?.baseDelayMs ?? 500,
+      maxDelayMs: opts.retry?.maxDelayMs ?? 30_000,
+      maxRetryAfterMs: opts.retry?.maxRetryAfterMs ?? 60_000,
+    };
+    const random = opts.random ?? Math.random;
+    let emitted = false;
+    for (let retries = 0; ; retries++) {
+      const tries = attempt({ profile, opts, adapter, url, headers, body, signal });
+      let outcome: Attempt;
+      try {
+        while (true) {
+          const next = await tries.next();
+          if (next.done) {
+            outcome = next.value;
+            break;
+          }
+          emitted = true;
+          yield next.value;
+        }
+      } finally {
+        await tries.return(CANCELLED); // releases the connection if our consumer stopped early
+      }
+      if (outcome.type === "cancelled" || (outcome.type === "fail" && signal.aborted)) {
+        yield cancelledEnd();
+        return;
+      }
+      if (outcome.type === "done") {
+        const { status, usage, reason } = outcome;
+        yield { type: "end", status, ...(usage ? { usage } : {}), ...(reason ? { reason } : {}) };
+        return;
+      }
+      const c = outcome.classified;
+      if (c.retryable && !emitted && retries < profile.max_retries) {
+        const delayMs = retryDelay(retries + 1, c, timing, random);
+        yield { type: "retry", attempt: retries + 1, delayMs, failure: scrub(c.failure) };
+        if (!(await sleep(delayMs, signal))) {
+          yield cancelledEnd();
+          return;
+        }
+        continue;
+      }
+      const failure = scrub(c.failure);
+      if (c.retryable && retries > 0) failure.message += ` (gave up after ${retries} ${retries === 1 ? "retry" : "retries"})`;
+      yield { type: "end", status: "failed", failure };
+      return;
+    }
+  } catch (e) {
+    // A defect here must not break the promise that a started stream never throws.
+    if (signal.aborted) {
+      yield cancelledEnd();
+      return;
+    }
+    yield { type: "end", status: "failed", failure: scrub(failureOf("stream", `unexpected client error: ${errorText(e)}`).failure) };
+  }
+}
+
+interface AttemptContext {
+  profile: ProviderProfile;
+  opts: ModelClientOptions;
+  adapter: WireAdapter;
+  url: string;
+  headers: Headers;
+  body: string;
+  signal: AbortSignal;
+}
+
+async function* attempt(ctx: AttemptContext): AsyncGenerator<OutputEvent, Attempt> {
+  const { profile, signal } = ctx;
+  const local = new AbortController();
+  const timeout = AbortSignal.timeout(profile.timeout_seconds * 1000);
+  const combined = AbortSignal.any([signal, timeout, local.signal]);
+  const host = safeHost(ctx.url);
+  const why = () => ({ timedOut: timeout.aborted, timeoutSeconds: profile.timeout_seconds, host });
+  const fail = (classified: Classified): Attempt => ({ type: "fail", classified });
+  try {
+    let res: Response;
+    try {
+      const init: BunFetchRequestInit = {
+        method: "POST",
+        headers: ctx.headers,
+        body: ctx.body,
+        signal: combined,
+        redirect: "manual",
+        // Proxy variables in the environment are never used; only the profile may name a proxy.
+        proxy: profile.proxy ?? false,
+      };
+      res = await (ctx.opts.fetch ?? fetch)(ctx.url, init);
+    } catch (e) {
+      return signal.aborted ? CANCELLED : fail(classifyException(e, "connect", why()));
+    }
+    if (res.status >= 300 && res.status < 400) {
+      res.body?.cancel().catch(() => {});
+      const to = res.headers.get("location") ?? "elsewhere";
+      return fail(failureOf("config", `base_url ${host} redirects (HTTP ${res.status}) to ${to}; set base_url to the final address`));
+    }
+    if (!res.ok || !res.body) {
+      const text = await readBounded(res, ERROR_BODY_LIMIT).catch(() => "");
+      if (signal.aborted) return CANCELLED;
+      return fail(res.ok ? failureOf("stream", "the provider sent an empty answer") : classifyHttp(res.status, text, res.headers));
+    }
+    const type = res.headers.get("content-type") ?? "";
+    if (type.includes("application/json")) {
+      const text = await readBounded(res, 400).catch(() => "");
+      return fail(failureOf("config", `expected a streamed (text/event-stream) answer but got ${type}: ${text.replace(/\s+/g, " ")}; is base_url an OpenAI-compatible API that supports streaming?`));
+    }
+    try {
+      for await (const item of ctx.adapter.parse(readSse(res.body, { maxLineBytes: ctx.opts.maxLineBytes }))) {
+        if (item.type === "done" || item.type === "fail") return item;
+        yield item;
+      }
+      return cutShort("its terminal event");
+    } catch (e) {
+      if (signal.aborted) return CANCELLED;
+      if (e instanceof SseLineTooLongError) return fail({ ...failureOf("stream", e.message), retryable: false });
+      return fail(classifyException(e, "body", why()));
+    }
+  } finally {
+    local.abort();
+  }
+}
+
+function requestHeaders(profile: ProviderProfile, opts: ModelClientOptions): Headers {
+  const h = new Headers({ "content-type": "application/json", accept: "text/event-stream", "user-agent": `scv/${opts.version}` });
+  for (const [name, value] of Object.entries(profile.headers)) {
+    try {
+      h.set(name, value);
+    } catch {
+      throw new Error(`headers.${name} is not a valid HTTP header (name or value has forbidden characters)`);
+    }
+  }
+  if (opts.apiKey) h.set("authorization", `Bearer ${opts.apiKey}`);
+  return h;
+}
+
+function retryDelay(retry: number, c: Classified, t: Required<RetryTiming>, random: () => number): number {
+  if (c.retryAfterMs !== undefined) return Math.round(Math.min(c.retryAfterMs, t.maxRetryAfterMs));
+  const exp = Math.min(t.maxDelayMs, t.baseDelayMs * 2 ** (retry - 1));
+  return Math.round(exp * (0.5 + 0.5 * random())); // jitter keeps many clients from retrying in step
+}
+
+/** Resolves true after `ms`, false as soon as `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      resolve(ok);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+async function readBounded(res: Response, limit: number): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      size += value.length;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return new TextDecoder().decode(Buffer.concat(parts).subarray(0, limit));
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "the provider";
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

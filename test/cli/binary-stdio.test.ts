@@ -1,0 +1,111 @@
+// The protocol spoken to the compiled `dist/scv server --stdio` over its real stdin/stdout.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fakeHome, requireBinary } from "../fake/binary";
+import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+
+let fake: FakeModel;
+beforeAll(async () => {
+  fake = await startFakeModel();
+});
+afterAll(() => fake.close());
+
+function startServer(env: Record<string, string>, cwd: string) {
+  const proc = Bun.spawn([requireBinary(), "server", "--stdio"], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const messages: any[] = [];
+  const waiters: { pred: (m: any) => boolean; resolve(m: any): void }[] = [];
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buf = "";
+    for await (const chunk of proc.stdout) {
+      buf += decoder.decode(chunk, { stream: true });
+      let nl: number;
+      while ((nl = buf.indexOf("\n")) !== -1) {
+        const msg = JSON.parse(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        messages.push(msg);
+        for (const w of [...waiters]) if (w.pred(msg)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(msg));
+      }
+    }
+  })();
+  const waitFor = (pred: (m: any) => boolean, ms = 10_000) => {
+    const seen = messages.find(pred);
+    if (seen) return Promise.resolve(seen);
+    return new Promise<any>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`timeout; got ${JSON.stringify(messages).slice(0, 2000)}`)), ms);
+      waiters.push({ pred, resolve: (m) => (clearTimeout(t), resolve(m)) });
+    });
+  };
+  const send = (obj: unknown) => {
+    proc.stdin.write(typeof obj === "string" ? obj : `${JSON.stringify(obj)}\n`);
+    proc.stdin.flush();
+  };
+  return { proc, messages, waitFor, send };
+}
+
+test("a full turn with a tool call, protocol errors in between, and a clean exit on EOF", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  writeFileSync(join(workspace, "hello.txt"), "hello from the workspace\n");
+  fake.queue(toolCalls([{ name: "read", arguments: { path: "hello.txt" } }]), text("The file greets you."));
+  const s = startServer(env, workspace);
+
+  s.send("this is not json\n");
+  expect((await s.waitFor((m) => m.error?.code === -32700)).id).toBeNull();
+  s.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: 2 } });
+  expect((await s.waitFor((m) => m.id === 1)).error.code).toBe(-32001);
+  s.send({ jsonrpc: "2.0", id: 2, method: "initialize", params: { protocol_version: 3 } });
+  expect((await s.waitFor((m) => m.id === 2)).result.protocol_version).toBe(3);
+  s.send({ jsonrpc: "2.0", id: 3, method: "bogus.method", params: {} });
+  expect((await s.waitFor((m) => m.id === 3)).error.code).toBe(-32601);
+  s.send({ jsonrpc: "2.0", id: 4, method: "session.start", params: { cwd: workspace } });
+  const started = (await s.waitFor((m) => m.id === 4)).result;
+  expect(started.tools).toContain("read");
+  s.send({ jsonrpc: "2.0", id: 5, method: "turn.start", params: { session_id: started.session_id, prompt: "read hello.txt" } });
+  const ended = await s.waitFor((m) => m.method === "turn.ended");
+  expect(ended.params).toMatchObject({ status: "completed", reply: "The file greets you." });
+  const completed = s.messages.find((m) => m.method === "tool.completed");
+  expect(completed.params.output).toContain("hello from the workspace");
+
+  s.proc.stdin.end();
+  const code = await Promise.race([s.proc.exited, Bun.sleep(5000).then(() => "hung")]);
+  expect(code).toBe(0);
+}, 30_000);
+
+test("an oversized line gets an error and the server keeps serving", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  const s = startServer(env, workspace);
+  const big = `{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"pad":"${"x".repeat(17 * 1024 * 1024)}"}}\n`;
+  s.send(big);
+  const err = await s.waitFor((m) => m.error && m.id === null, 20_000);
+  expect(err.error.message).toContain("exceeds");
+  s.send({ jsonrpc: "2.0", id: 10, method: "initialize", params: { protocol_version: 3 } });
+  expect((await s.waitFor((m) => m.id === 10)).result.server.name).toBe("scv");
+  s.proc.stdin.end();
+  expect(await s.proc.exited).toBe(0);
+}, 30_000);
+
+test("EOF during a running turn cancels it and the server exits", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  const { hang } = await import("../fake/model-server");
+  fake.queue(hang("thinking "));
+  const s = startServer(env, workspace);
+  s.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: 3 } });
+  s.send({ jsonrpc: "2.0", id: 2, method: "session.start", params: { cwd: workspace } });
+  const sid = (await s.waitFor((m) => m.id === 2)).result.session_id;
+  s.send({ jsonrpc: "2.0", id: 3, method: "turn.start", params: { session_id: sid, prompt: "hang" } });
+  await s.waitFor((m) => m.method === "assistant.delta");
+  s.proc.stdin.end();
+  const code = await Promise.race([s.proc.exited, Bun.sleep(5000).then(() => "hung")]);
+  expect(code).toBe(0);
+  expect(s.messages.find((m) => m.method === "turn.ended")?.params.status).toBe("cancelled");
+}, 30_000);
+
+test("a bad config file stops the server from starting, naming the file and key", async () => {
+  const { env, workspace, home } = fakeHome(fake.url, `[tools]\nbogus_key = 1\n`);
+  const proc = Bun.spawn([requireBinary(), "server", "--stdio"], { cwd: workspace, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  expect(await proc.exited).toBe(78);
+  const err = await new Response(proc.stderr).text();
+  expect(err).toContain(join(home, "config.toml"));
+  expect(err).toContain("tools.bogus_key");
+});
