@@ -24,6 +24,11 @@ async function main() {
     process.exit(await child.exited);
   }
   delete process.env.SCV_REEXEC;
+  if (argv.length === 2 && argv[0] === "server" && argv[1] === "--stdio") {
+    // The protocol server is what nested SCV children and clients spawn: skip the CLI parser.
+    const { runStdioServer } = await import("./server-stdio");
+    return runStdioServer();
+  }
   const { defineCommand, runMain } = await import("citty");
   const lazy = (load: () => Promise<{ default: unknown }>) => () => load().then((m) => m.default as never);
   const root = defineCommand({

@@ -2,22 +2,9 @@
 // from this module (scripts/protocol-doc.ts) and the server validates every request against it.
 import { z } from "zod";
 
-export const PROTOCOL_VERSION = 3;
-/** Longest accepted input line; longer lines are answered with an error and skipped. */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+import { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION } from "./constants";
 
-export const ERROR_CODES = {
-  parse_error: -32700,
-  invalid_request: -32600,
-  method_not_found: -32601,
-  invalid_params: -32602,
-  internal_error: -32603,
-  unsupported_version: -32001,
-  not_initialized: -32002,
-  unknown_session: -32003,
-  configuration: -32004,
-  unknown_approval: -32005,
-} as const;
+export { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION };
 
 const SessionId = z.string().min(1).describe("from session.start");
 const TurnId = z.string().min(1);

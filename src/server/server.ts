@@ -25,6 +25,8 @@ export interface ServerOptions {
 
 export interface ServerConnection extends RpcEndpoint {
   closeAll(): Promise<void>;
+  /** The stdio fast path already answered a valid `initialize` before this connection loaded. */
+  markInitialized(): void;
   sessionCount(): number;
 }
 
@@ -150,6 +152,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
       await Promise.all(all.map((s) => s.close()));
     },
     sessionCount: () => sessions.size,
+    markInitialized: () => void (initialized = true),
   };
 }
 

@@ -1,26 +1,77 @@
-// `scv server --stdio`: the protocol over this process's stdin/stdout. EOF on stdin ends the server cleanly,
-// cancelling running turns and closing sessions (which stops what they started).
-import { readLines } from "../protocol/jsonl";
-import { jsonLineWriter } from "../protocol/jsonl";
-import { MAX_LINE_BYTES } from "../protocol/schema";
-import { createServerConnection, type ServerOptions } from "./server";
+// `scv server --stdio`: the protocol over this process's stdin/stdout. To answer `initialize` quickly, this
+// module loads nothing heavy: it starts reading at once and loads the configuration check and the server
+// (zod, providers, tools) in parallel. EOF on stdin ends the server cleanly, cancelling running turns.
+import { MAX_LINE_BYTES, PROTOCOL_VERSION } from "../protocol/constants";
+import { jsonLineWriter, readLines } from "../protocol/jsonl";
+import { VERSION } from "../version";
+import type { ServerConnection } from "./server";
 
-export async function serveStdio(opts: Partial<ServerOptions> = {}): Promise<void> {
+export interface StdioOptions {
+  baseDepth: number;
+}
+
+/**
+ * The result for a well-formed `initialize` at the current version, or undefined for anything else, which the
+ * full connection then validates and answers (with an error where due). Kept deliberately narrow.
+ */
+export function earlyInitializeReply(text: string): unknown {
+  let msg: any;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!msg || msg.jsonrpc !== "2.0" || msg.method !== "initialize" || !(typeof msg.id === "string" || Number.isInteger(msg.id))) return undefined;
+  const p = msg.params;
+  if (!p || typeof p !== "object" || p.protocol_version !== PROTOCOL_VERSION) return undefined;
+  if (Object.keys(p).some((k) => k !== "protocol_version" && k !== "client")) return undefined;
+  if (p.client !== undefined && (typeof p.client !== "object" || typeof p.client?.name !== "string")) return undefined;
+  return { jsonrpc: "2.0", id: msg.id, result: { protocol_version: PROTOCOL_VERSION, server: { name: "scv", version: VERSION } } };
+}
+
+export async function serveStdio(opts: StdioOptions): Promise<void> {
   const writer = jsonLineWriter(process.stdout);
-  const connection = createServerConnection({ ...opts, send: writer.send });
+  // Loading evaluates modules on this thread, so it starts only after the first line was answered (or shortly
+  // after start when no line comes), never ahead of the reply to `initialize`.
+  let loadingPromise: Promise<ServerConnection> | undefined;
+  const load = () =>
+    (loadingPromise ??= import("./stdio-connection")
+      .then((m) => m.openStdioConnection({ baseDepth: opts.baseDepth, send: writer.send }))
+      .catch((e) => {
+        // A configuration error ends the server before it serves any session.
+        process.stderr.write(`scv server: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.exit(78);
+      }));
+  const idleLoad = setTimeout(load, 30);
+
+  let connection: ServerConnection | undefined;
+  let initializedEarly = false;
   const inFlight = new Set<Promise<void>>();
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     await Promise.allSettled([...inFlight]);
-    await connection.closeAll();
+    clearTimeout(idleLoad);
+    await (connection ?? (await load()))?.closeAll();
     await writer.idle();
   };
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     process.on(sig, () => void stop().then(() => process.exit(0)));
   }
   for await (const ev of readLines(Bun.stdin.stream(), MAX_LINE_BYTES)) {
+    if (!connection && ev.kind === "line" && !initializedEarly) {
+      const early = earlyInitializeReply(ev.text);
+      if (early) {
+        initializedEarly = true;
+        void writer.send(early).then(() => setTimeout(load, 0));
+        continue;
+      }
+    }
+    if (!connection) {
+      connection = await load();
+      if (initializedEarly) connection.markInitialized();
+    }
     // Requests run concurrently so an approval.resolve is read while a long request is pending.
     const p = ev.kind === "line" ? connection.handleLine(ev.text) : connection.handleOversize(ev.bytes);
     inFlight.add(p);
