@@ -3,6 +3,7 @@ export interface CapturedStream {
   /** Head and tail joined with a marker when the middle was dropped. */
   text: string;
   totalBytes: number;
+  /** Newlines, plus one when the output ends without a newline. */
   totalLines: number;
   truncated: boolean;
   /** Bytes shown before the marker (all bytes when not truncated). Always set by the runner. */
@@ -36,9 +37,13 @@ export interface RunOptions {
   combined?: boolean;
   /** After the leader exits and descendants are stopped, how long to wait for EOF before closing the pipes (default 250). */
   drainMs?: number;
+  /** Each chunk as it arrives (the chunk is the caller's to keep); errors thrown here are ignored. */
   onStdout?(chunk: Uint8Array): void;
   onStderr?(chunk: Uint8Array): void;
-  /** Value of SCV_RUN_TAG set in the child, used to find escaped descendants; generated when omitted. */
+  /**
+   * Value of SCV_RUN_TAG set in the child, used to find escaped descendants; generated when omitted (as
+   * `<env.SCV_RUN_TAG>/<id>` when the given env already carries a tag, so nested runs stay under their parent).
+   */
   tag?: string;
 }
 

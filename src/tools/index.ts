@@ -1,12 +1,16 @@
 // Which tools a session offers. Each tool lives in its own file and exports a factory that returns
 // undefined when the tool is not offered in this session; adding a tool is one more line here.
-import { ToolRegistry, type SessionScope, type Tool } from "./tool";
+import { createAgentTool } from "./agent";
+import { createBashTool } from "./bash";
 import { createReadTool } from "./read";
+import { ToolRegistry, type SessionScope, type Tool } from "./tool";
+import { createWebFetchTool } from "./web_fetch";
+import { createWebSearchTool, hostedSearchEnabled } from "./web_search";
 import { createWriteTool } from "./write";
 
 type ToolFactory = (scope: SessionScope) => Tool | undefined;
 
-const FACTORIES: ToolFactory[] = [createReadTool, createWriteTool];
+const FACTORIES: ToolFactory[] = [createReadTool, createWriteTool, createBashTool, createWebFetchTool, createWebSearchTool, createAgentTool];
 
 export function buildTools(scope: SessionScope, opts: { enabled: boolean }): ToolRegistry {
   const registry = new ToolRegistry();
@@ -18,9 +22,9 @@ export function buildTools(scope: SessionScope, opts: { enabled: boolean }): Too
   return registry;
 }
 
-/** Whether model requests also offer the endpoint's hosted web search. */
-export function hostedSearchFor(_scope: SessionScope): boolean {
-  return false;
+/** Whether model requests also offer the endpoint's hosted web search (never in a tool-free session). */
+export function hostedSearchFor(scope: SessionScope): boolean {
+  return hostedSearchEnabled(scope);
 }
 
 /** System-prompt sections generated from the tools this session offers. */

@@ -1,0 +1,79 @@
+// Child subreaper: on Linux SCV asks the kernel to reparent its orphaned descendants (setsid'd or
+// double-forked escapees) to itself instead of init, so it can find them by PPid and reap their zombies.
+//
+// Hazard (measured, see bun-runtime.md §2): Bun reaps its own Bun.spawn children; if we waitpid one of them
+// first, Bun's waiter throws ECHILD and the process dies. So we never call waitpid(-1), and we only reap a
+// specific pid that is neither in the runner's spawned set nor watched by one of Bun's pidfds.
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { ptr } from "bun:ffi";
+import { ECHILD, errno, libc, PR_GET_CHILD_SUBREAPER, PR_SET_CHILD_SUBREAPER, WNOHANG } from "./libc";
+import { listPids, readStat } from "./procfs";
+
+/** Makes this process a child subreaper (prctl PR_SET_CHILD_SUBREAPER); false when not possible. */
+export function becomeSubreaper(): boolean {
+  const c = libc();
+  if (!c) return false;
+  return c.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n) === 0 && isSubreaper();
+}
+
+export function isSubreaper(): boolean {
+  const c = libc();
+  if (!c) return false;
+  const out = new Int32Array(1);
+  if (c.prctl(PR_GET_CHILD_SUBREAPER, BigInt(ptr(out)), 0n, 0n, 0n) !== 0) return false;
+  return out[0] === 1;
+}
+
+/**
+ * Pids Bun itself waits for: every child Bun spawns (Bun.spawn, node:child_process) has a pidfd open in this
+ * process, whose fdinfo names the pid. This catches children spawned outside the runner too.
+ */
+export function bunOwnedPids(): Set<number> {
+  const owned = new Set<number>();
+  let fds: string[];
+  try {
+    fds = readdirSync("/proc/self/fd");
+  } catch {
+    return owned;
+  }
+  for (const fd of fds) {
+    try {
+      if (!readlinkSync(`/proc/self/fd/${fd}`).includes("pidfd")) continue;
+      const m = /^Pid:\s*(-?\d+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"));
+      if (m && +m[1]! > 0) owned.add(+m[1]!);
+    } catch {
+      // fd closed while we looked
+    }
+  }
+  return owned;
+}
+
+/** Direct children of this process that Bun did not spawn: orphans reparented to us (as subreaper). */
+export function foreignChildren(spawned: ReadonlySet<number>): number[] {
+  const owned = bunOwnedPids();
+  const out: number[] = [];
+  for (const pid of listPids()) {
+    if (spawned.has(pid) || owned.has(pid)) continue;
+    const st = readStat(pid);
+    if (st && st.ppid === process.pid) out.push(pid);
+  }
+  return out;
+}
+
+/**
+ * Reaps zombie orphans: waitpid(pid, WNOHANG) for each foreign child that has exited. Never waitpid(-1).
+ * Returns the reaped pids.
+ */
+export function reapOrphans(spawned: ReadonlySet<number>): number[] {
+  const c = libc();
+  if (!c) return [];
+  const reaped: number[] = [];
+  const status = new Int32Array(1);
+  for (const pid of foreignChildren(spawned)) {
+    if (readStat(pid)?.state !== "Z") continue;
+    const r = c.waitpid(pid, ptr(status), WNOHANG);
+    if (r === pid) reaped.push(pid);
+    else if (r < 0 && errno() !== ECHILD) break;
+  }
+  return reaped;
+}

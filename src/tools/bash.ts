@@ -1,0 +1,149 @@
+// The `bash` tool: `/bin/bash -lc <command>` in the workspace through the process runner, with a deadline,
+// cancellation, cleanup of everything the command started, and bounded combined stdout/stderr.
+import { z } from "zod";
+import { runProcess, type CapturedStream, type RunResult } from "../process";
+import { defineTool, type SessionScope, type Tool } from "./tool";
+
+/** Progress lines go out at most this often (twice a second). */
+const PROGRESS_INTERVAL_MS = 500;
+const PROGRESS_MAX_CHARS = 200;
+/** Room in the output limit for the header lines above the captured output. */
+const HEADER_RESERVE_BYTES = 512;
+
+export function createBashTool(scope: SessionScope): Tool {
+  const { command_timeout_seconds: defaultTimeout, max_timeout_seconds: maxTimeout } = scope.config.tools;
+  const BashArgs = z.strictObject({
+    command: z
+      .string({ error: "must be a string holding the shell command" })
+      .refine((s) => s.trim().length > 0, "must not be empty")
+      .refine((s) => !s.includes("\0"), "must not contain NUL bytes")
+      .describe("Shell command, run with /bin/bash -lc in the workspace"),
+    timeout_seconds: z
+      .number({ error: "must be a number of seconds" })
+      .int("must be a whole number of seconds")
+      .positive("must be at least 1")
+      .max(maxTimeout, `must be at most ${maxTimeout} seconds (the tools.max_timeout_seconds ceiling)`)
+      .optional()
+      .describe(`Seconds before the command is killed (default ${defaultTimeout}, at most ${maxTimeout})`),
+  });
+
+  return defineTool({
+    name: "bash",
+    description:
+      `Run a shell command with /bin/bash -lc in the workspace (not sandboxed). The result starts with the exit ` +
+      `status (or the signal, a timeout, or cancellation), then stdout and stderr combined in order; long output ` +
+      `keeps its first and last parts. stdin is empty. Background processes the command starts are stopped when ` +
+      `it exits. Default timeout ${defaultTimeout}s, at most ${maxTimeout}s.`,
+    parameters: BashArgs,
+    risk: "process",
+    summary: (args) => `$ ${args.command}\ncwd: ${scope.workspace}\ntimeout: ${args.timeout_seconds ?? defaultTimeout}s`,
+    execute: async (args, ctx) => {
+      const timeoutSeconds = args.timeout_seconds ?? defaultTimeout;
+      const progress = lastLineProgress(ctx.progress);
+      try {
+        const result = await runProcess({
+          argv: ["/bin/bash", "-lc", args.command],
+          cwd: scope.workspace,
+          env: { ...scope.env }, // the runner drops BUN_OPTIONS/BUN_BE_BUN; bash keeps the normal environment
+          stdin: "null",
+          signal: ctx.signal,
+          timeoutMs: timeoutSeconds * 1000,
+          captureBytes: Math.max(256, ctx.outputLimitBytes - HEADER_RESERVE_BYTES),
+          combined: true,
+          onStdout: progress.push,
+        });
+        return formatResult(result, timeoutSeconds);
+      } finally {
+        progress.stop();
+      }
+    },
+  });
+}
+
+export function formatResult(r: RunResult, timeoutSeconds: number) {
+  const out: CapturedStream = r.combined ?? r.stdout;
+  const status = r.timedOut
+    ? `timeout after ${timeoutSeconds}s (killed)`
+    : r.cancelled
+      ? "cancelled"
+      : r.signal
+        ? `signal ${r.signal}`
+        : `exit ${r.exitCode}`;
+  const lines = [status];
+  if (out.truncated) {
+    lines.push(
+      `[output: ${out.totalBytes} bytes, ${out.totalLines} lines; truncated: showing first ${out.headBytes} and last ${out.tailBytes} bytes]`,
+    );
+  } else if (out.totalBytes === 0) {
+    lines.push("[no output]");
+  }
+  if (r.cleanedUp) lines.push(`[stopped ${r.cleanedUp} background process${r.cleanedUp === 1 ? "" : "es"} still running after the command]`);
+  if (r.drained === false) lines.push("[a background process kept the output open after the command; stopped reading]");
+  const text = out.totalBytes ? `${lines.join("\n")}\n${out.text}` : lines.join("\n");
+  return {
+    ok: !r.timedOut && !r.cancelled && r.exitCode === 0,
+    output: text,
+    event: {
+      exit_code: r.exitCode,
+      signal: r.signal,
+      timed_out: r.timedOut,
+      cancelled: r.cancelled,
+      duration_ms: r.durationMs,
+      output_bytes: out.totalBytes,
+      output_lines: out.totalLines,
+      truncated: out.truncated,
+    },
+  };
+}
+
+/** Reports the last line of output, at most every PROGRESS_INTERVAL_MS; keeps only the last 1 KiB seen. */
+function lastLineProgress(emit: (line: string) => void) {
+  let recent = new Uint8Array(0);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastAt = 0;
+  let lastSent = "";
+  let stopped = false;
+  const flush = () => {
+    timer = undefined;
+    if (stopped) return;
+    lastAt = performance.now();
+    const line = lastLine(recent);
+    if (!line || line === lastSent) return;
+    lastSent = line;
+    try {
+      emit(line);
+    } catch {
+      // progress is best effort
+    }
+  };
+  return {
+    push(chunk: Uint8Array) {
+      const keep = 1024;
+      if (chunk.length >= keep) recent = chunk.slice(chunk.length - keep);
+      else {
+        const merged = new Uint8Array(Math.min(keep, recent.length + chunk.length));
+        const fromOld = merged.length - chunk.length;
+        merged.set(recent.subarray(recent.length - fromOld));
+        merged.set(chunk, fromOld);
+        recent = merged;
+      }
+      if (!timer && !stopped) timer = setTimeout(flush, Math.max(0, lastAt + PROGRESS_INTERVAL_MS - performance.now()));
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The last non-blank line (after a carriage return, for progress bars), without escape sequences. */
+export function lastLine(bytes: Uint8Array): string {
+  const text = new TextDecoder().decode(bytes).replace(/^\uFFFD+/, "");
+  const clean = text.replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]/g, "").replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "");
+  const lines = clean.split(/\r?\n|\r/).map((l) => l.trim());
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    if (line) return line.length > PROGRESS_MAX_CHARS ? `${line.slice(0, PROGRESS_MAX_CHARS - 1)}…` : line;
+  }
+  return "";
+}

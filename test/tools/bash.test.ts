@@ -1,0 +1,163 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { createBashTool, lastLine } from "../../src/tools/bash";
+import { invokeTool, makeCallContext, makeScope, type ScopeOptions } from "../fake/scope";
+
+function setup(scopeOpts: ScopeOptions = {}, outputLimitBytes?: number) {
+  const scope = makeScope(scopeOpts);
+  const ctx = makeCallContext(scope, { outputLimitBytes });
+  const tool = createBashTool(scope);
+  return { scope, ctx, tool, bash: (args: unknown) => invokeTool(tool, args, ctx) };
+}
+
+describe("bash: arguments", () => {
+  test("the schema takes command and timeout_seconds, advertising the configured ceiling as maximum", () => {
+    const { tool } = setup({ config: { tools: { max_timeout_seconds: 120 } } });
+    const props = tool.jsonSchema.properties as Record<string, Record<string, unknown>>;
+    expect(Object.keys(props).sort()).toEqual(["command", "timeout_seconds"]);
+    expect(props.command!.type).toBe("string");
+    expect(props.timeout_seconds!.maximum).toBe(120);
+    expect(props.timeout_seconds!.type).toBe("integer");
+    expect(tool.jsonSchema.required).toEqual(["command"]);
+  });
+
+  test("bad input is refused before approval and before anything runs", async () => {
+    const { bash, scope } = setup({ config: { tools: { max_timeout_seconds: 120 } } });
+    const marker = join(scope.workspace, "ran");
+    const cases: Array<[unknown, RegExp]> = [
+      [{ command: "" }, /command: must not be empty/],
+      [{ command: "   \n" }, /command: must not be empty/],
+      [{ command: 42 }, /command: must be a string/],
+      [{}, /command: must be a string/],
+      [{ command: `touch ${marker}`, timeout_seconds: 0 }, /timeout_seconds: must be at least 1/],
+      [{ command: `touch ${marker}`, timeout_seconds: -5 }, /timeout_seconds: must be at least 1/],
+      [{ command: `touch ${marker}`, timeout_seconds: 2.5 }, /timeout_seconds: must be a whole number/],
+      [{ command: `touch ${marker}`, timeout_seconds: "60" }, /timeout_seconds: must be a number/],
+      [{ command: `touch ${marker}`, timeout_seconds: Number.NaN }, /timeout_seconds/],
+      [{ command: `touch ${marker}`, timeout_seconds: 121 }, /timeout_seconds: must be at most 120 seconds \(the tools.max_timeout_seconds ceiling\)/],
+      [{ command: `touch ${marker}\0` }, /command: must not contain NUL bytes/],
+      [{ command: `touch ${marker}`, cwd: "/" }, /Unrecognized key/i],
+    ];
+    for (const [args, message] of cases) {
+      const { result, risk } = await bash(args);
+      expect(risk).toBeUndefined(); // refused in assess: no approval was asked
+      expect(result.ok).toBe(false);
+      expect(result.output).toMatch(message);
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("risk is process; the approval summary shows the command, the cwd and the timeout", async () => {
+    const { tool, ctx, scope } = setup();
+    const a = await tool.assess({ command: "make test", timeout_seconds: 900 }, ctx);
+    expect(a.ok && a.risk).toBe("process");
+    expect(a.ok && a.summary).toBe(`$ make test\ncwd: ${scope.workspace}\ntimeout: 900s`);
+    const d = await tool.assess({ command: "ls" }, ctx);
+    expect(d.ok && d.summary).toContain("timeout: 600s");
+  });
+});
+
+describe("bash: running", () => {
+  test("a login shell in the workspace; exit 0 is ok with the output after the header", async () => {
+    const { bash, scope } = setup();
+    const { result } = await bash({ command: "pwd; shopt -q login_shell && echo login" });
+    expect(result).toMatchObject({ ok: true, output: `exit 0\n${scope.workspace}\nlogin\n` });
+    expect(result.event).toMatchObject({ exit_code: 0, signal: null, timed_out: false, cancelled: false, truncated: false });
+  });
+
+  test("a nonzero exit, a signal, and empty output", async () => {
+    const { bash } = setup();
+    expect((await bash({ command: "echo no >&2; exit 3" })).result).toMatchObject({ ok: false, output: "exit 3\nno\n" });
+    expect((await bash({ command: "kill -TERM $$" })).result).toMatchObject({ ok: false, output: "signal SIGTERM\n[no output]" });
+    expect((await bash({ command: "true" })).result).toMatchObject({ ok: true, output: "exit 0\n[no output]" });
+  });
+
+  test("stdout and stderr combined in order; >/dev/stdout works; stdin is at EOF", async () => {
+    const { bash } = setup();
+    const { result } = await bash({ command: "echo a; echo b >&2; echo c >/dev/stdout; cat; echo d >/dev/stderr" });
+    expect(result.output).toBe("exit 0\na\nb\nc\nd\n");
+  });
+
+  test("timeout_seconds kills the command at the deadline", async () => {
+    const { bash } = setup();
+    const began = performance.now();
+    const { result } = await bash({ command: "echo start; trap '' TERM; sleep 30", timeout_seconds: 1 });
+    expect(performance.now() - began).toBeLessThan(2500);
+    expect(result.ok).toBe(false);
+    expect(result.output).toBe("timeout after 1s (killed)\nstart\n");
+    expect(result.event).toMatchObject({ timed_out: true, signal: "SIGKILL" });
+  });
+
+  test("without timeout_seconds the call gets tools.command_timeout_seconds", async () => {
+    const { bash } = setup({ config: { tools: { command_timeout_seconds: 1 } } });
+    const { result } = await bash({ command: "sleep 30" });
+    expect(result.output).toBe("timeout after 1s (killed)\n[no output]");
+  });
+
+  test("cancellation of the turn stops the command", async () => {
+    const { tool, ctx } = setup();
+    const a = await tool.assess({ command: "echo started; sleep 30" }, ctx);
+    if (!a.ok) throw new Error("assess refused");
+    setTimeout(() => ctx.cancel(), 300);
+    const began = performance.now();
+    const result = await tool.run(a.args, ctx);
+    expect(performance.now() - began).toBeLessThan(1500);
+    expect(result).toMatchObject({ ok: false, output: "cancelled\nstarted\n" });
+  });
+
+  test("long output keeps head and tail with truncation metadata, within the output limit", async () => {
+    const { bash } = setup({}, 2048);
+    const { result } = await bash({ command: "seq 1 100000" });
+    const total = Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join("").length;
+    const [status, meta, ...rest] = result.output.split("\n");
+    expect(status).toBe("exit 0");
+    const m = /^\[output: (\d+) bytes, (\d+) lines; truncated: showing first (\d+) and last (\d+) bytes\]$/.exec(meta!);
+    expect(m).not.toBeNull();
+    expect(Number(m![1])).toBe(total);
+    expect(Number(m![2])).toBe(100000);
+    const body = rest.join("\n");
+    expect(body.startsWith("1\n2\n3\n")).toBe(true);
+    expect(body.endsWith("99999\n100000\n")).toBe(true);
+    expect(body).toMatch(/\n\[\.\.\. \d+ bytes omitted \.\.\.\]\n/);
+    expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(2048);
+    expect(result.event).toMatchObject({ truncated: true, output_bytes: total, output_lines: 100000 });
+  });
+
+  test("background processes do not outlive the call, and the result says they were stopped", async () => {
+    const { bash } = setup();
+    const began = performance.now();
+    const { result } = await bash({ command: "sleep 300 & echo started" });
+    expect(performance.now() - began).toBeLessThan(1500);
+    expect(result.output).toBe("exit 0\n[stopped 1 background process still running after the command]\nstarted\n");
+  });
+
+  test("BUN_OPTIONS and BUN_BE_BUN are not passed on; the rest of the environment is", async () => {
+    const { bash } = setup({ env: { BUN_OPTIONS: "--smol", BUN_BE_BUN: "1", SCV_TEST_VALUE: "kept" } });
+    const { result } = await bash({ command: 'echo "${BUN_OPTIONS-unset} ${BUN_BE_BUN-unset} $SCV_TEST_VALUE"' });
+    expect(result.output).toBe("exit 0\nunset unset kept\n");
+  });
+
+  test("progress reports the last line of output, at most twice a second", async () => {
+    const { tool, ctx } = setup();
+    const seen: Array<{ at: number; line: string }> = [];
+    const began = performance.now();
+    ctx.progress = (line) => void seen.push({ at: performance.now() - began, line });
+    const a = await tool.assess({ command: "for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.25; done" }, ctx);
+    if (!a.ok) throw new Error("assess refused");
+    const result = await tool.run(a.args, ctx);
+    expect(result.ok).toBe(true);
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen.length).toBeLessThanOrEqual(6); // about 2 s of output, at most one line per 500 ms
+    for (const s of seen) expect(s.line).toMatch(/^step [1-8]$/);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.at - seen[i - 1]!.at).toBeGreaterThanOrEqual(450);
+  });
+
+  test("the progress line is the last non-blank line, without escape sequences or carriage-return history", () => {
+    const enc = (s: string) => new TextEncoder().encode(s);
+    expect(lastLine(enc("one\ntwo\n\n"))).toBe("two");
+    expect(lastLine(enc("10%\r50%\r\x1b[32m90%\x1b[0m"))).toBe("90%");
+    expect(lastLine(enc("x".repeat(500))).length).toBe(200);
+    expect(lastLine(enc(""))).toBe("");
+  });
+});
