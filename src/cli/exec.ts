@@ -69,7 +69,12 @@ export default defineCommand({
             }
             break;
           case "tool.started":
-            if (!args.json) process.stderr.write(`· ${p.label}\n`);
+            if (p.turn_id === mainTurn && !args.json) {
+              // Text before a tool call is its own segment; keep stdout lines whole around tool progress.
+              if (streamed && !streamed.endsWith("\n")) process.stdout.write("\n");
+              streamed = "";
+              process.stderr.write(`· ${p.label}\n`);
+            }
             break;
           case "tool.progress":
             if (!args.json) process.stderr.write(`  ${p.line}\n`);
