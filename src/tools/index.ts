@@ -1,6 +1,6 @@
 // Which tools a session offers. Each tool lives in its own file and exports a factory that returns
 // undefined when the tool is not offered in this session; adding a tool is one more line here.
-import { createAgentTool } from "./agent";
+import { agentPromptSection, createAgentTool } from "./agent";
 import { createBashTool } from "./bash";
 import { createReadTool } from "./read";
 import { ToolRegistry, type SessionScope, type Tool } from "./tool";
@@ -28,6 +28,8 @@ export function hostedSearchFor(scope: SessionScope): boolean {
 }
 
 /** System-prompt sections generated from the tools this session offers. */
-export function promptSections(_scope: SessionScope, _tools: ToolRegistry): string[] {
-  return [];
+export function promptSections(scope: SessionScope, tools: ToolRegistry): string[] {
+  const sections: string[] = [];
+  if (tools.get("agent")) sections.push(agentPromptSection(scope) ?? "");
+  return sections.filter(Boolean);
 }

@@ -1,0 +1,102 @@
+// Which agents a session offers: those whose executable resolves when the session starts and, for agents whose
+// sign-in SCV can check by reading a local file, that are signed in.
+import { accessSync, constants, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, isAbsolute, join } from "node:path";
+import type { AgentOverride, Config } from "../config/schema";
+import { type AgentDescriptor, DESCRIPTORS } from "./descriptors";
+import { agentHome, scrubbedEnv } from "./environment";
+
+export interface AgentSettings {
+  use_for?: string;
+  model?: string;
+  effort?: string;
+  permissions: "default" | "full";
+  command?: string;
+  args?: string[];
+  transport: "auto" | "acp" | "resume";
+}
+
+export interface OfferedAgent {
+  descriptor: AgentDescriptor;
+  /** Absolute path of the executable found at session start. */
+  executable: string;
+  settings: AgentSettings;
+}
+
+export interface OfferContext {
+  config: Config;
+  env: Readonly<Record<string, string | undefined>>;
+  scvHome: string;
+}
+
+export function settingsFor(config: Config, name: string): AgentSettings {
+  const o = (config.agents as Record<string, AgentOverride | undefined>)[name];
+  return { ...o, permissions: o?.permissions ?? "default", transport: o?.transport ?? "auto" };
+}
+
+export function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The absolute executable for `command`: a path (absolute or `~/…`) is taken as is; a bare name is looked up
+ * in the per-user install directories before PATH, the order a login shell uses, because a user service's
+ * PATH omits them. Empty PATH entries (the current directory) are never searched.
+ */
+export function resolveExecutable(
+  command: string,
+  opts: { userHome?: string; installDirs: readonly string[]; path?: string },
+): string | undefined {
+  const home = opts.userHome || homedir();
+  if (command.includes("/")) {
+    const p = command.startsWith("~/") ? join(home, command.slice(2)) : command;
+    return isAbsolute(p) && isExecutableFile(p) ? p : undefined;
+  }
+  const dirs = [...opts.installDirs.map((d) => join(home, d)), ...(opts.path ?? "").split(delimiter)];
+  for (const dir of dirs) {
+    if (!dir || !isAbsolute(dir)) continue;
+    const candidate = join(dir, command);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+export function executableFor(d: AgentDescriptor, settings: AgentSettings, env: OfferContext["env"]): string | undefined {
+  return resolveExecutable(settings.command ?? d.command, { userHome: env.HOME, installDirs: d.installDirs, path: env.PATH });
+}
+
+/** Whether a file-checked agent is signed in; agents only their CLI can check count as signed in. */
+export function signedIn(d: AgentDescriptor, ctx: OfferContext): boolean {
+  if (d.signIn === "cli") return true;
+  return d.signIn({ home: agentHome(ctx.scvHome, d.name), env: scrubbedEnv(ctx.env) });
+}
+
+/** The agents this session offers, in registry order. */
+export function offeredAgents(ctx: OfferContext): OfferedAgent[] {
+  const offered: OfferedAgent[] = [];
+  for (const descriptor of DESCRIPTORS as readonly AgentDescriptor[]) {
+    const settings = settingsFor(ctx.config, descriptor.name);
+    // ACP is not built yet; configuration validation already refuses it, so this only guards direct callers.
+    if (settings.transport === "acp") continue;
+    const executable = executableFor(descriptor, settings, ctx.env);
+    if (!executable || !signedIn(descriptor, ctx)) continue;
+    offered.push({ descriptor, executable, settings });
+  }
+  return offered;
+}
+
+/** The first agent in `[agent] prefer` that is offered: the one a call naming no agent runs on. */
+export function defaultAgent(config: Config, offered: OfferedAgent[]): OfferedAgent | undefined {
+  for (const name of config.agent.prefer) {
+    const hit = offered.find((o) => o.descriptor.name === name);
+    if (hit) return hit;
+  }
+  return undefined;
+}

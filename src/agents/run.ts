@@ -1,0 +1,165 @@
+// One delegated call on the one-process-per-turn backend: start the CLI through the delegation tracker with a
+// private home and a scrubbed environment, read its output as it arrives, and shape the result. Kept apart
+// from the tool wrapper so a background job can run the very same call.
+import { mkdirSync, openSync, readSync, closeSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import { newHandle, startDelegated } from "../process/delegations";
+import type { RunResult } from "../process/types";
+import { type SessionScope, ToolError } from "../tools/tool";
+import type { Conversation } from "./conversations";
+import { agentEnvironment, preparePrivateHome } from "./environment";
+import { readerFor, type TokenUsage } from "./formats";
+import { isExecutableFile } from "./offer";
+import { type CallPlan, conversationCwd, resolveAgentCwd } from "./plan";
+import { redactProgress } from "./redact";
+import { type AgentCallResult, type AgentStatus, buildResult, fallbackSentence, tailUtf8 } from "./result";
+import type { AgentSessionState } from "./service";
+
+export interface AgentRunContext {
+  scope: SessionScope;
+  signal: AbortSignal;
+  /** A status line for the client; the server throttles and never adds it to history or the result. */
+  progress(line: string): void;
+  outputLimitBytes: number;
+}
+
+/** SCV found the agent unavailable (executable gone or failing to start): the message carries the fallback. */
+export class AgentUnavailableError extends ToolError {
+  constructor(message: string) {
+    super(message);
+    this.name = "AgentUnavailableError";
+  }
+}
+
+export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
+  const { descriptor: d, executable, settings } = plan.offered;
+  const offeredNames = state.offered.map((o) => o.descriptor.name);
+  const unavailable = (what: string) =>
+    new AgentUnavailableError([what, fallbackSentence(d.name, offeredNames)].filter(Boolean).join(" "));
+
+  if (plan.conversation && state.conversations.get(plan.conversation.handle) !== plan.conversation) {
+    throw new ToolError(`conversation ${plan.conversation.handle} has ended; omit session to start a new conversation`);
+  }
+  const cwd = plan.conversation
+    ? conversationCwd(ctx.scope.workspace, plan.conversation, plan.cwdRequest)
+    : resolveAgentCwd(ctx.scope.workspace, plan.cwdRequest);
+  if (!isExecutableFile(executable)) {
+    throw unavailable(`${d.name} cannot run: its executable ${executable} is missing or not executable.`);
+  }
+  const environment = agentEnvironment(d, { scvHome: ctx.scope.scvHome, env: ctx.scope.env, full: settings.permissions === "full" });
+  preparePrivateHome(environment);
+  if (plan.outputFile) mkdirSync(dirname(plan.outputFile), { recursive: true, mode: 0o700 });
+
+  let conv: Conversation | undefined;
+  if (plan.conversation) {
+    conv = plan.conversation;
+    state.conversations.beginTurn(conv);
+  } else if (plan.startsConversation) {
+    conv = state.conversations.start(d.name, cwd, plan.newSessionId);
+  }
+
+  try {
+    const reader = readerFor(d.format, {
+      progress: (line) => {
+        const shown = redactProgress(line);
+        if (shown) ctx.progress(shown);
+      },
+      session: (id) => {
+        if (conv) state.conversations.reported(conv, id);
+      },
+    });
+    let result: RunResult;
+    try {
+      const run = startDelegated(
+        ctx.scope,
+        { handle: newHandle(d.name), agent: d.name, cwd, conversation: conv?.handle, turn: conv?.turns },
+        {
+          argv: plan.argv,
+          cwd,
+          env: environment.env,
+          stdin: "null",
+          signal: ctx.signal,
+          timeoutMs: plan.timeoutSeconds * 1000,
+          captureBytes: ctx.outputLimitBytes + 4096,
+          onStdout: (chunk) => reader.push(chunk),
+        },
+      );
+      result = await run.result;
+    } catch (e) {
+      if (ctx.signal.aborted) throw new ToolError("cancelled");
+      throw unavailable(`${d.name} could not start (${executable}): ${(e as Error).message}.`);
+    }
+    const parsed = reader.end();
+
+    const structured = d.format !== "text" && parsed.sawJson;
+    let status: AgentStatus;
+    if (result.timedOut) status = "timeout";
+    else if (result.cancelled || ctx.signal.aborted) status = "cancelled";
+    else if (result.exitCode !== 0 || (structured && parsed.failed)) status = "failed";
+    else status = structured && parsed.declined ? "declined" : "completed";
+
+    let reply = structured ? (parsed.reply ?? "") : result.stdout.text.trim();
+    let replyTruncated = !structured && result.stdout.truncated;
+    if (plan.outputFile && !reply && structured) {
+      const fromFile = readBounded(plan.outputFile, ctx.outputLimitBytes);
+      reply = fromFile.text.trim();
+      replyTruncated = fromFile.truncated;
+    }
+
+    let error = structured ? parsed.error : undefined;
+    if (status === "failed" && !error) {
+      error = tailUtf8(result.stderr.text, 1024).trim() || (d.format === "text" ? tailUtf8(result.stdout.text, 1024).trim() : "") || undefined;
+    }
+
+    return buildResult(
+      {
+        agent: d.name,
+        status,
+        reply,
+        replyTruncated,
+        usage: usageForTurn(conv, parsed.usage, d.name === "codex"),
+        exitCode: result.exitCode,
+        crashSignal: result.signal && !result.timedOut && status === "failed" ? result.signal : undefined,
+        stderr: result.stderr.text,
+        error,
+        errorStatus: parsed.errorStatus,
+        timeoutSeconds: plan.timeoutSeconds,
+        session: conv?.reported ? conv.handle : undefined,
+        turn: conv?.reported ? conv.turns : undefined,
+      },
+      { offered: offeredNames, outputLimitBytes: ctx.outputLimitBytes },
+    );
+  } finally {
+    if (conv) state.conversations.endTurn(conv);
+    if (plan.outputFile) rmSync(plan.outputFile, { force: true });
+  }
+}
+
+/** Codex reports a running total for the thread (across resume); the turn's share is the difference. */
+function usageForTurn(conv: Conversation | undefined, usage: TokenUsage | undefined, cumulative: boolean): TokenUsage | undefined {
+  if (!usage || !cumulative) return usage;
+  const prev = conv?.usageTotal;
+  if (conv) conv.usageTotal = usage;
+  if (!prev || usage.input_tokens < prev.input_tokens || usage.output_tokens < prev.output_tokens) return usage;
+  return { input_tokens: usage.input_tokens - prev.input_tokens, output_tokens: usage.output_tokens - prev.output_tokens };
+}
+
+/** Up to `limit` bytes of a file (Codex's -o message), saying whether more was there. */
+function readBounded(path: string, limit: number): { text: string; truncated: boolean } {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return { text: "", truncated: false };
+  }
+  try {
+    const buf = Buffer.alloc(limit + 1);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const truncated = n > limit;
+    let end = Math.min(n, limit);
+    if (truncated) while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+    return { text: buf.subarray(0, end).toString("utf8"), truncated };
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,91 @@
+// Sign-in checks that read a local credential file in an agent's private home. They answer only "is one
+// stored", never read a value out, and are cheap enough to run at every session start.
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import type { SignInContext } from "./descriptors";
+
+const MAX_FILE_BYTES = 1024 * 1024;
+
+function readSmall(path: string): string | undefined {
+  try {
+    const st = statSync(path);
+    if (!st.isFile() || st.size > MAX_FILE_BYTES) return undefined;
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function readJsonObject(path: string): Record<string, unknown> | undefined {
+  const text = readSmall(path);
+  if (text === undefined) return undefined;
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const nonEmpty = (v: unknown) => typeof v === "string" && v.trim() !== "";
+
+/** DeepSeek Harness: `refs.DEEPSEEK_API_KEY` in `.dsh/.credentials.yaml`. */
+export function dshSignedIn({ home }: SignInContext): boolean {
+  const text = readSmall(join(home, ".dsh", ".credentials.yaml"));
+  return !!text && /^\s*DEEPSEEK_API_KEY\s*:\s*\S/m.test(text);
+}
+
+/** pi: a stored credential in `.pi/agent/auth.json`, or a provider key in `.pi/agent/models.json`. */
+export function piSignedIn({ home }: SignInContext): boolean {
+  const dir = join(home, ".pi", "agent");
+  const auth = readJsonObject(join(dir, "auth.json"));
+  const stored = Object.values(auth ?? {}).some((entry) => {
+    const e = entry as Record<string, unknown> | null;
+    return !!e && (nonEmpty(e.key) || nonEmpty(e.access) || nonEmpty(e.refresh));
+  });
+  if (stored) return true;
+  const providers = readJsonObject(join(dir, "models.json"))?.providers;
+  if (!providers || typeof providers !== "object") return false;
+  return Object.values(providers as Record<string, unknown>).some((p) => !!p && nonEmpty((p as Record<string, unknown>).apiKey));
+}
+
+/**
+ * Grok: a `grok login` sign-in in `.grok/auth.json`, or an API key for the `[models] default` profile in
+ * `.grok/config.toml` (an `api_key`, or an `env_key` naming a variable the agent will actually see).
+ */
+export function grokSignedIn({ home, env }: SignInContext): boolean {
+  const auth = readJsonObject(join(home, ".grok", "auth.json"));
+  if (auth && Object.keys(auth).length > 0) return true;
+  const text = readSmall(join(home, ".grok", "config.toml"));
+  if (!text) return false;
+  let config: Record<string, unknown>;
+  try {
+    config = parseToml(text) as Record<string, unknown>;
+  } catch {
+    return false;
+  }
+  const models = config.models as Record<string, unknown> | undefined;
+  const wanted = models?.default;
+  if (!models || typeof wanted !== "string") return false;
+  const profile = findProfile(models, wanted);
+  if (!profile) return false;
+  if (nonEmpty(profile.api_key)) return true;
+  return typeof profile.env_key === "string" && nonEmpty(env[profile.env_key]);
+}
+
+/** The profile a default names, by its catalog key or its model id, wherever under [models] it is kept. */
+function findProfile(models: Record<string, unknown>, wanted: string): Record<string, unknown> | undefined {
+  const candidates: [string, Record<string, unknown>][] = [];
+  const visit = (key: string, value: unknown, depth: number) => {
+    if (depth > 3 || !value || typeof value !== "object") return;
+    if (Array.isArray(value)) return value.forEach((v) => visit(key, v, depth + 1));
+    const table = value as Record<string, unknown>;
+    candidates.push([key, table]);
+    for (const [k, v] of Object.entries(table)) visit(k, v, depth + 1);
+  };
+  for (const [k, v] of Object.entries(models)) if (k !== "default") visit(k, v, 0);
+  const byKey = candidates.find(([k]) => k === wanted);
+  if (byKey) return byKey[1];
+  return candidates.find(([, t]) => t.id === wanted || t.model === wanted || t.model_id === wanted)?.[1];
+}

@@ -1,0 +1,180 @@
+// The `agent` tool: hands a task to another coding agent (Claude Code, Codex, Grok Build, DeepSeek Harness,
+// pi) and returns its structured result. The tool chooses the agent and checks the call against what that
+// agent takes when the call is assessed, before any approval; src/agents does the rest.
+import { z } from "zod";
+import { EFFORTS } from "../config/schema";
+import { takes } from "../agents/descriptors";
+import { defaultAgent, type OfferedAgent } from "../agents/offer";
+import { type AgentCallArgs, type CallPlan, planCall } from "../agents/plan";
+import { agentLine, delegatingWorkSection } from "../agents/prompt";
+import { runAgentCall } from "../agents/run";
+import { type AgentSessionState, agentSessionState, rememberPlan, takePlan } from "../agents/service";
+import { defineTool, type SessionScope, type Tool, type ToolCallContext } from "./tool";
+
+/** What the tool accepts: lenient strings, so every refusal can say exactly what was wrong (see planCall). */
+const AgentArgs = z.strictObject({
+  agent: z.string().optional(),
+  prompt: z.string().min(1, "must not be empty; write a self-contained brief"),
+  cwd: z.string().optional(),
+  session: z.string().optional(),
+  model: z.string().optional(),
+  effort: z.string().optional(),
+  timeout_seconds: z.number().int("must be a whole number of seconds").positive("must be greater than 0").optional(),
+});
+
+const DESCRIPTION =
+  "Hand a task to another coding agent and get back its final answer as JSON: agent, status (completed, failed, " +
+  "declined, timeout, cancelled), reply, usage, exit_code, stderr_tail, truncated, and when relevant error, hint, " +
+  "fallback, note, session and turn. The agent runs as its own program with its own model and context and sees only " +
+  "your prompt, so write a self-contained brief. A result's session handle continues that conversation when passed back.";
+
+const PROMPT_SHOWN_CHARS = 2000;
+
+function namesTaking(offered: OfferedAgent[], option: "model" | "effort" | "session"): string[] {
+  return offered.filter((o) => takes(o.descriptor, option)).map((o) => o.descriptor.name);
+}
+
+/** The JSON Schema the model sees: the enum of offered agents and only the options some of them take. */
+function shownSchema(scope: SessionScope, offered: OfferedAgent[]): Record<string, unknown> {
+  const names = offered.map((o) => o.descriptor.name) as [string, ...string[]];
+  const preferred = defaultAgent(scope.config, offered);
+  const how = preferred
+    ? `Which agent runs the call. Omit it to use ${preferred.descriptor.name}, the first agent in the user's [agent] prefer that this session offers; a call that continues a session needs no agent.`
+    : "Which agent runs the call. The user prefers none of the agents this session offers ([agent] prefer), so name one; a call that continues a session needs no agent.";
+  const agent = z.enum(names).describe([how, ...offered.map(agentLine)].join("\n"));
+  const { agent_timeout_seconds: dflt, max_timeout_seconds: max } = scope.config.tools;
+  const shape: Record<string, z.ZodType> = {
+    agent: preferred ? agent.optional() : agent,
+    prompt: z.string().describe('The self-contained brief for the agent: goal, relevant paths, constraints, and what the answer should contain. It cannot start with "-".'),
+    cwd: z
+      .string()
+      .optional()
+      .describe(
+        "Directory to run in, inside the workspace: relative to it (such as a project directory) or absolute. Defaults to the workspace root. Running in a project directory lets the agent pick up that project's AGENTS.md or CLAUDE.md and its skills.",
+      ),
+  };
+  const model = namesTaking(offered, "model");
+  if (model.length) {
+    shape.model = z
+      .string()
+      .optional()
+      .describe(
+        `Model for the agent, from the family its line names (taken by: ${model.join(", ")}). Set it when the user asks for a model or when the work matches a configured use_for default; omit it to leave the agent's own configured default in place.`,
+      );
+  }
+  const effort = namesTaking(offered, "effort");
+  if (effort.length) {
+    shape.effort = z
+      .enum(EFFORTS)
+      .optional()
+      .describe(
+        `Reasoning effort (taken by: ${effort.join(", ")}). Set it when the user asks or when the work matches a configured use_for default; omit it to leave the agent's own default in place.`,
+      );
+  }
+  const session = namesTaking(offered, "session");
+  if (session.length) {
+    shape.session = z
+      .string()
+      .optional()
+      .describe(
+        `A handle from an earlier agent result in this session, such as ${session[0]}-1, to continue that conversation with the agent's own context (taken by: ${session.join(", ")}). Omit it to start a new conversation. A conversation keeps its agent and cwd.`,
+      );
+  }
+  shape.timeout_seconds = z
+    .number()
+    .int()
+    .min(1)
+    .max(max)
+    .optional()
+    .describe(`Seconds before the agent is stopped; default ${dflt}, at most ${max}. Raise it for long work such as builds, releases, or landing a change.`);
+  const schema = z.toJSONSchema(z.strictObject(shape), { io: "input" }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+function plan(state: AgentSessionState, scope: SessionScope, args: AgentCallArgs): CallPlan {
+  return planCall(
+    { offered: state.offered, conversations: state.conversations, config: scope.config, workspace: scope.workspace, scvHome: scope.scvHome },
+    args,
+  );
+}
+
+/** The approval summary: the agent, the exact launch, bounded prompt, directory, timeout and delegate risk. */
+export function approvalSummary(p: CallPlan, workspace: string): string {
+  const d = p.offered.descriptor;
+  const shownArgs = [...p.argv.slice(1, -1), "<prompt>"];
+  const prompt =
+    p.prompt.length > PROMPT_SHOWN_CHARS
+      ? `${p.prompt.slice(0, PROMPT_SHOWN_CHARS)}… (${p.prompt.length - PROMPT_SHOWN_CHARS} more characters)`
+      : p.prompt;
+  const lines = [
+    `agent ${d.name}: Launch ${p.offered.executable} with args ${JSON.stringify(shownArgs)}`,
+    `Prompt (the last argument): ${prompt}`,
+    `Directory: ${p.cwd}${p.cwd === workspace ? " (the workspace root)" : ""}`,
+    p.conversation
+      ? `Conversation: ${p.conversation.handle}, turn ${p.conversation.turns + 1}`
+      : p.startsConversation
+        ? "Conversation: new"
+        : "",
+    `Timeout: ${p.timeoutSeconds} seconds`,
+    `Risk: delegate. ${d.product} runs on its own: it may read, write, and run commands, use credentials it can reach, and call its own model provider.`,
+  ];
+  if (p.offered.settings.permissions === "full") {
+    const env = Object.entries(d.fullPermissions.env).map(([k, v]) => `${k}=${v}`);
+    const switches = [...d.fullPermissions.args, ...env];
+    lines.push(
+      `FULL PERMISSIONS: [agents.${d.name}] permissions = "full" ${switches.length ? `adds ${switches.join(" ")}, so the agent acts without its own approval prompts` : `is set (${d.product} has no approval prompts to turn off)`}.`,
+    );
+  }
+  return lines.filter(Boolean).join("\n");
+}
+
+function delegationAllowed(scope: SessionScope): boolean {
+  return scope.delegationDepth < scope.config.agent.max_delegation_depth;
+}
+
+/** The *Delegating work* system-prompt section, present exactly when the session offers the `agent` tool. */
+export function agentPromptSection(scope: SessionScope): string | undefined {
+  if (!delegationAllowed(scope)) return undefined;
+  return delegatingWorkSection(agentSessionState(scope).offered, scope.config);
+}
+
+export function createAgentTool(scope: SessionScope): Tool | undefined {
+  if (!delegationAllowed(scope)) return undefined;
+  const state = agentSessionState(scope);
+  if (state.offered.length === 0) return undefined;
+
+  /** The agent a call will run on, for its label (refusals surface in risk, before this matters). */
+  const chosenName = (args: AgentCallArgs): string => {
+    const named = args.agent?.trim();
+    if (named) return named;
+    const handle = args.session?.trim();
+    const conv = handle ? state.conversations.get(handle) : undefined;
+    return conv?.agent ?? defaultAgent(scope.config, state.offered)?.descriptor.name ?? "?";
+  };
+
+  return defineTool({
+    name: "agent",
+    description: DESCRIPTION,
+    parameters: AgentArgs,
+    jsonSchema: shownSchema(scope, state.offered),
+    risk: (args, ctx: ToolCallContext) => {
+      rememberPlan(state, ctx.callId, plan(state, scope, args));
+      return "delegate";
+    },
+    summary: (args, ctx) => {
+      const p = state.plans.get(ctx.callId) ?? plan(state, scope, args);
+      return approvalSummary(p, scope.workspace);
+    },
+    label: (args) => `agent ${chosenName(args)}`,
+    async execute(args, ctx) {
+      const p = takePlan(state, ctx.callId) ?? plan(state, scope, args);
+      const result = await runAgentCall(
+        { scope, signal: ctx.signal, progress: (line) => ctx.progress(line), outputLimitBytes: ctx.outputLimitBytes },
+        state,
+        p,
+      );
+      return { ok: result.status === "completed" || result.status === "declined", output: JSON.stringify(result) };
+    },
+  });
+}

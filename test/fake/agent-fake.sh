@@ -1,0 +1,41 @@
+# A stand-in for an agent CLI (claude, codex, grok, dsh, pi), run as `bash agent-fake.sh <args>` so tests never
+# execute a freshly written file. It records what it was started with and replays a canned stdout stream.
+#   FAKE_AGENT_LOG      directory: writes <id>.args (NUL-separated argv), <id>.env (env -0), <id>.cwd
+#   FAKE_AGENT_STDOUT   file copied to stdout; @SESSION@ becomes the value after --session-id/--resume/resume
+#   FAKE_AGENT_STDERR   text written to stderr
+#   FAKE_AGENT_LAST     text written to the file named after -o (Codex's last-message file)
+#   FAKE_AGENT_CHILD    when set, leaves `sleep 300` running in the background (its pid in <id>.child)
+#   FAKE_AGENT_SLEEP    seconds to sleep after writing output
+#   FAKE_AGENT_EXIT     exit code (default 0)
+#   FAKE_AGENT_STDIN    when set, copies stdin to <id>.stdin first (hangs unless stdin is at EOF)
+id="$(date +%s%N)-$$"
+session=""
+out_file=""
+prev=""
+for a in "$@"; do
+  case "$prev" in
+    --session-id|--resume|resume) session="$a" ;;
+    -o) out_file="$a" ;;
+  esac
+  prev="$a"
+done
+if [ -n "$FAKE_AGENT_LOG" ]; then
+  env -0 > "$FAKE_AGENT_LOG/$id.env"
+  pwd > "$FAKE_AGENT_LOG/$id.cwd"
+  # .args last and by rename, so a reader that sees it sees a complete record
+  printf '%s\0' "$@" > "$FAKE_AGENT_LOG/$id.tmp" && mv "$FAKE_AGENT_LOG/$id.tmp" "$FAKE_AGENT_LOG/$id.args"
+fi
+if [ -n "$FAKE_AGENT_STDIN" ] && [ -n "$FAKE_AGENT_LOG" ]; then
+  cat > "$FAKE_AGENT_LOG/$id.stdin"
+fi
+if [ -n "$FAKE_AGENT_CHILD" ]; then
+  sleep 300 &
+  [ -n "$FAKE_AGENT_LOG" ] && echo $! > "$FAKE_AGENT_LOG/$id.child"
+fi
+if [ -n "$FAKE_AGENT_STDOUT" ]; then
+  if [ -n "$session" ]; then sed "s/@SESSION@/$session/g" "$FAKE_AGENT_STDOUT"; else cat "$FAKE_AGENT_STDOUT"; fi
+fi
+[ -n "$FAKE_AGENT_STDERR" ] && printf '%s\n' "$FAKE_AGENT_STDERR" >&2
+[ -n "$out_file" ] && [ -n "$FAKE_AGENT_LAST" ] && printf '%s' "$FAKE_AGENT_LAST" > "$out_file"
+[ -n "$FAKE_AGENT_SLEEP" ] && sleep "$FAKE_AGENT_SLEEP"
+exit "${FAKE_AGENT_EXIT:-0}"
