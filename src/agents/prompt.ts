@@ -50,7 +50,7 @@ export function agentLine(o: OfferedAgent): string {
   return [`- ${d.name} (${d.product}): ${d.line}.`, takesText, userNote(o)].filter(Boolean).join(" ");
 }
 
-/** The *Delegating work* section (without the background-job paragraph, which comes with background jobs). */
+/** The *Delegating work* section; the background paragraph appears when background jobs are on. */
 export function delegatingWorkSection(offered: OfferedAgent[], config: Config): string | undefined {
   if (offered.length === 0) return undefined;
   const names = offered.map((o) => o.descriptor.name);
@@ -77,6 +77,17 @@ export function delegatingWorkSection(offered: OfferedAgent[], config: Config): 
   const notes = offered.map((o) => [o.descriptor.name, userNote(o)] as const).filter(([, n]) => n);
   if (notes.length) parts.push(["What the user has said about specific agents:", ...notes.map(([n, t]) => `- ${n}: ${t}`)].join("\n"));
 
+  if (config.agent.max_background > 0) {
+    parts.push(
+      "Stay available to the user. While a foreground call runs, the turn is held open and the user cannot reach you, so " +
+        "answer quick things yourself (short reads, lookups, status checks) and hand real work (changes, multi-step " +
+        "investigation, builds, tests, releases, anything likely to take more than about a minute) to a background job: " +
+        "call `agent` with `background: true` and a self-contained brief, then reply at once with what you started and its " +
+        "job handle. When a `[SCV background report]` turn arrives, relay what came back to the user. Use `agent_status` and " +
+        "`agent_cancel` when the user asks about or wants to stop a job, and keep `agent_wait`, foreground agent calls and " +
+        "long `bash` commands for quick results you need within this turn.",
+    );
+  }
   if (names.includes("grok")) {
     parts.push(
       "If an agent declines a request, tell the user what it said and then call `agent` with agent `grok` and the same " +

@@ -55,6 +55,12 @@ export default defineCommand({
     let streamed = "";
     let finish!: (status: keyof typeof EXIT) => void;
     const finished = new Promise<keyof typeof EXIT>((r) => (finish = r));
+    // Background jobs this run started: exec stays open until each has been reported (or cancelled).
+    const pendingJobs = new Set<string>();
+    let mainStatus: keyof typeof EXIT | undefined;
+    const maybeFinish = () => {
+      if (mainStatus && pendingJobs.size === 0) finish(mainStatus);
+    };
 
     const client = createInProcessClient({
       env,
@@ -81,11 +87,25 @@ export default defineCommand({
             break;
           case "tool.completed":
             if (!args.json) process.stderr.write(`  ${p.ok ? "done" : "failed"}: ${p.tool}\n`);
+            for (const job of Array.isArray(p.jobs) ? p.jobs : []) pendingJobs.add(String(job));
+            for (const job of Array.isArray(p.jobs_settled) ? p.jobs_settled : []) pendingJobs.delete(String(job));
+            if (Array.isArray(p.jobs) && p.jobs.length && !args.json) {
+              process.stderr.write(`  started ${p.jobs.join(", ")}; waiting for the report before exiting (Ctrl-C cancels)\n`);
+            }
             break;
           case "approval.requested":
             void decide(p);
             break;
           case "turn.ended":
+            if (p.origin?.kind === "background") {
+              for (const job of p.origin.jobs ?? []) pendingJobs.delete(String(job));
+              if (!args.json) {
+                process.stderr.write(`\n[background report: ${(p.origin.jobs ?? []).join(", ")}]\n`);
+                process.stdout.write(p.reply.endsWith("\n") || !p.reply ? p.reply : `${p.reply}\n`);
+              }
+              maybeFinish();
+              break;
+            }
             if (p.turn_id !== mainTurn) break;
             if (!args.json) {
               const rest = p.reply.startsWith(streamed) ? p.reply.slice(streamed.length) : `\n${p.reply}`;
@@ -93,7 +113,8 @@ export default defineCommand({
               if ((streamed + rest).length && !(streamed + rest).endsWith("\n")) process.stdout.write("\n");
               if (p.error) process.stderr.write(`scv exec: turn ${p.status}: ${p.error.message}\n`);
             }
-            finish(p.status);
+            mainStatus = p.status;
+            maybeFinish();
             break;
         }
       },
@@ -110,6 +131,11 @@ export default defineCommand({
     process.on("SIGINT", () => {
       if (++interrupts > 1) process.exit(EXIT.cancelled);
       process.stderr.write("\nscv exec: cancelling (Ctrl-C again to quit at once)\n");
+      if (mainStatus && pendingJobs.size) {
+        // Only background jobs are left: closing the session cancels them and stops their processes.
+        void client.request("session.close", { session_id: sessionId }).finally(() => process.exit(EXIT.cancelled));
+        return;
+      }
       if (sessionId) void client.request("turn.cancel", { session_id: sessionId }).catch(() => {});
     });
     process.on("SIGTERM", () => {

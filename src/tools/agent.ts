@@ -9,7 +9,8 @@ import { type AgentCallArgs, type CallPlan, planCall } from "../agents/plan";
 import { agentLine, delegatingWorkSection } from "../agents/prompt";
 import { runAgentCall } from "../agents/run";
 import { type AgentSessionState, agentSessionState, rememberPlan, takePlan } from "../agents/service";
-import { defineTool, type SessionScope, type Tool, type ToolCallContext } from "./tool";
+import { jobsFor } from "../agents/jobs";
+import { defineTool, type SessionScope, type Tool, type ToolCallContext, ToolError } from "./tool";
 
 /** What the tool accepts: lenient strings, so every refusal can say exactly what was wrong (see planCall). */
 const AgentArgs = z.strictObject({
@@ -20,6 +21,7 @@ const AgentArgs = z.strictObject({
   model: z.string().optional(),
   effort: z.string().optional(),
   timeout_seconds: z.number().int("must be a whole number of seconds").positive("must be greater than 0").optional(),
+  background: z.boolean().optional(),
 });
 
 const DESCRIPTION =
@@ -87,6 +89,14 @@ function shownSchema(scope: SessionScope, offered: OfferedAgent[]): Record<strin
     .max(max)
     .optional()
     .describe(`Seconds before the agent is stopped; default ${dflt}, at most ${max}. Raise it for long work such as builds, releases, or landing a change.`);
+  if (scope.config.agent.max_background > 0) {
+    shape.background = z
+      .boolean()
+      .optional()
+      .describe(
+        `Run the call as a background job: the tool returns at once with a job handle (such as job-1) while the agent works, and the result comes back later in a [SCV background report] turn, or through agent_wait / agent_status. At most ${scope.config.agent.max_background} jobs run at once.`,
+      );
+  }
   const schema = z.toJSONSchema(z.strictObject(shape), { io: "input" }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
@@ -133,6 +143,23 @@ function delegationAllowed(scope: SessionScope): boolean {
   return scope.delegationDepth < scope.config.agent.max_delegation_depth;
 }
 
+/** Whether this session offers the `agent` tool (and so, with background jobs on, the job tools). */
+export function agentToolOffered(scope: SessionScope): boolean {
+  return delegationAllowed(scope) && agentSessionState(scope).offered.length > 0;
+}
+
+function checkBackground(scope: SessionScope, args: { background?: boolean }) {
+  if (!args.background) return;
+  const limit = scope.config.agent.max_background;
+  if (limit === 0) throw new ToolError("background jobs are turned off (agent.max_background = 0); call without background");
+  const running = jobsFor(scope).running().length;
+  if (running >= limit) {
+    throw new ToolError(
+      `${running} background jobs are already running (agent.max_background = ${limit}); wait for one with agent_wait, or stop one with agent_cancel, before starting another`,
+    );
+  }
+}
+
 /** The *Delegating work* system-prompt section, present exactly when the session offers the `agent` tool. */
 export function agentPromptSection(scope: SessionScope): string | undefined {
   if (!delegationAllowed(scope)) return undefined;
@@ -160,15 +187,26 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
     jsonSchema: shownSchema(scope, state.offered),
     risk: (args, ctx: ToolCallContext) => {
       rememberPlan(state, ctx.callId, plan(state, scope, args));
+      checkBackground(scope, args);
       return "delegate";
     },
     summary: (args, ctx) => {
       const p = state.plans.get(ctx.callId) ?? plan(state, scope, args);
-      return approvalSummary(p, scope.workspace);
+      const summary = approvalSummary(p, scope.workspace);
+      return args.background ? `${summary}\nRuns as a background job: the turn continues while the agent works.` : summary;
     },
     label: (args) => `agent ${chosenName(args)}`,
     async execute(args, ctx) {
       const p = takePlan(state, ctx.callId) ?? plan(state, scope, args);
+      if (args.background) {
+        const name = p.offered.descriptor.name;
+        const job = jobsFor(scope).start(
+          name,
+          (signal, progress) => runAgentCall({ scope, signal, progress, outputLimitBytes: ctx.outputLimitBytes }, state, p),
+          p.conversation?.handle,
+        );
+        return { ok: true, output: JSON.stringify({ job: job.job, agent: name, status: "running", background: true }), event: { jobs: [job.job] } };
+      }
       const result = await runAgentCall(
         { scope, signal: ctx.signal, progress: (line) => ctx.progress(line), outputLimitBytes: ctx.outputLimitBytes },
         state,

@@ -1,6 +1,9 @@
 // Which tools a session offers. Each tool lives in its own file and exports a factory that returns
 // undefined when the tool is not offered in this session; adding a tool is one more line here.
 import { agentPromptSection, createAgentTool } from "./agent";
+import { createAgentCancelTool } from "./agent_cancel";
+import { createAgentStatusTool } from "./agent_status";
+import { createAgentWaitTool } from "./agent_wait";
 import { createBashTool } from "./bash";
 import { createReadTool } from "./read";
 import { ToolRegistry, type SessionScope, type Tool } from "./tool";
@@ -10,7 +13,17 @@ import { createWriteTool } from "./write";
 
 type ToolFactory = (scope: SessionScope) => Tool | undefined;
 
-const FACTORIES: ToolFactory[] = [createReadTool, createWriteTool, createBashTool, createWebFetchTool, createWebSearchTool, createAgentTool];
+const FACTORIES: ToolFactory[] = [
+  createReadTool,
+  createWriteTool,
+  createBashTool,
+  createWebFetchTool,
+  createWebSearchTool,
+  createAgentTool,
+  createAgentWaitTool,
+  createAgentStatusTool,
+  createAgentCancelTool,
+];
 
 export function buildTools(scope: SessionScope, opts: { enabled: boolean }): ToolRegistry {
   const registry = new ToolRegistry();

@@ -89,3 +89,23 @@ test("the binary ignores .env and bunfig.toml in the working directory and BUN_O
   const v = Bun.spawnSync([requireBinary(), "--version"], { cwd: workspace, env: { ...env, BUN_OPTIONS: "--smol" } });
   expect(v.stdout.toString()).toMatch(/^scv \d+\.\d+\.\d+/);
 });
+
+test("exec prints each background report and stays open until every job it started was reported", async () => {
+  const { BASH, FAKE_AGENT, signIn } = await import("../fake/agent-harness");
+  const { env, workspace, home } = fakeHome(fake.url, `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`);
+  signIn(home, "dsh");
+  const agentOut = join(home, "agent-out.txt");
+  writeFileSync(agentOut, "the migration is done");
+  fake.queue(
+    toolCalls([{ name: "agent", arguments: { agent: "dsh", prompt: "run the migration", background: true } }]),
+    text("Started job-1."),
+    text("Report: the migration is done."),
+  );
+  const t0 = Date.now();
+  const r = await exec(["--yes", "migrate in the background"], { ...env, FAKE_AGENT_STDOUT: agentOut, FAKE_AGENT_SLEEP: "1" }, workspace);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain("Started job-1.");
+  expect(r.stdout).toContain("Report: the migration is done.");
+  expect(r.stderr).toContain("background report: job-1");
+  expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+}, 20_000);

@@ -1,0 +1,207 @@
+// Background jobs: an `agent` call with `background: true` runs as a job owned by the session. The turn that
+// started it ends at once; the result reaches the model through agent_wait/agent_status or, when the model has
+// not seen it, through a report turn the session starts once it is idle.
+import { cutUtf8, type SessionScope, ToolError } from "../tools/tool";
+import type { AgentCallResult } from "./result";
+
+export type JobStatus = "running" | AgentCallResult["status"];
+
+export interface Job {
+  job: string;
+  agent: string;
+  conversation?: string;
+  status: JobStatus;
+  startedAt: number;
+  finishedAt?: number;
+  result?: AgentCallResult;
+  /** The latest progress line while it runs. */
+  progress?: string;
+  /** The model has seen the final result (wait, status, cancel, or a report turn). */
+  seen: boolean;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+export interface JobView {
+  job: string;
+  agent: string;
+  status: JobStatus;
+  elapsed_seconds: number;
+  conversation?: string;
+  progress?: string;
+  result?: AgentCallResult;
+  note?: string;
+}
+
+const REMEMBERED_FINISHED = 16;
+const REPORTS_PER_TURN = 4;
+const CANCEL_SETTLE_MS = 10_000;
+export const REPORT_PREFIX = "[SCV background report]";
+
+export type JobRun = (signal: AbortSignal, progress: (line: string) => void) => Promise<AgentCallResult>;
+
+export class JobManager {
+  private readonly jobs = new Map<string, Job>();
+  private counter = 0;
+  private closed = false;
+
+  constructor(private readonly scope: SessionScope) {}
+
+  get limit(): number {
+    return this.scope.config.agent.max_background;
+  }
+
+  running(): Job[] {
+    return [...this.jobs.values()].filter((j) => j.status === "running");
+  }
+
+  /** Starts a job, or refuses (before anything launches) when the session already runs its limit. */
+  start(agent: string, run: JobRun, conversation?: string): Job {
+    if (this.closed) throw new ToolError("the session is closing; no background job can start");
+    if (this.running().length >= this.limit) {
+      throw new ToolError(
+        `${this.limit} background jobs are already running (agent.max_background = ${this.limit}); wait for one with agent_wait, or stop one with agent_cancel, before starting another`,
+      );
+    }
+    const abort = new AbortController();
+    const job: Job = { job: `job-${++this.counter}`, agent, conversation, status: "running", startedAt: Date.now(), seen: false, abort, done: Promise.resolve() };
+    job.done = run(abort.signal, (line) => (job.progress = line))
+      .then(
+        (result) => this.finish(job, result),
+        (e) => this.finish(job, failedResult(agent, abort.signal.aborted, e)),
+      );
+    this.jobs.set(job.job, job);
+    return job;
+  }
+
+  get(handle: string): Job {
+    const job = this.jobs.get(handle);
+    if (!job) {
+      const known = [...this.jobs.keys()];
+      throw new ToolError(`no job "${handle}" in this session${known.length ? `; known jobs: ${known.join(", ")}` : ""}`);
+    }
+    return job;
+  }
+
+  list(): Job[] {
+    return [...this.jobs.values()];
+  }
+
+  /** Waits until the job finishes or the timeout passes; a finished result counts as seen. */
+  async wait(handle: string, timeoutMs: number, signal: AbortSignal): Promise<JobView> {
+    const job = this.get(handle);
+    if (job.status === "running") {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stopped = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+        signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+      await Promise.race([job.done, stopped]);
+      clearTimeout(timer);
+    }
+    return this.describe(job, true);
+  }
+
+  /** Cancels a running job exactly as closing the session would; no report turn follows. */
+  async cancel(handle: string): Promise<JobView> {
+    const job = this.get(handle);
+    if (job.status !== "running") return { ...this.describe(job, true), note: `${job.job} had already finished (${job.status}); nothing to cancel` };
+    job.seen = true;
+    job.abort.abort();
+    await Promise.race([job.done, Bun.sleep(CANCEL_SETTLE_MS)]);
+    if (job.status === "running") return { ...this.describe(job, false), note: `${job.job} was told to stop and has not settled within ${CANCEL_SETTLE_MS / 1000} s` };
+    job.status = "cancelled";
+    if (job.result) job.result = { ...job.result, status: "cancelled" };
+    return this.describe(job, true);
+  }
+
+  describe(job: Job, markSeen: boolean): JobView {
+    if (markSeen && job.status !== "running") job.seen = true;
+    const view: JobView = {
+      job: job.job,
+      agent: job.agent,
+      status: job.status,
+      elapsed_seconds: Math.round(((job.finishedAt ?? Date.now()) - job.startedAt) / 100) / 10,
+    };
+    const conversation = job.result?.session ?? job.conversation;
+    if (conversation) view.conversation = conversation;
+    if (job.status === "running") {
+      if (job.progress) view.progress = job.progress;
+    } else if (job.result) view.result = job.result;
+    return view;
+  }
+
+  /** The next report turn: finished jobs the model has not seen, at most four. */
+  nextReport(): { prompt: string; origin: { kind: "background"; jobs: string[] } } | undefined {
+    const due = [...this.jobs.values()].filter((j) => j.status !== "running" && !j.seen).slice(0, REPORTS_PER_TURN);
+    if (due.length === 0) return undefined;
+    for (const j of due) j.seen = true;
+    const perJob = Math.max(512, Math.floor(this.scope.config.tools.output_limit_bytes / REPORTS_PER_TURN));
+    const blocks = due.map((j) => {
+      const r = j.result;
+      const conv = r?.session ?? j.conversation;
+      const head = `${j.job}: agent ${j.agent}${conv ? `, conversation ${conv}` : ""}, status ${j.status}`;
+      const reply = r?.reply ? cutUtf8(r.reply, perJob) : "";
+      const extra = [r?.error && `error: ${cutUtf8(r.error, 1024)}`, r?.hint && `hint: ${r.hint}`, r?.note && `note: ${r.note}`].filter(Boolean);
+      return [head, reply && `reply:\n${reply}${reply.length < (r?.reply.length ?? 0) ? "\n[reply truncated]" : ""}`, ...extra].filter(Boolean).join("\n");
+    });
+    const prompt = [
+      `${REPORT_PREFIX} Background ${due.length === 1 ? "job" : "jobs"} you started finished while the user was away from this conversation's turn. Tell the user what came back: what each agent did or found, and anything they need to decide or act on. The user has not seen these results yet.`,
+      ...blocks,
+    ].join("\n\n");
+    return { prompt, origin: { kind: "background", jobs: due.map((j) => j.job) } };
+  }
+
+  /** Session close: cancel every running job and wait for its processes to be stopped. */
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    const running = this.running();
+    for (const j of running) {
+      j.seen = true;
+      j.abort.abort();
+    }
+    await Promise.allSettled(running.map((j) => Promise.race([j.done, Bun.sleep(CANCEL_SETTLE_MS)])));
+  }
+
+  private finish(job: Job, result: AgentCallResult) {
+    job.result = result;
+    job.status = job.abort.signal.aborted && result.status !== "completed" ? "cancelled" : result.status;
+    job.finishedAt = Date.now();
+    job.progress = undefined;
+    this.forgetOld();
+    if (!job.seen) this.scope.turns.wake();
+  }
+
+  private forgetOld() {
+    const finished = [...this.jobs.values()].filter((j) => j.status !== "running" && j.seen);
+    for (const j of finished.slice(0, Math.max(0, this.finishedCount() - REMEMBERED_FINISHED))) this.jobs.delete(j.job);
+  }
+
+  private finishedCount() {
+    return [...this.jobs.values()].filter((j) => j.status !== "running").length;
+  }
+}
+
+function failedResult(agent: string, cancelled: boolean, e: unknown): AgentCallResult {
+  return {
+    agent,
+    status: cancelled ? "cancelled" : "failed",
+    reply: "",
+    usage: null,
+    exit_code: null,
+    stderr_tail: "",
+    truncated: false,
+    ...(cancelled ? {} : { error: e instanceof Error ? e.message : String(e) }),
+  };
+}
+
+/** The session's job manager, created on first use; closing the session cancels its jobs. */
+export function jobsFor(scope: SessionScope): JobManager {
+  const existing = scope.services.jobs as JobManager | undefined;
+  if (existing) return existing;
+  const jobs = new JobManager(scope);
+  scope.services.jobs = jobs;
+  scope.turns.addIdleSource(() => jobs.nextReport());
+  scope.onClose(() => jobs.closeAll());
+  return jobs;
+}

@@ -1,0 +1,25 @@
+// `agent_cancel`: stops a running background job the way closing the session would.
+import { z } from "zod";
+import { jobsFor } from "../agents/jobs";
+import { agentToolOffered } from "./agent";
+import { defineTool, type SessionScope, type Tool } from "./tool";
+
+export function createAgentCancelTool(scope: SessionScope): Tool | undefined {
+  if (scope.config.agent.max_background === 0 || !agentToolOffered(scope)) return undefined;
+  return defineTool({
+    name: "agent_cancel",
+    description:
+      "Stop a running background job: its agent process and everything it started are stopped, and the job is returned with status cancelled (waits up to 10 s for it to settle). No report turn follows. A job that already finished is described with a note.",
+    parameters: z.strictObject({ job: z.string().min(1, "name a job handle such as job-1") }),
+    risk: "process",
+    summary: (a) => {
+      const job = jobsFor(scope).get(a.job);
+      return `agent_cancel ${a.job}: stop the ${job.agent} job started ${Math.round((Date.now() - job.startedAt) / 1000)} s ago and every process it started`;
+    },
+    async execute(args) {
+      const view = await jobsFor(scope).cancel(args.job);
+      const settled = view.status !== "running";
+      return { ok: settled, output: JSON.stringify(view), ...(settled ? { event: { jobs_settled: [view.job] } } : {}) };
+    },
+  });
+}

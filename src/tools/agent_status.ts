@@ -1,0 +1,25 @@
+// `agent_status`: describes one background job, or every job the session remembers.
+import { z } from "zod";
+import { jobsFor } from "../agents/jobs";
+import { agentToolOffered } from "./agent";
+import { defineTool, type SessionScope, type Tool } from "./tool";
+
+export function createAgentStatusTool(scope: SessionScope): Tool | undefined {
+  if (scope.config.agent.max_background === 0 || !agentToolOffered(scope)) return undefined;
+  return defineTool({
+    name: "agent_status",
+    description:
+      "Describe background jobs: with job, that one; without it, {jobs: [...]} for every job this session remembers (running ones with their latest progress line, finished ones with their result).",
+    parameters: z.strictObject({ job: z.string().min(1).optional() }),
+    risk: "read_only",
+    summary: (a) => `agent_status ${a.job ?? "(all jobs)"}`,
+    async execute(args) {
+      const jobs = jobsFor(scope);
+      const views = (args.job ? [jobs.get(args.job)] : jobs.list()).map((j) => jobs.describe(j, true));
+      const settled = views.filter((v) => v.status !== "running").map((v) => v.job);
+      // jobs_settled tells clients (scv exec) these results reached the model, so no report turn will follow.
+      const event = settled.length ? { jobs_settled: settled } : undefined;
+      return { ok: true, output: JSON.stringify(args.job ? views[0] : { jobs: views }), ...(event ? { event } : {}) };
+    },
+  });
+}

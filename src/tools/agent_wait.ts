@@ -1,0 +1,33 @@
+// `agent_wait`: blocks until a background job finishes or the timeout passes.
+import { z } from "zod";
+import { jobsFor } from "../agents/jobs";
+import { agentToolOffered } from "./agent";
+import { defineTool, type SessionScope, type Tool } from "./tool";
+
+export function createAgentWaitTool(scope: SessionScope): Tool | undefined {
+  if (scope.config.agent.max_background === 0 || !agentToolOffered(scope)) return undefined;
+  const { agent_timeout_seconds: dflt, max_timeout_seconds: max } = scope.config.tools;
+  return defineTool({
+    name: "agent_wait",
+    description:
+      "Wait for a background job started with agent (background: true) to finish, up to timeout_seconds. Returns {job, agent, status, elapsed_seconds, result} when it finished, or status running with its latest progress line. It holds this turn open, so use it only for quick results you need now.",
+    parameters: z.strictObject({
+      job: z.string().min(1, "name a job handle such as job-1"),
+      timeout_seconds: z
+        .number()
+        .int("must be a whole number of seconds")
+        .positive("must be greater than 0")
+        .max(max, `must be at most ${max} (tools.max_timeout_seconds)`)
+        .optional()
+        .describe(`default ${dflt}, at most ${max}`),
+    }),
+    risk: "read_only",
+    summary: (a) => `agent_wait ${a.job}`,
+    async execute(args, ctx) {
+      const jobs = jobsFor(scope);
+      jobs.get(args.job);
+      const view = await jobs.wait(args.job, (args.timeout_seconds ?? dflt) * 1000, ctx.signal);
+      return { ok: true, output: JSON.stringify(view), ...(view.status === "running" ? {} : { event: { jobs_settled: [view.job] } }) };
+    },
+  });
+}
