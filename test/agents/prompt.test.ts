@@ -24,7 +24,18 @@ describe("Delegating work section", () => {
     expect(s).toContain("The user prefers, in order: codex, claude. A call that names no agent goes to codex");
     expect(s).toContain("self-contained");
     expect(s).not.toMatch(/\b(MUST|NEVER|ALWAYS|IMPORTANT)\b/);
-    expect(s).not.toContain("background");
+    expect(s).toContain("background: true");
+  });
+
+  test("the background paragraph appears only while background jobs are on", () => {
+    const c = config(["codex"]);
+    const off = delegatingWorkSection([offer("codex")], { ...c, agent: { ...c.agent, max_background: 0 } })!;
+    expect(off).not.toContain("background");
+    expect(off).toContain("self-contained");
+    const on = delegatingWorkSection([offer("codex")], c)!;
+    expect(on).toContain("Stay available");
+    expect(on).toContain("[SCV background report]");
+    expect(on).toContain("agent_cancel");
   });
 
   test("without a preference every call names its agent", () => {

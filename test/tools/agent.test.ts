@@ -73,7 +73,7 @@ describe("schema", () => {
     expect(s.properties.agent!.enum).toEqual(["claude", "dsh"]);
     expect(s.required).toEqual(["agent", "prompt"]);
     expect(s.additionalProperties).toBe(false);
-    expect(Object.keys(s.properties).sort()).toEqual(["agent", "cwd", "effort", "model", "prompt", "session", "timeout_seconds"]);
+    expect(Object.keys(s.properties).sort()).toEqual(["agent", "background", "cwd", "effort", "model", "prompt", "session", "timeout_seconds"]);
     expect(s.properties.timeout_seconds!.maximum).toBe(14400);
   });
 
@@ -88,7 +88,7 @@ describe("schema", () => {
 
   test("options appear only when some offered agent takes them", () => {
     const dshOnly = setup({ agents: ["dsh"] }).tool.jsonSchema as Schema;
-    expect(Object.keys(dshOnly.properties).sort()).toEqual(["agent", "cwd", "prompt", "timeout_seconds"]);
+    expect(Object.keys(dshOnly.properties).sort()).toEqual(["agent", "background", "cwd", "prompt", "timeout_seconds"]);
     const grokOnly = setup({ agents: ["grok"] }).tool.jsonSchema as Schema;
     expect(Object.keys(grokOnly.properties).sort()).toEqual(["agent", "cwd", "effort", "model", "prompt", "timeout_seconds"]);
     expect(grokOnly.properties.effort!.enum).toEqual(["low", "medium", "high", "xhigh", "max"]);
