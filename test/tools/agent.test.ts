@@ -90,7 +90,7 @@ describe("schema", () => {
     const dshOnly = setup({ agents: ["dsh"] }).tool.jsonSchema as Schema;
     expect(Object.keys(dshOnly.properties).sort()).toEqual(["agent", "background", "cwd", "prompt", "timeout_seconds"]);
     const grokOnly = setup({ agents: ["grok"] }).tool.jsonSchema as Schema;
-    expect(Object.keys(grokOnly.properties).sort()).toEqual(["agent", "cwd", "effort", "model", "prompt", "timeout_seconds"]);
+    expect(Object.keys(grokOnly.properties).sort()).toEqual(["agent", "background", "cwd", "effort", "model", "prompt", "timeout_seconds"]);
     expect(grokOnly.properties.effort!.enum).toEqual(["low", "medium", "high", "xhigh", "max"]);
   });
 
