@@ -50,6 +50,16 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The PID of the `sleep` the fake agent leaves running, once it has recorded it. */
+async function backgroundChildOf(dir: string): Promise<number> {
+  for (let i = 0; i < 100; i++) {
+    const file = readdirSync(dir).find((f) => f.endsWith(".child"));
+    if (file) return Number(readFileSync(join(dir, file), "utf8"));
+    await Bun.sleep(50);
+  }
+  throw new Error("the fake agent never started its background child");
+}
+
 describe("start and report", () => {
   test("a background call returns a job at once; its result arrives in a report turn with the origin", async () => {
     const { harness } = await jobHarness({ reply: "REPLY-FROM-AGENT: parser fixed" });
@@ -156,13 +166,7 @@ describe("agent_wait, agent_status, agent_cancel", () => {
     h.fake.queue(toolCalls([bg()]), text("started"), toolCalls([{ name: "agent_cancel", arguments: { job: "job-1" } }]), text("cancelled it"));
     const sid = await h.start({ auto_approve: true });
     await h.turn(sid, "start");
-    // wait until the fake agent recorded its background child
-    let childFile: string | undefined;
-    for (let i = 0; i < 100 && !childFile; i++) {
-      childFile = readdirSync(dir).find((f) => f.endsWith(".child"));
-      if (!childFile) await Bun.sleep(50);
-    }
-    const childPid = Number(readFileSync(join(dir, childFile!), "utf8"));
+    const childPid = await backgroundChildOf(dir);
     expect(alive(childPid)).toBe(true);
     await h.turn(sid, "stop it");
     const cancelled = JSON.parse(completedOf(h, "agent_cancel")[0].output);
@@ -233,12 +237,7 @@ describe("jobs belong to their session", () => {
     h.fake.queue(toolCalls([bg()]), text("started"));
     const sid = await h.start({ auto_approve: true });
     await h.turn(sid, "start");
-    let childFile: string | undefined;
-    for (let i = 0; i < 100 && !childFile; i++) {
-      childFile = readdirSync(dir).find((f) => f.endsWith(".child"));
-      if (!childFile) await Bun.sleep(50);
-    }
-    const childPid = Number(readFileSync(join(dir, childFile!), "utf8"));
+    const childPid = await backgroundChildOf(dir);
     expect(alive(childPid)).toBe(true);
     await h.request("session.close", { session_id: sid });
     expect(alive(childPid)).toBe(false);
