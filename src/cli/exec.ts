@@ -2,7 +2,8 @@
 // notifications as JSONL. Exit status: 0 completed, 1 failed, 130 cancelled, 78 configuration error.
 import { defineCommand } from "citty";
 import { createInterface } from "node:readline";
-import { ConfigError, loadConfig } from "../config/load";
+import { ConfigError, loadConfig, scvHome } from "../config/load";
+import { reconcileAtStartup } from "../process/reconcile";
 import { createInProcessClient } from "./exec-client";
 
 const EXIT = { completed: 0, failed: 1, cancelled: 130, config: 78 } as const;
@@ -44,6 +45,7 @@ export default defineCommand({
       process.stderr.write(`scv exec: configuration error, not starting:\n${e.message}\n`);
       process.exit(EXIT.config);
     }
+    void reconcileAtStartup(scvHome(env));
     const prompt = await readPrompt(args.prompt);
     if (!prompt) {
       process.stderr.write("scv exec: the prompt is empty; pass it as an argument or on stdin with `-`\n");

@@ -1,6 +1,6 @@
 // Tracking of delegated runs (agent CLIs, ACP servers, nested SCV): SCV_PARENT/SCV_DELEGATION_DEPTH tags,
 // records in $SCV_HOME/state/delegations/<handle>.json, and cleanup when a run ends or is abandoned.
-// Records and stopping live in ./delegation-records; this module ties them to the process runner.
+// Records live in ./delegation-records, stopping in ./delegation-stop; this module ties them to the runner.
 import type { SessionScope } from "../tools/tool";
 import { startProcess } from "./index";
 import {
@@ -11,13 +11,14 @@ import {
   clearCancelRequest,
   ownerIdentity,
   removeRecord,
-  stopDelegations,
   validHandle,
   writeRecord,
 } from "./delegation-records";
+import { stopDelegations } from "./delegation-stop";
 import type { RunOptions, RunResult, RunningProcess } from "./types";
 
 export * from "./delegation-records";
+export { scanTagged, stopDelegations } from "./delegation-stop";
 
 export interface DelegationInfo {
   /** Unique per instance, e.g. "codex-3f9a2c" (agent name + random hex). */

@@ -16,11 +16,11 @@ import {
   removeRecord,
   requestCancel,
   stateDir,
-  stopDelegations,
   tryUnlink,
   clearCancelRequest,
   writePrivateFileAtomic,
 } from "./delegation-records";
+import { stopDelegations } from "./delegation-stop";
 
 export interface ReconcileResult {
   /** Handles of the orphans this pass stopped and removed. */

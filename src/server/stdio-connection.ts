@@ -1,6 +1,7 @@
 // The heavy half of `server --stdio`, loaded while the fast path answers `initialize`: the configuration check
 // (the server refuses to start on a bad config) and the protocol connection.
-import { ConfigError, loadConfig } from "../config/load";
+import { ConfigError, loadConfig, scvHome } from "../config/load";
+import { reconcileAtStartup } from "../process/reconcile";
 import { createServerConnection, type ServerConnection } from "./server";
 
 export async function openStdioConnection(opts: { baseDepth: number; send(message: unknown): Promise<void> }): Promise<ServerConnection> {
@@ -10,5 +11,8 @@ export async function openStdioConnection(opts: { baseDepth: number; send(messag
     if (e instanceof ConfigError) throw new Error(`configuration error, not starting:\n${e.message}`);
     throw e;
   }
+  // Orphans left by an SCV process that died (say, a SIGKILLed server) are stopped; not awaited, since
+  // stopping one can take the 2 s grace and the client should not wait for it.
+  void reconcileAtStartup(scvHome());
   return createServerConnection({ send: opts.send, baseDepth: opts.baseDepth });
 }

@@ -1,0 +1,112 @@
+// `scv agents ps|kill|gc`: delegations of this SCV_HOME seen from any SCV process, and transcript cleanup.
+import { defineCommand } from "citty";
+import { scvHome } from "../config/load";
+
+function fail(command: string, message: string, code = 1): void {
+  process.stderr.write(`scv agents ${command}: ${message}\n`);
+  process.exitCode = code;
+}
+
+const ps = defineCommand({
+  meta: { name: "ps", description: "List this instance's running delegations (from any SCV process)" },
+  args: {
+    all: { type: "boolean", description: "also list orphans awaiting cleanup" },
+    json: { type: "boolean", description: "print JSON" },
+  },
+  async run({ args }) {
+    const { listRecords, delegationState } = await import("../process/delegation-records");
+    const now = Date.now() / 1000;
+    const rows = listRecords(scvHome())
+      .map((r) => ({
+        handle: r.handle,
+        agent: r.agent,
+        session: r.session,
+        conversation: r.conversation ?? null,
+        turn: r.turn ?? null,
+        state: delegationState(r),
+        cwd: r.cwd,
+        age_seconds: Math.max(0, Math.floor(now - r.started_unix)),
+        pid: r.pid,
+        owner_pid: r.owner_pid,
+        depth: r.depth,
+        ...(r.idle_since_unix !== undefined ? { idle_since_unix: r.idle_since_unix } : {}),
+        ...(r.background_jobs ? { background_jobs: r.background_jobs } : {}),
+      }))
+      .filter((r) => args.all || r.state !== "orphan");
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify({ delegations: rows }, null, 2)}\n`);
+      return;
+    }
+    if (!rows.length) {
+      process.stdout.write(args.all ? "no delegations\n" : "no running delegations (scv agents ps --all also lists orphans)\n");
+      return;
+    }
+    const { formatDuration } = await import("../daemon/status");
+    const table = [
+      ["HANDLE", "AGENT", "SESSION", "CONVERSATION", "TURN", "STATE", "AGE", "CWD"],
+      ...rows.map((r) => [r.handle, r.agent, r.session, r.conversation ?? "-", r.turn === null ? "-" : String(r.turn), r.state, formatDuration(r.age_seconds), r.cwd]),
+    ];
+    const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+    const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  "));
+    process.stdout.write(`${lines.join("\n")}\n`);
+  },
+});
+
+const kill = defineCommand({
+  meta: { name: "kill", description: "Stop a delegation (its caller sees `cancelled`), or every orphan with --orphans" },
+  args: {
+    handle: { type: "positional", required: false, description: "the handle shown by `scv agents ps`" },
+    orphans: { type: "boolean", description: "stop every orphan (a run whose SCV process is gone)" },
+    json: { type: "boolean", description: "print JSON" },
+  },
+  async run({ args }) {
+    const home = scvHome();
+    if (!!args.handle === !!args.orphans) {
+      fail("kill", "give either a handle (see `scv agents ps`) or --orphans", 2);
+      return;
+    }
+    const { findOrphans, killDelegation, stopOrphans } = await import("../process/reconcile");
+    if (args.orphans) {
+      const stopped = await stopOrphans(home, findOrphans(home));
+      if (args.json) process.stdout.write(`${JSON.stringify({ stopped }, null, 2)}\n`);
+      else process.stdout.write(stopped.length ? `stopped ${stopped.length} orphan(s): ${stopped.join(", ")}\n` : "no orphans\n");
+      return;
+    }
+    const outcome = await killDelegation(home, args.handle!);
+    if (args.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
+    if (!outcome.killed) {
+      if (!args.json) fail("kill", outcome.reason);
+      else process.exitCode = 1;
+      return;
+    }
+    if (!args.json) {
+      const note = outcome.orphan ? " (an orphan; record removed)" : outcome.recordRemoved ? "; its caller sees it cancelled" : "; its SCV process will report it cancelled";
+      process.stdout.write(`killed ${outcome.handle}${note}\n`);
+    }
+  },
+});
+
+const gc = defineCommand({
+  meta: { name: "gc", description: "Remove old agent transcripts from SCV's private agent homes" },
+  args: {
+    agent: { type: "positional", required: false, description: "only this agent's transcripts" },
+    "dry-run": { type: "boolean", description: "list what would go, per agent, and remove nothing" },
+    "older-than": { type: "string", description: "age such as 7d or 12h (default 30d, never under 1h)" },
+    json: { type: "boolean", description: "print JSON" },
+  },
+  async run({ args }) {
+    const { agentsGc, formatGcReport, GcUsageError } = await import("../agents/gc");
+    try {
+      const report = agentsGc({ scvHome: scvHome(), olderThan: args["older-than"], agent: args.agent, dryRun: !!args["dry-run"] });
+      process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatGcReport(report) || "nothing to remove"}\n`);
+    } catch (e) {
+      if (!(e instanceof GcUsageError)) throw e;
+      fail("gc", e.message, 2);
+    }
+  },
+});
+
+export default defineCommand({
+  meta: { name: "agents", description: "Delegated agents: running delegations, stopping them, transcript cleanup" },
+  subCommands: { ps, kill, gc },
+});

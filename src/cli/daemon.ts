@@ -1,0 +1,151 @@
+// `scv daemon run|start|stop|restart|status|install`. A delegated SCV refuses all but status.
+import { defineCommand } from "citty";
+import { scvHome } from "../config/load";
+
+function fail(command: string, message: string, code = 1): void {
+  process.stderr.write(`scv daemon ${command}: ${message}\n`);
+  process.exitCode = code;
+}
+
+/** Prints the refusal and returns true when this SCV runs delegated. */
+async function refused(command: string, action: string): Promise<boolean> {
+  const { delegatedRefusal } = await import("../daemon/refuse");
+  const message = delegatedRefusal(action);
+  if (message) fail(command, message, 3);
+  return !!message;
+}
+
+const stopArgs = {
+  force: { type: "boolean", description: "kill running turns and delegations (the tracked way) instead of waiting" },
+  timeout: { type: "string", description: "seconds a planned stop waits before it kills what still runs (default 300)" },
+} as const;
+
+function timeoutOf(command: string, raw: string | undefined): number | undefined | null {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || n > 86_400) {
+    fail(command, `--timeout ${JSON.stringify(raw)}: give seconds between 1 and 86400`, 2);
+    return null;
+  }
+  return n;
+}
+
+async function stop(command: string, force: boolean, timeoutSeconds: number | undefined): Promise<boolean> {
+  const { stopDaemon } = await import("../daemon/control");
+  const outcome = await stopDaemon({
+    scvHome: scvHome(),
+    force,
+    timeoutSeconds,
+    onWaiting: (n) => process.stderr.write(`waiting for ${n} running turn(s) or delegation(s) to finish (--force kills them)\n`),
+  });
+  process.stdout.write(outcome.stopped ? `scv daemon stopped (pid ${outcome.pid})\n` : `scv daemon ${command}: ${outcome.reason}\n`);
+  return outcome.stopped;
+}
+
+async function start(): Promise<void> {
+  const { startDaemon } = await import("../daemon/control");
+  const outcome = await startDaemon({ scvHome: scvHome() });
+  process.stdout.write(outcome.started ? `scv daemon started (pid ${outcome.pid}); log: ${outcome.log}\n` : `scv daemon is already running (pid ${outcome.pid})\n`);
+}
+
+async function guarded(command: string, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (e) {
+    const name = (e as Error).name;
+    if (name !== "DaemonControlError" && name !== "DaemonStartError") throw e;
+    fail(command, (e as Error).message);
+  }
+}
+
+const run = defineCommand({
+  meta: { name: "run", description: "Run the daemon in the foreground" },
+  async run() {
+    if (await refused("run", "run a daemon")) return;
+    await guarded("run", async () => {
+      const { runDaemon } = await import("../daemon/server");
+      const daemon = await runDaemon({ scvHome: scvHome() });
+      await daemon.stopped;
+      process.exit(0);
+    });
+  },
+});
+
+const startCmd = defineCommand({
+  meta: { name: "start", description: "Start the daemon in the background (log in $SCV_HOME/log/daemon.log)" },
+  async run() {
+    if (await refused("start", "start a daemon")) return;
+    await guarded("start", start);
+  },
+});
+
+const stopCmd = defineCommand({
+  meta: { name: "stop", description: "Stop the daemon after running turns and delegations finish (bounded)" },
+  args: stopArgs,
+  async run({ args }) {
+    if (await refused("stop", "stop a daemon")) return;
+    const timeout = timeoutOf("stop", args.timeout);
+    if (timeout === null) return;
+    await guarded("stop", async () => void (await stop("stop", !!args.force, timeout)));
+  },
+});
+
+const restart = defineCommand({
+  meta: { name: "restart", description: "Stop the daemon (planned, bounded) and start this binary's daemon" },
+  args: stopArgs,
+  async run({ args }) {
+    if (await refused("restart", "restart a daemon")) return;
+    const timeout = timeoutOf("restart", args.timeout);
+    if (timeout === null) return;
+    await guarded("restart", async () => {
+      await stop("restart", !!args.force, timeout);
+      await start();
+    });
+  },
+});
+
+const status = defineCommand({
+  meta: { name: "status", description: "Whether the daemon runs (pid, uptime, version)" },
+  args: { json: { type: "boolean", description: "print JSON" } },
+  async run({ args }) {
+    const { collectStatus, formatDuration } = await import("../daemon/status");
+    const report = await collectStatus(scvHome());
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify(report.daemon, null, 2)}\n`);
+      return;
+    }
+    const d = report.daemon;
+    process.stdout.write(
+      d.running
+        ? `running (pid ${d.pid}, up ${formatDuration(d.uptime_seconds)}, version ${d.version}${d.stopping ? ", stopping" : ""})\n`
+        : `not running${d.note ? ` (${d.note})` : ""}\n`,
+    );
+  },
+});
+
+const install = defineCommand({
+  meta: { name: "install", description: "Write a systemd user unit that runs `scv daemon run`" },
+  async run() {
+    if (await refused("install", "install a daemon")) return;
+    const { systemdAvailable, installUnit } = await import("../daemon/systemd");
+    if (!systemdAvailable()) {
+      fail(
+        "install",
+        "systemd was not found on this host (no /run/systemd/system or no systemctl), so there is no user unit to install. " +
+          "Start the daemon yourself with `scv daemon start`, for example from your login profile.",
+      );
+      return;
+    }
+    const { selfCommand } = await import("../daemon/control");
+    const file = installUnit({ command: selfCommand(), scvHome: process.env.SCV_HOME ? scvHome() : undefined });
+    process.stdout.write(
+      `wrote ${file}\nEnable and start it with:\n  systemctl --user daemon-reload\n  systemctl --user enable --now scv\n` +
+        "To keep it running while you are logged out: loginctl enable-linger \"$USER\"\n",
+    );
+  },
+});
+
+export default defineCommand({
+  meta: { name: "daemon", description: "The SCV daemon: one per SCV_HOME, on $SCV_HOME/run/scv.sock" },
+  subCommands: { run, start: startCmd, stop: stopCmd, restart, status, install },
+});
