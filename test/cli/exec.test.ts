@@ -1,5 +1,5 @@
 // `dist/scv exec` end to end against the fake model endpoint.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, requireBinary } from "../fake/binary";
@@ -109,3 +109,32 @@ test("exec prints each background report and stays open until every job it start
   expect(r.stderr).toContain("background report: job-1");
   expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
 }, 20_000);
+
+// In a terminal exec asks y/n for each approval; `script` gives the binary a real pseudo-terminal.
+describe.skipIf(!Bun.which("script"))("in a terminal", () => {
+  for (const [answer, written] of [["y", true], ["n", false]] as const) {
+    test(`answering ${answer} ${written ? "runs" : "denies"} the write`, async () => {
+      const { env, workspace } = fakeHome(fake.url);
+      fake.queue(toolCalls([{ name: "write", arguments: { path: "t.txt", content: "T", mode: "create" } }]), text("finished"));
+      const p = Bun.spawn(["script", "-qec", `${requireBinary()} exec "write t"`, "/dev/null"], { cwd: workspace, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+      const reader = p.stdout.getReader();
+      let out = "";
+      while (!out.includes("[y/N]")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        out += new TextDecoder().decode(value);
+      }
+      expect(out).toContain("write t.txt (create, 1 bytes)");
+      p.stdin.write(`${answer}\n`);
+      p.stdin.flush();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        out += new TextDecoder().decode(value);
+      }
+      expect(await p.exited).toBe(0);
+      expect(existsSync(join(workspace, "t.txt"))).toBe(written);
+      expect(out).toContain("finished");
+    }, 20_000);
+  }
+});
