@@ -23,7 +23,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { config?: string; wireApi?: "responses" | "chat"; env?: Record<string, string>; fake?: FakeModel } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  /** Appended to the user config.toml (after the fake provider profile). */
+  config?: string;
+  wireApi?: "responses" | "chat";
+  env?: Record<string, string>;
+  fake?: FakeModel;
+  /** Per-session services, e.g. `net` overrides for a test resolver and CA. */
+  services?: () => Record<string, unknown>;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const fake = opts.fake ?? (await startFakeModel());
   const root = mkdtempSync(join(tmpdir(), "scv-harness-"));
   const home = join(root, "scv-home");
@@ -41,6 +51,7 @@ export async function startHarness(opts: { config?: string; wireApi?: "responses
   let nextId = 1;
   const conn = createServerConnection({
     env,
+    services: opts.services,
     async send(raw: any) {
       if (raw.method) {
         events.push({ method: raw.method, params: raw.params });
@@ -86,7 +97,7 @@ export async function startHarness(opts: { config?: string; wireApi?: "responses
     },
     async turn(sessionId, prompt) {
       const { turn_id } = await h.request("turn.start", { session_id: sessionId, prompt });
-      return h.waitFor("turn.ended", (p) => p.turn_id === turn_id);
+      return h.waitFor("turn.ended", (p) => p.session_id === sessionId && p.turn_id === turn_id);
     },
     async close() {
       await conn.closeAll();

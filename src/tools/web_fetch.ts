@@ -1,0 +1,123 @@
+// web_fetch: one public http(s) URL, GET, returned as text in parts that fit the tool output limit.
+// Policy (schemes, credentials, addresses, redirects, limits) lives in src/net; this file decides risk and
+// lays out the result: final URL, status, content type and the character range come first.
+import { z } from "zod";
+import { autoApproveHosts, bareHost, fetchPage, linksFor, NetError, netOptions, parseTargetUrl, type Page } from "../net";
+import { cutUtf8, defineTool, type SessionScope, type Tool, ToolError, type ToolResult } from "./tool";
+
+const Params = z.strictObject({
+  url: z.string().min(1, "give the http:// or https:// URL to fetch").describe("The http:// or https:// URL to GET."),
+  offset: z
+    .number()
+    .int("must be a whole number")
+    .min(0, "must be 0 or more")
+    .optional()
+    .describe("Character offset to start from; a long page's result ends with the offset of its next part."),
+});
+type Args = z.infer<typeof Params>;
+
+/** Room kept for the closing "next part" note. */
+const FOOTER_RESERVE = 160;
+
+export function createWebFetchTool(scope: SessionScope): Tool {
+  const approved = autoApproveHosts(scope.config);
+  const isAutoApproved = (url: URL) => url.protocol === "https:" && approved.has(bareHost(url));
+
+  return defineTool({
+    name: "web_fetch",
+    description:
+      "Fetch one public http:// or https:// URL with GET and return it as text. HTML becomes readable plain text " +
+      "where each link is followed by [n] and listed under Links:; JSON and other text pass through; images, PDFs, " +
+      "archives and other binary types are refused. The result starts with the final URL, status, content type and " +
+      "the character range shown; a longer page ends with the offset to pass for its next part. Private and local " +
+      "addresses are refused.",
+    parameters: Params,
+    risk: (args) => (isAutoApproved(checkedUrl(args.url)) ? "read_only" : "network"),
+    summary: (args) => `GET ${checkedUrl(args.url).href}`,
+    async execute(args: Args, ctx): Promise<ToolResult> {
+      const url = checkedUrl(args.url);
+      const strict = isAutoApproved(url);
+      ctx.progress(`fetching ${url.host}`);
+      let page: Page;
+      try {
+        page = await fetchPage(url, netOptions(ctx), {
+          signal: ctx.signal,
+          // An auto-approved fetch ran without approval, so it may only go on to other auto-approved hosts.
+          onRedirect: strict
+            ? (to, from) => {
+                if (!isAutoApproved(to)) {
+                  throw new NetError(
+                    `${from.href} redirected to ${to.href}, which is not an https:// host in web.auto_approve_domains, ` +
+                      "so it was not followed; call web_fetch with that URL to fetch it (it needs approval)",
+                  );
+                }
+              }
+            : undefined,
+        });
+      } catch (e) {
+        if (e instanceof NetError) throw new ToolError(e.message);
+        throw e;
+      }
+      const output = renderPage(page, args.offset ?? 0, ctx.outputLimitBytes);
+      return { ok: page.status < 400, output };
+    },
+  });
+}
+
+function checkedUrl(raw: string): URL {
+  try {
+    return parseTargetUrl(raw.trim());
+  } catch (e) {
+    throw new ToolError((e as Error).message);
+  }
+}
+
+/** Lays out the part of the page starting at `offset` so the whole result fits in `limit` bytes. */
+export function renderPage(page: Page, offset: number, limit: number): string {
+  const total = page.text.length;
+  if (offset > 0 && offset >= total) {
+    throw new ToolError(`offset ${offset} is past the end of the page text (${total} characters); use an offset below ${total}`);
+  }
+  const head = (end: number) => {
+    const lines = [
+      `URL: ${page.url.href}`,
+      `Status: ${page.status}${page.statusText ? ` ${page.statusText}` : ""}`,
+      `Content-Type: ${page.contentType || "(none)"}`,
+      `Characters: ${offset}-${end} of ${total}`,
+    ];
+    if (page.title) lines.push(`Title: ${page.title}`);
+    if (page.redirects.length) lines.push(`Redirected ${page.redirects.length} time(s); final URL above.`);
+    if (page.truncated) lines.push(`Note: only the first ${page.bytes} bytes were downloaded (web.fetch_max_bytes).`);
+    return lines.join("\n") + "\n\n";
+  };
+  const budget = Math.max(0, limit - Buffer.byteLength(head(total)) - FOOTER_RESERVE);
+  const rest = page.text.slice(offset, offset + budget + 1);
+  let part = fit(rest, budget);
+  let links = linksFor(part, page.links);
+  // The links block takes room from the text; shrinking the text can only drop links, so this settles fast.
+  for (let i = 0; i < 4 && Buffer.byteLength(part) + Buffer.byteLength(links) + 2 > budget; i++) {
+    part = fit(part, Math.max(0, budget - Buffer.byteLength(links) - 2));
+    links = linksFor(part, page.links);
+  }
+  if (Buffer.byteLength(part) + Buffer.byteLength(links) + 2 > budget) links = "";
+  const end = offset + part.length;
+  // A part cut at a line break would end in blank lines; they are not shown, but the range covers them.
+  let out = head(end) + (end < total ? part.trimEnd() : part || (total === 0 ? "(empty body)" : ""));
+  if (links) out += `\n\n${links}`;
+  if (end < total) out += `\n\n[Characters ${offset}-${end} of ${total} shown. For the next part call web_fetch with "offset": ${end}]`;
+  return out;
+}
+
+/** `text` if it fits in `bytes`, else its longest prefix that does, ended at a line break or space near the cut. */
+function fit(text: string, bytes: number): string {
+  if (Buffer.byteLength(text) <= bytes) return text;
+  const part = cutUtf8(text, bytes);
+  let end = part.length;
+  const nl = part.lastIndexOf("\n");
+  const sp = part.lastIndexOf(" ");
+  if (nl > end * 0.8) end = nl + 1;
+  else if (sp > end * 0.95) end = sp + 1;
+  const last = part.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return part.slice(0, end);
+}
