@@ -28,7 +28,7 @@ describe.skipIf(!hasOpenssl)("web_fetch and hosted search over the protocol", ()
   });
 
   const services = () => ({
-    net: { lookup: tableLookup({ "docs.test": ["127.0.0.1"], "other.test": ["127.0.0.1"] }), allow: allowPort(site.port), tls: { ca: certs.ca } },
+    net: { lookup: tableLookup({ "docs.test": ["127.0.0.1"], "other.test": ["127.0.0.1"] }), allow: allowPort(site.port!), tls: { ca: certs.ca } },
   });
 
   test("an allowlisted HTTPS host is read_only: fetched without asking", async () => {
