@@ -48,9 +48,11 @@ export async function guardedFetch(target: string | URL, opts: ConnectorOptions,
     const where = redirects.length ? `redirected to ${url.href}: ` : "";
     let checked: CheckedTarget;
     try {
-      checked = await resolveChecked(url, opts);
+      // The system resolver has no deadline of its own; the request's timeout and cancellation cover it.
+      checked = await untilAborted(resolveChecked(url, opts), signal);
     } catch (e) {
-      throw e instanceof NetError && where ? new NetError(where + e.message) : e;
+      if (!(e instanceof NetError)) throw signal.aborted ? describeFetchError(e, url, opts, signal) : e;
+      throw where ? new NetError(where + e.message) : e;
     }
     const response = await pinnedHop(url, checked, { method, headers, body, signal }, opts);
     const location = REDIRECTS.has(response.status) ? response.headers.get("location") : null;
@@ -60,7 +62,7 @@ export async function guardedFetch(target: string | URL, opts: ConnectorOptions,
     try {
       next = parseTargetUrl(location, url);
     } catch (e) {
-      throw new NetError(`redirect from ${url.href} refused: ${(e as Error).message}`);
+      throw new NetError(`redirect from ${url.href} to ${JSON.stringify(location.slice(0, 500))} refused: ${(e as Error).message}`);
     }
     if (redirects.length >= opts.maxRedirects) {
       throw new NetError(`stopped after ${opts.maxRedirects} redirects (web.max_redirects); the next one went to ${next.href}`);
@@ -168,6 +170,16 @@ function describeFetchError(e: unknown, url: URL, opts: ConnectorOptions | undef
     return new NetError(`${url.host}: TLS failed (${code}): ${err.message ?? ""}`.trim());
   }
   return new NetError(`${url.host}: could not connect${code ? ` (${code})` : ""}: ${err?.message ?? String(e)}`);
+}
+
+/** `work`, or the signal's reason as soon as it aborts (the work itself is left to finish unobserved). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function lowerKeys(h: Record<string, string>): Record<string, string> {

@@ -2,6 +2,7 @@
 // behalf (web_fetch now; MCP HTTP and callbacks later), and the options a session derives for it.
 import type { Config } from "../config/schema";
 import type { ConnectorOptions } from "./fetch";
+import { bareHost } from "./policy";
 import type { LookupFn } from "./resolver";
 
 export { guardedFetch, readCapped, type ConnectorOptions, type GuardedRequest, type GuardedResponse } from "./fetch";
@@ -58,7 +59,7 @@ export function autoApproveHosts(config: Config): Set<string> {
     try {
       const text = entry.trim();
       const url = new URL(text.includes("://") ? text : `https://${text}/`);
-      hosts.add(url.hostname.replace(/\.$/, ""));
+      hosts.add(bareHost(url)); // the form web_fetch compares: no brackets, no trailing dot
     } catch {
       // An entry that is no host name can match nothing.
     }

@@ -61,8 +61,21 @@ export function classifyAddress(address: string): AddressVerdict {
   const bare = address.replace(/^\[|\]$/g, "");
   const kind = isIP(bare.replace(/%.*$/, ""));
   if (kind === 4) return classifyV4(ipaddr.IPv4.parse(bare));
-  if (kind === 6) return classifyV6(ipaddr.IPv6.parse(bare));
+  if (kind === 6) return classifyV6(ipaddr.IPv6.parse(canonicalV6(bare)));
   return { allowed: false, range: "not an IP address" };
+}
+
+/**
+ * IPv6 text in the URL standard's form (hex groups only). ipaddr.js reads a dotted tail as IPv4-mapped
+ * whatever precedes it, so `::8.8.4.4` (IPv4-compatible, as getaddrinfo prints ::/96) would be judged as
+ * `::ffff:8.8.4.4`. A zone id (`%eth0`), which URLs do not allow, is kept aside.
+ */
+function canonicalV6(text: string): string {
+  const zone = text.indexOf("%");
+  const address = zone < 0 ? text : text.slice(0, zone);
+  if (!address.includes(".")) return text;
+  const host = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  return zone < 0 ? host : host + text.slice(zone);
 }
 
 function classifyV4(addr: ipaddr.IPv4): AddressVerdict {

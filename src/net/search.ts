@@ -133,7 +133,10 @@ export function braveBackend(apiKey: string, http: SearchHttpOptions & { endpoin
 function braveFailure(status: number, detail: z.infer<typeof BraveErrorDetail> | undefined, body: string): string {
   const code = detail?.code ?? "";
   const what = `HTTP ${status}${code ? ` ${code}` : ""}`;
-  if (code === "SUBSCRIPTION_TOKEN_INVALID" || code === "SUBSCRIPTION_TOKEN_MISSING" || status === 401 || status === 403) {
+  // A 422 is how Brave answers a bad or missing key; without a known code (a proxy's page, or VALIDATION of
+  // the token header) it is still most likely the key.
+  const keyValidation = status === 422 && (!code || (code === "VALIDATION" && /subscription[-_ ]token/i.test(body)));
+  if (code === "SUBSCRIPTION_TOKEN_INVALID" || code === "SUBSCRIPTION_TOKEN_MISSING" || status === 401 || status === 403 || keyValidation) {
     return `Brave Search rejected the API key (${what}). Check web.brave_api_key in your config, or the environment variable web.brave_api_key_env names.`;
   }
   if (code === "RATE_LIMITED") return `Brave Search rate limit for your plan exceeded (${what}); wait a moment and search again.`;

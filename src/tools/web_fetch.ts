@@ -78,27 +78,33 @@ export function renderPage(page: Page, offset: number, limit: number): string {
   if (offset > 0 && offset >= total) {
     throw new ToolError(`offset ${offset} is past the end of the page text (${total} characters); use an offset below ${total}`);
   }
+  // The server controls the URL (via redirects), reason phrase, content type and title: each is clipped so
+  // the header can never crowd out the text (a part with no text would name its own offset as the next one).
+  const field = Math.min(300, Math.floor(limit / 16));
   const head = (end: number) => {
     const lines = [
-      `URL: ${page.url.href}`,
-      `Status: ${page.status}${page.statusText ? ` ${page.statusText}` : ""}`,
-      `Content-Type: ${page.contentType || "(none)"}`,
+      `URL: ${clip(page.url.href, Math.max(200, Math.floor(limit / 4)))}`,
+      `Status: ${page.status}${page.statusText ? ` ${clip(page.statusText, field)}` : ""}`,
+      `Content-Type: ${page.contentType ? clip(page.contentType, field) : "(none)"}`,
       `Characters: ${offset}-${end} of ${total}`,
     ];
-    if (page.title) lines.push(`Title: ${page.title}`);
+    if (page.title) lines.push(`Title: ${clip(page.title, field)}`);
     if (page.redirects.length) lines.push(`Redirected ${page.redirects.length} time(s); final URL above.`);
     if (page.truncated) lines.push(`Note: only the first ${page.bytes} bytes were downloaded (web.fetch_max_bytes).`);
     return lines.join("\n") + "\n\n";
   };
   const budget = Math.max(0, limit - Buffer.byteLength(head(total)) - FOOTER_RESERVE);
   const rest = page.text.slice(offset, offset + budget + 1);
-  let part = fit(rest, budget);
+  const whole = fit(rest, budget);
+  let part = whole;
   let links = linksFor(part, page.links);
   // The links block takes room from the text; shrinking the text can only drop links, so this settles fast.
   for (let i = 0; i < 4 && Buffer.byteLength(part) + Buffer.byteLength(links) + 2 > budget; i++) {
     part = fit(part, Math.max(0, budget - Buffer.byteLength(links) - 2));
     links = linksFor(part, page.links);
   }
+  // Links longer than the whole budget would leave no text at all: show the text without its link list.
+  if (!part) part = whole;
   if (Buffer.byteLength(part) + Buffer.byteLength(links) + 2 > budget) links = "";
   const end = offset + part.length;
   // A part cut at a line break would end in blank lines; they are not shown, but the range covers them.
@@ -106,6 +112,14 @@ export function renderPage(page: Page, offset: number, limit: number): string {
   if (links) out += `\n\n${links}`;
   if (end < total) out += `\n\n[Characters ${offset}-${end} of ${total} shown. For the next part call web_fetch with "offset": ${end}]`;
   return out;
+}
+
+/** At most `max` characters of `text` (never half a surrogate pair), saying so when cut. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}... (cut, ${text.length} characters)`;
 }
 
 /** `text` if it fits in `bytes`, else its longest prefix that does, ended at a line break or space near the cut. */

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import { type ConnectorOptions, guardedFetch, readCapped } from "../../src/net/fetch";
+import type { LookupFn } from "../../src/net/resolver";
 import { hasOpenssl, makeCerts } from "../fake/tls";
 import { allowPort, installLoopbackTripwire, noLookup, tableLookup } from "./helpers";
 
@@ -141,6 +142,18 @@ describe("pinned requests", () => {
     }
   });
 
+  test("the timeout covers a slow DNS lookup, and a caller can cancel one", async () => {
+    // Answers (with a failure) only after 2 s, long after the 0.3 s deadline.
+    const hang: LookupFn = () => Bun.sleep(2000).then(() => Promise.reject(Object.assign(new Error("ENOTFOUND"), { code: "ENOTFOUND" })));
+    const started = performance.now();
+    await expect(guardedFetch("http://slow-dns.test/", opts({ lookup: hang, timeoutMs: 300 }))).rejects.toThrow(/slow-dns.test: timed out after 0.3 s/);
+    expect(performance.now() - started).toBeLessThan(1500);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    const err = await guardedFetch("http://slow-dns.test/", opts({ lookup: hang }), { signal: ac.signal }).catch((e) => e);
+    expect(err.name).toBe("AbortError");
+  });
+
   test("the timeout stops a slow server", async () => {
     const started = performance.now();
     await expect(guardedFetch(`${main.origin}/slow`, opts({ timeoutMs: 300 }))).rejects.toThrow(/timed out after 0.3 s/);
@@ -189,7 +202,7 @@ describe("redirects", () => {
 
   test("a redirect to another scheme is refused", async () => {
     await expect(guardedFetch(`${main.origin}/redirect?to=${encodeURIComponent("file:///etc/passwd")}`, opts())).rejects.toThrow(
-      /redirect from .* refused: file: URLs are refused/,
+      /redirect from .* to "file:\/\/\/etc\/passwd" refused: file: URLs are refused/,
     );
   });
 
@@ -255,6 +268,40 @@ describe.skipIf(!hasOpenssl)("https", () => {
     const { response } = await guardedFetch(`https://site.test:${secure.port}/`, httpsOpts());
     expect(await response.text()).toBe("secure hello");
     expect(secure.seen.at(-1)!.headers.host).toBe(`site.test:${secure.port}`);
+  });
+
+  test("no proxy variable (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, any case) is used, for http or https", async () => {
+    let connections = 0;
+    const listener = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        open(socket) {
+          connections++;
+          socket.end();
+        },
+        data() {},
+      },
+    });
+    const names = ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"];
+    const saved = Object.fromEntries(names.map((k) => [k, process.env[k]]));
+    for (const k of names) {
+      if (k.toLowerCase() === "no_proxy") delete process.env[k];
+      else process.env[k] = `http://127.0.0.1:${listener.port}`;
+    }
+    try {
+      const secureRes = await guardedFetch(`https://site.test:${secure.port}/`, httpsOpts());
+      expect(await secureRes.response.text()).toBe("secure hello");
+      const plainRes = await guardedFetch(`${main.origin}/hello`, opts());
+      expect(await plainRes.response.text()).toBe("hello");
+      expect(connections).toBe(0);
+    } finally {
+      for (const k of names) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+      listener.stop(true);
+    }
   });
 
   test("a certificate for another name is rejected", async () => {

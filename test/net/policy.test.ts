@@ -188,3 +188,82 @@ describe("public addresses are allowed", () => {
     expect(classifyAddress("127.1").allowed).toBe(false);
   });
 });
+
+describe("every refused IPv4 range, in every numeric form and every IPv6 embedding", () => {
+  // One address from each refused IPv4 range (ipaddr.js names and the brief's list).
+  const REFUSED_V4 = [
+    "0.0.0.0", "127.0.0.1", "10.0.0.1", "172.16.0.1", "192.168.0.1", "100.64.0.1", "169.254.169.254", "224.0.0.1",
+    "240.0.0.1", "255.255.255.255", "192.0.0.192", "192.0.2.1", "198.51.100.1", "203.0.113.1", "198.18.0.1",
+    "198.19.255.254", "192.88.99.1", "192.175.48.1", "192.52.193.1",
+  ];
+  const octets = (a: string) => a.split(".").map(Number) as [number, number, number, number];
+  const group = (hi: number, lo: number) => ((hi << 8) | lo).toString(16);
+
+  /** The inet_aton spellings WHATWG URL parsing accepts for one address. */
+  function numericForms(a: string): string[] {
+    const [b0, b1, b2, b3] = octets(a);
+    const n = b0 * 2 ** 24 + b1 * 2 ** 16 + b2 * 2 ** 8 + b3;
+    return [
+      String(n), // 2130706433
+      `0x${n.toString(16)}`, // 0x7f000001
+      `0${n.toString(8)}`, // 017700000001
+      [b0, b1, b2, b3].map((b) => `0${b.toString(8)}`).join("."), // 0177.00.00.01
+      [b0, b1, b2, b3].map((b) => `0x${b.toString(16)}`).join("."), // 0x7f.0x0.0x0.0x1
+      `${b0}.${b1 * 65536 + b2 * 256 + b3}`, // 127.1
+      `${b0}.${b1}.${b2 * 256 + b3}`, // 127.0.1
+    ];
+  }
+
+  /** The IPv6 forms that carry the address: mapped, compatible, NAT64, 6to4, Teredo server and client. */
+  function embeddings(a: string): string[] {
+    const [b0, b1, b2, b3] = octets(a);
+    return [
+      `::ffff:${a}`,
+      `::ffff:${group(b0, b1)}:${group(b2, b3)}`,
+      `::${a}`,
+      `64:ff9b::${a}`,
+      `2002:${group(b0, b1)}:${group(b2, b3)}::1`,
+      `2001:0:${group(b0, b1)}:${group(b2, b3)}::1`,
+      `2001:0:4136:e378:8000:63bf:${group(b0 ^ 0xff, b1 ^ 0xff)}:${group(b2 ^ 0xff, b3 ^ 0xff)}`,
+    ];
+  }
+
+  test.each(REFUSED_V4)("%s", (address) => {
+    expect(classifyAddress(address).allowed).toBe(false);
+    for (const form of numericForms(address)) {
+      expect([form, bareHost(parseTargetUrl(`http://${form}/`))]).toEqual([form, address]);
+      expect([form, verdictOf(`http://${form}/`).allowed]).toEqual([form, false]);
+    }
+    for (const form of embeddings(address)) {
+      expect([form, verdictOf(`http://[${form}]:8080/`).allowed]).toEqual([form, false]);
+    }
+  });
+
+  test("the same forms of a public address are allowed where they embed it faithfully", () => {
+    for (const form of numericForms("8.8.4.4")) expect(verdictOf(`http://${form}/`)).toEqual({ allowed: true });
+    // Compatible ::a.b.c.d is refused whatever it embeds; the others follow the embedded address. (The
+    // Teredo server form above ends in ::1, an inverted client address 255.255.255.254, so it stays refused.)
+    const [mapped, mappedHex, compatible, nat64, sixToFour, teredoServer, teredoClient] = embeddings("8.8.4.4");
+    for (const form of [mapped!, mappedHex!, nat64!, sixToFour!, teredoClient!]) expect([form, classifyAddress(form).allowed]).toEqual([form, true]);
+    expect(classifyAddress(compatible!).allowed).toBe(false);
+    expect(classifyAddress(teredoServer!)).toEqual({ allowed: false, range: expect.stringContaining("Teredo client") });
+  });
+});
+
+describe("IPv6 text with a dotted IPv4 tail, as getaddrinfo prints it, is read by its real prefix", () => {
+  // ipaddr.js alone parses any dotted tail as ::ffff:a.b.c.d, which would let ::8.8.4.4 pass as mapped-public.
+  test.each([
+    ["::8.8.4.4", "IPv4-compatible"],
+    ["::127.0.0.1", "IPv4-compatible"],
+    ["::ffff:0:8.8.4.4", "IPv4-translated"],
+    ["64:ff9b::10.0.0.1", "NAT64 embedding 10.0.0.1"],
+    ["fe80::1.2.3.4%eth0", "link-local"],
+  ])("%s is refused (%s)", (address, label) => {
+    expect(classifyAddress(address)).toEqual({ allowed: false, range: expect.stringContaining(label) });
+  });
+
+  test("a dotted tail under a public prefix is judged like its hex form", () => {
+    expect(classifyAddress("64:ff9b::8.8.4.4")).toEqual({ allowed: true });
+    expect(classifyAddress("::ffff:8.8.4.4")).toEqual({ allowed: true });
+  });
+});

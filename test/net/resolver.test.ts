@@ -30,6 +30,8 @@ describe("resolveChecked", () => {
     ["ula.test", "fd00:ec2::254"],
     ["mapped.test", "::ffff:127.0.0.1"],
     ["nat64.test", "64:ff9b::a9fe:a9fe"],
+    ["compat.test", "::8.8.4.4"], // IPv4-compatible, printed with a dotted tail
+    ["compat-loop.test", "::127.0.0.1"],
   ])("%s -> %s is refused", async (name, address) => {
     const lookup = tableLookup({ [name]: [address] });
     await expect(resolveChecked(url(`http://${name}/`), { lookup })).rejects.toThrow(/refused/);

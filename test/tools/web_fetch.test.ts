@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { htmlToText } from "../../src/net/html-text";
 import type { NetOverrides } from "../../src/net";
-import { createWebFetchTool } from "../../src/tools/web_fetch";
+import type { Page } from "../../src/net";
+import { createWebFetchTool, renderPage } from "../../src/tools/web_fetch";
 import type { ToolResult } from "../../src/tools/tool";
 import { hasOpenssl, makeCerts } from "../fake/tls";
 import { allowPort, installLoopbackTripwire, noLookup, tableLookup, testConfig, toolContext } from "../net/helpers";
@@ -72,7 +73,7 @@ async function fetchVia(args: unknown, s = setup()): Promise<ToolResult> {
 describe("assessment: risk and approval summary", () => {
   // Assessment never connects: the URLs below are only judged.
   const assess = (args: unknown) => {
-    const { ctx, tool } = setup({ auto_approve_domains: ["docs.rs", "Example.ORG."] });
+    const { ctx, tool } = setup({ auto_approve_domains: ["docs.rs", "Example.ORG.", "[2606:4700::1111]"] });
     return tool.assess(args, ctx);
   };
 
@@ -84,6 +85,8 @@ describe("assessment: risk and approval summary", () => {
     ["http://docs.rs/serde/", "network"], // listed host, but not HTTPS
     ["https://api.docs.rs/", "network"], // a subdomain is another host
     ["https://docs.rs.evil.test/", "network"],
+    ["https://[2606:4700:0::1111]/dns", "read_only"], // an IPv6 entry matches however the URL writes it
+    ["http://[2606:4700::1111]/dns", "network"],
   ])("%s -> %s, and the summary shows the full URL", async (url, risk) => {
     const a = await assess({ url });
     expect(a.ok).toBe(true);
@@ -205,6 +208,55 @@ describe("paging", () => {
     }
     expect(parts.length).toBeGreaterThan(3);
     expect(parts.join("")).toBe(full);
+  });
+
+  const page = (over: Partial<Page>): Page => ({
+    url: new URL("https://site.test/p"),
+    status: 200,
+    statusText: "OK",
+    contentType: "text/html",
+    kind: "html",
+    title: "",
+    text: "word ".repeat(2000).trim(),
+    links: [],
+    truncated: false,
+    bytes: 10_000,
+    redirects: [],
+    ...over,
+  });
+
+  test("a page whose own header fields are huge still fits the limit and makes progress", () => {
+    // URL (after a redirect), reason phrase, content type and title all come from the server.
+    const p = page({
+      url: new URL(`https://site.test/${"a".repeat(5000)}`),
+      statusText: "S".repeat(3000),
+      contentType: `text/html; x=${"c".repeat(3000)}`,
+      title: "T".repeat(100_000),
+      text: "word ".repeat(20_000).trim(), // longer than any limit below
+      redirects: [new URL("https://site.test/")],
+      truncated: true,
+    });
+    for (const limit of [1024, 4096, 65536]) {
+      const out = renderPage(p, 0, limit);
+      expect(Buffer.byteLength(out)).toBeLessThanOrEqual(limit);
+      const range = /^Characters: 0-(\d+) of (\d+)$/m.exec(out)!;
+      expect(Number(range[1])).toBeGreaterThan(0);
+      expect(out.endsWith(`"offset": ${range[1]}]`)).toBe(true);
+      expect(out).toMatch(/^Title: T+\.\.\. \(cut, 100000 characters\)$/m);
+      // The final URL is shown whole while it takes at most a quarter of the limit.
+      if (limit >= 4 * p.url.href.length) expect(out).toContain(`URL: ${p.url.href}\n`);
+      else expect(out).toMatch(/^URL: https:\/\/site.test\/a+\.\.\. \(cut, \d+ characters\)$/m);
+    }
+  });
+
+  test("a link too long for the budget does not stop the text from advancing", () => {
+    const long = `https://site.test/${"x".repeat(4000)}`;
+    const p = page({ text: `see here[1] ${"and more ".repeat(500)}`, links: [long] });
+    const out = renderPage(p, 0, 2048);
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(2048);
+    const range = /^Characters: 0-(\d+) of/m.exec(out)!;
+    expect(Number(range[1])).toBeGreaterThan(100);
+    expect(out).toContain("see here[1]");
   });
 
   test("an offset past the end is refused with the length", async () => {

@@ -157,3 +157,70 @@ describe("Brave", () => {
     expect(result.output).not.toContain(KEY);
   });
 });
+
+describe("Brave failures without a known error code", () => {
+  // Answers as a proxy or an API gateway might: a 422 whose body is no Brave error object, or a VALIDATION
+  // error about the missing token header.
+  let odd: ReturnType<typeof Bun.serve>;
+  let body = "";
+  beforeAll(() => {
+    odd = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(body, { status: 422 }) });
+  });
+  afterAll(() => odd.stop(true));
+
+  test.each([
+    ["a bare 422", "Unprocessable Entity"],
+    [
+      "a VALIDATION error about the token header",
+      JSON.stringify({ type: "ErrorResponse", error: { code: "VALIDATION", detail: "Unable to validate request parameter(s)", status: 422, meta: { errors: [{ loc: ["header", "x-subscription-token"], msg: "field required" }] } } }),
+    ],
+  ])("%s gets the API key hint", async (_label, answer) => {
+    body = answer;
+    const ctx = toolContext(testConfig({ search: "brave", brave_api_key: KEY }), { braveEndpoint: `http://127.0.0.1:${odd.port}/res/v1/web/search` });
+    const tool = createWebSearchTool(ctx)!;
+    const a = await tool.assess({ query: "x" }, ctx);
+    if (!a.ok) throw new Error(a.result.output);
+    const result = await tool.run(a.args, ctx);
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain("Brave Search rejected the API key (HTTP 422");
+    expect(result.output).not.toContain(KEY);
+  });
+});
+
+describe("proxy variables", () => {
+  test("search requests ignore HTTP_PROXY, HTTPS_PROXY and ALL_PROXY", async () => {
+    let connections = 0;
+    const listener = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        open(socket) {
+          connections++;
+          socket.end();
+        },
+        data() {},
+      },
+    });
+    const names = ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"];
+    const saved = Object.fromEntries(names.map((k) => [k, process.env[k]]));
+    for (const k of names) {
+      if (k.toLowerCase() === "no_proxy") delete process.env[k];
+      else process.env[k] = `http://127.0.0.1:${listener.port}`;
+    }
+    try {
+      searx.mode = "ok";
+      brave.mode = "ok";
+      const viaSearx = await call(testConfig({ search: "searxng", searxng_url: searx.url }), { query: "q", count: 1 });
+      const viaBrave = await call(testConfig({ search: "brave", brave_api_key: KEY }), { query: "q", count: 1 });
+      expect(viaSearx.result.ok).toBe(true);
+      expect(viaBrave.result.ok).toBe(true);
+      expect(connections).toBe(0);
+    } finally {
+      for (const k of names) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+      listener.stop(true);
+    }
+  });
+});
