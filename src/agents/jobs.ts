@@ -13,6 +13,8 @@ export interface Job {
   status: JobStatus;
   startedAt: number;
   finishedAt?: number;
+  /** Order of finishing (clock ticks can tie), so the newest finished jobs are the ones kept. */
+  finishSeq?: number;
   result?: AgentCallResult;
   /** The latest progress line while it runs. */
   progress?: string;
@@ -43,6 +45,7 @@ export type JobRun = (signal: AbortSignal, progress: (line: string) => void) => 
 export class JobManager {
   private readonly jobs = new Map<string, Job>();
   private counter = 0;
+  private finished = 0;
   private closed = false;
 
   constructor(private readonly scope: SessionScope) {}
@@ -84,6 +87,7 @@ export class JobManager {
   }
 
   list(): Job[] {
+    this.forgetOld();
     return [...this.jobs.values()];
   }
 
@@ -136,6 +140,7 @@ export class JobManager {
     const due = [...this.jobs.values()].filter((j) => j.status !== "running" && !j.seen).slice(0, REPORTS_PER_TURN);
     if (due.length === 0) return undefined;
     for (const j of due) j.seen = true;
+    this.forgetOld();
     const perJob = Math.max(512, Math.floor(this.scope.config.tools.output_limit_bytes / REPORTS_PER_TURN));
     const blocks = due.map((j) => {
       const r = j.result;
@@ -167,18 +172,24 @@ export class JobManager {
     job.result = result;
     job.status = job.abort.signal.aborted && result.status !== "completed" ? "cancelled" : result.status;
     job.finishedAt = Date.now();
+    job.finishSeq = ++this.finished;
     job.progress = undefined;
     this.forgetOld();
     if (!job.seen) this.scope.turns.wake();
   }
 
+  /** Keeps the 16 newest finished jobs; an older one goes once the model has seen it (never before its report). */
   private forgetOld() {
-    const finished = [...this.jobs.values()].filter((j) => j.status !== "running" && j.seen);
-    for (const j of finished.slice(0, Math.max(0, this.finishedCount() - REMEMBERED_FINISHED))) this.jobs.delete(j.job);
-  }
-
-  private finishedCount() {
-    return [...this.jobs.values()].filter((j) => j.status !== "running").length;
+    const finished = [...this.jobs.values()]
+      .filter((j) => j.status !== "running")
+      .sort((a, b) => (a.finishSeq ?? 0) - (b.finishSeq ?? 0));
+    let excess = finished.length - REMEMBERED_FINISHED;
+    for (const j of finished) {
+      if (excess <= 0) break;
+      if (!j.seen) continue;
+      this.jobs.delete(j.job);
+      excess--;
+    }
   }
 }
 

@@ -119,6 +119,9 @@ function chooseAgent(ctx: PlanContext, agent: string | undefined, session: strin
   if (agent !== undefined) {
     const hit = ctx.offered.find((o) => o.descriptor.name === agent);
     if (!hit) throw new ToolError(`agent ${JSON.stringify(agent)} is not offered in this session; choose one of: ${names(ctx.offered)}`);
+    // The handle names its agent first: a disagreeing agent is refused as such, even one that takes no session.
+    const conv = session !== undefined ? ctx.conversations.get(session) : undefined;
+    if (conv && conv.agent !== agent) throw new ToolError(disagreement(conv, agent));
     return hit;
   }
   if (session !== undefined) {
@@ -139,12 +142,12 @@ function chooseAgent(ctx: PlanContext, agent: string | undefined, session: strin
 function findConversation(ctx: PlanContext, handle: string, agent: string | undefined): Conversation {
   const conv = ctx.conversations.get(handle);
   if (!conv) throw new ToolError(unknownSession(handle));
-  if (agent !== undefined && agent !== conv.agent) {
-    throw new ToolError(
-      `conversation ${conv.handle} belongs to ${conv.agent}, not ${agent}; omit agent to continue it, or omit session to start a new conversation with ${agent}`,
-    );
-  }
+  if (agent !== undefined && agent !== conv.agent) throw new ToolError(disagreement(conv, agent));
   return conv;
+}
+
+function disagreement(conv: Conversation, agent: string): string {
+  return `conversation ${conv.handle} belongs to ${conv.agent}, not ${agent}; omit agent to continue it, or omit session to start a new conversation with ${agent}`;
 }
 
 function unknownSession(value: string): string {

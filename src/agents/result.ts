@@ -38,6 +38,11 @@ export interface RunOutcome {
   crashSignal?: string;
   stderr: string;
   error?: string;
+  /**
+   * `error` is a failed plain-text run's closing stdout, which is also its reply: shown, but never read by the
+   * fallback decision, so nothing the agent writes can trigger a fallback.
+   */
+  errorFromReply?: boolean;
   errorStatus?: number;
   timeoutSeconds: number;
   session?: string;
@@ -121,7 +126,9 @@ export function buildResult(o: RunOutcome, ctx: ResultContext): AgentCallResult 
     r.error = redactSecrets(cutUtf8(error, ERROR_BYTES));
     if (readsLikeSignIn(o.error) || (!o.error && readsLikeSignIn(o.stderr))) r.hint = signInHint(o.agent);
     else if (o.agent === "codex" && /skip-git-repo-check/.test(`${o.error ?? ""}\n${o.stderr}`)) r.hint = CODEX_GIT_HINT;
-    const fallback = isAvailabilityFailure({ ...o, error: o.error ?? tailUtf8(o.stderr, ERROR_BYTES) }) ? fallbackSentence(o.agent, ctx.offered) : undefined;
+    const stderrTail = tailUtf8(o.stderr, ERROR_BYTES);
+    const decisionError = o.errorFromReply ? stderrTail : (o.error ?? stderrTail);
+    const fallback = isAvailabilityFailure({ ...o, error: decisionError }) ? fallbackSentence(o.agent, ctx.offered) : undefined;
     if (fallback) r.fallback = fallback;
   }
   if (o.status === "declined") r.note = declinedNote(o.agent, ctx.offered);

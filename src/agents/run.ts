@@ -107,8 +107,14 @@ export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionStat
     }
 
     let error = structured ? parsed.error : undefined;
+    let errorFromReply = false;
     if (status === "failed" && !error) {
-      error = tailUtf8(result.stderr.text, 1024).trim() || (d.format === "text" ? tailUtf8(result.stdout.text, 1024).trim() : "") || undefined;
+      error = tailUtf8(result.stderr.text, 1024).trim() || undefined;
+      if (!error && !structured) {
+        // A failed plain-text run's closing output: its stdout, which is also its reply.
+        error = tailUtf8(result.stdout.text, 1024).trim() || undefined;
+        errorFromReply = !!error;
+      }
     }
 
     return buildResult(
@@ -122,6 +128,7 @@ export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionStat
         crashSignal: result.signal && !result.timedOut && status === "failed" ? result.signal : undefined,
         stderr: result.stderr.text,
         error,
+        errorFromReply,
         errorStatus: parsed.errorStatus,
         timeoutSeconds: plan.timeoutSeconds,
         session: conv?.reported ? conv.handle : undefined,

@@ -6,7 +6,8 @@ import { defineTool, type SessionScope, type Tool } from "./tool";
 
 export function createAgentWaitTool(scope: SessionScope): Tool | undefined {
   if (scope.config.agent.max_background === 0 || !agentToolOffered(scope)) return undefined;
-  const { agent_timeout_seconds: dflt, max_timeout_seconds: max } = scope.config.tools;
+  const { max_timeout_seconds: max } = scope.config.tools;
+  const dflt = Math.min(scope.config.tools.agent_timeout_seconds, max);
   return defineTool({
     name: "agent_wait",
     description:

@@ -4,9 +4,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { JobManager } from "../../src/agents/jobs";
 import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
 import { type Harness, startHarness } from "../fake/harness";
 import { text, toolCalls } from "../fake/model-server";
+import { makeScope } from "../fake/scope";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -243,4 +245,45 @@ describe("jobs belong to their session", () => {
     expect(alive(childPid)).toBe(false);
     expect(existsSync(join(h.home, "state", "delegations")) ? readdirSync(join(h.home, "state", "delegations")).filter((f) => f.endsWith(".json")) : []).toEqual([]);
   }, 30_000);
+});
+
+describe("remembered jobs", () => {
+  // The manager alone, with runs that settle when the test says: what it keeps does not depend on the agent.
+  const result = (reply: string) => ({ agent: "dsh", status: "completed" as const, reply, usage: null, exit_code: 0, stderr_tail: "", truncated: false });
+
+  test("the 16 newest finished jobs are kept; none is forgotten before the model has seen it", async () => {
+    const jobs = new JobManager(makeScope({ config: { agent: { max_background: 64 } } }));
+    for (let i = 1; i <= 20; i++) await jobs.start("dsh", async () => result(`r${i}`)).done;
+    // Unseen, every one stays: each still has to be reported.
+    expect(jobs.list().map((j) => j.job)).toHaveLength(20);
+    const reported: string[] = [];
+    for (let r = jobs.nextReport(); r; r = jobs.nextReport()) reported.push(...r.origin.jobs);
+    expect(reported).toHaveLength(20);
+    const kept = jobs.list().map((j) => j.job);
+    expect(kept).toEqual(Array.from({ length: 16 }, (_, i) => `job-${i + 5}`));
+    expect(() => jobs.get("job-1")).toThrow('no job "job-1"');
+  });
+
+  test("newest means the latest to finish, not the latest to start", async () => {
+    const jobs = new JobManager(makeScope({ config: { agent: { max_background: 64 } } }));
+    let release!: () => void;
+    const slow = jobs.start("dsh", () => new Promise((resolve) => (release = () => resolve(result("slow")))));
+    for (let i = 2; i <= 17; i++) {
+      const j = jobs.start("dsh", async () => result(`r${i}`));
+      await j.done;
+      jobs.describe(j, true);
+    }
+    release();
+    await slow.done;
+    jobs.describe(slow, true);
+    const last = jobs.start("dsh", async () => result("r18"));
+    await last.done;
+    jobs.describe(last, true);
+    // job-1 started first but finished second to last, so job-2 and job-3 (the earliest to finish) went.
+    const kept = jobs.list().map((j) => j.job);
+    expect(kept).toHaveLength(16);
+    expect(kept).toContain("job-1");
+    expect(kept).not.toContain("job-2");
+    expect(kept).not.toContain("job-3");
+  });
 });

@@ -358,6 +358,21 @@ describe("output", () => {
     expect(b.json?.fallback).toBeDefined();
     expect(b.json?.hint).toBeUndefined();
   });
+
+  test("a failed plain-text run: its closing stdout is the error, but only stderr can bring a fallback", async () => {
+    const { f, tool } = setup({ agents: ["grok", "claude"] });
+    // What the agent printed (its reply) says 429; that must not suggest another agent.
+    f.set({ stdout: "upstream said: status 429 Too Many Requests\n", exit: 1 });
+    const a = await call(f, tool, { agent: "grok", prompt: "x" });
+    expect(a.json?.status).toBe("failed");
+    expect(a.json?.error).toBe("upstream said: status 429 Too Many Requests");
+    expect(a.json?.fallback).toBeUndefined();
+    // The same words from the CLI on stderr are its own error report.
+    f.set({ stdout: "", stderr: "error: status 429 Too Many Requests", exit: 1 });
+    const b = await call(f, tool, { agent: "grok", prompt: "x" });
+    expect(b.json?.error).toBe("error: status 429 Too Many Requests");
+    expect(b.json?.fallback).toContain("Other agents are available: claude.");
+  });
 });
 
 async function waitFor(cond: () => boolean, ms = 8000): Promise<void> {

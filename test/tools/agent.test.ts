@@ -191,6 +191,23 @@ describe("choosing and refusing before launch", () => {
       );
     }
   });
+
+  test("the handle's agent wins over option checks: an agent that takes no session still gets the disagreement sentence", async () => {
+    const { f, tool } = setup({ agents: ["codex", "grok"] });
+    f.set({ stdout: S.CODEX_OK });
+    expect((await call(f, tool, { agent: "codex", prompt: "start" })).json?.session).toBe("codex-1");
+    const bad = await tool.assess({ agent: "grok", session: "codex-1", prompt: "x" }, makeCallContext(f.scope));
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) {
+      expect(bad.result.output).toBe(
+        "conversation codex-1 belongs to codex, not grok; omit agent to continue it, or omit session to start a new conversation with grok",
+      );
+    }
+    // An unknown handle with an agent that takes no session is still that agent's option error.
+    const unknown = await tool.assess({ agent: "grok", session: "codex-9", prompt: "x" }, makeCallContext(f.scope));
+    expect(unknown.ok).toBe(false);
+    if (!unknown.ok) expect(unknown.result.output).toBe("grok does not take session; these agents do: codex. Omit session, or call one of them");
+  });
 });
 
 describe("approval summary", () => {
