@@ -4,6 +4,7 @@ import { defineCommand } from "citty";
 import { createInterface } from "node:readline";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { reconcileAtStartup } from "../process/reconcile";
+import { becomeSubreaper } from "../process/subreaper";
 import { createInProcessClient } from "./exec-client";
 
 const EXIT = { completed: 0, failed: 1, cancelled: 130, config: 78 } as const;
@@ -45,13 +46,16 @@ export default defineCommand({
       process.stderr.write(`scv exec: configuration error, not starting:\n${e.message}\n`);
       process.exit(EXIT.config);
     }
+    // Escapees of the commands this run starts (setsid, cleared environment) reparent to us, so they are found.
+    becomeSubreaper();
     void reconcileAtStartup(scvHome(env));
     const prompt = await readPrompt(args.prompt);
     if (!prompt) {
       process.stderr.write("scv exec: the prompt is empty; pass it as an argument or on stdin with `-`\n");
       process.exit(2);
     }
-    const interactive = !!process.stdin.isTTY && args.prompt !== "-" && !args.json;
+    // Questions go to stderr, so --json output stays clean; a prompt read from stdin has used it up.
+    const interactive = !!process.stdin.isTTY && args.prompt !== "-";
     let sessionId = "";
     let mainTurn = "";
     let streamed = "";
@@ -60,8 +64,12 @@ export default defineCommand({
     // Background jobs this run started: exec stays open until each has been reported (or cancelled).
     const pendingJobs = new Set<string>();
     let mainStatus: keyof typeof EXIT | undefined;
+    let interrupted = false;
     const maybeFinish = () => {
-      if (mainStatus && pendingJobs.size === 0) finish(mainStatus);
+      if (!mainStatus) return;
+      if (pendingJobs.size === 0) finish(mainStatus);
+      // A job started while Ctrl-C was being handled: nothing waits for its report either.
+      else if (interrupted) finish("cancelled");
     };
 
     const client = createInProcessClient({
@@ -122,10 +130,16 @@ export default defineCommand({
       },
     });
 
+    function howToAllow(): string {
+      const fix = "rerun with --yes to allow tool calls";
+      if (process.stdin.isTTY) return `nobody can be asked when the prompt comes from stdin (-); ${fix}, or pass the prompt as an argument to be asked`;
+      return `nobody can approve here (stdin is not a terminal); ${fix}, or run in a terminal to be asked`;
+    }
+
     async function decide(p: { approval_id: string; tool: string; summary: string; risk: string }) {
       let approved = false;
       if (interactive) approved = await askYesNo(`\nAllow ${p.risk} action?\n${p.summary}\n`);
-      else process.stderr.write(`scv exec: denied ${p.tool} (${p.risk}): ${p.summary}\n  nobody can approve here; rerun with --yes to allow tool calls, or run in a terminal to be asked\n`);
+      else process.stderr.write(`scv exec: denied ${p.tool} (${p.risk}): ${p.summary}\n  ${howToAllow()}\n`);
       await client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved }).catch(() => {});
     }
 
@@ -133,16 +147,16 @@ export default defineCommand({
     process.on("SIGINT", () => {
       if (++interrupts > 1) process.exit(EXIT.cancelled);
       process.stderr.write("\nscv exec: cancelling (Ctrl-C again to quit at once)\n");
-      if (mainStatus && pendingJobs.size) {
-        // Only background jobs are left: closing the session cancels them and stops their processes.
-        void client.request("session.close", { session_id: sessionId }).finally(() => process.exit(EXIT.cancelled));
-        return;
-      }
-      if (sessionId) void client.request("turn.cancel", { session_id: sessionId }).catch(() => {});
+      interrupt();
     });
-    process.on("SIGTERM", () => {
-      if (sessionId) void client.request("turn.cancel", { session_id: sessionId }).catch(() => {});
-    });
+    process.on("SIGTERM", interrupt);
+    // With jobs started, finish at once: closing the session (below) cancels the turn and every job, and no report
+    // turn starts for them. Without jobs, cancel the turn and let its end finish the run.
+    function interrupt() {
+      interrupted = true;
+      if (pendingJobs.size) finish("cancelled");
+      else if (sessionId) void client.request("turn.cancel", { session_id: sessionId }).catch(() => {});
+    }
 
     try {
       await client.request("initialize", { protocol_version: 3, client: { name: "scv-exec" } });

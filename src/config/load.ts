@@ -32,6 +32,11 @@ function describeIssue(file: string, issue: z.core.$ZodIssue): string {
     const keys = issue.keys.map((k) => (key === "(top level)" ? k : `${key}.${k}`));
     return `${file}: unknown key ${keys.join(", ")}; see docs/configuration.md for the accepted keys`;
   }
+  if (issue.code === "invalid_key") {
+    // A table name the record refuses: say what names are accepted rather than zod's generic text.
+    const why = issue.issues.map((i) => i.message).join("; ");
+    return `${file}: ${key}: the name ${JSON.stringify(String(issue.path.at(-1)))} is not accepted: ${why}`;
+  }
   return `${file}: ${key}: ${issue.message}`;
 }
 
@@ -41,7 +46,10 @@ function readFile(file: string): ConfigFile | undefined {
   try {
     raw = parseToml(readFileSync(file, "utf8"));
   } catch (e) {
-    throw new ConfigError(`${file}: not valid TOML: ${(e as Error).message.split("\n")[0]}`);
+    // Only the first line and the position: the parser's code excerpt could echo a secret from the file.
+    const { line, column } = e as { line?: number; column?: number };
+    const where = typeof line === "number" ? ` at line ${line}${typeof column === "number" ? `, column ${column}` : ""}` : "";
+    throw new ConfigError(`${file}: not valid TOML${where}: ${(e as Error).message.split("\n")[0]}`);
   }
   const parsed = ConfigFile.safeParse(raw);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => describeIssue(file, i)).join("\n"));
@@ -97,7 +105,7 @@ export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {})
     sources.set("provider.active", "env SCV_PROVIDER");
   }
   if (!providers[active]) {
-    const origin = env.SCV_PROVIDER ? "SCV_PROVIDER" : `${userFile}: provider.active`;
+    const origin = env.SCV_PROVIDER ? "SCV_PROVIDER (or --provider)" : `${userFile}: provider.active`;
     throw new ConfigError(`${origin}: no provider profile named "${active}"; defined: ${Object.keys(providers).join(", ")}`);
   }
   if (env.SCV_MODEL) {
@@ -114,26 +122,34 @@ export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {})
     agents: {},
   };
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}) ?? {};
-  validateCrossKeys(config, userFile);
+  validateCrossKeys(config, userFile, (key) => sources.get(key));
   return { config, sources, userFile, projectFile: projectFile && existsSync(projectFile) ? projectFile : undefined };
 }
 
-/** Checks that need more than one key. */
-const crossChecks: CrossCheck[] = [
-  ...agentConfigChecks,
-  (c, f) =>
-    c.tools.command_timeout_seconds > c.tools.max_timeout_seconds
-      ? `${f}: tools.command_timeout_seconds (${c.tools.command_timeout_seconds}) exceeds tools.max_timeout_seconds (${c.tools.max_timeout_seconds})`
-      : undefined,
-  (c, f) =>
-    c.tools.agent_timeout_seconds > c.tools.max_timeout_seconds
-      ? `${f}: tools.agent_timeout_seconds (${c.tools.agent_timeout_seconds}) exceeds tools.max_timeout_seconds (${c.tools.max_timeout_seconds})`
-      : undefined,
-  (c, f) =>
-    c.web.search === "searxng" && !c.web.searxng_url ? `${f}: web.searxng_url: required when web.search = "searxng"` : undefined,
+/** Checks that need more than one key (the agents' keys are user-only, so their problems name the user file). */
+const crossChecks: CrossCheck[] = [...agentConfigChecks];
+
+/** Core checks name the file that set the offending value, which may be the project file. */
+type FileOf = (key: string) => string | undefined;
+type SourcedCheck = (config: Config, fileOf: FileOf, userFile: string) => string | undefined;
+const notAboveCeiling =
+  (key: "command_timeout_seconds" | "agent_timeout_seconds"): SourcedCheck =>
+  (c, fileOf, userFile) => {
+    if (c.tools[key] <= c.tools.max_timeout_seconds) return undefined;
+    const ceiling = `tools.max_timeout_seconds (${c.tools.max_timeout_seconds}${fileOf("tools.max_timeout_seconds") ? "" : ", the default"})`;
+    const file = fileOf(`tools.${key}`) ?? fileOf("tools.max_timeout_seconds") ?? userFile;
+    return `${file}: tools.${key} (${c.tools[key]}) exceeds ${ceiling}; lower it, or raise the ceiling in your user config`;
+  };
+const sourcedChecks: SourcedCheck[] = [
+  notAboveCeiling("command_timeout_seconds"),
+  notAboveCeiling("agent_timeout_seconds"),
+  (c, fileOf, userFile) =>
+    c.web.search === "searxng" && !c.web.searxng_url ? `${fileOf("web.search") ?? userFile}: web.searxng_url: required when web.search = "searxng"` : undefined,
 ];
-function validateCrossKeys(config: Config, file: string) {
-  const problems = crossChecks.map((c) => c(config, file)).filter((m): m is string => !!m);
+function validateCrossKeys(config: Config, userFile: string, fileOf: FileOf) {
+  const problems = [...crossChecks.map((c) => c(config, userFile)), ...sourcedChecks.map((c) => c(config, fileOf, userFile))].filter(
+    (m): m is string => !!m,
+  );
   if (problems.length) throw new ConfigError(problems.join("\n"));
 }
 

@@ -27,11 +27,15 @@ export const ProviderProfile = z.strictObject({
 });
 export type ProviderProfile = z.infer<typeof ProviderProfile>;
 
+/** The longest timeout a timer can hold (2^31-1 ms, about 24.8 days); a longer one would fire at once. */
+export const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+const timeoutSeconds = () => positiveInt(MAX_TIMER_SECONDS);
+
 export const ToolsConfig = z.strictObject({
   approval_policy: z.enum(["on-risk", "never"]).default("on-risk"),
-  command_timeout_seconds: positiveInt().default(600),
-  max_timeout_seconds: positiveInt().default(14400),
-  agent_timeout_seconds: positiveInt().default(3600),
+  command_timeout_seconds: timeoutSeconds().default(600),
+  max_timeout_seconds: timeoutSeconds().default(14400),
+  agent_timeout_seconds: timeoutSeconds().default(3600),
   output_limit_bytes: positiveInt(16 * 1024 * 1024).min(1024, "must be at least 1024").default(65536),
   max_steps: positiveInt(1000).default(64),
 });

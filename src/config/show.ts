@@ -21,7 +21,8 @@ export function effectiveEntries(loaded: LoadedConfig, env: NodeJS.ProcessEnv = 
   flatten(loaded.config, "", pairs);
   const entries = pairs.map(([key, value]) => {
     const secret = SECRET_KEYS.some((re) => re.test(key));
-    return { key, value: secret ? (value ? "set" : "unset") : value, source: loaded.sources.get(key) ?? "default" };
+    const shown = secret ? (value ? "set" : "unset") : typeof value === "string" ? withoutUrlCredentials(value) : value;
+    return { key, value: shown, source: loaded.sources.get(key) ?? "default" };
   });
   // Key variables are named, and whether they are set is shown; their values never are.
   for (const [name, profile] of Object.entries(loaded.config.providers)) {
@@ -34,4 +35,18 @@ export function effectiveEntries(loaded: LoadedConfig, env: NodeJS.ProcessEnv = 
 
 export function renderEntries(entries: ShownEntry[]): string {
   return entries.map((e) => `${e.key} = ${JSON.stringify(e.value)}  # ${e.source}`).join("\n");
+}
+
+/** A URL's user name and password (say, a proxy's `http://user:pass@host`) are secrets too: masked. */
+export function withoutUrlCredentials(value: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value)) return value;
+  try {
+    const url = new URL(value);
+    if (!url.username && !url.password) return value;
+    url.username = "***";
+    url.password = url.password ? "***" : "";
+    return url.toString();
+  } catch {
+    return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1***@");
+  }
 }

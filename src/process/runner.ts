@@ -232,7 +232,10 @@ function validate(opts: RunOptions): void {
     if (typeof a !== "string" || a.includes("\0")) throw new Error("every argv element must be a string without NUL bytes");
   }
   if (!(opts.captureBytes > 0 && opts.captureBytes <= 2 ** 30)) throw new Error("captureBytes must be from 1 to 2^30");
-  if (opts.timeoutMs !== undefined && !(opts.timeoutMs >= 0)) throw new Error("timeoutMs must be 0 or more");
+  // A timer longer than 2^31-1 ms would fire at once, killing the child immediately.
+  if (opts.timeoutMs !== undefined && !(opts.timeoutMs >= 0 && opts.timeoutMs <= 2 ** 31 - 1)) {
+    throw new Error("timeoutMs must be from 0 to 2147483647 (about 24.8 days)");
+  }
   let isDir = false;
   try {
     isDir = statSync(opts.cwd).isDirectory();

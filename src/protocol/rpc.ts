@@ -33,8 +33,9 @@ export interface RpcEndpoint {
   notify<M extends NotificationMethod>(method: M, params: NotificationParams<M>): Promise<void>;
 }
 
-function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ");
+/** `root` names what an issue with an empty path is about: the whole message or its params. */
+function describeIssues(error: z.ZodError, root = "params"): string {
+  return error.issues.map((i) => `${i.path.join(".") || root}: ${i.message}`).join("; ");
 }
 
 export function createRpcEndpoint(opts: { handlers: RpcHandlers; send(message: unknown): Promise<void> }): RpcEndpoint {
@@ -58,7 +59,7 @@ export function createRpcEndpoint(opts: { handlers: RpcHandlers; send(message: u
       const rawId = (raw as { id?: unknown })?.id;
       const id: Id = typeof rawId === "string" || typeof rawId === "number" ? rawId : null;
       if (!envelope.success) {
-        return fail(id, ERROR_CODES.invalid_request, `invalid request: ${describeIssues(envelope.error)}; expected {"jsonrpc":"2.0","id":…,"method":…,"params":{…}}`);
+        return fail(id, ERROR_CODES.invalid_request, `invalid request: ${describeIssues(envelope.error, "the message")}; expected {"jsonrpc":"2.0","id":…,"method":…,"params":{…}}`);
       }
       const { method, params } = envelope.data;
       const isNotification = envelope.data.id === undefined;

@@ -44,7 +44,9 @@ function cancelledEnd(): ModelEvent {
 
 async function* runStream(profile: ProviderProfile, opts: ModelClientOptions, adapter: WireAdapter, request: ModelRequest): AsyncGenerator<ModelEvent> {
   const signal = request.signal ?? new AbortController().signal;
-  const scrub = (f: ModelFailure) => scrubFailure(f, opts.apiKey);
+  // Extra header values may be credentials too (config show treats them as secrets).
+  const headerValues = Object.values(profile.headers);
+  const scrub = (f: ModelFailure) => scrubFailure(f, opts.apiKey, headerValues);
   try {
     if (signal.aborted) {
       yield cancelledEnd();

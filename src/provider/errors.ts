@@ -136,8 +136,10 @@ export function classifyException(e: unknown, phase: "connect" | "body", ctx: { 
  * Removes the key (and anything shaped like one, or a masked echo of one) from a message. Providers echo
  * partial keys ("Incorrect API key provided: sk-inval***c66a"), so masks and the key's prefix are scrubbed too.
  */
-export function scrubSecrets(text: string, key?: string): string {
+export function scrubSecrets(text: string, key?: string, others: readonly string[] = []): string {
   let out = text;
+  // Other configured secrets (extra header values): whole values only, and not short ones that are ordinary words.
+  for (const secret of others) if (secret.length >= 8) out = out.split(secret).join("***");
   if (key && key.length >= 4) {
     out = out.split(key).join("***");
     if (key.length >= 12) out = out.split(key.slice(0, 8)).join("***");
@@ -148,6 +150,6 @@ export function scrubSecrets(text: string, key?: string): string {
     .replace(/[A-Za-z0-9_-]*\*{3,}[A-Za-z0-9_-]+/g, "***");
 }
 
-export function scrubFailure(f: ModelFailure, key?: string): ModelFailure {
-  return { ...f, message: scrubSecrets(f.message, key) };
+export function scrubFailure(f: ModelFailure, key?: string, others: readonly string[] = []): ModelFailure {
+  return { ...f, message: scrubSecrets(f.message, key, others) };
 }

@@ -157,8 +157,10 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
 }
 
 export function missingKeyMessage(profileName: string, keyEnv: string | undefined): string {
-  return (
-    `no API key for provider "${profileName}": set ${keyEnv ?? "OPENAI_API_KEY"} in the environment, or set api_key / api_key_env ` +
-    `under [providers.${profileName}] in $SCV_HOME/config.toml; to use any OpenAI-compatible endpoint instead, set its base_url there`
-  );
+  const where = `under [providers.${profileName}] in $SCV_HOME/config.toml`;
+  // A profile the user wrote names its key itself: with no api_key_env, OPENAI_API_KEY is not read.
+  const setKey = keyEnv
+    ? `set ${keyEnv} in the environment (the profile's api_key_env), or set api_key ${where}`
+    : `the profile names no key: add api_key_env = "OPENAI_API_KEY" (or api_key = "...") ${where}`;
+  return `no API key for provider "${profileName}": ${setKey}; to use any OpenAI-compatible endpoint instead, set its base_url there`;
 }

@@ -11,7 +11,11 @@ import { assertOpenedInside, displayPath, resolveInWorkspace, WorkspacePath } fr
 const WriteArgs = z
   .strictObject({
     path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
-    content: z.string().describe("The complete new content of the file (UTF-8)"),
+    content: z
+      .string()
+      // A lone surrogate has no UTF-8 form; writing it would silently store U+FFFD instead.
+      .refine((c) => c.isWellFormed(), "must be valid Unicode text: it contains an unpaired surrogate (\\uD800-\\uDFFF), which has no UTF-8 form")
+      .describe("The complete new content of the file (UTF-8)"),
     mode: z
       .enum(["create", "replace"], { error: 'must be "create" (the file must not exist) or "replace" (it must exist)' })
       .describe('"create": a new file (missing parent directories are created); "replace": an existing file'),

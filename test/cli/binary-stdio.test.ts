@@ -1,6 +1,6 @@
 // The protocol spoken to the compiled `dist/scv server --stdio` over its real stdin/stdout.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
@@ -70,6 +70,26 @@ test("a full turn with a tool call, protocol errors in between, and a clean exit
   s.proc.stdin.end();
   const code = await Promise.race([s.proc.exited, Bun.sleep(5000).then(() => "hung")]);
   expect(code).toBe(0);
+}, 30_000);
+
+test("the server is a subreaper: a bash escapee with a cleared environment in its own session is stopped", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  const command = "env -i setsid sleep 300 >/dev/null 2>&1 & echo $!; sleep 0.3";
+  fake.queue(toolCalls([{ name: "bash", arguments: { command } }]), text("done"));
+  const s = startServer(env, workspace);
+  s.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: 3 } });
+  s.send({ jsonrpc: "2.0", id: 2, method: "session.start", params: { cwd: workspace, auto_approve: true } });
+  const started = (await s.waitFor((m) => m.id === 2)).result;
+  s.send({ jsonrpc: "2.0", id: 3, method: "turn.start", params: { session_id: started.session_id, prompt: "go" } });
+  await s.waitFor((m) => m.method === "turn.ended");
+  const completed = s.messages.find((m) => m.method === "tool.completed");
+  const pid = Number(/^(\d+)$/m.exec(completed.params.output)?.[1]);
+  expect(pid).toBeGreaterThan(0);
+  const alive = existsSync(`/proc/${pid}`) && !/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  if (alive) process.kill(pid, "SIGKILL");
+  s.proc.stdin.end();
+  await s.proc.exited;
+  expect(alive).toBe(false);
 }, 30_000);
 
 test("an oversized line gets an error and the server keeps serving", async () => {

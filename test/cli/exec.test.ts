@@ -47,6 +47,21 @@ test("--json prints protocol events as JSONL; the prompt can come from stdin", a
   expect(events[events.length - 1]).toMatchObject({ method: "turn.ended", params: { status: "completed", reply: "json reply" } });
 });
 
+test("a bash escapee that clears its tag and leaves the session is still stopped: exec is a subreaper", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  const command = "env -i setsid sleep 300 >/dev/null 2>&1 & echo $!; sleep 0.3";
+  fake.queue(toolCalls([{ name: "bash", arguments: { command } }]), text("started it"));
+  const r = await exec(["--json", "--yes", "start a daemon"], env, workspace);
+  expect(r.code).toBe(0);
+  const completed = r.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((e) => e.method === "tool.completed");
+  const pid = Number(/^(\d+)$/m.exec(completed.params.output)?.[1]);
+  expect(pid).toBeGreaterThan(0);
+  const alive = existsSync(`/proc/${pid}`) && !/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  if (alive) process.kill(pid, "SIGKILL");
+  expect(alive).toBe(false);
+  expect(completed.params.output).toContain("stopped 1 background process");
+});
+
 test("a failed turn exits non-zero with the reason on stderr", async () => {
   const { env, workspace } = fakeHome(fake.url);
   fake.queue(errorReply("model_not_found"));
@@ -112,11 +127,11 @@ test("exec prints each background report and stays open until every job it start
 
 // In a terminal exec asks y/n for each approval; `script` gives the binary a real pseudo-terminal.
 describe.skipIf(!Bun.which("script"))("in a terminal", () => {
-  for (const [answer, written] of [["y", true], ["n", false]] as const) {
-    test(`answering ${answer} ${written ? "runs" : "denies"} the write`, async () => {
+  for (const [answer, written, flags] of [["y", true, ""], ["n", false, ""], ["y", true, "--json "]] as const) {
+    test(`${flags}answering ${answer} ${written ? "runs" : "denies"} the write`, async () => {
       const { env, workspace } = fakeHome(fake.url);
       fake.queue(toolCalls([{ name: "write", arguments: { path: "t.txt", content: "T", mode: "create" } }]), text("finished"));
-      const p = Bun.spawn(["script", "-qec", `${requireBinary()} exec "write t"`, "/dev/null"], { cwd: workspace, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+      const p = Bun.spawn(["script", "-qec", `${requireBinary()} exec ${flags}"write t"`, "/dev/null"], { cwd: workspace, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
       const reader = p.stdout.getReader();
       let out = "";
       while (!out.includes("[y/N]")) {
@@ -138,3 +153,47 @@ describe.skipIf(!Bun.which("script"))("in a terminal", () => {
     }, 20_000);
   }
 });
+
+test("Ctrl-C while the turn that started a job still runs cancels the job too: no report turn, no survivor", async () => {
+  const { BASH, FAKE_AGENT, signIn } = await import("../fake/agent-harness");
+  const { hang } = await import("../fake/model-server");
+  const { mkdirSync, readdirSync } = await import("node:fs");
+  const { env, workspace, home } = fakeHome(fake.url, `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`);
+  signIn(home, "dsh");
+  const logDir = join(home, "agent-log");
+  mkdirSync(logDir);
+  const agentOut = join(home, "agent-out.txt");
+  writeFileSync(agentOut, "never reported");
+  fake.queue(toolCalls([{ name: "agent", arguments: { agent: "dsh", prompt: "a long migration", background: true } }]), hang("still thinking "));
+  const agentEnv = { ...env, FAKE_AGENT_STDOUT: agentOut, FAKE_AGENT_SLEEP: "300", FAKE_AGENT_CHILD: "1", FAKE_AGENT_LOG: logDir };
+  const proc = Bun.spawn([requireBinary(), "exec", "--yes", "migrate"], { cwd: workspace, env: agentEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  while (!out.includes("still thinking")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+  }
+  let child = "";
+  for (let i = 0; i < 100 && !child; i++) {
+    child = readdirSync(logDir).find((f) => f.endsWith(".child")) ?? "";
+    if (!child) await Bun.sleep(50);
+  }
+  const childPid = Number(readFileSync(join(logDir, child), "utf8"));
+  expect(childPid).toBeGreaterThan(0);
+  proc.kill("SIGINT");
+  const code = await Promise.race([proc.exited, Bun.sleep(12_000).then(() => "hung")]);
+  if (code === "hung") proc.kill("SIGKILL");
+  const stderr = await new Response(proc.stderr).text();
+  expect(code).toBe(130);
+  expect(stderr).toContain("started job-1");
+  expect(stderr).not.toContain("background report"); // the user stopped it: no report turn asks the model
+  let gone = false;
+  try {
+    const stat = readFileSync(`/proc/${childPid}/stat`, "utf8");
+    gone = stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    gone = true;
+  }
+  expect(gone).toBe(true);
+}, 20_000);

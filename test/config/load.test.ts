@@ -65,6 +65,22 @@ describe("errors name the file, the key and what is accepted", () => {
     const { env, ws, home } = setup(`[tools\n`);
     expect(errorOf(() => loadConfig({ cwd: ws, env }))).toContain(`${join(home, "config.toml")}: not valid TOML`);
   });
+  test("invalid TOML names the line and column, and never echoes the line (it may hold a key)", () => {
+    const { env, ws } = setup(`[tools]\nmax_steps = 3\n[providers.openai]\napi_key = sk-unquoted-secret-value\n`);
+    const msg = errorOf(() => loadConfig({ cwd: ws, env }));
+    expect(msg).toContain("at line 4, column");
+    expect(msg).not.toContain("unquoted-secret");
+  });
+  test("a profile name the schema refuses says which names are accepted", () => {
+    const { env, ws } = setup(`[providers."my profile"]\nmodel = "m"\n`);
+    const msg = errorOf(() => loadConfig({ cwd: ws, env }));
+    expect(msg).toContain(`providers.my profile`);
+    expect(msg).toContain("letters, digits, _ and -");
+  });
+  test("a timeout longer than a timer can hold is refused with the bound", () => {
+    const { env, ws } = setup(`[tools]\nmax_timeout_seconds = 3000000\n`);
+    expect(errorOf(() => loadConfig({ cwd: ws, env }))).toContain("tools.max_timeout_seconds: must be at most 2147483");
+  });
   test("negative and fractional numbers", () => {
     const a = setup(`[tools]\ncommand_timeout_seconds = -1\n`);
     expect(errorOf(() => loadConfig({ cwd: a.ws, env: a.env }))).toContain("greater than 0");
@@ -74,6 +90,16 @@ describe("errors name the file, the key and what is accepted", () => {
   test("cross-key rule: command timeout above the ceiling", () => {
     const { env, ws } = setup(`[tools]\ncommand_timeout_seconds = 100\nmax_timeout_seconds = 50\n`);
     expect(errorOf(() => loadConfig({ cwd: ws, env }))).toContain("exceeds tools.max_timeout_seconds");
+  });
+  test("cross-key rule names the file that set the value: a project timeout above the user's ceiling", () => {
+    const { env, ws } = setup(`[tools]\nmax_timeout_seconds = 50\n`, `[tools]\nagent_timeout_seconds = 60\ncommand_timeout_seconds = 40\n`);
+    const msg = errorOf(() => loadConfig({ cwd: ws, env }));
+    expect(msg).toContain(`${join(ws, ".scv", "config.toml")}: tools.agent_timeout_seconds (60) exceeds tools.max_timeout_seconds (50)`);
+    expect(msg).not.toContain("command_timeout_seconds");
+  });
+  test("a default above a lowered ceiling is blamed on the file that lowered it", () => {
+    const { env, ws, home } = setup(`[tools]\nmax_timeout_seconds = 300\n`);
+    expect(errorOf(() => loadConfig({ cwd: ws, env }))).toContain(`${join(home, "config.toml")}: tools.command_timeout_seconds (600) exceeds`);
   });
   test("active profile that does not exist", () => {
     const { env, ws } = setup(`[provider]\nactive = "nope"\n`);
@@ -129,5 +155,14 @@ describe("selectors and secrets", () => {
     expect(text).toContain(`providers.openai.api_key = "set"`);
     expect(text).toContain(`providers.b.api_key (from B_KEY) = "set"`);
     expect(resolveApiKey(loaded.config.providers.b!, e2)).toBe("other-secret-value");
+  });
+  test("config show masks credentials inside URLs (a proxy's user:password)", () => {
+    const { env, ws } = setup(`[providers.openai]\nproxy = "http://alice:pr0xy-pass@127.0.0.1:3128"\nbase_url = "https://tok-in-url@llm.example/v1"\n`);
+    const text = renderEntries(effectiveEntries(loadConfig({ cwd: ws, env }), env));
+    expect(text).not.toContain("pr0xy-pass");
+    expect(text).not.toContain("alice");
+    expect(text).not.toContain("tok-in-url");
+    expect(text).toContain(`providers.openai.proxy = "http://***:***@127.0.0.1:3128/"`);
+    expect(text).toContain("llm.example/v1");
   });
 });

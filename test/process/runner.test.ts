@@ -43,6 +43,9 @@ describe("exit status and signals", () => {
     expect(() => startProcess(opts("true", { cwd: "/nonexistent-dir" }))).toThrow(/working directory "\/nonexistent-dir" does not exist/);
     expect(() => startProcess(opts("", { argv: [] }))).toThrow(/argv/);
     expect(() => startProcess(opts("", { argv: ["echo", "a\0b"] }))).toThrow(/NUL/);
+    // A deadline no timer can hold would fire at once and kill the child immediately: refused instead.
+    expect(() => startProcess(opts("true", { timeoutMs: 2 ** 31 }))).toThrow(/timeoutMs must be from 0 to 2147483647/);
+    expect(() => startProcess(opts("true", { timeoutMs: Number.NaN }))).toThrow(/timeoutMs/);
   });
 
   test("a signal aborted before the start gives `cancelled` without running anything", async () => {

@@ -1,6 +1,6 @@
 // Protocol errors over a real server connection: each bad input gets a JSON-RPC error and serving goes on.
 import { expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ERROR_CODES, MAX_LINE_BYTES } from "../../src/protocol/schema";
@@ -26,6 +26,25 @@ test("malformed JSON, invalid envelope, unknown method, bad params, then a good 
   expect(out[3]).toMatchObject({ id: 3, error: { code: ERROR_CODES.invalid_params } });
   expect(out[3].error.message).toContain("protocol_version");
   expect(out[4]).toMatchObject({ id: 4, result: { protocol_version: 3, server: { name: "scv" } } });
+});
+
+test("JSON that is not a request object: batches, null, strings and method names from Object.prototype", async () => {
+  const { conn, out } = connect();
+  for (const line of ["[1,2]", "null", '"hi"', "42"]) await conn.handleLine(line);
+  for (const method of ["toString", "__proto__", "constructor", "hasOwnProperty"]) {
+    await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: method, method, params: {} }));
+  }
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "initialize", params: null }));
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 10, method: "initialize", params: [3] }));
+  for (const m of out.slice(0, 4)) {
+    expect(m).toMatchObject({ id: null, error: { code: ERROR_CODES.invalid_request } });
+    expect(m.error.message).toMatch(/^invalid request: the message: .*expected object/);
+  }
+  for (const m of out.slice(4, 8)) expect(m.error.code).toBe(ERROR_CODES.method_not_found);
+  expect(out[8]).toMatchObject({ id: 9, error: { code: ERROR_CODES.invalid_params } });
+  expect(out[9]).toMatchObject({ id: 10, error: { code: ERROR_CODES.invalid_params } });
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 11, method: "initialize", params: { protocol_version: 3 } }));
+  expect(out[10]).toMatchObject({ id: 11, result: { protocol_version: 3 } });
 });
 
 test("wrong protocol version and requests before initialize", async () => {
@@ -57,6 +76,18 @@ test("no API key for the default endpoint: a configuration error that says how t
   expect(out[1].error.code).toBe(ERROR_CODES.configuration);
   expect(out[1].error.message).toContain("OPENAI_API_KEY");
   expect(out[1].error.message).toContain("base_url");
+});
+
+test("a user profile without api_key_env is told to name its key, not to set a variable it would not read", async () => {
+  const home = mkdtempSync(join(tmpdir(), "scv-rpc-"));
+  writeFileSync(join(home, "config.toml"), `[providers.openai]\nmodel = "m"\n`);
+  const { conn, out } = connect({ SCV_HOME: home, HOME: home, PATH: process.env.PATH, OPENAI_API_KEY: "sk-present-but-unused-1234" });
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: 3 } }));
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session.start", params: { cwd: home } }));
+  expect(out[1].error.code).toBe(ERROR_CODES.configuration);
+  expect(out[1].error.message).toContain(`add api_key_env = "OPENAI_API_KEY"`);
+  expect(out[1].error.message).toContain("[providers.openai]");
+  expect(out[1].error.message).not.toContain("sk-present");
 });
 
 test("notifications from the client (no id) get no reply, even when invalid", async () => {

@@ -142,6 +142,18 @@ describe.each(WIRES)("the key never appears in a message (%s)", (wire) => {
   });
 });
 
+describe.each(WIRES)("extra header values are secrets too (%s)", (wire) => {
+  test("a header value echoed in an error body never reaches the message", async () => {
+    const headerSecret = "hdr-7b1e44c09d2a";
+    fake.queue(httpError(403, { error: { message: `header x-api-key ${headerSecret} is not allowed here` } }));
+    const c = createModelClient({ ...profile(fake.url, wire), headers: { "x-api-key": headerSecret } }, { version: "t", apiKey: TEST_KEY });
+    const out = JSON.stringify(await collect(c.stream(request())));
+    expect(fake.requests.at(-1)!.headers["x-api-key"]).toBe(headerSecret);
+    expect(out).toContain("is not allowed here");
+    expect(out).not.toContain(headerSecret);
+  });
+});
+
 describe.each(WIRES)("cancellation and timeouts (%s)", (wire) => {
   test("a hung request ends as cancelled when the caller aborts", async () => {
     fake.queue(hang());

@@ -228,6 +228,7 @@ test("bad arguments are refused before anything runs", async () => {
     [{ path: "a", content: "x" }, "mode:"],
     [{ path: "a", content: "x", mode: "append" }, 'must be "create" (the file must not exist) or "replace"'],
     [{ path: "a", content: 5, mode: "create" }, "content:"],
+    [{ path: "a", content: "half \ud83d pair", mode: "create" }, "content: must be valid Unicode text: it contains an unpaired surrogate"],
     [{ path: "", content: "x", mode: "create" }, "path: must not be empty"],
     [{ path: "a\0b", content: "x", mode: "create" }, "path: must not contain a NUL byte"],
     [{ path: "a", content: "x", mode: "replace", expected_sha256: "abc" }, "expected_sha256: must be 64 hexadecimal digits"],

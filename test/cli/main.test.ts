@@ -1,0 +1,50 @@
+// The compiled binary's own command line: --version, --help, unknown commands and `config show`.
+import { expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fakeHome, requireBinary } from "../fake/binary";
+
+const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "");
+
+function run(args: string[], env: Record<string, string>, cwd: string) {
+  const r = Bun.spawnSync([requireBinary(), ...args], { cwd, env, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode, stdout: plain(r.stdout.toString()), stderr: plain(r.stderr.toString()) };
+}
+
+test("--version prints the stamped version; --help lists the commands", () => {
+  const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");
+  const v = run(["--version"], env, workspace);
+  expect(v.code).toBe(0);
+  expect(v.stdout).toMatch(/^scv \d+\.\d+\.\d+\S*\n$/);
+  const help = run(["--help"], env, workspace);
+  expect(help.code).toBe(0);
+  for (const cmd of ["exec", "server", "config"]) expect(help.stdout).toContain(cmd);
+  const execHelp = run(["exec", "--help"], env, workspace);
+  for (const flag of ["--cwd", "--json", "--yes", "--provider", "--model", "PROMPT"]) expect(execHelp.stdout).toContain(flag);
+});
+
+test("an unknown command fails and says so", () => {
+  const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");
+  const r = run(["frobnicate"], env, workspace);
+  expect(r.code).not.toBe(0);
+  expect(r.stdout + r.stderr).toContain("Unknown command");
+});
+
+test("config show: sources from the user and project files; secrets only as set/unset", () => {
+  const secret = "sk-bin-secret-0123456789";
+  const { env, workspace, home } = fakeHome("http://127.0.0.1:9/v1", `api_key = "${secret}"\nproxy = "http://bob:proxy-pw@127.0.0.1:3128"\n`);
+  mkdirSync(join(workspace, ".scv"));
+  writeFileSync(join(workspace, ".scv", "config.toml"), "[tools]\ncommand_timeout_seconds = 42\n");
+  const r = run(["config", "show"], { ...env, OPENAI_API_KEY: "sk-env-secret-999999" }, workspace);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain(`tools.command_timeout_seconds = 42  # ${join(workspace, ".scv", "config.toml")}`);
+  expect(r.stdout).toContain(`providers.fake.api_key = "set"  # ${join(home, "config.toml")}`);
+  for (const s of [secret, "proxy-pw", "sk-env-secret"]) expect(r.stdout + r.stderr).not.toContain(s);
+});
+
+test("config show refuses a bad file with its path and key, exit 78", () => {
+  const { env, workspace, home } = fakeHome("http://127.0.0.1:9/v1", "[tools]\noutput_limit_bytes = 10\n");
+  const r = run(["config", "show"], env, workspace);
+  expect(r.code).toBe(78);
+  expect(r.stderr).toContain(`${join(home, "config.toml")}: tools.output_limit_bytes: must be at least 1024`);
+});
