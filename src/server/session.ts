@@ -190,7 +190,6 @@ export class Session {
         },
         turn.turnId,
         turn.prompt,
-        turn.origin,
         signal,
       );
     } catch (e) {

@@ -1,7 +1,7 @@
 // The turn loop: model call, tool calls run serially through the approval gate, repeat until the model
 // answers without tools, the step bound is reached, or the turn is cancelled. It holds no tool names.
 import type { ApprovalGate } from "../approval/gate";
-import type { NotificationMethod, NotificationParams, Origin } from "../protocol/schema";
+import type { NotificationMethod, NotificationParams } from "../protocol/schema";
 import { withSources } from "../provider/citations";
 import type { HistoryItem, ModelClient, ModelFailure, ToolCallRequest, Usage } from "../provider/types";
 import { failure, type SessionScope, type ToolCallContext, type ToolRegistry, type ToolResult } from "../tools/tool";
@@ -29,7 +29,7 @@ export interface TurnOutcome {
 
 const PROGRESS_INTERVAL_MS = 500;
 
-export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, origin: Origin, signal: AbortSignal): Promise<TurnOutcome> {
+export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, signal: AbortSignal): Promise<TurnOutcome> {
   const { scope, emit, history } = deps;
   const usage: Usage = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
   const ids = { session_id: scope.sessionId, turn_id: turnId };
@@ -41,7 +41,7 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, or
     let text = "";
     const calls: ToolCallRequest[] = [];
     const citations: { url: string; title?: string }[] = [];
-    let failure: ModelFailure | undefined;
+    let modelFailure: ModelFailure | undefined;
     let ended: "completed" | "incomplete" | "failed" | "cancelled" = "failed";
     for await (const ev of deps.model.stream({
       system: deps.systemPrompt,
@@ -58,7 +58,7 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, or
       else if (ev.type === "citation") citations.push(ev);
       else if (ev.type === "end") {
         ended = ev.status;
-        failure = ev.failure;
+        modelFailure = ev.failure;
         if (ev.usage) {
           usage.input_tokens += ev.usage.input_tokens;
           usage.output_tokens += ev.usage.output_tokens;
@@ -72,7 +72,7 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, or
     }
     if (ended === "failed") {
       if (text) history.push({ role: "assistant", content: text });
-      const f = failure ?? { class: "stream", message: "the model stream ended without a result" };
+      const f = modelFailure ?? { class: "stream", message: "the model stream ended without a result" };
       return { status: "failed", reply: text, usage, error: { class: f.class, message: f.message } };
     }
     history.push({ role: "assistant", content: text, ...(calls.length ? { toolCalls: calls } : {}) });
@@ -84,7 +84,8 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, or
       return { status: "completed", reply, usage };
     }
     for (const call of calls) {
-      const result = signal.aborted ? failure_("cancelled before it ran") : await runToolCall(deps, turnId, call, signal);
+      // Every call the model made gets a result, so the history stays valid for the next request.
+      const result = signal.aborted ? failure("cancelled before it ran") : await runToolCall(deps, turnId, call, signal);
       history.push({ role: "tool", callId: call.id, name: call.name, output: result.output });
     }
   }
@@ -95,8 +96,6 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, or
     error: { class: "step_limit", message: `the turn used its ${scope.config.tools.max_steps} steps (tools.max_steps) without a final answer` },
   };
 }
-
-const failure_ = (m: string) => failure(m);
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   if (text.trim() === "") return { ok: true, value: {} };
