@@ -1,4 +1,5 @@
-// `scv agents ps|kill|gc`: delegations of this SCV_HOME seen from any SCV process, and transcript cleanup.
+// `scv agents ps|kill|gc|login|logout|status`: delegations of this SCV_HOME seen from any SCV process, transcript
+// cleanup, and signing the delegated agents in and out of their private homes.
 import { defineCommand } from "citty";
 import { scvHome } from "../config/load";
 
@@ -106,7 +107,55 @@ const gc = defineCommand({
   },
 });
 
+/** Runs a sign-in command with the user's config; its exit status becomes ours. */
+async function signInAction(command: string, act: (ctx: import("../agents/login").LoginContext) => Promise<number>): Promise<void> {
+  const { ConfigError, loadConfig } = await import("../config/load");
+  const { LoginError } = await import("../agents/login");
+  try {
+    const { config } = loadConfig({ env: process.env });
+    process.exitCode = await act({ scvHome: scvHome(), config, env: process.env });
+  } catch (e) {
+    if (e instanceof ConfigError) return fail(command, `configuration error:\n${e.message}`, 78);
+    if (e instanceof LoginError) return fail(command, e.message, e.exitCode);
+    throw e;
+  }
+}
+
+// Arguments are read from rawArgs: everything after `--` belongs to the agent's own command.
+const agentArg = { type: "positional", required: true, description: "claude, codex, grok, dsh, or pi" } as const;
+
+const login = defineCommand({
+  meta: { name: "login", description: "Sign an agent in inside SCV's private home for it (extra arguments for its own command after --)" },
+  args: { agent: agentArg },
+  async run({ rawArgs }) {
+    const { agentLogin } = await import("../agents/login");
+    await signInAction("login", (ctx) => agentLogin(ctx, rawArgs));
+  },
+});
+
+const logout = defineCommand({
+  meta: { name: "logout", description: "Sign an agent out of SCV's private home for it" },
+  args: { agent: agentArg },
+  async run({ rawArgs }) {
+    const { agentLogout } = await import("../agents/login");
+    await signInAction("logout", (ctx) => agentLogout(ctx, rawArgs));
+  },
+});
+
+const status = defineCommand({
+  meta: { name: "status", description: "Every agent's sign-in state (a summary; never an account or key)" },
+  args: { json: { type: "boolean", description: "print JSON" } },
+  async run({ args }) {
+    const { agentsSignInStatus, formatSignInStatus } = await import("../agents/login-status");
+    await signInAction("status", async (ctx) => {
+      const rows = await agentsSignInStatus(ctx);
+      process.stdout.write(args.json ? `${JSON.stringify({ agents: rows }, null, 2)}\n` : `${formatSignInStatus(rows)}\n`);
+      return 0;
+    });
+  },
+});
+
 export default defineCommand({
-  meta: { name: "agents", description: "Delegated agents: running delegations, stopping them, transcript cleanup" },
-  subCommands: { ps, kill, gc },
+  meta: { name: "agents", description: "Delegated agents: running delegations, stopping them, transcript cleanup, sign-in" },
+  subCommands: { ps, kill, gc, login, logout, status },
 });

@@ -1,0 +1,314 @@
+// `scv agents login|logout <name>`: sign a delegated agent in or out inside its private home. Claude Code,
+// Codex and Grok run their own command with the exact environment their delegated runs get, terminal attached;
+// DeepSeek Harness takes an API key read without echo; pi opens interactively for its own /login. No key is
+// ever printed or accepted as an argument.
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "../config/schema";
+import { type AgentDescriptor, DESCRIPTORS, descriptorFor } from "./descriptors";
+import { type AgentEnvironment, agentEnvironment, preparePrivateHome } from "./environment";
+import { executableFor, settingsFor } from "./offer";
+import { piSignedIn } from "./signin";
+
+export interface LoginContext {
+  scvHome: string;
+  config: Config;
+  /** The caller's environment; the agent sees it scrubbed, with its private home. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** A refusal the user can act on; `exitCode` 2 for usage mistakes. */
+export class LoginError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = "LoginError";
+  }
+}
+
+/** Each CLI's own sign-in subcommands; dsh and pi are handled by SCV itself. */
+export const CLI_SIGNIN: Readonly<Record<string, { login: string[]; logout: string[]; status?: string[] }>> = {
+  claude: { login: ["auth", "login"], logout: ["auth", "logout"], status: ["auth", "status"] },
+  codex: { login: ["login"], logout: ["logout"], status: ["login", "status"] },
+  grok: { login: ["login"], logout: ["logout"] },
+};
+
+const names = () => DESCRIPTORS.map((d) => d.name).join(", ");
+
+export function requireAgent(name: string | undefined): AgentDescriptor {
+  if (!name) throw new LoginError(`name an agent: one of ${names()}`, 2);
+  const d = descriptorFor(name);
+  if (!d) throw new LoginError(`unknown agent ${JSON.stringify(name)}; the agents are: ${names()}`, 2);
+  return d;
+}
+
+/** `<name> [stray…] [-- extra…]`: arguments after `--` go to the agent's own command. */
+export function splitArgs(raw: readonly string[]): { name?: string; stray: string[]; extra: string[] } {
+  const dash = raw.indexOf("--");
+  const before = dash < 0 ? [...raw] : raw.slice(0, dash);
+  return { name: before[0], stray: before.slice(1), extra: dash < 0 ? [] : raw.slice(dash + 1) };
+}
+
+/** Refuses arguments before `--` without repeating them, since a mistyped one may be a key. */
+export function refuseStray(d: AgentDescriptor, action: string, stray: readonly string[]): void {
+  if (!stray.length) return;
+  if (d.name === "dsh" && action === "login") {
+    throw new LoginError(
+      "a key is never accepted as an argument (it would stay in your shell history and the process list); run `scv agents login dsh` and type it at the prompt, or pipe it on stdin",
+      2,
+    );
+  }
+  throw new LoginError(`unexpected argument(s) after the agent name; pass the agent's own options after --, e.g. \`scv agents ${action} ${d.name} -- --device-auth\``, 2);
+}
+
+/**
+ * The interpreter's script in `[agents.<name>] args`: leading arguments that are paths (as in
+ * `command = "node"`, `args = ["/opt/cli.js", "-p"]`). The rest are the delegated runs' fixed arguments, which
+ * sign-in commands do not take.
+ */
+export function launcherArgs(args: readonly string[] | undefined): string[] {
+  const out: string[] = [];
+  for (const a of args ?? []) {
+    if (a.startsWith("-") || !a.includes("/")) break;
+    out.push(a);
+  }
+  return out;
+}
+
+export interface SignInCommand {
+  argv: string[];
+  environment: AgentEnvironment;
+}
+
+/** The argv and private environment for one of the agent's own commands; throws when it is not installed. */
+export function signInCommand(ctx: LoginContext, d: AgentDescriptor, words: readonly string[], extra: readonly string[]): SignInCommand {
+  const settings = settingsFor(ctx.config, d.name);
+  const executable = executableFor(d, settings, ctx.env);
+  if (!executable) throw new LoginError(notInstalledMessage(d, settings.command));
+  const environment = agentEnvironment(d, { scvHome: ctx.scvHome, env: ctx.env, full: false });
+  // The process runner drops these for delegated runs too: they would reach a Bun-built CLI as flags.
+  delete environment.env.BUN_OPTIONS;
+  delete environment.env.BUN_BE_BUN;
+  return { argv: [executable, ...launcherArgs(settings.args), ...words, ...extra], environment };
+}
+
+/** Where the executable was looked for, for a `not installed` answer. */
+export function missingExecutable(d: AgentDescriptor, command: string | undefined): string {
+  if (command) return `[agents.${d.name}] command ${JSON.stringify(command)} is not an executable file`;
+  return `no ${JSON.stringify(d.command)} in ${d.installDirs.map((p) => `~/${p}`).join(", ")} or PATH`;
+}
+
+export function notInstalledMessage(d: AgentDescriptor, command: string | undefined): string {
+  return `${d.name} (${d.product}) is not installed: ${missingExecutable(d, command)}; install it or set [agents.${d.name}] command`;
+}
+
+function preparePrivate(e: AgentEnvironment): void {
+  preparePrivateHome(e);
+  // An existing home keeps whatever mode it had; credentials land here, so keep it private.
+  chmodSync(e.home, 0o700);
+}
+
+/** Runs a command with the terminal attached and returns its exit status (128+n after signal n). */
+export async function runAttached(cmd: SignInCommand): Promise<number> {
+  preparePrivate(cmd.environment);
+  let child;
+  try {
+    child = Bun.spawn(cmd.argv, { cwd: cmd.environment.home, env: cmd.environment.env, stdio: ["inherit", "inherit", "inherit"] });
+  } catch (e) {
+    throw new LoginError(`could not start ${cmd.argv[0]}: ${(e as Error).message}`);
+  }
+  // Ctrl-C on a terminal reaches the child's process group itself; other signals are passed on.
+  const ttyInterrupt = !!process.stdin.isTTY;
+  const handlers = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((sig) => {
+    const h = () => {
+      if (sig === "SIGINT" && ttyInterrupt) return;
+      try {
+        child.kill(sig);
+      } catch {}
+    };
+    process.on(sig, h);
+    return [sig, h] as const;
+  });
+  try {
+    return await child.exited;
+  } finally {
+    for (const [sig, h] of handlers) process.off(sig, h);
+  }
+}
+
+export interface Io {
+  stdin: NodeJS.ReadStream;
+  stderr: { write(s: string): unknown };
+  stdout: { write(s: string): unknown };
+}
+
+const defaultIo = (): Io => ({ stdin: process.stdin, stderr: process.stderr, stdout: process.stdout });
+
+export async function agentLogin(ctx: LoginContext, raw: readonly string[], io: Io = defaultIo()): Promise<number> {
+  const { name, stray, extra } = splitArgs(raw);
+  const d = requireAgent(name);
+  refuseStray(d, "login", stray);
+  if (d.name === "dsh") {
+    if (extra.length) refuseStray(d, "login", extra);
+    return loginDsh(ctx, d, io);
+  }
+  if (d.name === "pi") {
+    const cmd = signInCommand(ctx, d, [], extra);
+    io.stderr.write("Opening pi in SCV's private home for it: run /login, choose a provider and sign in, then /quit.\n");
+    return runAttached(cmd);
+  }
+  const words = CLI_SIGNIN[d.name]!.login;
+  return runAttached(signInCommand(ctx, d, words, extra));
+}
+
+export async function agentLogout(ctx: LoginContext, raw: readonly string[], io: Io = defaultIo()): Promise<number> {
+  const { name, stray, extra } = splitArgs(raw);
+  const d = requireAgent(name);
+  refuseStray(d, "logout", stray);
+  const own = CLI_SIGNIN[d.name];
+  if (own) return runAttached(signInCommand(ctx, d, own.logout, extra));
+  if (extra.length) throw new LoginError(`${d.name} logout takes no arguments; SCV removes its stored credential itself`, 2);
+  const env = agentEnvironment(d, { scvHome: ctx.scvHome, env: ctx.env, full: false });
+  const file = d.name === "dsh" ? dshCredentialsFile(env.home) : join(env.home, ".pi", "agent", "auth.json");
+  const existed = removeFile(file);
+  io.stdout.write(existed ? `${d.name}: signed out (removed ${file})\n` : `${d.name}: nothing to remove (no ${file})\n`);
+  if (d.name === "pi" && piSignedIn({ home: env.home, env: env.env })) {
+    io.stdout.write("pi: a provider key remains in .pi/agent/models.json, so pi still counts as signed in\n");
+  }
+  return 0;
+}
+
+function removeFile(path: string): boolean {
+  try {
+    unlinkSync(path);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw new LoginError(`could not remove ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+// ---- DeepSeek Harness: an API key in its own credential file ----
+
+export function dshCredentialsFile(home: string): string {
+  return join(home, ".dsh", ".credentials.yaml");
+}
+
+async function loginDsh(ctx: LoginContext, d: AgentDescriptor, io: Io): Promise<number> {
+  const key = io.stdin.isTTY ? await readHidden(io, "DeepSeek API key (input hidden): ") : await readPiped(io.stdin);
+  checkKey(key);
+  const environment = agentEnvironment(d, { scvHome: ctx.scvHome, env: ctx.env, full: false });
+  preparePrivate(environment);
+  const file = storeDshKey(environment.home, key);
+  io.stdout.write(`dsh: API key stored in ${file} (mode 0600)\n`);
+  return 0;
+}
+
+const MAX_KEY_BYTES = 1024;
+
+export function checkKey(key: string): void {
+  if (!key) throw new LoginError("no key given; type it at the prompt, or pipe it on stdin: `printf %s \"$KEY\" | scv agents login dsh`", 2);
+  if (key.length > MAX_KEY_BYTES) throw new LoginError(`the key is ${key.length} characters long; an API key is at most ${MAX_KEY_BYTES}`, 2);
+  if (!/^[\x21-\x7e]+$/.test(key)) throw new LoginError("the key must be one line of printable ASCII without spaces; check what was pasted", 2);
+}
+
+/** The first non-blank line of stdin (bounded), trimmed. */
+export async function readPiped(stdin: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stdin as AsyncIterable<Buffer | string>) {
+    const b = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    chunks.push(b);
+    size += b.length;
+    if (size > 64 * 1024) throw new LoginError("stdin holds more than 64 KiB; pipe only the key", 2);
+  }
+  const line = Buffer.concat(chunks).toString("utf8").split(/\r?\n/).find((l) => l.trim() !== "");
+  return line?.trim() ?? "";
+}
+
+/** Reads one line from a terminal in raw mode, so nothing typed or pasted is echoed. */
+export function readHidden(io: Io, prompt: string): Promise<string> {
+  const { stdin } = io;
+  io.stderr.write(prompt);
+  return new Promise((resolve, reject) => {
+    let value = "";
+    const finish = (err?: LoginError) => {
+      stdin.off("data", onData);
+      stdin.off("end", onEnd);
+      stdin.setRawMode(false);
+      stdin.pause();
+      io.stderr.write("\n");
+      if (err) reject(err);
+      else resolve(value.trim());
+    };
+    const onData = (chunk: Buffer | string) => {
+      for (const ch of chunk.toString()) {
+        if (ch === "\r" || ch === "\n") return finish();
+        if (ch === "\x03") return finish(new LoginError("cancelled", 130));
+        if (ch === "\x04") return value ? finish() : finish(new LoginError("cancelled: no key typed", 130));
+        if (ch === "\x7f" || ch === "\b") value = value.slice(0, -1);
+        else if (ch === "\x15") value = "";
+        else if (ch >= " ") value += ch;
+      }
+    };
+    const onEnd = () => finish(value ? undefined : new LoginError("cancelled: no key typed", 130));
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on("data", onData);
+    stdin.once("end", onEnd);
+  });
+}
+
+/** Writes `refs.DEEPSEEK_API_KEY` atomically (a 0600 temp file renamed into place); other entries are kept. */
+export function storeDshKey(home: string, key: string): string {
+  const file = dshCredentialsFile(home);
+  mkdirSync(join(home, ".dsh"), { recursive: true, mode: 0o700 });
+  let existing: string | undefined;
+  try {
+    existing = readFileSync(file, "utf8");
+  } catch {
+    existing = undefined;
+  }
+  const text = withDshKey(existing, key);
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  const fd = openSync(tmp, "wx", 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+    closeSync(fd);
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, file);
+  } catch (e) {
+    try {
+      closeSync(fd);
+    } catch {}
+    rmSync(tmp, { force: true });
+    throw new LoginError(`could not write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  return file;
+}
+
+/** The credential file's text with the key set under `refs:` (a YAML double-quoted scalar). */
+export function withDshKey(existing: string | undefined, key: string): string {
+  const entry = (indent: string) => `${indent}DEEPSEEK_API_KEY: ${JSON.stringify(key)}`;
+  if (!existing?.trim()) return `refs:\n${entry("  ")}\n`;
+  const lines = existing.replace(/\n+$/, "").split("\n");
+  const refs = lines.findIndex((l) => /^refs\s*:/.test(l));
+  if (refs < 0) return `${lines.join("\n")}\nrefs:\n${entry("  ")}\n`;
+  if (!/^refs\s*:\s*(#.*)?$/.test(lines[refs]!)) {
+    throw new LoginError("the existing .dsh/.credentials.yaml writes refs on one line; run `scv agents logout dsh` first, then log in again");
+  }
+  let end = refs + 1;
+  while (end < lines.length && (/^\s/.test(lines[end]!) || lines[end]!.trim() === "")) end++;
+  const block = lines.slice(refs + 1, end);
+  const at = block.findIndex((l) => /^\s+DEEPSEEK_API_KEY\s*:/.test(l));
+  if (at >= 0) {
+    lines[refs + 1 + at] = entry(/^\s+/.exec(block[at]!)![0]);
+  } else {
+    const indent = /^\s+/.exec(block.find((l) => l.trim() !== "") ?? "")?.[0] ?? "  ";
+    lines.splice(refs + 1, 0, entry(indent));
+  }
+  return `${lines.join("\n")}\n`;
+}
