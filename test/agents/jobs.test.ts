@@ -9,6 +9,7 @@ import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
 import { type Harness, startHarness } from "../fake/harness";
 import { text, toolCalls } from "../fake/model-server";
 import { makeScope } from "../fake/scope";
+import { alive } from "../fake/proc";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -43,14 +44,6 @@ const bg = (prompt = "fix the parser") => ({ name: "agent", arguments: { agent: 
 const starts = (h: Harness) => h.events.filter((e) => e.method === "turn.started").map((e) => e.params);
 const completedOf = (h: Harness, tool: string) => h.events.filter((e) => e.method === "tool.completed" && e.params.tool === tool).map((e) => e.params);
 
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 /** The PID of the `sleep` the fake agent leaves running, once it has recorded it. */
 async function backgroundChildOf(dir: string): Promise<number> {

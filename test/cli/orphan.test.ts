@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
 import { fakeHome, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { alive } from "../fake/proc";
 
 let fake: FakeModel;
 beforeAll(async () => {
@@ -13,14 +14,6 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;

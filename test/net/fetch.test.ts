@@ -6,6 +6,7 @@ import { type ConnectorOptions, guardedFetch, readCapped } from "../../src/net/f
 import type { LookupFn } from "../../src/net/resolver";
 import { hasOpenssl, makeCerts } from "../fake/tls";
 import { allowPort, installLoopbackTripwire, noLookup, tableLookup } from "./helpers";
+import { withProxyTrap } from "../fake/proxy-trap";
 
 type Seen = { path: string; headers: Record<string, string> };
 
@@ -271,37 +272,13 @@ describe.skipIf(!hasOpenssl)("https", () => {
   });
 
   test("no proxy variable (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, any case) is used, for http or https", async () => {
-    let connections = 0;
-    const listener = Bun.listen({
-      hostname: "127.0.0.1",
-      port: 0,
-      socket: {
-        open(socket) {
-          connections++;
-          socket.end();
-        },
-        data() {},
-      },
-    });
-    const names = ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"];
-    const saved = Object.fromEntries(names.map((k) => [k, process.env[k]]));
-    for (const k of names) {
-      if (k.toLowerCase() === "no_proxy") delete process.env[k];
-      else process.env[k] = `http://127.0.0.1:${listener.port}`;
-    }
-    try {
+    const connections = await withProxyTrap(async () => {
       const secureRes = await guardedFetch(`https://site.test:${secure.port}/`, httpsOpts());
       expect(await secureRes.response.text()).toBe("secure hello");
       const plainRes = await guardedFetch(`${main.origin}/hello`, opts());
       expect(await plainRes.response.text()).toBe("hello");
-      expect(connections).toBe(0);
-    } finally {
-      for (const k of names) {
-        if (saved[k] === undefined) delete process.env[k];
-        else process.env[k] = saved[k];
-      }
-      listener.stop(true);
-    }
+    });
+    expect(connections).toBe(0);
   });
 
   test("a certificate for another name is rejected", async () => {

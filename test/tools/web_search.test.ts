@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createWebSearchTool, hostedSearchEnabled } from "../../src/tools/web_search";
 import { type BraveMode, fakeBrave, fakeSearxng, type SearxngMode } from "../fake/search-servers";
 import { installLoopbackTripwire, testConfig, toolContext } from "../net/helpers";
+import { withProxyTrap } from "../fake/proxy-trap";
 
 const KEY = "BSA-secret-test-key-0123456789";
 let tripwire: ReturnType<typeof installLoopbackTripwire>;
@@ -189,38 +190,14 @@ describe("Brave failures without a known error code", () => {
 
 describe("proxy variables", () => {
   test("search requests ignore HTTP_PROXY, HTTPS_PROXY and ALL_PROXY", async () => {
-    let connections = 0;
-    const listener = Bun.listen({
-      hostname: "127.0.0.1",
-      port: 0,
-      socket: {
-        open(socket) {
-          connections++;
-          socket.end();
-        },
-        data() {},
-      },
-    });
-    const names = ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"];
-    const saved = Object.fromEntries(names.map((k) => [k, process.env[k]]));
-    for (const k of names) {
-      if (k.toLowerCase() === "no_proxy") delete process.env[k];
-      else process.env[k] = `http://127.0.0.1:${listener.port}`;
-    }
-    try {
+    const connections = await withProxyTrap(async () => {
       searx.mode = "ok";
       brave.mode = "ok";
       const viaSearx = await call(testConfig({ search: "searxng", searxng_url: searx.url }), { query: "q", count: 1 });
       const viaBrave = await call(testConfig({ search: "brave", brave_api_key: KEY }), { query: "q", count: 1 });
       expect(viaSearx.result.ok).toBe(true);
       expect(viaBrave.result.ok).toBe(true);
-      expect(connections).toBe(0);
-    } finally {
-      for (const k of names) {
-        if (saved[k] === undefined) delete process.env[k];
-        else process.env[k] = saved[k];
-      }
-      listener.stop(true);
-    }
+    });
+    expect(connections).toBe(0);
   });
 });
