@@ -2,6 +2,7 @@
 // module loads nothing heavy: it starts reading at once and loads the configuration check and the server
 // (zod, providers, tools) in parallel. EOF on stdin ends the server cleanly, cancelling running turns.
 import { MAX_LINE_BYTES, PROTOCOL_VERSION } from "../protocol/constants";
+import { writeSync } from "node:fs";
 import { jsonLineWriter, readLines } from "../protocol/jsonl";
 import { VERSION } from "../version";
 import type { ServerConnection } from "./server";
@@ -30,7 +31,13 @@ export function earlyInitializeReply(text: string): unknown {
 }
 
 export async function serveStdio(opts: StdioOptions): Promise<void> {
-  const writer = jsonLineWriter(process.stdout);
+  // The Node stream behind process.stdout costs about 20 ms to create, so the early `initialize` reply is
+  // written straight to fd 1 and the stream (with its backpressure) is made only when the server loads.
+  let lineWriter: ReturnType<typeof jsonLineWriter> | undefined;
+  const writer = {
+    send: (message: unknown) => (lineWriter ??= jsonLineWriter(process.stdout)).send(message),
+    idle: () => lineWriter?.idle() ?? Promise.resolve(),
+  };
   // Loading evaluates modules on this thread, so it starts only after the first line was answered (or shortly
   // after start when no line comes), never ahead of the reply to `initialize`.
   let loadingPromise: Promise<ServerConnection> | undefined;
@@ -64,7 +71,8 @@ export async function serveStdio(opts: StdioOptions): Promise<void> {
       const early = earlyInitializeReply(ev.text);
       if (early) {
         initializedEarly = true;
-        void writer.send(early).then(() => setTimeout(load, 0));
+        writeSync(1, `${JSON.stringify(early)}\n`);
+        setTimeout(load, 0);
         continue;
       }
     }
