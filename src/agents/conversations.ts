@@ -3,8 +3,9 @@
 // forgotten beyond agent.max_conversations, and one left unused for agent.conversation_idle_seconds expires.
 // A conversation whose CLI reported its session leaves a marker in $SCV_HOME/state/conversations so
 // `scv agents gc` keeps its transcript while this SCV process runs.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { ensurePrivateDir, writePrivateFileAtomic } from "../config/private-file";
 import { z } from "zod";
 import { identityOf, isAlive } from "../process/procfs";
 import type { ProcessIdentity } from "../process/types";
@@ -145,10 +146,8 @@ export class ConversationStore {
       created_unix: Math.floor(this.now() / 1000),
     };
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const tmp = `${path}.${process.pid}.tmp`;
-      writeFileSync(tmp, `${JSON.stringify(body)}\n`, { mode: 0o600 });
-      renameSync(tmp, path);
+      ensurePrivateDir(dir);
+      writePrivateFileAtomic(path, `${JSON.stringify(body)}\n`);
       return path;
     } catch {
       // A marker only protects transcripts from gc; failing to write one must not fail the call.

@@ -2,8 +2,9 @@
 // Codex and Grok run their own command with the exact environment their delegated runs get, terminal attached;
 // DeepSeek Harness takes an API key read without echo; pi opens interactively for its own /login. No key is
 // ever printed or accepted as an argument.
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { writePrivateFileAtomic } from "../config/private-file";
 import type { Config } from "../config/schema";
 import { type AgentDescriptor, DESCRIPTORS, descriptorFor } from "./descriptors";
 import { type AgentEnvironment, agentEnvironment, preparePrivateHome } from "./environment";
@@ -272,19 +273,9 @@ export function storeDshKey(home: string, key: string): string {
     existing = undefined;
   }
   const text = withDshKey(existing, key);
-  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  const fd = openSync(tmp, "wx", 0o600);
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-    closeSync(fd);
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, file);
+    writePrivateFileAtomic(file, text);
   } catch (e) {
-    try {
-      closeSync(fd);
-    } catch {}
-    rmSync(tmp, { force: true });
     throw new LoginError(`could not write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   return file;

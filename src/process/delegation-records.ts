@@ -1,7 +1,7 @@
 // Delegation records ($SCV_HOME/state/delegations/<handle>.json): schema, private atomic files, cancel
 // markers, and the identities (owner PID + start time + boot) that tell a live owner from an orphan's.
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { constants } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../config/private-file";
 import { join } from "node:path";
 import { z } from "zod";
 import { identityOf, isAlive } from "./procfs";
@@ -43,39 +43,7 @@ export const delegationsDir = (scvHome: string) => join(scvHome, "state", "deleg
 const recordPath = (scvHome: string, handle: string) => join(delegationsDir(scvHome), `${handle}.json`);
 const cancelPath = (scvHome: string, handle: string) => join(delegationsDir(scvHome), `${handle}.cancel-requested`);
 
-/** Creates dir (and missing parents) 0700, and tightens dir itself if it already existed. */
-export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-}
-
-/** Writes a file 0600 through a temporary file in the same directory and a rename, so readers never see half. */
-export function writePrivateFileAtomic(file: string, data: string): void {
-  const dir = file.slice(0, file.lastIndexOf("/"));
-  const tmp = `${dir}/.${file.slice(dir.length + 1)}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  try {
-    writeSync(fd, data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(tmp, file);
-  } catch (e) {
-    tryUnlink(tmp);
-    throw e;
-  }
-}
-
-export function tryUnlink(file: string): boolean {
-  try {
-    unlinkSync(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { ensurePrivateDir, tryUnlink, writePrivateFileAtomic };
 
 export function writeRecord(scvHome: string, record: DelegationRecord): void {
   ensurePrivateDir(stateDir(scvHome));

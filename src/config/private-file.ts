@@ -1,0 +1,38 @@
+// Private files under SCV_HOME (records, markers, credentials SCV writes for agents): directories 0700, files
+// 0600, written through a temporary file in the same directory and a rename, so a reader never sees half.
+import { chmodSync, closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+
+/** Creates dir (and missing parents) 0700, and tightens dir itself if it already existed. */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+}
+
+/** Writes `data` to `file` with mode 0600, atomically and durably (fsync before the rename). */
+export function writePrivateFileAtomic(file: string, data: string): void {
+  const dir = file.slice(0, file.lastIndexOf("/"));
+  const tmp = `${dir}/.${file.slice(dir.length + 1)}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(tmp, file);
+  } catch (e) {
+    tryUnlink(tmp);
+    throw e;
+  }
+}
+
+/** Removes a file; false when it was not there (or could not be removed). */
+export function tryUnlink(file: string): boolean {
+  try {
+    unlinkSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
