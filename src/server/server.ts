@@ -7,7 +7,8 @@ import { createRpcEndpoint, RpcError, type RpcEndpoint } from "../protocol/rpc";
 import { ERROR_CODES, PROTOCOL_VERSION } from "../protocol/schema";
 import { createModelClient } from "../provider/client";
 import type { ModelClient } from "../provider/types";
-import { buildTools, hostedSearchFor } from "../tools/index";
+import { buildTools } from "../tools/index";
+import { hostedSearchEnabled } from "../tools/web_search";
 import { VERSION } from "../version";
 import { newSessionId, Session } from "./session";
 import { buildSystemPrompt } from "./system-prompt";
@@ -108,7 +109,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
             services: { ...(opts.services?.() ?? {}), toolsEnabled },
           },
           buildTools: (scope) => buildTools(scope, { enabled: toolsEnabled }),
-          hostedWebSearch: (scope) => toolsEnabled && hostedSearchFor(scope),
+          hostedWebSearch: (scope) => hostedSearchEnabled(scope, toolsEnabled),
           systemPrompt: buildSystemPrompt,
           model,
           modelName,

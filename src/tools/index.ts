@@ -8,7 +8,7 @@ import { createBashTool } from "./bash";
 import { createReadTool } from "./read";
 import { ToolRegistry, type SessionScope, type Tool } from "./tool";
 import { createWebFetchTool } from "./web_fetch";
-import { createWebSearchTool, hostedSearchEnabled } from "./web_search";
+import { createWebSearchTool } from "./web_search";
 import { createWriteTool } from "./write";
 
 type ToolFactory = (scope: SessionScope) => Tool | undefined;
@@ -33,11 +33,6 @@ export function buildTools(scope: SessionScope, opts: { enabled: boolean }): Too
     if (tool) registry.register(tool);
   }
   return registry;
-}
-
-/** Whether model requests also offer the endpoint's hosted web search (never in a tool-free session). */
-export function hostedSearchFor(scope: SessionScope): boolean {
-  return hostedSearchEnabled(scope);
 }
 
 /** System-prompt sections generated from the tools this session offers. */
