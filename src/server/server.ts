@@ -106,7 +106,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
             env,
             delegationDepth: depth,
             version: VERSION,
-            services: { ...(opts.services?.() ?? {}), toolsEnabled },
+            services: { ...(opts.services?.() ?? {}) },
           },
           buildTools: (scope) => buildTools(scope, { enabled: toolsEnabled }),
           hostedWebSearch: (scope) => hostedSearchEnabled(scope, toolsEnabled),
