@@ -4,18 +4,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { type TrackedRun, delegationsDir, newHandle, readRecord, startDelegated } from "../../src/process/delegations";
 import { type FakeScope, makeScope } from "../fake/scope";
-import { alive, cli, fixture, killStarted, spawnBun, taggedWith, tempHome, waitFor } from "../daemon/fixtures/helpers";
+import { alive, cli, fixture, cleanUpRuns, spawnBun, taggedWith, tempHome, waitFor } from "../daemon/fixtures/helpers";
 
 const scopes: FakeScope[] = [];
 const runs: TrackedRun[] = [];
-afterEach(async () => {
-  for (const run of runs.splice(0)) {
-    run.cancel();
-    await run.result.catch(() => {});
-  }
-  for (const s of scopes.splice(0)) await s.close();
-  await killStarted();
-});
+afterEach(() => cleanUpRuns(runs, scopes));
 
 function delegate(script: string): { scope: FakeScope; run: TrackedRun } {
   const scope = makeScope({ env: { SCV_HOME: tempHome() } });

@@ -14,7 +14,7 @@ import { identityOf } from "../../src/process/procfs";
 import { killDelegation } from "../../src/process/reconcile";
 import type { RunOptions } from "../../src/process/types";
 import { type FakeScope, makeScope } from "../fake/scope";
-import { alive, exists, fixture, killStarted, spawnBun, taggedWith, tempHome, waitFor } from "../daemon/fixtures/helpers";
+import { alive, exists, fixture, cleanUpRuns, spawnBun, taggedWith, tempHome, waitFor } from "../daemon/fixtures/helpers";
 
 const scopes: FakeScope[] = [];
 const runs: TrackedRun[] = [];
@@ -35,14 +35,7 @@ function start(s: FakeScope, script: string, extra: Partial<RunOptions> = {}, ag
   return run;
 }
 
-afterEach(async () => {
-  for (const run of runs.splice(0)) {
-    run.cancel();
-    await run.result.catch(() => {});
-  }
-  for (const s of scopes.splice(0)) await s.close();
-  await killStarted();
-});
+afterEach(() => cleanUpRuns(runs, scopes));
 
 describe("delegation environment", () => {
   test("SCV_PARENT is <instance>/<session>/<handle> and the depth is the caller's plus one", () => {
