@@ -47,11 +47,7 @@ export class OutputPump {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    try {
-      closeSync(this.fd);
-    } catch {
-      // already closed
-    }
+    closeQuietly(this.fd);
   }
 }
 
@@ -84,11 +80,7 @@ export class StdinWriter {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    try {
-      closeSync(this.fd);
-    } catch {
-      // already closed
-    }
+    closeQuietly(this.fd);
   }
 
   private async writeAll(bytes: Uint8Array): Promise<void> {
@@ -108,5 +100,13 @@ export class StdinWriter {
         wait = Math.min(wait * 2, 20);
       }
     }
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
   }
 }
