@@ -1,0 +1,123 @@
+// One reader for every file SCV reads from a place a user, a workspace or an agent controls (config files,
+// sign-in files, AGENTS.md, skills, session files). A workspace can ship a FIFO or a link to /dev/zero as any
+// of these, so a plain readFileSync could hang SCV or grow it without bound. This reader opens without
+// blocking, accepts only a regular file, and never reads past a per-kind limit.
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+
+export const KiB = 1024;
+export const MiB = 1024 * KiB;
+
+export interface SafeReadOptions {
+  /** What the file is, for messages: "config file", "sign-in file", "AGENTS.md". */
+  what: string;
+  /** The most bytes accepted; a larger file is refused, never cut. */
+  maxBytes: number;
+  /** false refuses a final symlink (O_NOFOLLOW); directories on the way are still followed. Default true. */
+  followSymlink?: boolean;
+}
+
+export type SafeReadFailure = "missing" | "symlink" | "not_regular" | "too_large" | "unreadable";
+
+/** A file that could not be read safely; the message names the file, what was wrong and how to fix it. */
+export class SafeReadError extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: SafeReadFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SafeReadError";
+  }
+}
+
+/** Reads a file as bytes, or throws SafeReadError. */
+export function readBoundedBytes(file: string, opts: SafeReadOptions): Buffer {
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK | (opts.followSymlink === false ? constants.O_NOFOLLOW : 0);
+  let fd: number;
+  try {
+    fd = openSync(file, flags);
+  } catch (e) {
+    throw openFailure(file, opts, e as NodeJS.ErrnoException);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      throw new SafeReadError(file, "not_regular", `${opts.what} ${file} is ${kindOf(st)}, not a regular file; replace it with a regular file`);
+    }
+    if (st.size > opts.maxBytes) throw tooLarge(file, opts);
+    // Read at most one byte past the limit: a file that grows after fstat is still caught, never buffered whole.
+    const buf = Buffer.allocUnsafe(Math.min(opts.maxBytes + 1, Math.max(st.size + 1, 4 * KiB)));
+    let total = 0;
+    let chunk = buf;
+    for (;;) {
+      if (total === chunk.length) {
+        if (chunk.length > opts.maxBytes) throw tooLarge(file, opts);
+        const bigger = Buffer.allocUnsafe(Math.min(opts.maxBytes + 1, chunk.length * 2));
+        chunk.copy(bigger, 0, 0, total);
+        chunk = bigger;
+      }
+      const n = readSync(fd, chunk, total, chunk.length - total, null);
+      if (n === 0) break;
+      total += n;
+    }
+    if (total > opts.maxBytes) throw tooLarge(file, opts);
+    return chunk.subarray(0, total);
+  } catch (e) {
+    if (e instanceof SafeReadError) throw e;
+    throw new SafeReadError(file, "unreadable", `cannot read ${opts.what} ${file}: ${(e as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads a file as UTF-8 text, or throws SafeReadError. */
+export function readBoundedText(file: string, opts: SafeReadOptions): string {
+  return readBoundedBytes(file, opts).toString("utf8");
+}
+
+/** Like readBoundedText, but a missing file is undefined instead of an error. */
+export function readBoundedTextIfExists(file: string, opts: SafeReadOptions): string | undefined {
+  try {
+    return readBoundedText(file, opts);
+  } catch (e) {
+    if (e instanceof SafeReadError && e.reason === "missing") return undefined;
+    throw e;
+  }
+}
+
+function openFailure(file: string, opts: SafeReadOptions, e: NodeJS.ErrnoException): SafeReadError {
+  switch (e.code) {
+    case "ENOENT":
+    case "ENOTDIR":
+      return new SafeReadError(file, "missing", `${opts.what} ${file} does not exist`);
+    case "ELOOP":
+      return new SafeReadError(file, "symlink", `${opts.what} ${file} is a symbolic link, which SCV does not follow here; replace it with a regular file`);
+    case "EACCES":
+    case "EPERM":
+      return new SafeReadError(file, "unreadable", `cannot read ${opts.what} ${file}: permission denied; check its owner and mode`);
+    case "ENXIO":
+      // O_NONBLOCK open of a socket-like special file
+      return new SafeReadError(file, "not_regular", `${opts.what} ${file} is a special file, not a regular file; replace it with a regular file`);
+    default:
+      return new SafeReadError(file, "unreadable", `cannot read ${opts.what} ${file}: ${e.message}`);
+  }
+}
+
+function tooLarge(file: string, opts: SafeReadOptions): SafeReadError {
+  return new SafeReadError(file, "too_large", `${opts.what} ${file} is larger than ${formatSize(opts.maxBytes)}, the most SCV reads for it; make it smaller`);
+}
+
+function kindOf(st: import("node:fs").Stats): string {
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO (named pipe)";
+  if (st.isCharacterDevice()) return "a character device";
+  if (st.isBlockDevice()) return "a block device";
+  if (st.isSocket()) return "a socket";
+  return "a special file";
+}
+
+function formatSize(bytes: number): string {
+  if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB} MiB`;
+  if (bytes >= KiB && bytes % KiB === 0) return `${bytes / KiB} KiB`;
+  return `${bytes} bytes`;
+}

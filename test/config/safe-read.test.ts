@@ -1,0 +1,82 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readBoundedText, readBoundedTextIfExists, SafeReadError } from "../../src/config/safe-read";
+
+const dir = mkdtempSync(join(tmpdir(), "scv-safe-read-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const opts = { what: "config file", maxBytes: 1024 };
+
+function failure(fn: () => unknown): SafeReadError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof SafeReadError) return e;
+    throw e;
+  }
+  throw new Error("expected a SafeReadError");
+}
+
+describe("readBoundedText", () => {
+  test("reads a regular file", () => {
+    const f = join(dir, "ok.toml");
+    writeFileSync(f, "a = 1\n");
+    expect(readBoundedText(f, opts)).toBe("a = 1\n");
+  });
+
+  test("a file exactly at the limit is read, one byte more is refused", () => {
+    const f = join(dir, "edge");
+    writeFileSync(f, "x".repeat(1024));
+    expect(readBoundedText(f, opts).length).toBe(1024);
+    writeFileSync(f, "x".repeat(1025));
+    const e = failure(() => readBoundedText(f, opts));
+    expect(e.reason).toBe("too_large");
+    expect(e.message).toContain(f);
+    expect(e.message).toContain("1 KiB");
+  });
+
+  test("a FIFO fails at once instead of hanging", () => {
+    const f = join(dir, "fifo");
+    Bun.spawnSync(["mkfifo", f]);
+    const started = performance.now();
+    const e = failure(() => readBoundedText(f, opts));
+    expect(e.reason).toBe("not_regular");
+    expect(e.message).toContain("FIFO");
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  test("a link to /dev/zero is refused without reading", () => {
+    const f = join(dir, "zero");
+    symlinkSync("/dev/zero", f);
+    const e = failure(() => readBoundedText(f, opts));
+    expect(e.reason).toBe("not_regular");
+    expect(e.message).toContain("character device");
+  });
+
+  test("a directory is refused with a clear message", () => {
+    const d = join(dir, "adir");
+    mkdirSync(d);
+    const e = failure(() => readBoundedText(d, opts));
+    expect(e.reason).toBe("not_regular");
+    expect(e.message).toContain("directory");
+  });
+
+  test("a final symlink is refused when the caller says so, followed otherwise", () => {
+    const target = join(dir, "target");
+    writeFileSync(target, "hello");
+    const link = join(dir, "link");
+    symlinkSync(target, link);
+    expect(readBoundedText(link, opts)).toBe("hello");
+    expect(failure(() => readBoundedText(link, { ...opts, followSymlink: false })).reason).toBe("symlink");
+  });
+
+  test("missing files: an error naming the file, or undefined from the IfExists form", () => {
+    const f = join(dir, "nope");
+    const e = failure(() => readBoundedText(f, opts));
+    expect(e.reason).toBe("missing");
+    expect(e.message).toContain(f);
+    expect(readBoundedTextIfExists(f, opts)).toBeUndefined();
+  });
+});
