@@ -87,6 +87,10 @@ export function discoverSkills(opts: DiscoverOptions): SkillCatalog {
       const found = readSkillFolder(folder, join(realRoot, entry), realRoot, root, skip);
       if (!found) continue;
       const first = byName.get(found.name);
+      if (first?.dir === found.dir) {
+        skip(folder, `the same folder as skill "${first.name}" (${first.dir}), found already through another path`);
+        continue;
+      }
       if (first) {
         skip(folder, `duplicate skill name "${found.name}": ${found.file} is skipped, ${first.file} (found first) is used`);
         continue;
