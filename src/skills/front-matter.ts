@@ -11,15 +11,17 @@ export type FrontMatter = { ok: true; name: string; description: string } | { ok
 
 /** Parses the front matter at the start of `text` (which may be only the file's first bytes). */
 export function parseFrontMatter(text: string, readBytes: number): FrontMatter {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
-  if (lines[0]?.trimEnd() !== "---") {
+  const opening = /^\uFEFF?---[ \t]*\r?\n/.exec(text);
+  if (!opening) {
     return fail("SKILL.md has no front matter: start it with a line `---`, then `name:` and `description:`, then a line `---`");
   }
-  const end = lines.findIndex((line, i) => i > 0 && line.trimEnd() === "---");
-  if (end < 0) return fail(`the front matter is not closed by a line \`---\` within the first ${readBytes} bytes of SKILL.md`);
+  // Searched, not split into lines: the rest of the file can be long and only the front matter matters here.
+  const rest = text.slice(opening[0].length);
+  const closing = /^---[ \t]*\r?$/m.exec(rest);
+  if (!closing) return fail(`the front matter is not closed by a line \`---\` within the first ${readBytes} bytes of SKILL.md`);
   let data: unknown;
   try {
-    data = Bun.YAML.parse(lines.slice(1, end).join("\n"));
+    data = Bun.YAML.parse(rest.slice(0, closing.index));
   } catch (e) {
     const first = String((e as Error).message).split("\n")[0]!.slice(0, 200);
     return fail(`the front matter is not valid YAML: ${first}`);

@@ -83,6 +83,12 @@ describe("user skills", () => {
     expect(discover(dirs).byName.get("multi")!.description).toBe("First line. ## Not a heading");
   });
 
+  test("a byte order mark and CRLF line endings are accepted", () => {
+    dirs = makeSkillDirs();
+    writeSkillFile(join(dirs.scvHome, "skills", "crlf"), "\uFEFF---\r\nname: crlf\r\ndescription: Windows\r\n  line endings.\r\n---\r\nbody\r\n");
+    expect(discover(dirs).byName.get("crlf")!.description).toBe("Windows line endings.");
+  });
+
   test("at most skills.max_skills are discovered; the rest are named as not read", () => {
     dirs = makeSkillDirs();
     for (const n of ["a", "b", "c", "d", "e"]) writeSkill(join(dirs.scvHome, "skills", n), n);
