@@ -113,18 +113,17 @@ function userRoots(opts: DiscoverOptions): Root[] {
 function projectRoots(workspace: string, skip: (path: string, reason: string) => void): Root[] {
   const roots: Root[] = [];
   const add = (dir: string, project: SkillProject) => {
+    if (project.name.length > MAX_PROJECT_NAME_CHARS || /[\p{Cc}:]/u.test(project.name)) {
+      skip(dir, `the project name ${JSON.stringify(project.name)} cannot name skills: it has a colon or control characters, or is longer than ${MAX_PROJECT_NAME_CHARS} characters; rename the directory`);
+      return;
+    }
     for (const sub of PROJECT_SKILL_DIRS) roots.push({ path: join(dir, sub), kind: "project", project });
   };
-  add(workspace, { name: basename(workspace) || "workspace", cwd: "." });
+  const hasSkillDirs = (dir: string) => PROJECT_SKILL_DIRS.some((sub) => exists(join(dir, sub)));
+  if (hasSkillDirs(workspace)) add(workspace, { name: basename(workspace) || "workspace", cwd: "." });
   for (const child of listDirectory(workspace, workspace, skip)) {
     const dir = join(workspace, child);
-    if (!PROJECT_SKILL_DIRS.some((sub) => exists(join(dir, sub)))) continue;
-    if (!isProjectDirectory(dir, workspace)) continue;
-    if (child.length > MAX_PROJECT_NAME_CHARS || /[\p{Cc}:]/u.test(child)) {
-      skip(dir, `the project name ${JSON.stringify(child)} cannot name skills: it has a colon or control characters, or is longer than ${MAX_PROJECT_NAME_CHARS} characters; rename the directory`);
-      continue;
-    }
-    add(dir, { name: child, cwd: child });
+    if (hasSkillDirs(dir) && isProjectDirectory(dir, workspace)) add(dir, { name: child, cwd: child });
   }
   return roots;
 }

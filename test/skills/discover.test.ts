@@ -185,12 +185,17 @@ describe("project skills", () => {
     expect(reasonFor(catalog, join(dirs.workspace, ".claude", "skills"))).toContain("leading outside the workspace");
   });
 
-  test("a child project whose name has a colon cannot name skills and says so", () => {
+  test("a project whose name has a colon or a line break cannot name skills and says so", () => {
     dirs = makeSkillDirs();
     writeSkill(join(dirs.workspace, "a:b", ".agents", "skills", "x"), "x");
     const catalog = discover(dirs);
     expect(catalog.skills).toEqual([]);
     expect(reasonFor(catalog, join(dirs.workspace, "a:b"))).toContain("rename the directory");
+    const odd = join(dirs.root, "odd\n## Injected");
+    writeSkill(join(odd, ".agents", "skills", "y"), "y");
+    const own = discover({ ...dirs, workspace: odd });
+    expect(own.skills).toEqual([]);
+    expect(reasonFor(own, odd)).toContain("cannot name skills");
   });
 });
 
