@@ -2,7 +2,8 @@
 // sign-in files, AGENTS.md, skills, session files). A workspace can ship a FIFO or a link to /dev/zero as any
 // of these, so a plain readFileSync could hang SCV or grow it without bound. This reader opens without
 // blocking, accepts only a regular file, and never reads past a per-kind limit.
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from "node:fs";
+import { isAbsolute, relative } from "node:path";
 
 export const KiB = 1024;
 export const MiB = 1024 * KiB;
@@ -14,9 +15,14 @@ export interface SafeReadOptions {
   maxBytes: number;
   /** false refuses a final symlink (O_NOFOLLOW); directories on the way are still followed. Default true. */
   followSymlink?: boolean;
+  /**
+   * A real directory the opened file must lie under, checked on the open descriptor (/proc/self/fd), so a
+   * directory swapped for a symlink between a caller's check and the open is still caught.
+   */
+  within?: string;
 }
 
-export type SafeReadFailure = "missing" | "symlink" | "not_regular" | "too_large" | "unreadable";
+export type SafeReadFailure = "missing" | "symlink" | "not_regular" | "too_large" | "unreadable" | "outside";
 
 /** A file that could not be read safely; the message names the file, what was wrong and how to fix it. */
 export class SafeReadError extends Error {
@@ -32,6 +38,20 @@ export class SafeReadError extends Error {
 
 /** Reads a file as bytes, or throws SafeReadError. */
 export function readBoundedBytes(file: string, opts: SafeReadOptions): Buffer {
+  const { bytes, truncated } = readOpened(file, opts, false);
+  if (truncated) throw tooLarge(file, opts);
+  return bytes;
+}
+
+/**
+ * Reads at most `maxBytes` of a file, for content that may be shown cut (a skill's SKILL.md): a longer file is
+ * not refused but returned up to the limit with `truncated`. Never reads more than one byte past the limit.
+ */
+export function readBoundedPrefix(file: string, opts: SafeReadOptions): { bytes: Buffer; truncated: boolean } {
+  return readOpened(file, opts, true);
+}
+
+function readOpened(file: string, opts: SafeReadOptions, prefix: boolean): { bytes: Buffer; truncated: boolean } {
   const flags = constants.O_RDONLY | constants.O_NONBLOCK | (opts.followSymlink === false ? constants.O_NOFOLLOW : 0);
   let fd: number;
   try {
@@ -40,18 +60,19 @@ export function readBoundedBytes(file: string, opts: SafeReadOptions): Buffer {
     throw openFailure(file, opts, e as NodeJS.ErrnoException);
   }
   try {
+    if (opts.within !== undefined) assertWithin(fd, file, opts);
     const st = fstatSync(fd);
     if (!st.isFile()) {
       throw new SafeReadError(file, "not_regular", `${opts.what} ${file} is ${kindOf(st)}, not a regular file; replace it with a regular file`);
     }
-    if (st.size > opts.maxBytes) throw tooLarge(file, opts);
+    if (st.size > opts.maxBytes && !prefix) throw tooLarge(file, opts);
     // Read at most one byte past the limit: a file that grows after fstat is still caught, never buffered whole.
     const buf = Buffer.allocUnsafe(Math.min(opts.maxBytes + 1, Math.max(st.size + 1, 4 * KiB)));
     let total = 0;
     let chunk = buf;
     for (;;) {
       if (total === chunk.length) {
-        if (chunk.length > opts.maxBytes) throw tooLarge(file, opts);
+        if (chunk.length > opts.maxBytes) break;
         const bigger = Buffer.allocUnsafe(Math.min(opts.maxBytes + 1, chunk.length * 2));
         chunk.copy(bigger, 0, 0, total);
         chunk = bigger;
@@ -60,13 +81,25 @@ export function readBoundedBytes(file: string, opts: SafeReadOptions): Buffer {
       if (n === 0) break;
       total += n;
     }
-    if (total > opts.maxBytes) throw tooLarge(file, opts);
-    return chunk.subarray(0, total);
+    return { bytes: chunk.subarray(0, Math.min(total, opts.maxBytes)), truncated: total > opts.maxBytes };
   } catch (e) {
     if (e instanceof SafeReadError) throw e;
     throw new SafeReadError(file, "unreadable", `cannot read ${opts.what} ${file}: ${(e as Error).message}`);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Where /proc is not mounted there is nothing to check against; callers' own path checks still apply. */
+function assertWithin(fd: number, file: string, opts: SafeReadOptions): void {
+  let actual: string;
+  try {
+    actual = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return;
+  }
+  if (actual === opts.within || !isInside(opts.within!, actual)) {
+    throw new SafeReadError(file, "outside", `${opts.what} ${file} is no longer inside ${opts.within} (it was moved or replaced by a symbolic link); refused`);
   }
 }
 
@@ -83,6 +116,12 @@ export function readBoundedTextIfExists(file: string, opts: SafeReadOptions): st
     if (e instanceof SafeReadError && e.reason === "missing") return undefined;
     throw e;
   }
+}
+
+/** True when `candidate` (an absolute path) is `root` or below it, judged lexically. */
+export function isInside(root: string, candidate: string): boolean {
+  const rel = relative(root, candidate);
+  return rel === "" || (rel !== ".." && !rel.startsWith("../") && !isAbsolute(rel));
 }
 
 function openFailure(file: string, opts: SafeReadOptions, e: NodeJS.ErrnoException): SafeReadError {

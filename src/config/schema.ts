@@ -62,6 +62,16 @@ export const AgentConfig = z.strictObject({
   max_background: z.number().int().min(0).max(64).default(4),
 });
 
+export const SkillsConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  max_skills: z.number().int("must be a whole number").min(0, "must be 0 or more").max(1024, "must be at most 1024").default(64),
+  max_skill_bytes: positiveInt(1024 * 1024).min(1024, "must be at least 1024").default(65536),
+  roots: z
+    .array(z.string().refine((p) => p.startsWith("/") || p.startsWith("~/"), "must be an absolute path or start with ~/"))
+    .max(32, "must list at most 32 directories")
+    .default([]),
+});
+
 export const AgentOverride = z.strictObject({
   use_for: z.string().refine((s) => Buffer.byteLength(s) <= 500 && !s.includes("\n"), "must be one line of at most 500 bytes").optional(),
   model: z.string().regex(MODEL_PATTERN, "must be 1-128 of A-Z a-z 0-9 . _ : / @ [ ] - and not start with - or @").optional(),
@@ -80,6 +90,7 @@ export const ConfigFile = z.strictObject({
   web: WebConfig.partial().optional(),
   agent: AgentConfig.partial().optional(),
   agents: z.partialRecord(z.enum(AGENT_NAMES), AgentOverride).optional(),
+  skills: SkillsConfig.partial().optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -90,6 +101,7 @@ export interface Config {
   web: z.infer<typeof WebConfig>;
   agent: z.infer<typeof AgentConfig>;
   agents: Partial<Record<(typeof AGENT_NAMES)[number], AgentOverride>>;
+  skills: z.infer<typeof SkillsConfig>;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -106,6 +118,7 @@ export const USER_ONLY_KEYS = [
   "web.searxng_url",
   "web.brave_api_key",
   "web.brave_api_key_env",
+  "skills.roots",
 ] as const;
 
 /** Key paths whose values are secrets: shown only as set/unset. */

@@ -6,6 +6,7 @@ import { createAgentStatusTool } from "./agent_status";
 import { createAgentWaitTool } from "./agent_wait";
 import { createBashTool } from "./bash";
 import { createReadTool } from "./read";
+import { createReadSkillTool, skillsPromptSections } from "./read_skill";
 import { ToolRegistry, type SessionScope, type Tool } from "./tool";
 import { createWebFetchTool } from "./web_fetch";
 import { createWebSearchTool } from "./web_search";
@@ -23,6 +24,7 @@ const FACTORIES: ToolFactory[] = [
   createAgentWaitTool,
   createAgentStatusTool,
   createAgentCancelTool,
+  createReadSkillTool,
 ];
 
 export function buildTools(scope: SessionScope, opts: { enabled: boolean }): ToolRegistry {
@@ -39,5 +41,6 @@ export function buildTools(scope: SessionScope, opts: { enabled: boolean }): Too
 export function promptSections(scope: SessionScope, tools: ToolRegistry): string[] {
   const sections: string[] = [];
   if (tools.get("agent")) sections.push(agentPromptSection(scope) ?? "");
+  sections.push(...skillsPromptSections(scope, tools));
   return sections.filter(Boolean);
 }

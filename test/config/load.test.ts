@@ -125,6 +125,7 @@ describe("project files", () => {
     [`[agents.codex]\ncommand = "/tmp/x"\n`, "agents"],
     [`[agent]\nprefer = ["codex"]\n`, "agent"],
     [`[provider]\nactive = "openai"\n`, "provider"],
+    [`[skills]\nroots = ["/srv/skills"]\n`, "skills.roots"],
   ] as const) {
     test(`refuses user-only ${key}`, () => {
       const { env, ws } = setup(undefined, toml);
@@ -164,5 +165,23 @@ describe("selectors and secrets", () => {
     expect(text).not.toContain("tok-in-url");
     expect(text).toContain(`providers.openai.proxy = "http://***:***@127.0.0.1:3128/"`);
     expect(text).toContain("llm.example/v1");
+  });
+});
+
+describe("[skills]", () => {
+  test("defaults, user settings and the project's ordinary keys", () => {
+    expect(loadConfig({ cwd: setup().ws, env: setup().env }).config.skills).toEqual({ enabled: true, max_skills: 64, max_skill_bytes: 65536, roots: [] });
+    const { env, ws } = setup(`[skills]\nroots = ["~/team-skills", "/srv/skills"]\nmax_skills = 10\n`, `[skills]\nmax_skills = 5\nenabled = false\n`);
+    const { config, sources } = loadConfig({ cwd: ws, env });
+    expect(config.skills).toEqual({ enabled: false, max_skills: 5, max_skill_bytes: 65536, roots: ["~/team-skills", "/srv/skills"] });
+    expect(sources.get("skills.max_skills")).toBe(join(ws, ".scv", "config.toml"));
+  });
+  test("bad values name the key and what is accepted", () => {
+    const relative = setup(`[skills]\nroots = ["skills"]\n`);
+    expect(errorOf(() => loadConfig({ cwd: relative.ws, env: relative.env }))).toContain("skills.roots.0: must be an absolute path or start with ~/");
+    const tiny = setup(`[skills]\nmax_skill_bytes = 10\n`);
+    expect(errorOf(() => loadConfig({ cwd: tiny.ws, env: tiny.env }))).toContain("skills.max_skill_bytes: must be at least 1024");
+    const unknown = setup(`[skills]\npath = "/x"\n`);
+    expect(errorOf(() => loadConfig({ cwd: unknown.ws, env: unknown.env }))).toContain("unknown key skills.path");
   });
 });

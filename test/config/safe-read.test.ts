@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readBoundedText, readBoundedTextIfExists, SafeReadError } from "../../src/config/safe-read";
+import { readBoundedPrefix, readBoundedText, readBoundedTextIfExists, SafeReadError } from "../../src/config/safe-read";
 
 const dir = mkdtempSync(join(tmpdir(), "scv-safe-read-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -78,5 +78,42 @@ describe("readBoundedText", () => {
     expect(e.reason).toBe("missing");
     expect(e.message).toContain(f);
     expect(readBoundedTextIfExists(f, opts)).toBeUndefined();
+  });
+});
+
+describe("readBoundedPrefix", () => {
+  test("a longer file is cut at the limit instead of refused; a shorter one is whole", () => {
+    const f = join(dir, "long");
+    writeFileSync(f, "y".repeat(5000));
+    const cut = readBoundedPrefix(f, opts);
+    expect(cut.truncated).toBe(true);
+    expect(cut.bytes.toString()).toBe("y".repeat(1024));
+    writeFileSync(f, "y".repeat(1024));
+    expect(readBoundedPrefix(f, opts)).toMatchObject({ truncated: false });
+    expect(readBoundedPrefix(f, opts).bytes.length).toBe(1024);
+  });
+
+  test("a device (a file that never ends) is refused before any read", () => {
+    const started = performance.now();
+    const e = failure(() => readBoundedPrefix("/dev/zero", opts));
+    expect(e.reason).toBe("not_regular");
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  test("within: a file opened outside the given directory is refused", () => {
+    const inner = join(dir, "inner");
+    mkdirSync(inner, { recursive: true });
+    const f = join(inner, "SKILL.md");
+    writeFileSync(f, "hello");
+    expect(readBoundedPrefix(f, { ...opts, within: inner }).bytes.toString()).toBe("hello");
+    const other = join(dir, "other");
+    mkdirSync(other, { recursive: true });
+    const e = failure(() => readBoundedPrefix(f, { ...opts, within: other }));
+    expect(e.reason).toBe("outside");
+    expect(e.message).toContain("no longer inside");
+    // A parent directory that is a symlink leads the open elsewhere: the descriptor shows it.
+    const viaLink = join(dir, "via-link");
+    symlinkSync(inner, viaLink);
+    expect(failure(() => readBoundedPrefix(join(viaLink, "SKILL.md"), { ...opts, within: viaLink })).reason).toBe("outside");
   });
 });
