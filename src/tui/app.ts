@@ -191,6 +191,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     if (again) return void quit();
     if (view.turnRunning) {
       view.setNotice("cancelling… (Ctrl-C again within 2 s to exit)");
+      view.cancelling = true;
       if (view.approval) view.clearApproval("denied");
       void client?.request("turn.cancel", { session_id: sessionId }).catch(() => {});
     } else if (!editor.isEmpty) {
@@ -286,10 +287,10 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     view.say("pass a session ID: /resume ID (`scv sessions list` shows them)", theme.dim);
   }
 
-  async function closeSession() {
+  async function closeSession(announce = true) {
     if (!sessionId || !client) return;
     const id = sessionId;
-    if (view.jobs.size) view.say(`stopping ${view.jobs.size} background job${view.jobs.size === 1 ? "" : "s"}…`, theme.yellow);
+    if (announce && view.jobs.size) view.say(`stopping ${view.jobs.size} background job${view.jobs.size === 1 ? "" : "s"}…`, theme.yellow);
     requestRender();
     await client.request("session.close", { session_id: id }).catch(() => {});
     view.jobs.clear();
@@ -301,7 +302,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     const jobs = view.jobs.size;
     if (jobs) view.say(`exiting: stopping ${jobs} background job${jobs === 1 ? "" : "s"} and their processes…`, theme.yellow);
     render();
-    await closeSession();
+    await closeSession(false);
     await client?.closeAll().catch(() => {});
     finish(0);
   }

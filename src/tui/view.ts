@@ -56,6 +56,8 @@ export class ConversationView {
   lastUsage?: { input_tokens: number; output_tokens: number };
   totalTokens = 0;
   private notice?: string;
+  /** The person asked to cancel the running turn: failures that follow are the cancellation, not errors. */
+  cancelling = false;
 
   constructor(
     private readonly theme: Theme,
@@ -122,7 +124,7 @@ export class ConversationView {
         this.streamed = "";
         this.flushReasoning();
         this.running.set(p.call_id, { label: sanitize(p.label ?? p.tool), startedAt: this.now() });
-        this.callArgs.set(p.call_id, `${p.tool}\u0000${p.arguments === undefined ? "" : JSON.stringify(p.arguments)}`);
+        if (p.arguments !== undefined) this.callArgs.set(p.call_id, `${p.tool}\u0000${JSON.stringify(p.arguments)}`);
         break;
       case "tool.progress": {
         const r = this.running.get(p.call_id);
@@ -253,15 +255,16 @@ export class ConversationView {
     const output = String(p.output ?? "");
     const denied = !p.ok && /^not run:/.test(output);
     const time = r ? t.dim(` ${elapsed(this.now() - r.startedAt)}`) : "";
-    const mark = p.ok ? t.green("✓") : denied ? t.yellow("⊘") : t.red("✗");
-    const status = p.ok ? "" : denied ? t.yellow(" denied") : t.red(" failed");
+    const mark = p.ok ? t.green("✓") : denied || this.cancelling ? t.yellow("⊘") : t.red("✗");
+    const status = p.ok ? "" : denied ? t.yellow(" denied") : this.cancelling ? t.yellow(" cancelled") : t.red(" failed");
     this.committed.push(truncate(`${mark} ${label}${status}${time}`, this.width()));
-    const summary = typeof p.display === "string" && p.display ? p.display : firstLine(output);
-    const count = output.split("\n").length;
-    if (summary) {
-      const more = count > 1 ? t.dim(` (+${count - 1} lines, Ctrl-O)`) : "";
-      this.committed.push(truncate(`  ${t.dim("└")} ${sanitize(summary)}`, this.width() - 22) + more);
-    }
+    // A short preview of the result: the tool's own one-line summary when it gives one, else its first lines.
+    const preview = typeof p.display === "string" && p.display ? [p.display] : output.split("\n").filter((l) => l.trim()).slice(0, 3);
+    const hidden = output.split("\n").filter((l) => l.trim()).length - preview.length;
+    preview.forEach((line, i) => {
+      const more = i === preview.length - 1 && hidden > 0 ? t.dim(` (+${hidden} lines, Ctrl-O)`) : "";
+      this.committed.push(truncate(`  ${t.dim(i === 0 ? "└" : " ")} ${sanitize(line)}`, this.width() - (more ? 20 : 0)) + more);
+    });
     for (const job of Array.isArray(p.jobs) ? p.jobs : []) this.jobs.set(String(job), "running");
     for (const job of Array.isArray(p.jobs_settled) ? p.jobs_settled : []) this.jobs.delete(String(job));
     this.lastResult = { label, output };
@@ -288,6 +291,7 @@ export class ConversationView {
     this.running.clear();
     this.approval = undefined;
     this.notice = undefined;
+    this.cancelling = false;
     if (!this.turn || p.turn_id === this.turn.id) this.turn = undefined;
   }
 }
