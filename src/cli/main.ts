@@ -1,6 +1,8 @@
 // The scv command line. `--version` answers before anything else loads, and each subcommand is imported
 // only when it runs, so start-up stays fast.
+import { isatty } from "node:tty";
 import { VERSION } from "../version";
+import { isTuiInvocation } from "./tui";
 
 const argv = process.argv.slice(2);
 
@@ -29,6 +31,11 @@ async function main() {
     // The protocol server is what nested SCV children and clients spawn: skip the CLI parser.
     const { runStdioServer } = await import("./server-stdio");
     return runStdioServer();
+  }
+  // `scv` alone in a terminal opens the interactive session; piped or redirected, it keeps printing help.
+  if ((argv.length === 0 && isatty(0) && isatty(1)) || (argv.length > 0 && isTuiInvocation(argv))) {
+    const { runTuiCommand } = await import("./tui");
+    process.exit(await runTuiCommand(argv));
   }
   const { defineCommand, runMain } = await import("citty");
   const lazy = (load: () => Promise<{ default: unknown }>) => () => load().then((m) => m.default as never);

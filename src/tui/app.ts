@@ -1,0 +1,327 @@
+// `scv` in a terminal: a conversation you can stay in. A client of the same protocol the stdio server speaks,
+// on an in-process server as `scv exec` uses. The prompt is drawn before the server modules load, so the
+// screen answers at once; rendering runs on a frame timer, decoupled from the model stream, so typing never
+// waits for a slow model.
+import { completions, KEY_HELP, parseSlash, SLASH_COMMANDS } from "./commands";
+import { PromptEditor } from "./editor";
+import { createKeyDecoder, type Key } from "./keys";
+import { Screen } from "./screen";
+import { createTheme, wantsColor } from "./style";
+import { openTerminal, type Terminal } from "./terminal";
+import { truncate } from "./text";
+import { ConversationView } from "./view";
+
+export interface TuiOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Reopen a stored session: an ID, or "" for the newest of this workspace. */
+  resume?: string;
+  /** Open the picker of stored sessions first. */
+  pick?: boolean;
+}
+
+type Client = {
+  request<T = any>(method: string, params: unknown): Promise<T>;
+  closeAll(): Promise<void>;
+};
+
+const FRAME_MS = 33;
+const DOUBLE_PRESS_MS = 2000;
+
+export async function runTui(opts: TuiOptions): Promise<number> {
+  const term = openTerminal();
+  const theme = createTheme(wantsColor(true, opts.env));
+  const screen = new Screen(term);
+  const view = new ConversationView(theme, () => term.columns());
+  const editor = new PromptEditor();
+  const decode = createKeyDecoder();
+
+  let client: Client | undefined;
+  let sessionId = "";
+  let model = "";
+  let tools: string[] = [];
+  let status = "starting…";
+  let frame = 0;
+  let lastCtrlC = 0;
+  let exiting = false;
+  const approvedIdentities = new Set<string>();
+  let resolveExit!: (code: number) => void;
+  const exited = new Promise<number>((r) => (resolveExit = r));
+
+  // Rendering: at most one frame per FRAME_MS, and a spinner tick while anything runs.
+  let scheduled: ReturnType<typeof setTimeout> | undefined;
+  const render = () => {
+    scheduled = undefined;
+    if (exiting) return;
+    const width = term.columns();
+    const live = view.live(frame);
+    const prompt = view.approval ? theme.dim("› ") : theme.cyan("› ");
+    const ed = editor.render(width, prompt);
+    const hints = completions(editor.text).map((c) => truncate(`  ${theme.bold(`/${c.name}`)}${c.args ? ` ${c.args}` : ""}  ${theme.dim(c.description)}`, width));
+    const statusLine = truncate(theme.dim(statusText()), width);
+    const lines = [...live, "", ...ed.lines, ...hints, statusLine];
+    const top = live.length + 1;
+    screen.draw(view.takeCommitted(), { lines, cursorRow: top + ed.cursorRow, cursorCol: ed.cursorCol });
+  };
+  const requestRender = () => {
+    scheduled ??= setTimeout(render, FRAME_MS);
+  };
+  const ticker = setInterval(() => {
+    if (view.turnRunning || view.approval) {
+      frame++;
+      requestRender();
+    }
+  }, 100);
+
+  function statusText(): string {
+    const parts = [model || "…", sessionId || status];
+    if (!sessionId) return `  ${status}`;
+    const u = view.lastUsage;
+    if (u) parts.push(`context ${formatTokens(u.input_tokens)}`);
+    if (view.jobs.size) parts.push(`jobs: ${[...view.jobs.keys()].join(", ")}`);
+    return `  ${parts.join(" · ")}`;
+  }
+
+  render();
+
+  // The server loads after the first frame is on screen.
+  try {
+    const { createInProcessClient } = await import("../cli/exec-client");
+    const { becomeSubreaper } = await import("../process/subreaper");
+    const { reconcileAtStartup } = await import("../process/reconcile");
+    const { scvHome } = await import("../config/load");
+    becomeSubreaper();
+    void reconcileAtStartup(scvHome(opts.env));
+    client = createInProcessClient({
+      env: opts.env,
+      baseDepth: Number(opts.env.SCV_DELEGATION_DEPTH ?? 0) || 0,
+      onNotification(method, p) {
+        if (p?.session_id && p.session_id !== sessionId) return;
+        view.apply(method, p);
+        if (method === "approval.requested" && view.approval && approvedIdentities.has(view.approval.identity)) {
+          void answerApproval(true, "approved for this session");
+        }
+        requestRender();
+      },
+    });
+    await client.request("initialize", { protocol_version: 3, client: { name: "scv-tui" } });
+    await startSession(opts.resume);
+    requestRender();
+  } catch (e) {
+    view.say(`scv: ${(e as Error).message}`, theme.red);
+    render();
+    return finish((e as { code?: number }).code === -32004 ? 78 : 1);
+  }
+
+  term.onInput((chunk) => {
+    for (const key of decode(chunk)) onKey(key);
+    requestRender();
+  });
+  term.onResize(() => render());
+  for (const sig of ["SIGTERM", "SIGHUP"] as const) process.on(sig, () => void quit());
+
+  return exited;
+
+  async function startSession(resume?: string, modelName?: string) {
+    if (!client) return;
+    const base = { cwd: opts.cwd, ...(modelName ? { model: modelName } : {}) };
+    const started =
+      resume !== undefined
+        ? await client.request("session.resume", { ...base, session_id: resume || undefined, ...(resume ? {} : { newest: true }) })
+        : await client.request("session.start", base);
+    sessionId = started.session_id;
+    model = started.model;
+    tools = started.tools ?? [];
+    for (const turn of started.turns ?? []) replayTurn(turn);
+    view.say(`${resume !== undefined ? "resumed" : "session"} ${sessionId} in ${started.workspace} · /help for keys and commands`, theme.dim);
+  }
+
+  /** A stored turn of a resumed session, shown as it was. */
+  function replayTurn(turn: any) {
+    const ids = { session_id: sessionId, turn_id: `stored-${turn.turn_id ?? ""}` };
+    view.apply("turn.started", { ...ids, origin: turn.origin ?? { kind: "user" }, prompt: turn.prompt ?? "" });
+    view.apply("turn.ended", { ...ids, origin: turn.origin ?? { kind: "user" }, status: turn.status === "interrupted" ? "cancelled" : turn.status, reply: turn.reply ?? "", usage: turn.usage });
+  }
+
+  function onKey(key: Key) {
+    if (key.kind === "ctrlC") return void onCtrlC();
+    if (view.approval) {
+      if (key.kind === "text") {
+        const k = key.text.toLowerCase();
+        if (k === "y") return void answerApproval(true, "approved");
+        if (k === "a") {
+          approvedIdentities.add(view.approval.identity);
+          return void answerApproval(true, "approved for this session");
+        }
+        if (k === "n") return void answerApproval(false, "denied");
+      }
+      if (key.kind === "escape") return void answerApproval(false, "denied");
+      return; // the card holds the keyboard until it is answered
+    }
+    if (key.kind === "ctrlD") {
+      if (editor.isEmpty) void quit();
+      return;
+    }
+    if (key.kind === "ctrlO") {
+      if (!view.expandLastResult()) view.say("no tool result yet", theme.dim);
+      return;
+    }
+    if (key.kind === "ctrlL") return void render();
+    if (key.kind === "tab") {
+      const c = completions(editor.text);
+      if (c.length === 1) editor.setText(`/${c[0]!.name}${c[0]!.args ? " " : ""}`);
+      return;
+    }
+    const action = editor.handle(key);
+    if (action.kind === "submit") void submit(action.text);
+  }
+
+  async function answerApproval(approved: boolean, decision: "approved" | "approved for this session" | "denied") {
+    const a = view.approval;
+    if (!a || !client) return;
+    view.clearApproval(decision);
+    requestRender();
+    await client.request("approval.resolve", { session_id: sessionId, approval_id: a.approvalId, approved }).catch(() => {});
+  }
+
+  function onCtrlC() {
+    const now = Date.now();
+    const again = now - lastCtrlC < DOUBLE_PRESS_MS;
+    lastCtrlC = now;
+    if (again) return void quit();
+    if (view.turnRunning) {
+      view.setNotice("cancelling… (Ctrl-C again within 2 s to exit)");
+      view.cancelling = true;
+      if (view.approval) view.clearApproval("denied");
+      void client?.request("turn.cancel", { session_id: sessionId }).catch(() => {});
+    } else if (!editor.isEmpty) {
+      editor.clear();
+      lastCtrlC = 0;
+    } else view.setNotice("press Ctrl-C again to exit, or Ctrl-D");
+    requestRender();
+  }
+
+  async function submit(text: string) {
+    view.setNotice(undefined);
+    const slash = parseSlash(text);
+    if (slash && SLASH_COMMANDS.some((c) => c.name === slash.name)) return runSlash(slash.name, slash.arg);
+    if (slash && text.trim().split(/\s/)[0] === text.trim()) {
+      view.say(`unknown command /${slash.name}; /help lists the commands`, theme.yellow);
+      return;
+    }
+    try {
+      const r = await client!.request("turn.start", { session_id: sessionId, prompt: text });
+      if (r.queued) view.say(`queued: ${truncate(text.split("\n")[0]!, 60)}`, theme.dim);
+    } catch (e) {
+      view.say(`could not send: ${(e as Error).message}`, theme.red);
+    }
+    requestRender();
+  }
+
+  async function runSlash(name: string, arg: string) {
+    const c = client!;
+    try {
+      switch (name) {
+        case "help":
+          for (const l of KEY_HELP) view.say(l, theme.dim);
+          for (const cmd of SLASH_COMMANDS) view.say(`/${cmd.name}${cmd.args ? ` ${cmd.args}` : ""} — ${cmd.description}`);
+          break;
+        case "quit":
+          return void quit();
+        case "new":
+          await closeSession();
+          await startSession();
+          break;
+        case "resume":
+          if (!arg) await pickSession();
+          else {
+            await closeSession();
+            await startSession(arg);
+          }
+          break;
+        case "model":
+          if (!arg) view.say(`model: ${model}`);
+          else {
+            await closeSession();
+            await startSession(undefined, arg);
+          }
+          break;
+        case "compact": {
+          view.say("compacting…", theme.dim);
+          requestRender();
+          const r = await c.request("session.compact", { session_id: sessionId });
+          view.say(`compacted: ${JSON.stringify(r)}`, theme.dim);
+          break;
+        }
+        case "jobs":
+          if (!view.jobs.size) view.say("no background jobs running");
+          for (const [job, state] of view.jobs) view.say(`${job}: ${state}`);
+          break;
+        case "tools":
+          view.say(tools.length ? `tools: ${tools.join(", ")}` : "this session has no tools");
+          break;
+        case "agents":
+          await showAgents();
+          break;
+        case "status":
+          view.say(`model ${model} · session ${sessionId} · workspace ${opts.cwd}`);
+          if (view.lastUsage) view.say(`context used by the last request: ${formatTokens(view.lastUsage.input_tokens)} tokens; this session so far ${formatTokens(view.totalTokens)}`);
+          break;
+      }
+    } catch (e) {
+      view.say(`/${name}: ${(e as Error).message}`, theme.red);
+    }
+    requestRender();
+  }
+
+  async function showAgents() {
+    const { loadConfig, scvHome } = await import("../config/load");
+    const { offeredAgents } = await import("../agents/offer");
+    const { config } = loadConfig({ cwd: opts.cwd, env: opts.env });
+    const offered = offeredAgents({ config, env: opts.env, scvHome: scvHome(opts.env) });
+    if (!offered.length) view.say("no coding agents are offered here (`scv agents status` says why)");
+    for (const a of offered) view.say(`agent ${a.descriptor.name} · ${a.executable}${a.settings.model ? ` · model ${a.settings.model}` : ""}`);
+  }
+
+  async function pickSession() {
+    view.say("pass a session ID: /resume ID (`scv sessions list` shows them)", theme.dim);
+  }
+
+  async function closeSession(announce = true) {
+    if (!sessionId || !client) return;
+    const id = sessionId;
+    if (announce && view.jobs.size) view.say(`stopping ${view.jobs.size} background job${view.jobs.size === 1 ? "" : "s"}…`, theme.yellow);
+    requestRender();
+    await client.request("session.close", { session_id: id }).catch(() => {});
+    view.jobs.clear();
+    sessionId = "";
+  }
+
+  async function quit() {
+    if (exiting) return;
+    const jobs = view.jobs.size;
+    if (jobs) view.say(`exiting: stopping ${jobs} background job${jobs === 1 ? "" : "s"} and their processes…`, theme.yellow);
+    render();
+    await closeSession(false);
+    await client?.closeAll().catch(() => {});
+    finish(0);
+  }
+
+  function finish(code: number): Promise<number> {
+    exiting = true;
+    clearInterval(ticker);
+    if (scheduled) clearTimeout(scheduled);
+    const rest = view.takeCommitted();
+    screen.release();
+    if (rest.length) term.write(`${rest.join("\r\n")}\r\n`);
+    term.restore();
+    resolveExit(code);
+    return exited;
+  }
+}
+
+function formatTokens(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+export type { Terminal };

@@ -1,0 +1,38 @@
+// Slash commands: one table that help, completion and dispatch all read.
+export interface SlashCommand {
+  name: string;
+  args?: string;
+  description: string;
+}
+
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  { name: "new", description: "end this session and start a fresh one here" },
+  { name: "resume", args: "[ID]", description: "reopen a stored session (a list to pick from without ID)" },
+  { name: "compact", description: "summarise the conversation so far to free context" },
+  { name: "model", args: "[NAME]", description: "show the model; with NAME, start a fresh session on NAME" },
+  { name: "jobs", description: "background jobs of this session" },
+  { name: "agents", description: "the coding agents this session can delegate to" },
+  { name: "tools", description: "the tools this session offers the model" },
+  { name: "status", description: "model, context used and session ID" },
+  { name: "help", description: "keys and commands" },
+  { name: "quit", description: "close the session (stops its jobs) and exit" },
+];
+
+/** The commands whose name starts with what follows the slash; nothing once an argument is being typed. */
+export function completions(input: string): SlashCommand[] {
+  if (!input.startsWith("/") || /\s/.test(input) || input.includes("\n")) return [];
+  const prefix = input.slice(1).toLowerCase();
+  return SLASH_COMMANDS.filter((c) => c.name.startsWith(prefix));
+}
+
+export function parseSlash(input: string): { name: string; arg: string } | undefined {
+  const m = /^\/(\w+)(?:\s+([\s\S]*))?$/.exec(input.trim());
+  if (!m) return undefined;
+  return { name: m[1]!.toLowerCase(), arg: (m[2] ?? "").trim() };
+}
+
+export const KEY_HELP = [
+  "Enter send · Shift+Enter, Alt+Enter or \\ at line end: new line · Up/Down: earlier prompts",
+  "Ctrl-C cancel the turn (twice within 2 s: exit) · Ctrl-D on an empty prompt: exit · Ctrl-O: last result in full",
+  "At an approval: y approve once · a approve identical calls for this session · n or Esc deny",
+];

@@ -1,0 +1,128 @@
+// Display width and wrapping of text that may hold SGR escapes. Widths come from Bun.stringWidth (East Asian
+// wide characters and emoji count 2, escapes 0), so CJK text and colour never break the layout.
+const ESC_RE = /\x1b\[[0-9;?]*[ -/]*[@-~]/y;
+
+export function displayWidth(s: string): number {
+  return Bun.stringWidth(s);
+}
+
+/** Removes SGR and other CSI escapes (tests and width-free comparisons). */
+export function stripAnsi(s: string): string {
+  return s.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "");
+}
+
+/** Removes control characters a model or a tool could use to move the cursor or retitle the terminal. */
+export function sanitize(s: string): string {
+  return s.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[\]P^_][\s\S]*?(?:\x07|\x1b\\|$)|\x1b.?|[\x00-\x08\x0b-\x1f\x7f\x9b]/g, (m) =>
+    m === "\t" ? "    " : "",
+  );
+}
+
+interface Token {
+  text: string;
+  esc: boolean;
+}
+
+function tokenize(s: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  let plain = "";
+  while (i < s.length) {
+    if (s.charCodeAt(i) === 0x1b) {
+      ESC_RE.lastIndex = i;
+      const m = ESC_RE.exec(s);
+      if (m) {
+        if (plain) out.push({ text: plain, esc: false });
+        plain = "";
+        out.push({ text: m[0], esc: true });
+        i += m[0].length;
+        continue;
+      }
+    }
+    const cp = s.codePointAt(i)!;
+    const ch = String.fromCodePoint(cp);
+    plain += ch;
+    i += ch.length;
+  }
+  if (plain) out.push({ text: plain, esc: false });
+  return out;
+}
+
+/**
+ * Wraps one line (no newlines) to `width` columns, at spaces where it can and inside a word only when the word
+ * is longer than a line. Active SGR styles are closed at each break and reopened on the next line, so a
+ * styled line never bleeds into the prompt below it.
+ */
+export function wrapLine(line: string, width: number, indent = ""): string[] {
+  const w = Math.max(1, width);
+  if (displayWidth(line) <= w) return [line];
+  const lines: string[] = [];
+  let cur = "";
+  let curWidth = 0;
+  let active: string[] = [];
+  let lastSpace = -1; // index in `cur` just after a space, for word breaks
+  let widthAtSpace = 0;
+  const indentWidth = displayWidth(indent);
+  const pushLine = (text: string) => lines.push(active.length ? `${text}\x1b[0m` : text);
+  for (const tok of tokenize(line)) {
+    if (tok.esc) {
+      cur += tok.text;
+      if (/^\x1b\[(0)?m$/.test(tok.text)) active = [];
+      else if (tok.text.endsWith("m")) active.push(tok.text);
+      continue;
+    }
+    for (const ch of tok.text) {
+      const cw = Bun.stringWidth(ch);
+      if (curWidth + cw > w && curWidth > 0) {
+        if (ch !== " " && lastSpace > 0 && widthAtSpace > indentWidth) {
+          const head = cur.slice(0, lastSpace).trimEnd();
+          const tail = cur.slice(lastSpace);
+          pushLine(head);
+          cur = indent + active.join("") + tail;
+          curWidth = displayWidth(cur);
+        } else {
+          pushLine(cur);
+          cur = indent + active.join("");
+          curWidth = indentWidth;
+        }
+        lastSpace = -1;
+        if (ch === " ") continue;
+      }
+      cur += ch;
+      curWidth += cw;
+      if (ch === " ") {
+        lastSpace = cur.length;
+        widthAtSpace = curWidth;
+      }
+    }
+  }
+  if (stripAnsi(cur).trim() !== "" || lines.length === 0) lines.push(cur);
+  return lines;
+}
+
+/** Wraps text that may hold newlines. */
+export function wrapText(text: string, width: number, indent = ""): string[] {
+  return text.split("\n").flatMap((l) => wrapLine(l, width, indent));
+}
+
+/** Cuts a line to `width` columns with an ellipsis (for one-line summaries). */
+export function truncate(line: string, width: number): string {
+  if (displayWidth(line) <= width) return line;
+  let out = "";
+  let w = 0;
+  let styled = false;
+  for (const tok of tokenize(line)) {
+    if (tok.esc) {
+      out += tok.text;
+      styled = true;
+      continue;
+    }
+    for (const ch of tok.text) {
+      const cw = Bun.stringWidth(ch);
+      if (w + cw > width - 1) return `${out}…${styled ? "\x1b[0m" : ""}`;
+      out += ch;
+      w += cw;
+    }
+  }
+  return out;
+}

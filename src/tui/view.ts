@@ -1,0 +1,311 @@
+// The conversation as a person sees it, built from protocol notifications alone (the same events any client
+// gets), with no terminal in sight: finished lines are handed out once for the scrollback (`takeCommitted`),
+// and what still changes (streaming text, running tools, the approval card, the thinking line) is drawn
+// fresh each frame (`live`). Tools appear by the label the server gives them; nothing here knows a tool.
+import { createMarkdownRenderer, type MarkdownRenderer } from "./markdown";
+import type { Theme } from "./style";
+import { sanitize, truncate, wrapLine, wrapText } from "./text";
+
+export interface ApprovalCard {
+  approvalId: string;
+  callId: string;
+  tool: string;
+  risk: string;
+  summary: string;
+  /** Identity of the call for "approve identical calls": tool plus arguments when the server sent them. */
+  identity: string;
+}
+
+interface RunningTool {
+  label: string;
+  startedAt: number;
+  progress?: string;
+}
+
+interface TurnState {
+  id: string;
+  startedAt: number;
+  background: boolean;
+  lastEventAt: number;
+}
+
+const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/** What each risk means, in the words the approval card uses. */
+export const RISK_WORDS: Record<string, string> = {
+  read_only: "only reads",
+  filesystem: "changes files on this machine",
+  process: "runs a program on this machine",
+  delegate: "hands work to another agent, which acts on its own",
+  network: "sends a request over the network",
+};
+
+export class ConversationView {
+  private committed: string[] = [];
+  private partial = "";
+  private streamed = "";
+  private afterTool = false;
+  private md: MarkdownRenderer;
+  private reasoning = "";
+  private readonly running = new Map<string, RunningTool>();
+  private readonly callArgs = new Map<string, string>();
+  private turn?: TurnState;
+  private lastResult?: { label: string; output: string };
+  readonly jobs = new Map<string, string>();
+  approval?: ApprovalCard;
+  lastUsage?: { input_tokens: number; output_tokens: number };
+  totalTokens = 0;
+  private notice?: string;
+  /** The person asked to cancel the running turn: failures that follow are the cancellation, not errors. */
+  cancelling = false;
+
+  constructor(
+    private readonly theme: Theme,
+    private readonly width: () => number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.md = createMarkdownRenderer(theme, width);
+  }
+
+  get turnRunning(): boolean {
+    return !!this.turn;
+  }
+
+  /** Lines for the scrollback since the last call; each line is handed out once. */
+  takeCommitted(): string[] {
+    const out = this.committed;
+    this.committed = [];
+    return out;
+  }
+
+  /** A line of the app's own (slash command output, notices) into the scrollback. */
+  say(text: string, style: (s: string) => string = (s) => s): void {
+    for (const l of wrapText(sanitize(text), this.width())) this.committed.push(style(l));
+  }
+
+  /** A transient line under the conversation until the next event (`cancelling…`). */
+  setNotice(text: string | undefined): void {
+    this.notice = text;
+  }
+
+  apply(method: string, p: any): void {
+    const t = this.theme;
+    if (this.turn && p?.turn_id === this.turn.id) this.turn.lastEventAt = this.now();
+    switch (method) {
+      case "turn.started": {
+        this.flushText();
+        this.streamed = "";
+        const background = p.origin?.kind === "background";
+        this.turn = { id: p.turn_id, startedAt: this.now(), background, lastEventAt: this.now() };
+        this.committed.push("");
+        if (background) {
+          const jobs = (p.origin.jobs ?? []).join(", ");
+          this.committed.push(t.magenta(`◆ background report${jobs ? `: ${jobs}` : ""}`));
+        } else {
+          const lines = wrapText(sanitize(p.prompt ?? ""), this.width() - 2);
+          lines.forEach((l, i) => this.committed.push(t.bold(`${i === 0 ? "›" : " "} ${l}`)));
+        }
+        this.committed.push("");
+        break;
+      }
+      case "assistant.delta":
+        this.appendText(String(p.text ?? ""));
+        break;
+      case "reasoning.delta":
+        this.reasoning += String(p.text ?? "");
+        break;
+      case "tool.started":
+        if (!this.afterTool && (this.partial || this.streamed)) {
+          this.flushText();
+          this.committed.push("");
+        }
+        this.afterTool = false;
+        this.flushText();
+        this.streamed = "";
+        this.flushReasoning();
+        this.running.set(p.call_id, { label: sanitize(p.label ?? p.tool), startedAt: this.now() });
+        if (p.arguments !== undefined) this.callArgs.set(p.call_id, `${p.tool}\u0000${JSON.stringify(p.arguments)}`);
+        break;
+      case "tool.progress": {
+        const r = this.running.get(p.call_id);
+        if (r) r.progress = sanitize(String(p.line ?? ""));
+        break;
+      }
+      case "tool.completed":
+        this.completeTool(p);
+        break;
+      case "approval.requested": {
+        const args = this.callArgs.get(p.call_id);
+        this.approval = {
+          approvalId: p.approval_id,
+          callId: p.call_id,
+          tool: p.tool,
+          risk: p.risk,
+          summary: String(p.summary ?? ""),
+          identity: args ?? `${p.tool}\u0000${p.summary}`,
+        };
+        break;
+      }
+      case "turn.ended":
+        this.endTurn(p);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The approval was answered (by the person or by an earlier `a`). */
+  clearApproval(decision: "approved" | "approved for this session" | "denied"): void {
+    const a = this.approval;
+    if (!a) return;
+    const mark = decision === "denied" ? this.theme.red("✗ denied") : this.theme.green(`✓ ${decision}`);
+    this.committed.push(`  ${mark} ${this.theme.dim(truncate(firstLine(a.summary), this.width() - 20))}`);
+    this.approval = undefined;
+  }
+
+  /** Ctrl-O: the last tool result in full (bounded), into the scrollback. */
+  expandLastResult(): boolean {
+    if (!this.lastResult) return false;
+    this.committed.push(this.theme.dim(`── ${this.lastResult.label} ──`));
+    const lines = sanitize(this.lastResult.output).split("\n");
+    const shown = lines.slice(0, 400);
+    for (const l of shown) this.committed.push(...wrapLine(l, this.width()));
+    if (lines.length > shown.length) this.committed.push(this.theme.dim(`… ${lines.length - shown.length} more lines`));
+    this.committed.push(this.theme.dim("──"));
+    return true;
+  }
+
+  /** The changing part of the screen, top to bottom, for this frame. */
+  live(frame: number): string[] {
+    const t = this.theme;
+    const w = this.width();
+    const out: string[] = [];
+    const spin = t.cyan(SPINNER[frame % SPINNER.length]!);
+    for (const [callId, r] of this.running) {
+      if (this.approval?.callId === callId) continue; // the card below stands for it
+      out.push(truncate(`${spin} ${r.label} ${t.dim(elapsed(this.now() - r.startedAt))}`, w));
+      if (r.progress) out.push(truncate(t.dim(`  ${r.progress}`), w));
+    }
+    if (this.reasoning && !this.partial) out.push(truncate(t.dim(t.italic(`thinking: ${lastLine(this.reasoning)}`)), w));
+    if (this.partial) out.push(...this.md.preview(this.partial));
+    if (this.turn && this.running.size === 0 && !this.approval && !this.partial) {
+      const label = this.turn.background ? "background report" : "working";
+      out.push(`${spin} ${t.dim(`${label}… ${elapsed(this.now() - this.turn.startedAt)} · Ctrl-C to cancel`)}`);
+    }
+    if (this.notice) out.push(t.yellow(truncate(this.notice, w)));
+    if (this.approval) out.push(...this.approvalCard(this.approval));
+    return out;
+  }
+
+  private approvalCard(a: ApprovalCard): string[] {
+    const t = this.theme;
+    const w = this.width();
+    const words = RISK_WORDS[a.risk] ?? a.risk;
+    const out = [truncate(t.yellow(`╭─ Allow ${a.tool}? `) + t.bold(`${a.risk}: ${words}`), w)];
+    const summary = sanitize(a.summary).split("\n");
+    const shown = summary.slice(0, 40);
+    for (const l of shown) {
+      const styled = l.startsWith("+") && !l.startsWith("+++") ? t.green(l) : l.startsWith("-") && !l.startsWith("---") ? t.red(l) : l;
+      for (const wrapped of wrapLine(styled, w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);
+    }
+    if (summary.length > shown.length) out.push(`${t.yellow("│")} ${t.dim(`… ${summary.length - shown.length} more lines`)}`);
+    out.push(t.yellow("╰─ ") + truncate(`${t.bold("y")} approve once · ${t.bold("a")} approve identical calls this session · ${t.bold("n")}/Esc deny`, w - 3));
+    return out;
+  }
+
+  private appendText(delta: string) {
+    this.flushReasoning();
+    if (this.afterTool && delta.trim()) {
+      this.committed.push("");
+      this.afterTool = false;
+    }
+    this.streamed += delta;
+    this.partial += delta;
+    const nl = this.partial.lastIndexOf("\n");
+    if (nl < 0) return;
+    const complete = this.partial.slice(0, nl);
+    this.partial = this.partial.slice(nl + 1);
+    for (const line of complete.split("\n")) this.committed.push(...this.md.line(line));
+  }
+
+  private flushText() {
+    if (this.partial) this.committed.push(...this.md.line(this.partial));
+    this.partial = "";
+  }
+
+  /** A reasoning summary is shown dimmed and folded to its first lines; it is never part of the reply. */
+  private flushReasoning() {
+    if (!this.reasoning.trim()) {
+      this.reasoning = "";
+      return;
+    }
+    const lines = sanitize(this.reasoning.trim()).split("\n").filter((l) => l.trim());
+    const shown = lines.slice(0, 3).flatMap((l) => wrapLine(l, this.width() - 2));
+    for (const l of shown) this.committed.push(this.theme.dim(this.theme.italic(`  ${l}`)));
+    if (lines.length > 3) this.committed.push(this.theme.dim(`  … ${lines.length - 3} more lines of reasoning`));
+    this.reasoning = "";
+  }
+
+  private completeTool(p: any) {
+    const t = this.theme;
+    const r = this.running.get(p.call_id);
+    this.running.delete(p.call_id);
+    this.callArgs.delete(p.call_id);
+    const label = r?.label ?? sanitize(p.tool ?? "tool");
+    const output = String(p.output ?? "");
+    const denied = !p.ok && /^not run:/.test(output);
+    const time = r ? t.dim(` ${elapsed(this.now() - r.startedAt)}`) : "";
+    const mark = p.ok ? t.green("✓") : denied || this.cancelling ? t.yellow("⊘") : t.red("✗");
+    const status = p.ok ? "" : denied ? t.yellow(" denied") : this.cancelling ? t.yellow(" cancelled") : t.red(" failed");
+    this.committed.push(truncate(`${mark} ${label}${status}${time}`, this.width()));
+    // A short preview of the result: the tool's own one-line summary when it gives one, else its first lines.
+    const preview = typeof p.display === "string" && p.display ? [p.display] : output.split("\n").filter((l) => l.trim()).slice(0, 3);
+    const hidden = output.split("\n").filter((l) => l.trim()).length - preview.length;
+    preview.forEach((line, i) => {
+      const more = i === preview.length - 1 && hidden > 0 ? t.dim(` (+${hidden} lines, Ctrl-O)`) : "";
+      this.committed.push(truncate(`  ${t.dim(i === 0 ? "└" : " ")} ${sanitize(line)}`, this.width() - (more ? 20 : 0)) + more);
+    });
+    for (const job of Array.isArray(p.jobs) ? p.jobs : []) this.jobs.set(String(job), "running");
+    for (const job of Array.isArray(p.jobs_settled) ? p.jobs_settled : []) this.jobs.delete(String(job));
+    this.lastResult = { label, output };
+    this.afterTool = true;
+  }
+
+  private endTurn(p: any) {
+    const t = this.theme;
+    this.flushText();
+    this.flushReasoning();
+    // Text the stream did not carry (a Sources list added at the end, a reply from a resumed record) follows.
+    const reply = String(p.reply ?? "");
+    const rest = reply.startsWith(this.streamed) ? reply.slice(this.streamed.length) : this.streamed ? "" : reply;
+    if (rest.trim()) for (const line of rest.replace(/^\n+|\n+$/g, "").split("\n")) this.committed.push(...this.md.line(line));
+    this.streamed = "";
+    for (const job of p.origin?.kind === "background" ? (p.origin.jobs ?? []) : []) this.jobs.delete(String(job));
+    if (p.status === "failed") {
+      this.committed.push(t.red(`✗ turn failed: ${sanitize(p.error?.message ?? "unknown error")}`));
+    } else if (p.status === "cancelled") this.committed.push(t.yellow("⊘ cancelled"));
+    if (p.usage) {
+      this.lastUsage = { input_tokens: p.usage.input_tokens, output_tokens: p.usage.output_tokens };
+      this.totalTokens += p.usage.input_tokens + p.usage.output_tokens;
+    }
+    this.running.clear();
+    this.approval = undefined;
+    this.notice = undefined;
+    this.cancelling = false;
+    if (!this.turn || p.turn_id === this.turn.id) this.turn = undefined;
+  }
+}
+
+function firstLine(s: string): string {
+  return s.split("\n").find((l) => l.trim()) ?? "";
+}
+
+function lastLine(s: string): string {
+  const lines = s.trim().split("\n");
+  return sanitize(lines[lines.length - 1] ?? "");
+}
+
+function elapsed(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+}

@@ -1,0 +1,236 @@
+// The compiled binary's interactive session, driven in a real terminal (tmux) against the scripted model.
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
+import { fakeHome, requireBinary } from "../fake/binary";
+import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { alive } from "../fake/proc";
+import { startTmux, type TmuxPane } from "../fake/tmux";
+
+setDefaultTimeout(30_000);
+
+let fake: FakeModel | undefined;
+let pane: TmuxPane | undefined;
+let root: string | undefined;
+afterEach(async () => {
+  pane?.close();
+  pane = undefined;
+  await fake?.close();
+  fake = undefined;
+  if (root) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+async function open(opts: { extraConfig?: string; env?: Record<string, string>; width?: number; height?: number; args?: string[] } = {}) {
+  fake = await startFakeModel();
+  const h = fakeHome(fake.url, opts.extraConfig);
+  root = dirname(h.home);
+  pane = startTmux([requireBinary(), ...(opts.args ?? [])], { env: { ...h.env, ...opts.env }, cwd: h.workspace, width: opts.width, height: opts.height });
+  await pane.waitFor(/s-[0-9a-f]{8}/);
+  return { ...h, fake, pane };
+}
+
+const promptLine = (screen: string) => screen.split("\n").filter((l) => l.startsWith("›") && !l.startsWith("› ") ).length;
+
+describe("scv in a terminal", () => {
+  test("a streamed turn with a tool call approved with y, rendered readably", async () => {
+    const { fake, pane, workspace } = await open();
+    writeFileSync(join(workspace, "notes.txt"), "remember the milk\n");
+    fake.queue(
+      toolCalls([{ name: "bash", arguments: { command: "cat notes.txt" } }], { text: "Let me look." }),
+      text("## Notes\n\n- item **one**\n\n```sh\necho hi\n```\nAll done."),
+    );
+    pane.type("what is in my notes?");
+    pane.send("Enter");
+    await pane.waitFor("y approve once");
+    expect(pane.screen()).toContain("process: runs a program on this machine");
+    pane.send("y");
+    const screen = await pane.waitFor("All done.");
+    expect(screen).toContain("› what is in my notes?");
+    expect(screen).toContain("Let me look.");
+    expect(screen).toContain("✓ approved");
+    expect(screen).toMatch(/✓ .*\n.*exit 0\n.*remember the milk/);
+    expect(screen).toContain("• item one");
+    expect(screen).toContain("┌─ sh");
+    expect(screen).not.toContain("```");
+  });
+
+  test("a denied call says denied and the turn goes on; Esc denies too", async () => {
+    const { fake, pane } = await open();
+    fake.queue(
+      toolCalls([{ name: "bash", arguments: { command: "touch a" } }]),
+      toolCalls([{ name: "bash", arguments: { command: "touch b" } }]),
+      text("Nothing was changed."),
+    );
+    pane.type("touch things");
+    pane.send("Enter");
+    await pane.waitFor("y approve once");
+    pane.send("n");
+    await pane.waitFor(/denied[\s\S]*y approve once/);
+    pane.send("Escape");
+    const screen = await pane.waitFor("Nothing was changed.");
+    expect(screen.match(/✗ denied/g)?.length).toBe(2);
+    expect(screen).not.toContain("failed");
+  });
+
+  test("a approves identical calls for the rest of the session, and only those", async () => {
+    const { fake, pane, workspace } = await open();
+    const same = { name: "bash", arguments: { command: "echo x >> log.txt" } };
+    fake.queue(toolCalls([same]), toolCalls([same]), toolCalls([{ name: "bash", arguments: { command: "echo other" } }]), text("finished"));
+    pane.type("append twice");
+    pane.send("Enter");
+    await pane.waitFor("y approve once");
+    pane.send("a");
+    await pane.waitFor(/echo other[\s\S]*y approve once/);
+    pane.send("y");
+    await pane.waitFor("finished");
+    expect(await Bun.file(join(workspace, "log.txt")).text()).toBe("x\nx\n");
+    expect(fake.requests.length).toBe(4);
+  });
+
+  test("Ctrl-C during a tool cancels the turn at once and stops its process; a second Ctrl-C exits", async () => {
+    const { fake, pane, workspace } = await open();
+    fake.queue(toolCalls([{ name: "bash", arguments: { command: "echo $$ > pid.txt; sleep 60" } }]));
+    pane.type("wait a minute");
+    pane.send("Enter");
+    await pane.waitFor("y approve once");
+    pane.send("y");
+    await pane.waitFor(/⠋|⠙|⠹|⠸|⠼|⠴|⠦|⠧|⠇|⠏/);
+    const pidFile = join(workspace, "pid.txt");
+    for (let i = 0; i < 100 && !(await Bun.file(pidFile).exists()); i++) await Bun.sleep(50);
+    const pid = Number((await Bun.file(pidFile).text()).trim());
+    expect(alive(pid)).toBe(true);
+    pane.send("C-c");
+    const screen = await pane.waitFor("⊘ cancelled", 5_000);
+    expect(screen).toContain("cancelled");
+    for (let i = 0; i < 60 && alive(pid); i++) await Bun.sleep(50);
+    expect(alive(pid)).toBe(false);
+    expect(screen).toMatch(/⊘ .*echo.*cancelled|⊘ bash cancelled/);
+    await Bun.sleep(2_100); // past the double-press window
+    pane.send("C-c");
+    await pane.waitFor("press Ctrl-C again");
+    pane.send("C-c");
+    for (let i = 0; i < 60 && pane.exitStatus() === undefined; i++) await Bun.sleep(50);
+    expect(pane.exitStatus()).toBe(0);
+  });
+
+  test("a background job's report is shown like a turn, marked as a report", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "scv-tui-agent-"));
+    const stdoutFile = join(dir, "stdout.txt");
+    writeFileSync(stdoutFile, "fixed the parser");
+    try {
+      const { fake, pane, home } = await open({
+        extraConfig: `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`,
+        env: { FAKE_AGENT_STDOUT: stdoutFile, FAKE_AGENT_SLEEP: "1" },
+      });
+      signIn(home, "dsh");
+      fake.queue(
+        toolCalls([{ name: "agent", arguments: { agent: "dsh", prompt: "fix the parser", background: true } }]),
+        text("Started job-1."),
+        text("The agent fixed the parser."),
+      );
+      // A fresh session offers dsh now that it is signed in.
+      pane.type("/new");
+      pane.send("Enter");
+      await pane.waitFor(/session s-[0-9a-f]{8}[\s\S]*session s-[0-9a-f]{8}/);
+      pane.type("fix it in the background");
+      pane.send("Enter");
+      await pane.waitFor("y approve once");
+      pane.send("y");
+      await pane.waitFor("jobs: job-1");
+      const screen = await pane.waitFor("The agent fixed the parser.", 15_000);
+      expect(screen).toContain("◆ background report: job-1");
+      expect(screen).not.toContain("jobs: job-1");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("exiting with a job running says how many jobs it stops, and stops the agent", async () => {
+    const logDir = mkdtempSync(join(tmpdir(), "scv-tui-agent-"));
+    const stdoutFile = join(logDir, "stdout.txt");
+    writeFileSync(stdoutFile, "never reported");
+    try {
+      const { fake, pane, home } = await open({
+        extraConfig: `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`,
+        env: { FAKE_AGENT_STDOUT: stdoutFile, FAKE_AGENT_SLEEP: "60", FAKE_AGENT_LOG: logDir },
+      });
+      signIn(home, "dsh");
+      fake.queue(toolCalls([{ name: "agent", arguments: { agent: "dsh", prompt: "a long job", background: true } }]), text("Started job-1."));
+      pane.type("/new");
+      pane.send("Enter");
+      await pane.waitFor(/session s-[0-9a-f]{8}[\s\S]*session s-[0-9a-f]{8}/);
+      pane.type("start a long job");
+      pane.send("Enter");
+      await pane.waitFor("y approve once");
+      pane.send("y");
+      await pane.waitFor("jobs: job-1");
+      let agentPid = 0;
+      for (let i = 0; i < 100 && !agentPid; i++) {
+        const cwdFile = readdirSync(logDir).find((f) => f.endsWith(".cwd"));
+        if (cwdFile) agentPid = Number(cwdFile.replace(/\.cwd$/, "").split("-").at(-1));
+        else await Bun.sleep(50);
+      }
+      expect(alive(agentPid)).toBe(true);
+      pane.send("C-d");
+      const screen = await pane.waitFor("[exited");
+      expect(screen).toContain("exiting: stopping 1 background job");
+      expect(pane.exitStatus()).toBe(0);
+      for (let i = 0; i < 60 && alive(agentPid); i++) await Bun.sleep(50);
+      expect(alive(agentPid)).toBe(false);
+    } finally {
+      rmSync(logDir, { recursive: true, force: true });
+    }
+  });
+
+  test("resizing never duplicates the prompt or leaves a broken frame", async () => {
+    const { fake, pane } = await open({ width: 100, height: 30 });
+    fake.queue(text("word ".repeat(60).trim()));
+    pane.type("say many words");
+    pane.send("Enter");
+    await pane.waitFor("word word");
+    await pane.waitFor((s) => !/⠋|⠙|⠹|⠸|⠼|⠴|⠦|⠧|⠇|⠏/.test(s));
+    pane.type("draft text");
+    for (const [w, h] of [[50, 20], [30, 24], [80, 24]] as const) {
+      pane.resize(w, h);
+      await Bun.sleep(300);
+      const screen = await pane.waitFor("draft text");
+      expect(screen.split("\n").filter((l) => l.startsWith("› draft text")).length).toBe(1);
+      expect(screen.split("\n").filter((l) => /^  fake-model · s-/.test(l)).length).toBe(1);
+    }
+    expect(promptLine(pane.screen())).toBe(0);
+  });
+
+  test("colour on a terminal, none with NO_COLOR; Ctrl-D on an empty prompt exits and restores the terminal", async () => {
+    {
+      const { fake, pane } = await open();
+      fake.queue(text("**bold** reply"));
+      pane.type("hi");
+      pane.send("Enter");
+      await pane.waitFor("bold reply");
+      expect(pane.screen({ escapes: true })).toMatch(/\x1b\[[0-9;]*1m/);
+      pane.close();
+      await fake.close();
+      rmSync(root!, { recursive: true, force: true });
+    }
+    fake = await startFakeModel();
+    const h = fakeHome(fake.url);
+    root = dirname(h.home);
+    // A shell around scv shows the terminal modes before and after.
+    const script = `stty -g > before.txt; ${requireBinary()}; status=$?; stty -g > after.txt; exit $status`;
+    pane = startTmux([BASH, "-c", script], { env: { ...h.env, NO_COLOR: "1" }, cwd: h.workspace });
+    await pane.waitFor(/s-[0-9a-f]{8}/);
+    fake.queue(text("**bold** reply"));
+    pane.type("hi");
+    pane.send("Enter");
+    await pane.waitFor("bold reply");
+    const screen = pane.screen({ escapes: true });
+    expect(screen).not.toMatch(/\x1b\[[0-9;]*m/);
+    pane.send("C-d");
+    await pane.waitFor("[exited 0]");
+    await Bun.sleep(100);
+    expect(await Bun.file(join(h.workspace, "after.txt")).text()).toBe(await Bun.file(join(h.workspace, "before.txt")).text());
+  });
+});

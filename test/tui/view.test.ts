@@ -1,0 +1,148 @@
+import { describe, expect, test } from "bun:test";
+import { createTheme } from "../../src/tui/style";
+import { stripAnsi } from "../../src/tui/text";
+import { ConversationView } from "../../src/tui/view";
+
+const ids = { session_id: "s-1", turn_id: "t1" };
+const user = { kind: "user" };
+const usage = { input_tokens: 120, output_tokens: 30, cached_input_tokens: 0 };
+
+function makeView(width = 60) {
+  let now = 1_000;
+  const view = new ConversationView(createTheme(false), () => width, () => now);
+  return { view, tick: (ms: number) => (now += ms) };
+}
+
+describe("ConversationView", () => {
+  test("a streamed reply is committed line by line; the unfinished line stays live", () => {
+    const { view } = makeView();
+    view.apply("turn.started", { ...ids, origin: user, prompt: "hello" });
+    expect(view.takeCommitted()).toEqual(["", "› hello", ""]);
+    view.apply("assistant.delta", { ...ids, text: "First **line**\nsec" });
+    expect(view.takeCommitted()).toEqual(["First line"]);
+    expect(view.live(0)).toEqual(["sec"]);
+    view.apply("assistant.delta", { ...ids, text: "ond\n" });
+    expect(view.takeCommitted()).toEqual(["second"]);
+    view.apply("turn.ended", { ...ids, origin: user, status: "completed", reply: "First **line**\nsecond\n", usage });
+    expect(view.takeCommitted()).toEqual([]);
+    expect(view.turnRunning).toBe(false);
+    expect(view.lastUsage?.input_tokens).toBe(120);
+  });
+
+  test("text the stream did not carry (a Sources list) is added at the end", () => {
+    const { view } = makeView();
+    view.apply("turn.started", { ...ids, origin: user, prompt: "q" });
+    view.takeCommitted();
+    view.apply("assistant.delta", { ...ids, text: "Answer." });
+    view.apply("turn.ended", { ...ids, origin: user, status: "completed", reply: "Answer.\n\nSources:\n- https://a.example", usage });
+    expect(view.takeCommitted()).toEqual(["Answer.", "Sources:", "• https://a.example"]);
+  });
+
+  test("a tool runs live with its progress, then leaves one result line and a summary", () => {
+    const { view, tick } = makeView();
+    view.apply("turn.started", { ...ids, origin: user, prompt: "go" });
+    view.takeCommitted();
+    view.apply("tool.started", { ...ids, call_id: "c1", tool: "bash", label: "$ cargo test", risk: "process" });
+    tick(2_500);
+    view.apply("tool.progress", { ...ids, call_id: "c1", line: "running 12 tests" });
+    expect(view.live(0)).toEqual(["⠋ $ cargo test 2s", "  running 12 tests"]);
+    view.apply("tool.completed", { ...ids, call_id: "c1", tool: "bash", ok: true, output: "exit 0\nok\nok" });
+    const lines = view.takeCommitted();
+    expect(lines[0]).toBe("✓ $ cargo test 2s");
+    expect(lines.slice(1)).toEqual(["  └ exit 0", "    ok", "    ok"]);
+    expect(view.live(0).join("\n")).toContain("working…");
+  });
+
+  test("a denied call says denied, not failed", () => {
+    const { view } = makeView();
+    view.apply("turn.started", { ...ids, origin: user, prompt: "go" });
+    view.apply("tool.started", { ...ids, call_id: "c1", tool: "bash", label: "$ rm -rf build" });
+    view.apply("tool.completed", { ...ids, call_id: "c1", tool: "bash", ok: false, output: "not run: denied by the user" });
+    const text = view.takeCommitted().join("\n");
+    expect(text).toContain("⊘ $ rm -rf build denied");
+    expect(text).not.toContain("failed");
+  });
+
+  test("the approval card shows the risk in words and colours a diff; identity uses the call's arguments", () => {
+    const { view } = makeView();
+    const theme = createTheme(true);
+    const colored = new ConversationView(theme, () => 60);
+    for (const v of [view, colored]) {
+      v.apply("turn.started", { ...ids, origin: user, prompt: "edit" });
+      v.apply("tool.started", { ...ids, call_id: "c1", tool: "write", label: "write a.txt", arguments: { path: "a.txt" } });
+      v.apply("approval.requested", { ...ids, approval_id: "a-1", call_id: "c1", tool: "write", risk: "filesystem", summary: "write a.txt\n-old\n+new", workspace: "/w" });
+    }
+    const card = view.live(0);
+    expect(card[0]).toBe("╭─ Allow write? filesystem: changes files on this machine");
+    expect(card).toContain("│ -old");
+    expect(card).toContain("│ +new");
+    expect(card.at(-1)).toContain("y approve once");
+    expect(view.live(0).some((l) => l.includes("⠋ write a.txt"))).toBe(false); // the card stands for the call
+    expect(view.approval?.identity).toBe(`write\u0000{"path":"a.txt"}`);
+    const coloredCard = colored.live(0);
+    expect(coloredCard.some((l) => l.includes("\x1b[32m+new"))).toBe(true);
+    expect(coloredCard.some((l) => l.includes("\x1b[31m-old"))).toBe(true);
+    view.clearApproval("denied");
+    expect(view.approval).toBeUndefined();
+    expect(view.takeCommitted().join("\n")).toContain("✗ denied write a.txt");
+  });
+
+  test("background reports are marked, and jobs are tracked until reported", () => {
+    const { view } = makeView();
+    view.apply("turn.started", { ...ids, origin: user, prompt: "start a job" });
+    view.apply("tool.started", { ...ids, call_id: "c1", tool: "agent", label: "agent codex" });
+    view.apply("tool.completed", { ...ids, call_id: "c1", tool: "agent", ok: true, output: '{"job":"codex-1"}', jobs: ["codex-1"] });
+    view.apply("turn.ended", { ...ids, origin: user, status: "completed", reply: "started", usage });
+    expect([...view.jobs.keys()]).toEqual(["codex-1"]);
+    view.takeCommitted();
+    const bg = { kind: "background", jobs: ["codex-1"] };
+    view.apply("turn.started", { session_id: "s-1", turn_id: "t2", origin: bg, prompt: "[SCV background report]" });
+    expect(view.takeCommitted()).toContain("◆ background report: codex-1");
+    view.apply("turn.ended", { session_id: "s-1", turn_id: "t2", origin: bg, status: "completed", reply: "codex finished", usage });
+    expect(view.takeCommitted()).toContain("codex finished");
+    expect(view.jobs.size).toBe(0);
+  });
+
+  test("failures and cancellations are shown; control characters from the model never reach the terminal", () => {
+    const { view } = makeView();
+    view.apply("turn.started", { ...ids, origin: user, prompt: "x" });
+    view.apply("assistant.delta", { ...ids, text: "evil \x1b]0;title\x07text\x1b[2J\n" });
+    view.apply("turn.ended", { ...ids, origin: user, status: "failed", reply: "", usage, error: { class: "rate_limit", message: "slow down" } });
+    const text = view.takeCommitted().join("\n");
+    expect(text).toContain("evil text");
+    expect(text).not.toContain("\x1b");
+    expect(text).toContain("✗ turn failed: slow down");
+    view.apply("turn.started", { session_id: "s-1", turn_id: "t2", origin: user, prompt: "y" });
+    view.apply("turn.ended", { session_id: "s-1", turn_id: "t2", origin: user, status: "cancelled", reply: "", usage });
+    expect(view.takeCommitted()).toContain("⊘ cancelled");
+  });
+
+  test("reasoning summaries are dimmed, folded to three lines, and kept out of the reply", () => {
+    const { view } = makeView();
+    view.apply("turn.started", { ...ids, origin: user, prompt: "think" });
+    view.takeCommitted();
+    view.apply("reasoning.delta", { ...ids, text: "a\nb\nc\nd\ne" });
+    expect(view.live(0)[0]).toBe("thinking: e");
+    view.apply("assistant.delta", { ...ids, text: "answer\n" });
+    expect(view.takeCommitted()).toEqual(["  a", "  b", "  c", "  … 2 more lines of reasoning", "answer"]);
+  });
+
+  test("Ctrl-O shows the last result in full", () => {
+    const { view } = makeView();
+    view.apply("turn.started", { ...ids, origin: user, prompt: "x" });
+    view.apply("tool.started", { ...ids, call_id: "c1", tool: "read", label: "read a.txt" });
+    view.apply("tool.completed", { ...ids, call_id: "c1", tool: "read", ok: true, output: "l1\nl2\nl3" });
+    view.takeCommitted();
+    expect(view.expandLastResult()).toBe(true);
+    expect(view.takeCommitted().map(stripAnsi)).toEqual(["── read a.txt ──", "l1", "l2", "l3", "──"]);
+  });
+
+  test("narrow terminals: every live line fits the width", () => {
+    const { view } = makeView(20);
+    view.apply("turn.started", { ...ids, origin: user, prompt: "a long prompt that must wrap in a narrow terminal" });
+    for (const l of view.takeCommitted()) expect(Bun.stringWidth(l)).toBeLessThanOrEqual(20);
+    view.apply("tool.started", { ...ids, call_id: "c1", tool: "bash", label: "$ a very long command line indeed" });
+    view.apply("approval.requested", { ...ids, approval_id: "a", call_id: "c1", tool: "bash", risk: "process", summary: "$ a very long command line indeed", workspace: "/w" });
+    for (const l of view.live(0)) expect(Bun.stringWidth(l)).toBeLessThanOrEqual(20);
+  });
+});
