@@ -62,6 +62,10 @@ export const AgentConfig = z.strictObject({
   max_background: z.number().int().min(0).max(64).default(4),
 });
 
+export const SessionsConfig = z.strictObject({
+  keep_days: positiveInt(36500).default(90),
+});
+
 export const AgentOverride = z.strictObject({
   use_for: z.string().refine((s) => Buffer.byteLength(s) <= 500 && !s.includes("\n"), "must be one line of at most 500 bytes").optional(),
   model: z.string().regex(MODEL_PATTERN, "must be 1-128 of A-Z a-z 0-9 . _ : / @ [ ] - and not start with - or @").optional(),
@@ -80,6 +84,7 @@ export const ConfigFile = z.strictObject({
   web: WebConfig.partial().optional(),
   agent: AgentConfig.partial().optional(),
   agents: z.partialRecord(z.enum(AGENT_NAMES), AgentOverride).optional(),
+  sessions: SessionsConfig.partial().optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -90,6 +95,7 @@ export interface Config {
   web: z.infer<typeof WebConfig>;
   agent: z.infer<typeof AgentConfig>;
   agents: Partial<Record<(typeof AGENT_NAMES)[number], AgentOverride>>;
+  sessions: z.infer<typeof SessionsConfig>;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -106,6 +112,7 @@ export const USER_ONLY_KEYS = [
   "web.searxng_url",
   "web.brave_api_key",
   "web.brave_api_key_env",
+  "sessions",
 ] as const;
 
 /** Key paths whose values are secrets: shown only as set/unset. */

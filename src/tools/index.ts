@@ -6,6 +6,7 @@ import { createAgentStatusTool } from "./agent_status";
 import { createAgentWaitTool } from "./agent_wait";
 import { createBashTool } from "./bash";
 import { createReadTool } from "./read";
+import { createSessionSearchTool } from "./session_search";
 import { ToolRegistry, type SessionScope, type Tool } from "./tool";
 import { createWebFetchTool } from "./web_fetch";
 import { createWebSearchTool } from "./web_search";
@@ -23,6 +24,7 @@ const FACTORIES: ToolFactory[] = [
   createAgentWaitTool,
   createAgentStatusTool,
   createAgentCancelTool,
+  createSessionSearchTool,
 ];
 
 export function buildTools(scope: SessionScope, opts: { enabled: boolean }): ToolRegistry {
