@@ -134,7 +134,10 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         if (opts.sessions) {
           const store = opts.sessions;
           const recorder = storeCall(() =>
-            store.create({ workspace, provider: profileName, model: modelName, tools: toolsEnabled, ...(p.channel ? { channel: p.channel } : {}) }),
+            store.create(
+              { workspace, provider: profileName, model: modelName, tools: toolsEnabled, ...(p.channel ? { channel: p.channel } : {}) },
+              { secrets: profileSecrets(config, profileName, env) },
+            ),
           );
           journal = { recorder, store };
         }
@@ -159,7 +162,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
             // The session keeps its provider profile while the profile exists; the active one stands in otherwise.
             profileName = config.providers[stored.provider] ? stored.provider : config.provider.active;
             if (profileName !== stored.provider) stored.warnings.push(`provider profile "${stored.provider}" no longer exists; using "${profileName}"`);
-            return { provider: profileName, model: p.model ?? stored.model };
+            return { provider: profileName, model: p.model ?? stored.model, secrets: profileSecrets(config, profileName, env) };
           }),
         );
         const modelName = p.model ?? loaded.model;
@@ -233,6 +236,13 @@ interface OpenSession {
   depth?: number;
   journal?: SessionJournal;
   restored?: LoadedSession;
+}
+
+/** Values a session record must never hold: the profile's key, its extra header values, the search key. */
+function profileSecrets(config: Config, profileName: string, env: NodeJS.ProcessEnv): string[] {
+  const profile = config.providers[profileName]!;
+  const search = [config.web.brave_api_key, env[config.web.brave_api_key_env]];
+  return [resolveApiKey(profile, env), ...Object.values(profile.headers), ...search].filter((v): v is string => !!v);
 }
 
 function isDirectory(path: string): boolean {

@@ -54,7 +54,7 @@ export class SessionStore {
   }
 
   /** Starts a new session file with its header; the returned recorder appends to it. */
-  create(session: NewSession): SessionRecorder {
+  create(session: NewSession, opts: { secrets?: readonly string[] } = {}): SessionRecorder {
     ensurePrivateDir(this.dir);
     for (;;) {
       const id = `s-${randomBytes(4).toString("hex")}`;
@@ -66,7 +66,7 @@ export class SessionStore {
         if ((e as NodeJS.ErrnoException).code === "EEXIST") continue;
         throw e;
       }
-      const writer = this.writer(id, file, fd, false);
+      const writer = this.writer(id, file, fd, false, opts.secrets);
       writer.append({ type: "session", v: FORMAT_VERSION, id, ...session });
       return writer;
     }
@@ -77,14 +77,14 @@ export class SessionStore {
    * `interrupted` first. `choose` picks the provider profile and model to continue with (it may refuse by
    * throwing, before anything is written). Refused while another live process (or this one) has the session open.
    */
-  resume(id: string, choose: (loaded: LoadedSession) => { provider: string; model: string }): { loaded: LoadedSession; recorder: SessionRecorder } {
+  resume(id: string, choose: (loaded: LoadedSession) => { provider: string; model: string; secrets?: readonly string[] }): { loaded: LoadedSession; recorder: SessionRecorder } {
     const file = this.fileOf(id);
     if (this.open.has(id)) throw new SessionStoreError(`session ${id} is already open in this SCV process; use it there, or close it first`, "in_use");
     const owner = lockOwner(this.lockOf(id));
     if (owner) throw new SessionStoreError(`session ${id} is open in another SCV process (pid ${owner.pid}); close it there first`, "in_use");
     const loaded = this.load(id);
-    const now = choose(loaded);
-    const writer = this.writer(id, file, reopenSessionFile(file, loaded.completeBytes), true);
+    const { secrets, ...now } = choose(loaded);
+    const writer = this.writer(id, file, reopenSessionFile(file, loaded.completeBytes), true, secrets);
     for (const t of loaded.turns) {
       if (t.ended_at !== undefined) continue;
       writer.append({ type: "turn_ended", turn: t.turn_id, status: "interrupted", reply: "", usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 } });
@@ -150,10 +150,10 @@ export class SessionStore {
     return join(this.dir, `${id}.lock`);
   }
 
-  private writer(id: string, file: string, fd: number, resumed: boolean): SessionWriter {
+  private writer(id: string, file: string, fd: number, resumed: boolean, secrets?: readonly string[]): SessionWriter {
     takeLock(this.lockOf(id));
     this.open.add(id);
-    return new SessionWriter(id, file, fd, this.lockOf(id), this.warn, () => this.open.delete(id), resumed);
+    return new SessionWriter(id, file, fd, this.lockOf(id), this.warn, () => this.open.delete(id), resumed, secrets);
   }
 }
 

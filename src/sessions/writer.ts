@@ -41,16 +41,23 @@ export class SessionWriter implements SessionRecorder {
     private readonly warn: (message: string) => void,
     private readonly onClose: () => void,
     resumed: boolean,
+    /** Configured secrets (the provider key, header values): never written, even if a tool echoed one. */
+    secrets: readonly string[] = [],
   ) {
     this.fd = fd;
     this.keep = resumed;
+    this.secrets = secrets.filter((v) => v.length >= 8).map((v) => JSON.stringify(v).slice(1, -1));
   }
+
+  private readonly secrets: string[];
 
   append(record: RecordInput | HeaderInput): void {
     if (this.fd === undefined || this.failed) return;
     const { type, ...rest } = record;
     if (type === "turn") this.keep = true;
-    const line = Buffer.from(`${JSON.stringify({ type, at: Date.now(), ...rest })}\n`);
+    let text = JSON.stringify({ type, at: Date.now(), ...rest });
+    for (const secret of this.secrets) if (text.includes(secret)) text = text.split(secret).join("***");
+    const line = Buffer.from(`${text}\n`);
     try {
       let written = 0;
       while (written < line.length) written += writeSync(this.fd, line, written, line.length - written);
