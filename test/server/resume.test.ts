@@ -71,3 +71,42 @@ test("a session that never ran a turn leaves no file behind", async () => {
   await h.request("session.close", { session_id: sid });
   expect(readdirSync(join(h.home, "state", "sessions"))).toEqual([]);
 });
+
+test("session_search finds turns across three earlier sessions, newest first; a chat sender's tool-free session cannot search", async () => {
+  const h = await harness();
+  const topics = ["the Orange deploy failed on friday", "unrelated chatter", "orange deploy went fine on monday"];
+  for (const topic of topics) {
+    h.fake.queue(text(`noted: ${topic}`));
+    const sid = await h.start();
+    await h.turn(sid, topic);
+    await h.request("session.close", { session_id: sid });
+    await Bun.sleep(5);
+  }
+  h.fake.queue(toolCalls([{ name: "session_search", arguments: { query: "ORANGE deploy" } }]), text("Found them."));
+  const sid = await h.start();
+  const ended = await h.turn(sid, "what happened with the orange deploy?");
+  expect(ended.status).toBe("completed");
+  const done = await h.waitFor("tool.completed", (p) => p.session_id === sid && p.tool === "session_search");
+  expect(done.ok).toBe(true);
+  expect(done.output).toContain("2 earlier turns match");
+  const monday = done.output.indexOf("went fine on monday");
+  const friday = done.output.indexOf("failed on friday");
+  expect(monday).toBeGreaterThan(-1);
+  expect(friday).toBeGreaterThan(monday);
+  expect(done.output).not.toContain("unrelated chatter");
+  // read_only: no approval was asked
+  expect(h.events.some((e) => e.method === "approval.requested")).toBe(false);
+
+  // A chat sender's session has no tools at all: session_search is not offered and a call to it is refused.
+  h.fake.queue(toolCalls([{ name: "session_search", arguments: { query: "orange" } }]), text("I cannot search."));
+  const started = await h.request("session.start", { cwd: h.workspace, tools: false, channel: { kind: "wechat", account: "bot", conversation: "sender-1" } });
+  expect(started.tools).toEqual([]);
+  const chatEnded = await h.turn(started.session_id, "what did others talk about?");
+  expect(chatEnded.status).toBe("completed");
+  const refused = await h.waitFor("tool.completed", (p) => p.session_id === started.session_id);
+  expect(refused.ok).toBe(false);
+  expect(refused.output).toContain('unknown tool "session_search"');
+  expect(refused.output).not.toContain("orange");
+  const request = h.fake.requests[h.fake.requests.length - 2]!.body;
+  expect(request.tools ?? []).toEqual([]);
+});
