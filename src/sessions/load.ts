@@ -104,6 +104,13 @@ export function parseSession(bytes: Buffer, file: string): LoadedSession {
     const line = lines[i]!;
     if (!line) continue;
     const raw = safeJson(line);
+    if (isItemRecord(raw)) {
+      // Items are most of a file and opaque here: checked by hand, which keeps loading fast (bench/sessions.ts).
+      loaded.lastActivity = Math.max(loaded.lastActivity, raw.at);
+      replay.push({ turn: raw.turn, item: raw.item });
+      if (raw.turn) turns.get(raw.turn)?.items.push(raw.item);
+      continue;
+    }
     const parsed = raw === undefined ? undefined : SessionRecord.safeParse(raw);
     if (!parsed?.success) {
       warnings.push(`${file}: skipped record ${i + 1}, which is ${raw === undefined ? "not valid JSON" : "not a record this SCV knows"}`);
@@ -123,9 +130,7 @@ export function parseSession(bytes: Buffer, file: string): LoadedSession {
         break;
       }
       case "item":
-        replay.push({ turn: r.turn, item: r.item });
-        if (r.turn) turns.get(r.turn)?.items.push(r.item);
-        break;
+        break; // handled above
       case "turn_ended": {
         const turn = turns.get(r.turn);
         if (!turn) break;
@@ -174,6 +179,17 @@ function dropTurnItems(replay: { turn?: string }[], turns: Set<string>): void {
   let kept = 0;
   for (const e of replay) if (!e.turn || !turns.has(e.turn)) replay[kept++] = e;
   replay.length = kept;
+}
+
+function isItemRecord(r: any): r is { type: "item"; at: number; turn?: string; item: StoredItem } {
+  return (
+    r?.type === "item" &&
+    typeof r.at === "number" &&
+    (r.turn === undefined || typeof r.turn === "string") &&
+    typeof r.item === "object" &&
+    r.item !== null &&
+    !Array.isArray(r.item)
+  );
 }
 
 function safeJson(line: string): unknown {
