@@ -14,6 +14,8 @@ export interface SessionSummary {
   /** The first line of the first user prompt. */
   first_prompt: string;
   model: string;
+  /** The chat conversation the session serves, as its client declared it in session.start. */
+  channel?: { kind: string; account?: string; conversation?: string };
 }
 
 export interface SearchHit {
@@ -98,6 +100,7 @@ export function listSessions(dir: string, warn: (m: string) => void): SessionSum
       turns,
       first_prompt: firstPrompt ?? "",
       model: header.data.model,
+      ...(header.data.channel ? { channel: header.data.channel as SessionSummary["channel"] } : {}),
     });
   }
   return out;

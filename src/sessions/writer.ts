@@ -55,10 +55,10 @@ export class SessionWriter implements SessionRecorder {
     if (this.fd === undefined || this.failed) return;
     const { type, ...rest } = record;
     if (type === "turn") this.keep = true;
-    let text = JSON.stringify({ type, at: Date.now(), ...rest });
-    for (const secret of this.secrets) if (text.includes(secret)) text = text.split(secret).join("***");
-    const line = Buffer.from(`${text}\n`);
     try {
+      let text = JSON.stringify({ type, at: Date.now(), ...rest });
+      for (const secret of this.secrets) if (text.includes(secret)) text = text.split(secret).join("***");
+      const line = Buffer.from(`${text}\n`);
       let written = 0;
       while (written < line.length) written += writeSync(this.fd, line, written, line.length - written);
       if (SYNCED.has(type)) fdatasyncSync(this.fd);

@@ -2,7 +2,7 @@
 // running and a record half-written) is resumed by a new server; `scv exec --continue` continues a stand-in
 // agent's conversation with the same vendor session ID; `scv sessions` lists, shows and removes.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
-import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BASH, FAKE_AGENT, readInvocations } from "../fake/agent-harness";
 import { CODEX_OK, CODEX_RESUMED, CODEX_THREAD_ID } from "../fake/agent-streams";
@@ -116,8 +116,16 @@ async function exec(args: string[], env: Record<string, string>, cwd: string) {
 
 test("scv exec --continue after exec exited continues the stand-in codex conversation under the same thread ID", async () => {
   const home = codexHome(CODEX_OK);
+  // A session idle for longer than sessions.keep_days (90) is pruned when exec starts.
+  const dir = join(home.home, "state", "sessions");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stale = join(dir, "s-5ta1e.jsonl");
+  writeFileSync(stale, `${JSON.stringify({ type: "session", at: 1, v: 1, id: "s-5ta1e", workspace: home.workspace, provider: "fake", model: "m", tools: true })}\n`);
+  const longAgo = new Date(Date.now() - 91 * 86_400_000);
+  utimesSync(stale, longAgo, longAgo);
   fake.queue(toolCalls([{ name: "agent", arguments: { agent: "codex", prompt: "add the feature" } }]), text("Codex added it."));
   const first = await exec(["exec", "--yes", "add the feature with codex"], home.env, home.workspace);
+  expect(existsSync(stale)).toBe(false);
   expect(first.stdout).toBe("Codex added it.\n");
   expect(first.code).toBe(0);
 
@@ -159,4 +167,7 @@ test("scv exec --continue after exec exited continues the stand-in codex convers
   expect((await exec(["sessions", "rm", sessions[0].id], home.env, home.workspace)).code).toBe(0);
   expect((await exec(["sessions", "list"], home.env, home.workspace)).stdout).toContain("no sessions in");
   expect((await exec(["exec", "--continue", "again"], home.env, home.workspace)).stderr).toContain("no earlier session");
+  const unknown = await exec(["exec", "--resume", "s-00000000", "again"], home.env, home.workspace);
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toContain("no session s-00000000");
 }, 30_000);
