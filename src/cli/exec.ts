@@ -34,7 +34,7 @@ function newestSessionOf(sessions: SessionStore, cwd: string): string {
   } catch {
     // session.start reports a missing directory
   }
-  const newest = sessions.list({ workspace })[0];
+  const newest = sessions.list({ workspace, limit: 1 })[0];
   if (newest) return newest.id;
   process.stderr.write(`scv exec: no earlier session in ${workspace} to continue; run scv exec PROMPT to start one (scv sessions list --all shows every workspace's)\n`);
   process.exit(1);

@@ -2,7 +2,7 @@
 // its type (records.ts writes `type` first), so history items, usually most of a file, are never parsed.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readSessionFile } from "./load";
+import { readSessionFile, readSessionHeader } from "./load";
 import { SESSION_ID, SessionHeader } from "./records";
 
 export interface SessionSummary {
@@ -76,9 +76,12 @@ function parse(line: string): any {
   }
 }
 
-export function listSessions(dir: string, warn: (m: string) => void): SessionSummary[] {
+/** Sessions, newest activity first; with `workspace`, only its sessions, and at most `limit`. */
+export function listSessions(dir: string, warn: (m: string) => void, opts: { workspace?: string; limit?: number } = {}): SessionSummary[] {
   const out: SessionSummary[] = [];
   for (const f of sessionFiles(dir)) {
+    if (opts.limit !== undefined && out.length >= opts.limit) break;
+    if (opts.workspace !== undefined && readSessionHeader(f.file)?.workspace !== opts.workspace) continue;
     const lines = readLines(f, warn);
     const header = lines && SessionHeader.safeParse(parse(lines[0] ?? ""));
     if (!header?.success) continue;

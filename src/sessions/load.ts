@@ -2,7 +2,8 @@
 // conversations and the background jobs. A turn with no end record was cut off by the process dying: it is
 // `interrupted`, and its history items are left out of the replayed history (they may end mid tool call, which
 // no model would accept). A torn last record, the trace of a write cut off by a SIGKILL, is skipped with a warning.
-import { readBoundedBytes, MiB } from "../config/safe-read";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { readBoundedBytes, KiB, MiB } from "../config/safe-read";
 import { FORMAT_VERSION, SessionHeader, SessionRecord, type StoredConversation, type StoredJob, type TurnStatus } from "./records";
 
 /** The most a session file may hold; a larger one is refused, never read in part. */
@@ -59,6 +60,33 @@ export class SessionFileError extends Error {
 
 export function readSessionFile(file: string): Buffer {
   return readBoundedBytes(file, { what: "session file", maxBytes: MAX_SESSION_FILE_BYTES, followSymlink: false });
+}
+
+/**
+ * The header of a session file, reading only its first bytes (so listing one workspace's sessions does not
+ * read every file whole); opened like the safe reader does: non-blocking, no final symlink, regular files only.
+ */
+export function readSessionHeader(file: string): SessionHeader | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buf = Buffer.alloc(64 * KiB);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.subarray(0, n).toString("utf8");
+    const nl = text.indexOf("\n");
+    if (nl === -1) return undefined;
+    const header = SessionHeader.safeParse(safeJson(text.slice(0, nl)));
+    return header.success ? header.data : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function loadSession(file: string): LoadedSession {

@@ -104,9 +104,9 @@ export class SessionStore {
     }
   }
 
-  /** Sessions, newest activity first; only those of `workspace` when given. */
-  list(opts: { workspace?: string } = {}): SessionSummary[] {
-    return listSessions(this.dir, this.warn).filter((s) => !opts.workspace || s.workspace === opts.workspace);
+  /** Sessions, newest activity first; only those of `workspace` when given, and at most `limit`. */
+  list(opts: { workspace?: string; limit?: number } = {}): SessionSummary[] {
+    return listSessions(this.dir, this.warn, opts);
   }
 
   /** Past turns containing every word of `query` (case-insensitive), newest first. */

@@ -178,6 +178,7 @@ test("list: newest first, this workspace only unless asked; a new session with n
     [a.id, 1, "alpha question"],
   ]);
   expect(store.list({ workspace: "/ws-a" }).map((s) => s.id)).toEqual([a.id]);
+  expect(store.list({ limit: 1 }).map((s) => s.id)).toEqual([b.id]);
 });
 
 test("search: every word, case-insensitive, newest first, excluding the asking session, bounded by limit", () => {
