@@ -9,6 +9,8 @@ import { ensurePrivateDir, writePrivateFileAtomic } from "../config/private-file
 import { z } from "zod";
 import { identityOf, isAlive } from "../process/procfs";
 import type { ProcessIdentity } from "../process/types";
+import type { SessionRecorder, StoredConversation } from "../sessions/index";
+import { handleNumber } from "../sessions/load";
 import { ToolError } from "../tools/tool";
 import type { TokenUsage } from "./formats/stream";
 
@@ -53,6 +55,10 @@ export interface ConversationStoreOptions {
   maxConversations: number;
   idleSeconds: number;
   now?: () => number;
+  /** The session's durable record: conversations that can be resumed are written there. */
+  recorder?: SessionRecorder;
+  /** Conversations a resumed session brings back, with the CLIs' own session IDs. */
+  restored?: StoredConversation[];
 }
 
 export class ConversationStore {
@@ -63,6 +69,26 @@ export class ConversationStore {
 
   constructor(private readonly opts: ConversationStoreOptions) {
     this.now = opts.now ?? Date.now;
+    for (const stored of opts.restored ?? []) this.restore(stored);
+  }
+
+  /** Brings back a stored conversation under its handle; its next turn resumes the CLI's own session. */
+  private restore(stored: StoredConversation): void {
+    const conv: Conversation = {
+      handle: stored.handle,
+      agent: stored.agent,
+      cwd: stored.cwd,
+      cliSessionId: stored.cli_session_id,
+      reported: true,
+      turns: stored.turns,
+      busy: false,
+      lastUsed: stored.last_used,
+      ...(stored.usage_total ? { usageTotal: stored.usage_total } : {}),
+    };
+    const n = handleNumber(conv.handle, `${conv.agent}-`);
+    this.counters.set(conv.agent, Math.max(this.counters.get(conv.agent) ?? 0, n));
+    this.conversations.set(conv.handle, conv);
+    conv.markerPath = this.writeMarker(conv, stored.cli_session_id);
   }
 
   /** A live conversation of this session, or undefined (expired ones are forgotten first). */
@@ -108,6 +134,7 @@ export class ConversationStore {
     conv.cliSessionId = id;
     conv.reported = true;
     conv.markerPath = this.writeMarker(conv, id);
+    this.record(conv);
   }
 
   /** Ends a turn. A conversation whose CLI never reported a session cannot be resumed, so it is forgotten. */
@@ -115,17 +142,41 @@ export class ConversationStore {
     conv.busy = false;
     conv.lastUsed = this.now();
     if (!conv.reported) this.forget(conv);
+    else this.record(conv);
   }
 
+  /** Ends a conversation for good (evicted or expired): a resumed session does not bring it back. */
   forget(conv: Conversation): void {
+    this.release(conv);
+    if (conv.reported) this.opts.recorder?.append({ type: "conversation_ended", handle: conv.handle });
+  }
+
+  /**
+   * Ends every conversation in this process: handles end with the SCV session. The session's record keeps
+   * them, so resuming the session continues them.
+   */
+  closeAll(): void {
+    for (const c of [...this.conversations.values()]) this.release(c);
+  }
+
+  private release(conv: Conversation): void {
     this.conversations.delete(conv.handle);
     if (conv.markerPath) removeQuietly(conv.markerPath);
     conv.markerPath = undefined;
   }
 
-  /** Ends every conversation: handles end with the SCV session. */
-  closeAll(): void {
-    for (const c of [...this.conversations.values()]) this.forget(c);
+  private record(conv: Conversation): void {
+    if (!conv.cliSessionId) return;
+    this.opts.recorder?.append({
+      type: "conversation",
+      handle: conv.handle,
+      agent: conv.agent,
+      cwd: conv.cwd,
+      cli_session_id: conv.cliSessionId,
+      turns: conv.turns,
+      last_used: conv.lastUsed,
+      ...(conv.usageTotal ? { usage_total: conv.usageTotal } : {}),
+    });
   }
 
   private expire(): void {

@@ -2,9 +2,12 @@
 // started it ends at once; the result reaches the model through agent_wait/agent_status or, when the model has
 // not seen it, through a report turn the session starts once it is idle.
 import { cutUtf8, type SessionScope, ToolError } from "../tools/tool";
+import type { StoredJob } from "../sessions/index";
+import { handleNumber } from "../sessions/load";
 import type { AgentCallResult } from "./result";
 
-export type JobStatus = "running" | AgentCallResult["status"];
+/** `interrupted`: the SCV process running the session died while the job ran (seen on resume). */
+export type JobStatus = "running" | AgentCallResult["status"] | "interrupted";
 
 export interface Job {
   job: string;
@@ -48,7 +51,28 @@ export class JobManager {
   private finished = 0;
   private closed = false;
 
-  constructor(private readonly scope: SessionScope) {}
+  constructor(private readonly scope: SessionScope) {
+    for (const stored of scope.journal?.restored?.jobs ?? []) this.restore(stored);
+  }
+
+  /** A job of the session before it was resumed: finished, or `interrupted`; either way nothing is reported again. */
+  private restore(stored: StoredJob): void {
+    const job: Job = {
+      job: stored.job,
+      agent: stored.agent,
+      conversation: stored.conversation,
+      status: stored.status as JobStatus,
+      startedAt: stored.started_at,
+      finishedAt: stored.finished_at ?? stored.started_at,
+      finishSeq: ++this.finished,
+      ...(stored.result ? { result: stored.result as unknown as AgentCallResult } : {}),
+      seen: true,
+      abort: new AbortController(),
+      done: Promise.resolve(),
+    };
+    this.counter = Math.max(this.counter, handleNumber(stored.job, "job-"));
+    this.jobs.set(job.job, job);
+  }
 
   get limit(): number {
     return this.scope.config.agent.max_background;
@@ -74,6 +98,7 @@ export class JobManager {
         (e) => this.finish(job, failedResult(agent, abort.signal.aborted, e)),
       );
     this.jobs.set(job.job, job);
+    this.scope.journal?.recorder.append({ type: "job_started", job: job.job, agent, ...(conversation ? { conversation } : {}) });
     return job;
   }
 
@@ -132,6 +157,7 @@ export class JobManager {
     if (job.status === "running") {
       if (job.progress) view.progress = job.progress;
     } else if (job.result) view.result = job.result;
+    if (job.status === "interrupted") view.note = `${job.job} was cut off: the SCV process running this session stopped before the job finished, and its result was lost`;
     return view;
   }
 
@@ -174,6 +200,16 @@ export class JobManager {
     job.finishedAt = Date.now();
     job.finishSeq = ++this.finished;
     job.progress = undefined;
+    this.scope.journal?.recorder.append({
+      type: "job_finished",
+      job: job.job,
+      agent: job.agent,
+      ...(job.conversation ? { conversation: job.conversation } : {}),
+      status: job.status,
+      started_at: job.startedAt,
+      finished_at: job.finishedAt,
+      result: result as unknown as Record<string, unknown>,
+    });
     this.forgetOld();
     if (!job.seen) this.scope.turns.wake();
   }

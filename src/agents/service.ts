@@ -25,6 +25,8 @@ export function agentSessionState(scope: SessionScope): AgentSessionState {
       sessionId: scope.sessionId,
       maxConversations: scope.config.agent.max_conversations,
       idleSeconds: scope.config.agent.conversation_idle_seconds,
+      recorder: scope.journal?.recorder,
+      restored: scope.journal?.restored?.conversations,
     }),
     plans: new Map(),
   };

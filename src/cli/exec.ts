@@ -1,10 +1,12 @@
 // `scv exec PROMPT`: one turn. The reply goes to stdout, tool progress to stderr; --json prints the protocol
 // notifications as JSONL. Exit status: 0 completed, 1 failed, 130 cancelled, 78 configuration error.
 import { defineCommand } from "citty";
+import { realpathSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { reconcileAtStartup } from "../process/reconcile";
 import { becomeSubreaper } from "../process/subreaper";
+import { openSessionStore, type SessionStore } from "../sessions/index";
 import { createInProcessClient } from "./exec-client";
 
 const EXIT = { completed: 0, failed: 1, cancelled: 130, config: 78 } as const;
@@ -24,6 +26,29 @@ function askYesNo(question: string): Promise<boolean> {
   });
 }
 
+/** The newest session of the workspace at `cwd`, for --continue; exits with advice when there is none. */
+function newestSessionOf(sessions: SessionStore, cwd: string): string {
+  let workspace = cwd;
+  try {
+    workspace = realpathSync(cwd);
+  } catch {
+    // session.start reports a missing directory
+  }
+  const newest = sessions.list({ workspace, limit: 1 })[0];
+  if (newest) return newest.id;
+  process.stderr.write(`scv exec: no earlier session in ${workspace} to continue; run scv exec PROMPT to start one (scv sessions list --all shows every workspace's)\n`);
+  process.exit(1);
+}
+
+/** What a resumed session brought back that the person should know: lost jobs and unreadable records. */
+function reportResumed(r: { session_id: string; turns: { status: string }[]; jobs: { job: string; agent: string; status: string }[]; warnings: string[] }) {
+  process.stderr.write(`scv exec: resuming ${r.session_id} (${r.turns.length} earlier turn${r.turns.length === 1 ? "" : "s"})\n`);
+  for (const w of r.warnings) process.stderr.write(`scv exec: warning: ${w}\n`);
+  for (const j of r.jobs.filter((j) => j.status === "interrupted")) {
+    process.stderr.write(`scv exec: background ${j.job} (${j.agent}) was interrupted: the process running the session stopped before it finished\n`);
+  }
+}
+
 export default defineCommand({
   meta: { name: "exec", description: "Run one turn on PROMPT (or - to read it from stdin) and print the reply" },
   args: {
@@ -33,19 +58,29 @@ export default defineCommand({
     yes: { type: "boolean", description: "approve every tool call without asking (auto_approve)" },
     provider: { type: "string", description: "provider profile to use (overrides provider.active)" },
     model: { type: "string", description: "model to use for this run" },
+    resume: { type: "string", description: "continue the stored session ID (see scv sessions list) with its full history" },
+    continue: { type: "boolean", description: "continue the newest session of this workspace" },
   },
   async run({ args }) {
     const env = { ...process.env };
     if (args.provider) env.SCV_PROVIDER = args.provider;
     if (args.model) env.SCV_MODEL = args.model;
     const cwd = args.cwd ?? process.cwd();
+    let keepDays: number;
     try {
-      loadConfig({ cwd, env });
+      keepDays = loadConfig({ cwd, env }).config.sessions.keep_days;
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       process.stderr.write(`scv exec: configuration error, not starting:\n${e.message}\n`);
       process.exit(EXIT.config);
     }
+    const sessions = openSessionStore({ home: scvHome(env) });
+    sessions.prune(keepDays);
+    if (args.continue && args.resume) {
+      process.stderr.write("scv exec: give either --resume ID or --continue, not both\n");
+      process.exit(2);
+    }
+    const resumeId = args.continue ? newestSessionOf(sessions, cwd) : args.resume;
     // Escapees of the commands this run starts (setsid, cleared environment) reparent to us, so they are found.
     becomeSubreaper();
     void reconcileAtStartup(scvHome(env));
@@ -74,6 +109,7 @@ export default defineCommand({
 
     const client = createInProcessClient({
       env,
+      sessions,
       baseDepth: Number(env.SCV_DELEGATION_DEPTH ?? 0) || 0,
       onNotification(method, p) {
         if (args.json) process.stdout.write(`${JSON.stringify({ method, params: p })}\n`);
@@ -160,8 +196,10 @@ export default defineCommand({
 
     try {
       await client.request("initialize", { protocol_version: 3, client: { name: "scv-exec" } });
-      const started = await client.request("session.start", { cwd, auto_approve: !!args.yes, ...(args.model ? { model: args.model } : {}) });
+      const common = { auto_approve: !!args.yes, ...(args.model ? { model: args.model } : {}) };
+      const started = resumeId ? await client.request("session.resume", { session_id: resumeId, ...common }) : await client.request("session.start", { cwd, ...common });
       sessionId = started.session_id;
+      if (resumeId) reportResumed(started);
       mainTurn = (await client.request("turn.start", { session_id: sessionId, prompt })).turn_id;
     } catch (e) {
       process.stderr.write(`scv exec: ${(e as Error).message}\n`);

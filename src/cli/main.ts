@@ -49,6 +49,7 @@ async function main() {
       daemon: lazy(() => import("./daemon")),
       status: lazy(() => import("./status")),
       skills: lazy(() => import("./skills")),
+      sessions: lazy(() => import("./sessions")),
     },
   });
   await runMain(root);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { agentConfigChecks } from "../agents/config-checks";
-import { AgentConfig, type Config, type CrossCheck, ConfigFile, ProviderProfile, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
+import { AgentConfig, type Config, ConfigFile, type CrossCheck, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -121,6 +121,7 @@ export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {})
     agent: mergeSection(AgentConfig, user.agent),
     agents: {},
     skills: mergeSection(SkillsConfig, user.skills, project.skills),
+    sessions: mergeSection(SessionsConfig, user.sessions),
   };
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}) ?? {};
   validateCrossKeys(config, userFile, (key) => sources.get(key));

@@ -72,6 +72,10 @@ export const SkillsConfig = z.strictObject({
     .default([]),
 });
 
+export const SessionsConfig = z.strictObject({
+  keep_days: positiveInt(36500).default(90),
+});
+
 export const AgentOverride = z.strictObject({
   use_for: z.string().refine((s) => Buffer.byteLength(s) <= 500 && !s.includes("\n"), "must be one line of at most 500 bytes").optional(),
   model: z.string().regex(MODEL_PATTERN, "must be 1-128 of A-Z a-z 0-9 . _ : / @ [ ] - and not start with - or @").optional(),
@@ -91,6 +95,7 @@ export const ConfigFile = z.strictObject({
   agent: AgentConfig.partial().optional(),
   agents: z.partialRecord(z.enum(AGENT_NAMES), AgentOverride).optional(),
   skills: SkillsConfig.partial().optional(),
+  sessions: SessionsConfig.partial().optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -102,6 +107,7 @@ export interface Config {
   agent: z.infer<typeof AgentConfig>;
   agents: Partial<Record<(typeof AGENT_NAMES)[number], AgentOverride>>;
   skills: z.infer<typeof SkillsConfig>;
+  sessions: z.infer<typeof SessionsConfig>;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -119,6 +125,7 @@ export const USER_ONLY_KEYS = [
   "web.brave_api_key",
   "web.brave_api_key_env",
   "skills.roots",
+  "sessions",
 ] as const;
 
 /** Key paths whose values are secrets: shown only as set/unset. */

@@ -14,4 +14,5 @@ export const ERROR_CODES = {
   unknown_session: -32003,
   configuration: -32004,
   unknown_approval: -32005,
+  session_in_use: -32006,
 } as const;

@@ -17,6 +17,18 @@ export const Origin = z.discriminatedUnion("kind", [
 ]);
 export type Origin = z.infer<typeof Origin>;
 
+const StoredTurn = z.object({
+  turn_id: TurnId,
+  prompt: z.string(),
+  origin: Origin,
+  status: z.enum(["completed", "failed", "cancelled", "interrupted"]),
+  reply: z.string(),
+  usage: Usage.optional(),
+  error: z.object({ class: z.string(), message: z.string() }).optional(),
+  started_at: z.number().describe("Unix milliseconds"),
+  ended_at: z.number().optional(),
+});
+
 /** Client -> server requests: params and result. */
 export const requests = {
   initialize: {
@@ -39,6 +51,26 @@ export const requests = {
       channel: z.object({ kind: z.string(), account: z.string().optional(), conversation: z.string().optional() }).optional(),
     }),
     result: z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string() }),
+  },
+  "session.resume": {
+    description:
+      "Reopens a stored session (see `scv sessions list`) with its full history, its agent conversations and its finished background jobs; the reply carries its turns so a client can show them. The session keeps its workspace, provider profile, model and whether it has tools; `model` overrides the model from now on. Turns and jobs cut off when the process that ran it died are `interrupted`. A session open in another live SCV process is refused with -32006.",
+    params: z.strictObject({
+      session_id: SessionId.describe("a stored session's ID"),
+      delegation_depth: z.number().int().min(0).max(64).optional(),
+      auto_approve: z.boolean().optional(),
+      model: z.string().min(1).max(128).optional(),
+    }),
+    result: z.object({
+      session_id: SessionId,
+      workspace: z.string(),
+      tools: z.array(z.string()),
+      model: z.string(),
+      turns: z.array(StoredTurn),
+      conversations: z.array(z.object({ handle: z.string(), agent: z.string() })).describe("agent conversations the model can continue by handle"),
+      jobs: z.array(z.object({ job: z.string(), agent: z.string(), status: z.string(), conversation: z.string().optional() })),
+      warnings: z.array(z.string()).describe("records that could not be read back, such as a torn last record"),
+    }),
   },
   "turn.start": {
     description:

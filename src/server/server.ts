@@ -4,7 +4,9 @@ import { createHash } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
 import { ConfigError, loadConfig, resolveApiKey, scvHome } from "../config/load";
 import { createRpcEndpoint, RpcError, type RpcEndpoint } from "../protocol/rpc";
-import { ERROR_CODES, PROTOCOL_VERSION } from "../protocol/schema";
+import { ERROR_CODES, PROTOCOL_VERSION, type RequestResult } from "../protocol/schema";
+import type { Config } from "../config/schema";
+import { type LoadedSession, type SessionJournal, type SessionStore, SessionStoreError } from "../sessions/index";
 import { createModelClient } from "../provider/client";
 import type { ModelClient } from "../provider/types";
 import { buildTools } from "../tools/index";
@@ -22,6 +24,8 @@ export interface ServerOptions {
   modelClientFactory?: (profile: Parameters<typeof createModelClient>[0], apiKey: string | undefined) => ModelClient;
   /** Test seam and nested services: extra per-session services. */
   services?: () => Record<string, unknown>;
+  /** Where sessions are kept so they can be resumed; without it sessions live only in memory. */
+  sessions?: SessionStore;
 }
 
 export interface ServerConnection extends RpcEndpoint {
@@ -55,6 +59,50 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
     if (!initialized) throw new RpcError(ERROR_CODES.not_initialized, "send initialize {protocol_version: 3} first");
   };
 
+  const configFor = (workspace: string): Config => {
+    try {
+      return loadConfig({ cwd: workspace, env }).config;
+    } catch (e) {
+      if (e instanceof ConfigError) throw new RpcError(ERROR_CODES.configuration, `configuration error: ${e.message}`);
+      throw e;
+    }
+  };
+
+  const openSession = (o: OpenSession): Session => {
+    const profile = o.config.providers[o.profileName]!;
+    const apiKey = resolveApiKey(profile, env);
+    if (!apiKey && !opts.modelClientFactory && new URL(profile.base_url).hostname === "api.openai.com") {
+      o.journal?.recorder.close();
+      throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(o.profileName, profile.api_key_env));
+    }
+    const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
+    const home = scvHome(env);
+    const s = new Session({
+      scope: {
+        sessionId: o.journal?.recorder.id ?? newSessionId(),
+        instanceId: instanceIdFor(home),
+        workspace: o.workspace,
+        config: o.config,
+        scvHome: home,
+        env,
+        delegationDepth: Math.max(o.depth ?? 0, opts.baseDepth ?? 0),
+        version: VERSION,
+        services: { ...(opts.services?.() ?? {}) },
+        ...(o.journal ? { journal: o.journal } : {}),
+      },
+      buildTools: (scope) => buildTools(scope, { enabled: o.toolsEnabled }),
+      hostedWebSearch: (scope) => hostedSearchEnabled(scope, o.toolsEnabled),
+      systemPrompt: buildSystemPrompt,
+      model,
+      modelName: o.modelName,
+      autoApprove: o.autoApprove ?? false,
+      emit: (method, params) => void endpoint.notify(method, params),
+      restored: o.restored,
+    });
+    sessions.set(s.id, s);
+    return s;
+  };
+
   const endpoint: RpcEndpoint = createRpcEndpoint({
     send: opts.send,
     handlers: {
@@ -78,46 +126,67 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         } catch {
           throw new RpcError(ERROR_CODES.invalid_params, `cwd "${p.cwd}" is not an existing directory; pass the workspace root`);
         }
-        let loaded;
-        try {
-          loaded = loadConfig({ cwd: workspace, env });
-        } catch (e) {
-          if (e instanceof ConfigError) throw new RpcError(ERROR_CODES.configuration, `configuration error: ${e.message}`);
-          throw e;
-        }
-        const config = loaded.config;
-        const profile = config.providers[config.provider.active]!;
-        const apiKey = resolveApiKey(profile, env);
-        if (!apiKey && !opts.modelClientFactory && new URL(profile.base_url).hostname === "api.openai.com") {
-          throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(config.provider.active, profile.api_key_env));
-        }
-        const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
-        const modelName = p.model ?? profile.model;
-        const depth = Math.max(p.delegation_depth ?? 0, opts.baseDepth ?? 0);
-        const home = scvHome(env);
+        const config = configFor(workspace);
+        const profileName = config.provider.active;
+        const modelName = p.model ?? config.providers[profileName]!.model;
         const toolsEnabled = p.tools !== false;
-        const s = new Session({
-          scope: {
-            sessionId: newSessionId(),
-            instanceId: instanceIdFor(home),
-            workspace,
-            config,
-            scvHome: home,
-            env,
-            delegationDepth: depth,
-            version: VERSION,
-            services: { ...(opts.services?.() ?? {}) },
-          },
-          buildTools: (scope) => buildTools(scope, { enabled: toolsEnabled }),
-          hostedWebSearch: (scope) => hostedSearchEnabled(scope, toolsEnabled),
-          systemPrompt: buildSystemPrompt,
-          model,
-          modelName,
-          autoApprove: p.auto_approve ?? false,
-          emit: (method, params) => void endpoint.notify(method, params),
-        });
-        sessions.set(s.id, s);
+        let journal: SessionJournal | undefined;
+        if (opts.sessions) {
+          const store = opts.sessions;
+          const recorder = storeCall(() =>
+            store.create(
+              { workspace, provider: profileName, model: modelName, tools: toolsEnabled, ...(p.channel ? { channel: p.channel } : {}) },
+              { secrets: profileSecrets(config, profileName, env) },
+            ),
+          );
+          journal = { recorder, store };
+        }
+        const s = openSession({ workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal });
         return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName };
+      },
+      async "session.resume"(p) {
+        requireInit();
+        const store = opts.sessions;
+        if (!store) throw new RpcError(ERROR_CODES.invalid_params, "this server keeps no sessions, so none can be resumed");
+        if (sessions.has(p.session_id)) throw new RpcError(ERROR_CODES.session_in_use, `session ${p.session_id} is already open on this connection`);
+        let config!: Config;
+        let profileName = "";
+        let workspace = "";
+        const { loaded, recorder } = storeCall(() =>
+          store.resume(p.session_id, (stored) => {
+            workspace = stored.header.workspace;
+            if (!isDirectory(workspace)) {
+              throw new RpcError(ERROR_CODES.invalid_params, `the workspace of session ${p.session_id}, ${workspace}, no longer exists; restore it to resume the session`);
+            }
+            config = configFor(workspace);
+            // The session keeps its provider profile while the profile exists; the active one stands in otherwise.
+            profileName = config.providers[stored.provider] ? stored.provider : config.provider.active;
+            if (profileName !== stored.provider) stored.warnings.push(`provider profile "${stored.provider}" no longer exists; using "${profileName}"`);
+            return { provider: profileName, model: p.model ?? stored.model, secrets: profileSecrets(config, profileName, env) };
+          }),
+        );
+        const modelName = p.model ?? loaded.model;
+        const s = openSession({
+          workspace,
+          config,
+          profileName,
+          modelName,
+          toolsEnabled: loaded.header.tools,
+          autoApprove: p.auto_approve,
+          depth: p.delegation_depth,
+          journal: { recorder, store, restored: { conversations: loaded.conversations, jobs: loaded.jobs } },
+          restored: loaded,
+        });
+        return {
+          session_id: s.id,
+          workspace,
+          tools: s.tools.list().map((t) => t.name),
+          model: modelName,
+          turns: loaded.turns.map(({ items: _items, ...turn }) => turn as RequestResult<"session.resume">["turns"][number]),
+          conversations: loaded.conversations.map((c) => ({ handle: c.handle, agent: c.agent })),
+          jobs: loaded.jobs.map((j) => ({ job: j.job, agent: j.agent, status: j.status, ...(j.conversation ? { conversation: j.conversation } : {}) })),
+          warnings: loaded.warnings,
+        };
       },
       async "turn.start"(p) {
         requireInit();
@@ -155,6 +224,46 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
     sessionCount: () => sessions.size,
     markInitialized: () => void (initialized = true),
   };
+}
+
+interface OpenSession {
+  workspace: string;
+  config: Config;
+  profileName: string;
+  modelName: string;
+  toolsEnabled: boolean;
+  autoApprove?: boolean;
+  depth?: number;
+  journal?: SessionJournal;
+  restored?: LoadedSession;
+}
+
+/** Values a session record must never hold: the profile's key, its extra header values, the search key. */
+function profileSecrets(config: Config, profileName: string, env: NodeJS.ProcessEnv): string[] {
+  const profile = config.providers[profileName]!;
+  const search = [config.web.brave_api_key, env[config.web.brave_api_key_env]];
+  return [resolveApiKey(profile, env), ...Object.values(profile.headers), ...search].filter((v): v is string => !!v);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a session-store call, turning its refusals into protocol errors that say what to do. */
+function storeCall<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof RpcError) throw e;
+    if (e instanceof SessionStoreError) {
+      throw new RpcError(e.kind === "in_use" ? ERROR_CODES.session_in_use : ERROR_CODES.unknown_session, e.message);
+    }
+    throw new RpcError(ERROR_CODES.internal_error, `cannot use the session store: ${(e as Error).message}; check that $SCV_HOME/state/sessions is a writable directory`);
+  }
 }
 
 export function missingKeyMessage(profileName: string, keyEnv: string | undefined): string {

@@ -4,6 +4,8 @@ import { randomBytes } from "node:crypto";
 import { createApprovalGate, type ApprovalGate, type ApprovalRequest } from "../approval/gate";
 import type { Origin } from "../protocol/schema";
 import type { HistoryItem, ModelClient } from "../provider/types";
+import type { LoadedSession } from "../sessions/index";
+import { handleNumber } from "../sessions/load";
 import type { IdleTurn, SessionScope, ToolRegistry } from "../tools/tool";
 import { type Emit, runTurn, type TurnOutcome } from "./turn";
 
@@ -22,12 +24,14 @@ export interface SessionOptions {
   systemPrompt(scope: SessionScope, tools: ToolRegistry): string;
   autoApprove: boolean;
   emit: Emit;
+  /** A stored session being resumed: its history and turn numbering continue. */
+  restored?: LoadedSession;
 }
 
 export class Session {
   readonly scope: SessionScope;
   readonly tools: ToolRegistry;
-  private readonly history: HistoryItem[] = [];
+  private readonly history: HistoryItem[];
   private readonly queue: QueuedTurn[] = [];
   private running?: { turnId: string; abort: AbortController; done: Promise<void> };
   private readonly approvals = new Map<string, (approved: boolean) => void>();
@@ -38,6 +42,8 @@ export class Session {
   private readonly hostedWebSearch: boolean;
   private turnCounter = 0;
   private closed = false;
+  /** The turn whose items are being added to history, for the session record. */
+  private recordingTurn: string | undefined;
 
   constructor(private readonly opts: SessionOptions) {
     this.gate = createApprovalGate({
@@ -55,6 +61,18 @@ export class Session {
       },
       decideUnattended: (risk) => this.gate.decideUnattended(risk),
     };
+    this.history = [...((opts.restored?.history ?? []) as HistoryItem[])];
+    for (const t of opts.restored?.turns ?? []) this.turnCounter = Math.max(this.turnCounter, handleNumber(t.turn_id, "t"));
+    const recorder = opts.scope.journal?.recorder;
+    if (recorder) {
+      // The turn loop only ever appends to history, so recording each push stores every item the moment the
+      // model's context gains it (a compaction records itself through recorder.compacted).
+      const history = this.history;
+      history.push = (...items: HistoryItem[]) => {
+        for (const item of items) recorder.append({ type: "item", ...(this.recordingTurn ? { turn: this.recordingTurn } : {}), item });
+        return Array.prototype.push.apply(history, items);
+      };
+    }
     this.tools = opts.buildTools(this.scope);
     this.systemPrompt = opts.systemPrompt(this.scope, this.tools);
     this.hostedWebSearch = opts.hostedWebSearch(this.scope);
@@ -67,7 +85,9 @@ export class Session {
   startTurn(prompt: string): { turnId: string; queued: boolean } {
     const turnId = this.nextTurnId();
     const queued = !!this.running || this.queue.length > 0;
-    this.queue.push({ turnId, prompt, origin: { kind: "user" } });
+    const turn: QueuedTurn = { turnId, prompt, origin: { kind: "user" } };
+    this.recordTurn(turn);
+    this.queue.push(turn);
     this.pump();
     return { turnId, queued };
   }
@@ -109,6 +129,15 @@ export class Session {
         // one service failing to clean up must not stop the others
       }
     }
+    this.scope.journal?.recorder.close();
+  }
+
+  private recordTurn(turn: QueuedTurn): void {
+    this.scope.journal?.recorder.append({ type: "turn", turn: turn.turnId, prompt: turn.prompt, origin: turn.origin });
+  }
+
+  private recordEnd(turnId: string, outcome: TurnOutcome): void {
+    this.scope.journal?.recorder.append({ type: "turn_ended", turn: turnId, ...outcome });
   }
 
   private nextTurnId() {
@@ -145,7 +174,9 @@ export class Session {
   private endWithoutRunning(q: QueuedTurn, status: TurnOutcome["status"]) {
     const ids = { session_id: this.id, turn_id: q.turnId };
     this.opts.emit("turn.started", { ...ids, origin: q.origin, prompt: q.prompt });
-    this.opts.emit("turn.ended", { ...ids, status, reply: "", usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 }, origin: q.origin });
+    const outcome: TurnOutcome = { status, reply: "", usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 } };
+    this.recordEnd(q.turnId, outcome);
+    this.opts.emit("turn.ended", { ...ids, ...outcome, origin: q.origin });
   }
 
   /** Starts the next turn when idle: queued user prompts first, then a server-started turn if any source has one. */
@@ -157,6 +188,7 @@ export class Session {
         const idle = source();
         if (idle) {
           next = { turnId: this.nextTurnId(), prompt: idle.prompt, origin: idle.origin };
+          this.recordTurn(next);
           break;
         }
       }
@@ -174,6 +206,7 @@ export class Session {
   private async execute(turn: QueuedTurn, signal: AbortSignal): Promise<void> {
     const ids = { session_id: this.id, turn_id: turn.turnId };
     this.opts.emit("turn.started", { ...ids, origin: turn.origin, prompt: turn.prompt });
+    this.recordingTurn = turn.turnId;
     let outcome: TurnOutcome;
     try {
       outcome = await runTurn(
@@ -201,6 +234,8 @@ export class Session {
         error: { class: "internal", message: (e as Error).message },
       };
     }
+    this.recordingTurn = undefined;
+    this.recordEnd(turn.turnId, outcome);
     this.opts.emit("turn.ended", { ...ids, ...outcome, origin: turn.origin });
   }
 }

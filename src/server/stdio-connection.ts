@@ -3,11 +3,13 @@
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { reconcileAtStartup } from "../process/reconcile";
 import { becomeSubreaper } from "../process/subreaper";
+import { openSessionStore } from "../sessions/index";
 import { createServerConnection, type ServerConnection } from "./server";
 
 export async function openStdioConnection(opts: { baseDepth: number; send(message: unknown): Promise<void> }): Promise<ServerConnection> {
+  let keepDays: number;
   try {
-    loadConfig({ cwd: process.cwd() });
+    keepDays = loadConfig({ cwd: process.cwd() }).config.sessions.keep_days;
   } catch (e) {
     if (e instanceof ConfigError) throw new Error(`configuration error, not starting:\n${e.message}`);
     throw e;
@@ -18,5 +20,7 @@ export async function openStdioConnection(opts: { baseDepth: number; send(messag
   // Orphans left by an SCV process that died (say, a SIGKILLed server) are stopped; not awaited, since
   // stopping one can take the 2 s grace and the client should not wait for it.
   void reconcileAtStartup(scvHome());
-  return createServerConnection({ send: opts.send, baseDepth: opts.baseDepth });
+  const sessions = openSessionStore({ home: scvHome() });
+  sessions.prune(keepDays);
+  return createServerConnection({ send: opts.send, baseDepth: opts.baseDepth, sessions });
 }

@@ -7,6 +7,7 @@ import { createAgentWaitTool } from "./agent_wait";
 import { createBashTool } from "./bash";
 import { createReadTool } from "./read";
 import { createReadSkillTool, skillsPromptSections } from "./read_skill";
+import { createSessionSearchTool } from "./session_search";
 import { ToolRegistry, type SessionScope, type Tool } from "./tool";
 import { createWebFetchTool } from "./web_fetch";
 import { createWebSearchTool } from "./web_search";
@@ -25,6 +26,7 @@ const FACTORIES: ToolFactory[] = [
   createAgentStatusTool,
   createAgentCancelTool,
   createReadSkillTool,
+  createSessionSearchTool,
 ];
 
 export function buildTools(scope: SessionScope, opts: { enabled: boolean }): ToolRegistry {

@@ -2,6 +2,7 @@
 // validation, error-to-result conversion and output limits, so the turn loop holds no tool-specific code.
 import { z } from "zod";
 import type { Config } from "../config/schema";
+import type { SessionJournal } from "../sessions/index";
 
 export const TOOL_RISKS = ["read_only", "filesystem", "process", "delegate", "network"] as const;
 export type ToolRisk = (typeof TOOL_RISKS)[number];
@@ -27,6 +28,8 @@ export interface SessionScope {
   turns: TurnScheduler;
   /** Decisions for requests no person can be asked about (background jobs): policy, then auto_approve, then deny. */
   decideUnattended(risk: ToolRisk): { approved: boolean; reason: string };
+  /** The session's durable record, when the server keeps sessions (src/sessions). */
+  journal?: SessionJournal;
 }
 
 /** A turn the server starts itself, such as a background report. */

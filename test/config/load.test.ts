@@ -126,6 +126,7 @@ describe("project files", () => {
     [`[agent]\nprefer = ["codex"]\n`, "agent"],
     [`[provider]\nactive = "openai"\n`, "provider"],
     [`[skills]\nroots = ["/srv/skills"]\n`, "skills.roots"],
+    [`[sessions]\nkeep_days = 1\n`, "sessions"],
   ] as const) {
     test(`refuses user-only ${key}`, () => {
       const { env, ws } = setup(undefined, toml);
@@ -134,6 +135,15 @@ describe("project files", () => {
       expect(msg).toContain(join(ws, ".scv", "config.toml"));
     });
   }
+});
+
+test("sessions.keep_days defaults to 90 and is taken from the user file", () => {
+  const fresh = setup();
+  expect(loadConfig({ cwd: fresh.ws, env: fresh.env }).config.sessions.keep_days).toBe(90);
+  const { env, ws } = setup(`[sessions]\nkeep_days = 7\n`);
+  expect(loadConfig({ cwd: ws, env }).config.sessions.keep_days).toBe(7);
+  const zero = setup(`[sessions]\nkeep_days = 0\n`);
+  expect(errorOf(() => loadConfig({ cwd: zero.ws, env: zero.env }))).toContain("sessions.keep_days");
 });
 
 describe("selectors and secrets", () => {

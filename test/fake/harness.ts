@@ -1,9 +1,10 @@
 // A protocol client around an in-process server connection, pointed at the fake model endpoint through a
 // temporary SCV_HOME. Shared by server, tool-integration and background-job tests.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServerConnection } from "../../src/server/server";
+import { openSessionStore, type SessionStore } from "../../src/sessions/index";
 import { type FakeModel, startFakeModel } from "./model-server";
 
 export interface Harness {
@@ -11,6 +12,8 @@ export interface Harness {
   home: string;
   workspace: string;
   env: NodeJS.ProcessEnv;
+  /** The session store under `home` the server keeps its sessions in. */
+  sessions: SessionStore;
   /** Every notification, in order. */
   events: { method: string; params: any }[];
   request<T = any>(method: string, params?: unknown): Promise<T>;
@@ -21,6 +24,8 @@ export interface Harness {
   /** turn.start and wait for its turn.ended. */
   turn(sessionId: string, prompt: string): Promise<any>;
   close(): Promise<void>;
+  /** Removes the temporary SCV_HOME and workspace (after close). */
+  remove(): void;
 }
 
 export interface HarnessOptions {
@@ -31,19 +36,24 @@ export interface HarnessOptions {
   fake?: FakeModel;
   /** Per-session services, e.g. `net` overrides for a test resolver and CA. */
   services?: () => Record<string, unknown>;
+  /** An existing SCV_HOME (with its config.toml) to reuse, as a restarted server would. */
+  home?: string;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const fake = opts.fake ?? (await startFakeModel());
-  const root = mkdtempSync(join(tmpdir(), "scv-harness-"));
+  const root = opts.home ? join(opts.home, "..") : mkdtempSync(join(tmpdir(), "scv-harness-"));
   const home = join(root, "scv-home");
   const workspace = join(root, "ws");
   mkdirSync(home, { recursive: true });
   mkdirSync(workspace, { recursive: true });
-  writeFileSync(
-    join(home, "config.toml"),
-    `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${fake.url}"\nwire_api = "${opts.wireApi ?? "responses"}"\nmodel = "fake-model"\nmax_retries = 0\n${opts.config ?? ""}`,
-  );
+  if (!opts.home) {
+    writeFileSync(
+      join(home, "config.toml"),
+      `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${fake.url}"\nwire_api = "${opts.wireApi ?? "responses"}"\nmodel = "fake-model"\nmax_retries = 0\n${opts.config ?? ""}`,
+    );
+  }
+  const sessions = openSessionStore({ home });
   const env: NodeJS.ProcessEnv = { ...process.env, SCV_HOME: home, ...opts.env };
   const events: { method: string; params: any }[] = [];
   const waiters: { method: string; match: (p: any) => boolean; resolve(p: any): void }[] = [];
@@ -51,6 +61,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   let nextId = 1;
   const conn = createServerConnection({
     env,
+    sessions,
     services: opts.services,
     async send(raw: any) {
       if (raw.method) {
@@ -74,6 +85,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     home,
     workspace,
     env,
+    sessions,
     events,
     request(method, params = {}) {
       const id = nextId++;
@@ -102,6 +114,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async close() {
       await conn.closeAll();
       if (!opts.fake) await fake.close();
+    },
+    remove() {
+      rmSync(root, { recursive: true, force: true });
     },
   };
   return h;

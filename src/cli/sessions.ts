@@ -1,0 +1,142 @@
+// `scv sessions list|show|rm`: the stored sessions of this SCV_HOME (src/sessions). Stored text is printed as
+// data: control characters (terminal escapes a reply or tool output may carry) are shown, never sent raw.
+import { defineCommand } from "citty";
+import { realpathSync } from "node:fs";
+import { scvHome } from "../config/load";
+import type { LoadedSession, SessionStore, StoredItem } from "../sessions/index";
+
+const SHOWN_ARGUMENT_CHARS = 200;
+
+async function store(): Promise<SessionStore> {
+  const { openSessionStore } = await import("../sessions/index");
+  return openSessionStore({ home: scvHome() });
+}
+
+function fail(command: string, message: string, code = 1): void {
+  process.stderr.write(`scv sessions ${command}: ${message}\n`);
+  process.exitCode = code;
+}
+
+/** citty accepts any option; a typo such as --al must not silently list the wrong thing. */
+function unknownOption(command: string, rawArgs: string[], known: string[]): boolean {
+  const bad = rawArgs.find((a) => a.startsWith("-") && a !== "-" && !known.includes(a.replace(/^--?/, "").split("=")[0]!));
+  if (!bad) return false;
+  fail(command, `unknown option ${bad}; it takes ${known.map((k) => `--${k}`).join(", ") || "no options"}`, 2);
+  return true;
+}
+
+/** Visible text for the terminal: control characters other than newline and tab become \xNN. */
+export function printable(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f\x9b]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+function time(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+const list = defineCommand({
+  meta: { name: "list", description: "List this workspace's sessions, newest first (--all: every workspace's)" },
+  args: {
+    all: { type: "boolean", description: "list the sessions of every workspace" },
+    json: { type: "boolean", description: "print JSON" },
+    cwd: { type: "string", description: "workspace directory (default: current directory)" },
+  },
+  async run({ args, rawArgs }) {
+    if (unknownOption("list", rawArgs, ["all", "json", "cwd"])) return;
+    let workspace = args.cwd ?? process.cwd();
+    try {
+      workspace = realpathSync(workspace);
+    } catch {
+      // a workspace that is gone simply has no sessions
+    }
+    const rows = (await store()).list(args.all ? {} : { workspace });
+    if (args.json) {
+      const sessions = rows.map((r) => ({ ...r, started_at: new Date(r.started_at).toISOString(), last_activity: new Date(r.last_activity).toISOString() }));
+      process.stdout.write(`${JSON.stringify({ sessions }, null, 2)}\n`);
+      return;
+    }
+    if (!rows.length) {
+      process.stdout.write(args.all ? "no sessions\n" : `no sessions in ${workspace} (scv sessions list --all shows every workspace's)\n`);
+      return;
+    }
+    const table = [
+      ["ID", "STARTED", "LAST ACTIVITY", "TURNS", ...(args.all ? ["WORKSPACE"] : []), "FIRST PROMPT"],
+      ...rows.map((r) => [r.id, time(r.started_at), time(r.last_activity), String(r.turns), ...(args.all ? [r.workspace] : []), printable(oneLine(r.first_prompt, 60))]),
+    ];
+    const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+    process.stdout.write(`${table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n")}\n`);
+  },
+});
+
+/** The transcript as a person reads it: each turn's prompt, the actions taken, and the reply. */
+export function renderTranscript(s: LoadedSession): string {
+  const out: string[] = [`session ${s.header.id} · ${s.header.workspace} · ${s.provider}/${s.model} · started ${time(s.header.at)}${s.header.tools ? "" : " · no tools"}`];
+  for (const w of s.warnings) out.push(`warning: ${w}`);
+  for (const t of s.turns) {
+    const who = t.origin.kind === "user" ? "user" : `${t.origin.kind} report`;
+    out.push("", `── ${t.turn_id} · ${who} · ${time(t.started_at)} · ${t.status}${t.error ? ` (${t.error.class}: ${t.error.message})` : ""}`);
+    out.push(...t.prompt.split("\n").map((l) => `> ${l}`));
+    for (const item of t.items) {
+      const action = describeAction(item);
+      if (action) out.push(action);
+    }
+    if (t.reply) out.push(t.reply);
+  }
+  for (const c of s.compactions) out.push("", `[${time(c.at)}: ${c.replaced.length} earlier history items were compacted into a summary]`);
+  if (s.conversations.length) out.push("", `agent conversations: ${s.conversations.map((c) => `${c.handle} (${c.agent}, ${c.cwd})`).join(", ")}`);
+  if (s.jobs.length) out.push(`background jobs: ${s.jobs.map((j) => `${j.job} (${j.agent}) ${j.status}`).join(", ")}`);
+  return printable(out.join("\n"));
+}
+
+/** A tool call as one line, `· read {"path":"a.txt"}`; other items are the prompt and reply already shown. */
+function describeAction(item: StoredItem): string | undefined {
+  const calls = (item as { toolCalls?: { name?: unknown; arguments?: unknown }[] }).toolCalls;
+  if (!Array.isArray(calls) || calls.length === 0) return undefined;
+  return calls.map((c) => `· ${String(c.name)} ${oneLine(String(c.arguments ?? ""), SHOWN_ARGUMENT_CHARS)}`).join("\n");
+}
+
+const show = defineCommand({
+  meta: { name: "show", description: "Print a session's transcript" },
+  args: {
+    id: { type: "positional", required: true, description: "the session ID (see scv sessions list)" },
+    json: { type: "boolean", description: "print the loaded session as JSON" },
+  },
+  async run({ args, rawArgs }) {
+    if (unknownOption("show", rawArgs, ["json"])) return;
+    let loaded: LoadedSession;
+    try {
+      loaded = (await store()).load(args.id);
+    } catch (e) {
+      fail("show", (e as Error).message);
+      return;
+    }
+    if (args.json) process.stdout.write(`${JSON.stringify(loaded, null, 2)}\n`);
+    else process.stdout.write(`${renderTranscript(loaded)}\n`);
+  },
+});
+
+const rm = defineCommand({
+  meta: { name: "rm", description: "Delete a stored session" },
+  args: { id: { type: "positional", required: true, description: "the session ID (see scv sessions list)" } },
+  async run({ args, rawArgs }) {
+    if (unknownOption("rm", rawArgs, [])) return;
+    try {
+      (await store()).remove(args.id);
+      process.stdout.write(`removed ${args.id}\n`);
+    } catch (e) {
+      fail("rm", (e as Error).message);
+    }
+  },
+});
+
+export default defineCommand({
+  meta: { name: "sessions", description: "Stored sessions: list, show, rm (resume with scv exec --resume ID)" },
+  subCommands: { list, show, rm },
+});

@@ -1,0 +1,148 @@
+// Listing and searching every session file. Both read only the records they need: a line's first bytes name
+// its type (records.ts writes `type` first), so history items, usually most of a file, are never parsed.
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { readSessionFile, readSessionHeader } from "./load";
+import { SESSION_ID, SessionHeader } from "./records";
+
+export interface SessionSummary {
+  id: string;
+  workspace: string;
+  started_at: number;
+  last_activity: number;
+  turns: number;
+  /** The first line of the first user prompt. */
+  first_prompt: string;
+  model: string;
+  /** The chat conversation the session serves, as its client declared it in session.start. */
+  channel?: { kind: string; account?: string; conversation?: string };
+}
+
+export interface SearchHit {
+  session_id: string;
+  turn_id: string;
+  workspace: string;
+  at: number;
+  excerpt: string;
+}
+
+const TURN_PREFIX = '{"type":"turn",';
+const ENDED_PREFIX = '{"type":"turn_ended",';
+const EXCERPT_CHARS = 240;
+
+interface SessionFile {
+  id: string;
+  file: string;
+  mtime: number;
+}
+
+function sessionFiles(dir: string): SessionFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const files: SessionFile[] = [];
+  for (const name of names) {
+    const id = name.endsWith(".jsonl") ? name.slice(0, -6) : "";
+    if (!SESSION_ID.test(id)) continue;
+    const file = join(dir, name);
+    try {
+      files.push({ id, file, mtime: statSync(file).mtimeMs });
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return files.sort((a, b) => b.mtime - a.mtime);
+}
+
+/** The complete lines of a session file, or undefined (with a warning) when it cannot be read. */
+function readLines(f: SessionFile, warn: (m: string) => void): string[] | undefined {
+  try {
+    const text = readSessionFile(f.file).toString("utf8");
+    return text.slice(0, text.lastIndexOf("\n") + 1).split("\n");
+  } catch (e) {
+    warn((e as Error).message);
+    return undefined;
+  }
+}
+
+function parse(line: string): any {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sessions, newest activity first; with `workspace`, only its sessions, and at most `limit`. */
+export function listSessions(dir: string, warn: (m: string) => void, opts: { workspace?: string; limit?: number } = {}): SessionSummary[] {
+  const out: SessionSummary[] = [];
+  for (const f of sessionFiles(dir)) {
+    if (opts.limit !== undefined && out.length >= opts.limit) break;
+    if (opts.workspace !== undefined && readSessionHeader(f.file)?.workspace !== opts.workspace) continue;
+    const lines = readLines(f, warn);
+    const header = lines && SessionHeader.safeParse(parse(lines[0] ?? ""));
+    if (!header?.success) continue;
+    let turns = 0;
+    let firstPrompt: string | undefined;
+    for (const line of lines!) {
+      if (!line.startsWith(TURN_PREFIX)) continue;
+      turns++;
+      if (firstPrompt === undefined) {
+        const r = parse(line);
+        if (r?.origin?.kind === "user" && typeof r.prompt === "string") firstPrompt = r.prompt.trim().split("\n")[0]!;
+      }
+    }
+    out.push({
+      id: f.id,
+      workspace: header.data.workspace,
+      started_at: header.data.at,
+      last_activity: f.mtime,
+      turns,
+      first_prompt: firstPrompt ?? "",
+      model: header.data.model,
+      ...(header.data.channel ? { channel: header.data.channel as SessionSummary["channel"] } : {}),
+    });
+  }
+  return out;
+}
+
+export function searchSessions(dir: string, query: string, opts: { limit: number; exclude?: string }, warn: (m: string) => void): SearchHit[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return [];
+  const hits: SearchHit[] = [];
+  for (const f of sessionFiles(dir)) {
+    if (f.id === opts.exclude) continue;
+    const lines = readLines(f, warn);
+    if (!lines) continue;
+    const header = parse(lines[0] ?? "");
+    const turns = new Map<string, { prompt: string; reply: string; at: number }>();
+    for (const line of lines) {
+      const isTurn = line.startsWith(TURN_PREFIX);
+      if (!isTurn && !line.startsWith(ENDED_PREFIX)) continue;
+      const r = parse(line);
+      if (typeof r?.turn !== "string") continue;
+      if (isTurn && typeof r.prompt === "string") turns.set(r.turn, { prompt: r.prompt, reply: "", at: Number(r.at) || 0 });
+      else if (!isTurn) {
+        const t = turns.get(r.turn);
+        if (t && typeof r.reply === "string") Object.assign(t, { reply: r.reply, at: Number(r.at) || t.at });
+      }
+    }
+    for (const [turnId, t] of turns) {
+      const text = `${t.prompt}\n${t.reply}`;
+      const lower = text.toLowerCase();
+      if (!words.every((w) => lower.includes(w))) continue;
+      hits.push({ session_id: f.id, turn_id: turnId, workspace: String(header?.workspace ?? ""), at: t.at, excerpt: excerpt(text, lower.indexOf(words[0]!)) });
+    }
+  }
+  return hits.sort((a, b) => b.at - a.at).slice(0, opts.limit);
+}
+
+/** About EXCERPT_CHARS characters around `index`, on one line. */
+function excerpt(text: string, index: number): string {
+  const start = Math.max(0, index - EXCERPT_CHARS / 3);
+  const cut = text.slice(start, start + EXCERPT_CHARS).replace(/\s+/g, " ").trim();
+  return `${start > 0 ? "…" : ""}${cut}${start + EXCERPT_CHARS < text.length ? "…" : ""}`;
+}

@@ -1,0 +1,87 @@
+// The session file format: one JSON record per line in $SCV_HOME/state/sessions/<id>.jsonl, appended as things
+// happen. The first record is the session header. History items are stored as opaque JSON objects, so new item
+// kinds (reasoning, compaction summaries) need no change here. `type` is always the first key: listing and
+// search pick out the records they need by that prefix without parsing every line.
+import { z } from "zod";
+
+export const FORMAT_VERSION = 1;
+
+/** Session IDs are also file names: only this shape is ever turned into a path. */
+export const SESSION_ID = /^s-[a-z0-9]{1,64}$/;
+
+/** A history item exactly as the model saw it; its kinds belong to src/provider. */
+const Item = z.looseObject({});
+const Usage = z.object({ input_tokens: z.number(), output_tokens: z.number(), cached_input_tokens: z.number() });
+const Origin = z.looseObject({ kind: z.string() });
+
+export const TURN_STATUSES = ["completed", "failed", "cancelled", "interrupted"] as const;
+export type TurnStatus = (typeof TURN_STATUSES)[number];
+
+const at = z.number();
+
+export const SessionHeader = z.looseObject({
+  type: z.literal("session"),
+  at,
+  v: z.number().int(),
+  id: z.string().regex(SESSION_ID),
+  workspace: z.string(),
+  /** The provider profile's name, never its key. */
+  provider: z.string(),
+  model: z.string(),
+  tools: z.boolean(),
+  channel: z.looseObject({ kind: z.string() }).optional(),
+});
+export type SessionHeader = z.infer<typeof SessionHeader>;
+
+export const StoredConversation = z.object({
+  handle: z.string(),
+  agent: z.string(),
+  cwd: z.string(),
+  cli_session_id: z.string(),
+  turns: z.number().int(),
+  last_used: z.number(),
+  usage_total: z.object({ input_tokens: z.number(), output_tokens: z.number() }).optional(),
+});
+export type StoredConversation = z.infer<typeof StoredConversation>;
+
+export const StoredJob = z.object({
+  job: z.string(),
+  agent: z.string(),
+  conversation: z.string().optional(),
+  status: z.string(),
+  started_at: z.number(),
+  finished_at: z.number().optional(),
+  /** The agent call's structured result, as the model would see it. */
+  result: z.looseObject({}).optional(),
+});
+export type StoredJob = z.infer<typeof StoredJob>;
+
+/** Every record after the header. Unknown types are skipped with a warning (a newer SCV wrote them). */
+export const SessionRecord = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("resumed"), at, provider: z.string(), model: z.string() }),
+  z.object({ type: z.literal("turn"), at, turn: z.string(), prompt: z.string(), origin: Origin }),
+  z.object({ type: z.literal("item"), at, turn: z.string().optional(), item: Item }),
+  z.object({
+    type: z.literal("turn_ended"),
+    at,
+    turn: z.string(),
+    status: z.enum(TURN_STATUSES),
+    reply: z.string(),
+    usage: Usage,
+    error: z.object({ class: z.string(), message: z.string() }).optional(),
+  }),
+  /**
+   * A compaction: `summary` replaced `replaced.length` history items starting at `start`; the originals are
+   * kept so a transcript can show them and the replay can check it still matches.
+   */
+  z.object({ type: z.literal("compacted"), at, turn: z.string().optional(), start: z.number().int().min(0), summary: z.array(Item), replaced: z.array(Item) }),
+  z.object({ type: z.literal("conversation"), at, ...StoredConversation.shape }),
+  z.object({ type: z.literal("conversation_ended"), at, handle: z.string() }),
+  z.object({ type: z.literal("job_started"), at, job: z.string(), agent: z.string(), conversation: z.string().optional() }),
+  z.object({ type: z.literal("job_finished"), at, ...StoredJob.shape }),
+]);
+export type SessionRecord = z.infer<typeof SessionRecord>;
+
+type WithoutAt<T> = T extends unknown ? Omit<T, "at"> : never;
+/** What a writer appends; the time is added when it is written. */
+export type RecordInput = WithoutAt<SessionRecord>;

@@ -1,0 +1,134 @@
+// Appending to one session file. Each record is one write(2) of one line to a file opened O_APPEND, so a
+// SIGKILL leaves at most the record being written torn (the loader skips it). A write reaches the kernel before
+// append returns, which is all a process crash needs; records that close something (a turn's end, a finished
+// job) are also fdatasync'ed, so a power cut loses at most what was still in flight. One SCV process writes a
+// session at a time: a lock file names it, and a live owner keeps any other process from resuming the session.
+import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from "node:fs";
+import { readBoundedTextIfExists } from "../config/safe-read";
+import { tryUnlink, writePrivateFileAtomic } from "../config/private-file";
+import { identityOf, isAlive } from "../process/procfs";
+import type { RecordInput } from "./records";
+
+/** Records whose loss would be noticed: written through to the disk, not only to the kernel. */
+const SYNCED = new Set<string>(["session", "turn_ended", "job_finished", "conversation", "compacted", "resumed"]);
+
+export interface SessionRecorder {
+  readonly id: string;
+  /** Appends one record, stamped with the time. Never throws: a failing disk is reported once, then ignored. */
+  append(record: RecordInput | HeaderInput): void;
+  /**
+   * The compaction step's record: `summary` replaced `replaced` (the originals, kept) starting at history index
+   * `start`. The replay on resume applies the same replacement.
+   */
+  compacted(c: { summary: object[]; replaced: object[]; start?: number; turn?: string }): void;
+  /** Releases the session (closes the file, removes the lock). */
+  close(): void;
+}
+
+export type HeaderInput = { type: "session"; v: number; id: string; workspace: string; provider: string; model: string; tools: boolean; channel?: object };
+
+export class SessionWriter implements SessionRecorder {
+  private fd: number | undefined;
+  private failed = false;
+  /** A new session that never ran a turn is not worth keeping: closing it removes its file. */
+  private keep: boolean;
+
+  constructor(
+    readonly id: string,
+    readonly file: string,
+    fd: number,
+    private readonly lockFile: string,
+    private readonly warn: (message: string) => void,
+    private readonly onClose: () => void,
+    resumed: boolean,
+    /** Configured secrets (the provider key, header values): never written, even if a tool echoed one. */
+    secrets: readonly string[] = [],
+  ) {
+    this.fd = fd;
+    this.keep = resumed;
+    this.secrets = secrets.filter((v) => v.length >= 8).map((v) => JSON.stringify(v).slice(1, -1));
+  }
+
+  private readonly secrets: string[];
+
+  append(record: RecordInput | HeaderInput): void {
+    if (this.fd === undefined || this.failed) return;
+    const { type, ...rest } = record;
+    if (type === "turn") this.keep = true;
+    try {
+      let text = JSON.stringify({ type, at: Date.now(), ...rest });
+      for (const secret of this.secrets) if (text.includes(secret)) text = text.split(secret).join("***");
+      const line = Buffer.from(`${text}\n`);
+      let written = 0;
+      while (written < line.length) written += writeSync(this.fd, line, written, line.length - written);
+      if (SYNCED.has(type)) fdatasyncSync(this.fd);
+    } catch (e) {
+      this.failed = true;
+      this.warn(`session ${this.id} is no longer being saved to ${this.file}: ${(e as Error).message}`);
+    }
+  }
+
+  compacted(c: { summary: object[]; replaced: object[]; start?: number; turn?: string }): void {
+    this.append({ type: "compacted", start: c.start ?? 0, summary: c.summary as Record<string, unknown>[], replaced: c.replaced as Record<string, unknown>[], ...(c.turn ? { turn: c.turn } : {}) });
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // already closed
+    }
+    this.fd = undefined;
+    if (!this.keep) tryUnlink(this.file);
+    tryUnlink(this.lockFile);
+    this.onClose();
+  }
+}
+
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW;
+
+/** Creates a new session file (never an existing one); EEXIST says the ID is taken. */
+export function createSessionFile(file: string): number {
+  return openSync(file, APPEND | constants.O_CREAT | constants.O_EXCL, 0o600);
+}
+
+/** Opens an existing session file for appending, cutting off a torn last record past `completeBytes`. */
+export function reopenSessionFile(file: string, completeBytes: number): number {
+  const fd = openSync(file, APPEND | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${file} is not a regular file`);
+    if (st.size > completeBytes) ftruncateSync(fd, completeBytes);
+    return fd;
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+interface LockBody {
+  pid: number;
+  start_time: string;
+}
+
+/** The live process holding a session's lock file, if any. */
+export function lockOwner(lockFile: string): LockBody | undefined {
+  let body: LockBody;
+  try {
+    const text = readBoundedTextIfExists(lockFile, { what: "session lock", maxBytes: 4096, followSymlink: false });
+    if (text === undefined) return undefined;
+    body = JSON.parse(text) as LockBody;
+  } catch {
+    return undefined;
+  }
+  if (typeof body?.pid !== "number" || typeof body.start_time !== "string") return undefined;
+  return isAlive({ pid: body.pid, startTime: body.start_time }) ? body : undefined;
+}
+
+/** Takes the lock for this process; a live owner's lock is refused by the caller first (lockOwner). */
+export function takeLock(lockFile: string): void {
+  const me = identityOf(process.pid);
+  if (!me) return;
+  writePrivateFileAtomic(lockFile, `${JSON.stringify({ pid: me.pid, start_time: me.startTime } satisfies LockBody)}\n`);
+}
