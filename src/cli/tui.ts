@@ -7,7 +7,8 @@ export const TUI_USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-
 export interface TuiArgs {
   cwd?: string;
   model?: string;
-  resume?: string; // "" = the newest session of this workspace
+  resume?: string; // "" = pick from a list
+  continueNewest?: boolean;
   help?: boolean;
 }
 
@@ -29,7 +30,7 @@ export function parseTuiArgs(argv: readonly string[]): TuiArgs | { error: string
       return v;
     };
     try {
-      if (a === "-c" || a === "--continue") args.resume ??= "";
+      if (a === "-c" || a === "--continue") args.continueNewest = true;
       else if (a === "-r" || a === "--resume") {
         const next = rest[i + 1];
         args.resume = next !== undefined && !next.startsWith("-") ? rest[++i]! : "";
@@ -56,7 +57,7 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(
       `${TUI_USAGE}\n\nOpens an interactive session in the current directory (or --cwd).\n` +
         "  -c, --continue      reopen the newest stored session of this workspace\n" +
-        "  -r, --resume [ID]   reopen a stored session (without ID: the newest)\n" +
+        "  -r, --resume [ID]   reopen a stored session (without ID: pick from a list)\n" +
         "  -C, --cwd DIR       workspace directory\n" +
         "  -m, --model MODEL   model for this session\n" +
         "Inside: /help lists keys and commands.\n",
@@ -70,5 +71,9 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
   const env = { ...process.env };
   if (parsed.model) env.SCV_MODEL = parsed.model;
   const { runTui } = await import("../tui/app");
-  return runTui({ cwd: parsed.cwd ?? process.cwd(), env, resume: parsed.resume });
+  if (parsed.continueNewest && parsed.resume !== undefined) {
+    process.stderr.write(`scv: give either --continue or --resume, not both\n${TUI_USAGE}\n`);
+    return 2;
+  }
+  return runTui({ cwd: parsed.cwd ?? process.cwd(), env, resume: parsed.resume, continueNewest: parsed.continueNewest });
 }

@@ -2,6 +2,7 @@
 // on an in-process server as `scv exec` uses. The prompt is drawn before the server modules load, so the
 // screen answers at once; rendering runs on a frame timer, decoupled from the model stream, so typing never
 // waits for a slow model.
+import { realpathSync } from "node:fs";
 import { completions, KEY_HELP, parseSlash, SLASH_COMMANDS } from "./commands";
 import { PromptEditor } from "./editor";
 import { createKeyDecoder, type Key } from "./keys";
@@ -14,10 +15,10 @@ import { ConversationView } from "./view";
 export interface TuiOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Reopen a stored session: an ID, or "" for the newest of this workspace. */
+  /** Reopen a stored session: an ID, or "" to pick one from a list. */
   resume?: string;
-  /** Open the picker of stored sessions first. */
-  pick?: boolean;
+  /** Reopen the newest stored session of this workspace (--continue). */
+  continueNewest?: boolean;
 }
 
 type Client = {
@@ -37,6 +38,9 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   const decode = createKeyDecoder();
 
   let client: Client | undefined;
+  let store: import("../sessions/index").SessionStore | undefined;
+  /** The list of stored sessions shown by /resume and --resume without an ID. */
+  let picker: { items: import("../sessions/index").SessionSummary[]; index: number; startFresh: boolean } | undefined;
   let sessionId = "";
   let model = "";
   let tools: string[] = [];
@@ -54,7 +58,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     scheduled = undefined;
     if (exiting) return;
     const width = term.columns();
-    const live = view.live(frame);
+    const live = [...view.live(frame), ...pickerLines()];
     const prompt = view.approval ? theme.dim("› ") : theme.cyan("› ");
     const ed = editor.render(width, prompt);
     const hints = completions(editor.text).map((c) => truncate(`  ${theme.bold(`/${c.name}`)}${c.args ? ` ${c.args}` : ""}  ${theme.dim(c.description)}`, width));
@@ -89,11 +93,15 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     const { createInProcessClient } = await import("../cli/exec-client");
     const { becomeSubreaper } = await import("../process/subreaper");
     const { reconcileAtStartup } = await import("../process/reconcile");
-    const { scvHome } = await import("../config/load");
+    const { loadConfig, scvHome } = await import("../config/load");
+    const { openSessionStore } = await import("../sessions/index");
     becomeSubreaper();
     void reconcileAtStartup(scvHome(opts.env));
+    store = openSessionStore({ home: scvHome(opts.env) });
+    store.prune(loadConfig({ cwd: opts.cwd, env: opts.env }).config.sessions.keep_days);
     client = createInProcessClient({
       env: opts.env,
+      sessions: store,
       baseDepth: Number(opts.env.SCV_DELEGATION_DEPTH ?? 0) || 0,
       onNotification(method, p) {
         if (p?.session_id && p.session_id !== sessionId) return;
@@ -105,7 +113,9 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       },
     });
     await client.request("initialize", { protocol_version: 3, client: { name: "scv-tui" } });
-    await startSession(opts.resume);
+    if (opts.resume === "") await openPicker(true);
+    else if (opts.resume === undefined && opts.continueNewest) await continueNewest();
+    else await startSession(opts.resume);
     requestRender();
   } catch (e) {
     view.say(`scv: ${(e as Error).message}`, theme.red);
@@ -124,27 +134,87 @@ export async function runTui(opts: TuiOptions): Promise<number> {
 
   async function startSession(resume?: string, modelName?: string) {
     if (!client) return;
-    const base = { cwd: opts.cwd, ...(modelName ? { model: modelName } : {}) };
-    const started =
-      resume !== undefined
-        ? await client.request("session.resume", { ...base, session_id: resume || undefined, ...(resume ? {} : { newest: true }) })
-        : await client.request("session.start", base);
+    const model_ = modelName ? { model: modelName } : {};
+    const started = resume
+      ? await client.request("session.resume", { session_id: resume, ...model_ })
+      : await client.request("session.start", { cwd: opts.cwd, ...model_ });
     sessionId = started.session_id;
     model = started.model;
     tools = started.tools ?? [];
     for (const turn of started.turns ?? []) replayTurn(turn);
-    view.say(`${resume !== undefined ? "resumed" : "session"} ${sessionId} in ${started.workspace} · /help for keys and commands`, theme.dim);
+    for (const job of started.jobs ?? []) if (job.status === "interrupted") view.say(`job ${job.job} (agent ${job.agent}) was interrupted when its process ended`, theme.yellow);
+    for (const w of started.warnings ?? []) view.say(`note: ${w}`, theme.yellow);
+    view.say(`${resume ? "resumed" : "session"} ${sessionId} in ${started.workspace} · /help for keys and commands`, theme.dim);
+  }
+
+  /** --continue: the newest session of this workspace, or a fresh one when there is none. */
+  async function continueNewest() {
+    const newest = store?.list({ workspace: realWorkspace(), limit: 1 })[0];
+    if (!newest) view.say("no earlier session here to continue; starting a new one", theme.dim);
+    await startSession(newest?.id);
+  }
+
+  /** Shows this workspace's stored sessions to pick from (Up/Down, Enter, Esc). */
+  async function openPicker(startFresh: boolean) {
+    const items = store?.list({ workspace: realWorkspace(), limit: 20 }).filter((s) => s.id !== sessionId) ?? [];
+    if (!items.length) {
+      view.say("no stored sessions of this workspace to resume (`scv sessions list --all` shows every workspace's)", theme.dim);
+      if (startFresh) await startSession();
+      return;
+    }
+    picker = { items, index: 0, startFresh };
+  }
+
+  function pickerLines(): string[] {
+    if (!picker) return [];
+    const width = term.columns();
+    const lines = [theme.bold("Resume which session? (Up/Down, Enter to open, Esc to cancel)")];
+    picker.items.forEach((s, i) => {
+      const when = new Date(s.last_activity).toLocaleString();
+      const row = `${i === picker!.index ? "›" : " "} ${s.id}  ${when}  ${s.turns} turn${s.turns === 1 ? "" : "s"}  ${s.first_prompt}`;
+      lines.push(truncate(i === picker!.index ? theme.cyan(row) : row, width));
+    });
+    return lines;
+  }
+
+  async function onPickerKey(key: Key) {
+    const p = picker!;
+    if (key.kind === "up") p.index = (p.index + p.items.length - 1) % p.items.length;
+    else if (key.kind === "down" || key.kind === "tab") p.index = (p.index + 1) % p.items.length;
+    else if (key.kind === "escape") {
+      picker = undefined;
+      if (p.startFresh || !sessionId) await startSession();
+    } else if (key.kind === "enter") {
+      picker = undefined;
+      await closeSession();
+      try {
+        await startSession(p.items[p.index]!.id);
+      } catch (e) {
+        view.say(`could not resume: ${(e as Error).message}`, theme.red);
+        if (!sessionId) await startSession();
+      }
+    }
+    requestRender();
+  }
+
+  function realWorkspace(): string {
+    try {
+      return realpathSync(opts.cwd);
+    } catch {
+      return opts.cwd;
+    }
   }
 
   /** A stored turn of a resumed session, shown as it was. */
   function replayTurn(turn: any) {
     const ids = { session_id: sessionId, turn_id: `stored-${turn.turn_id ?? ""}` };
     view.apply("turn.started", { ...ids, origin: turn.origin ?? { kind: "user" }, prompt: turn.prompt ?? "" });
-    view.apply("turn.ended", { ...ids, origin: turn.origin ?? { kind: "user" }, status: turn.status === "interrupted" ? "cancelled" : turn.status, reply: turn.reply ?? "", usage: turn.usage });
+    view.apply("turn.ended", { ...ids, origin: turn.origin ?? { kind: "user" }, status: turn.status, error: turn.error, reply: turn.reply ?? "", usage: turn.usage });
   }
 
   function onKey(key: Key) {
     if (key.kind === "ctrlC") return void onCtrlC();
+    if (picker) return void onPickerKey(key);
     if (view.approval) {
       if (key.kind === "text") {
         const k = key.text.toLowerCase();
@@ -233,7 +303,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
           await startSession();
           break;
         case "resume":
-          if (!arg) await pickSession();
+          if (!arg) await openPicker(false);
           else {
             await closeSession();
             await startSession(arg);
@@ -281,10 +351,6 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     const offered = offeredAgents({ config, env: opts.env, scvHome: scvHome(opts.env) });
     if (!offered.length) view.say("no coding agents are offered here (`scv agents status` says why)");
     for (const a of offered) view.say(`agent ${a.descriptor.name} · ${a.executable}${a.settings.model ? ` · model ${a.settings.model}` : ""}`);
-  }
-
-  async function pickSession() {
-    view.say("pass a session ID: /resume ID (`scv sessions list` shows them)", theme.dim);
   }
 
   async function closeSession(announce = true) {

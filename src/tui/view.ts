@@ -284,6 +284,7 @@ export class ConversationView {
     if (p.status === "failed") {
       this.committed.push(t.red(`✗ turn failed: ${sanitize(p.error?.message ?? "unknown error")}`));
     } else if (p.status === "cancelled") this.committed.push(t.yellow("⊘ cancelled"));
+    else if (p.status === "interrupted") this.committed.push(t.yellow("⊘ interrupted: the process running this turn ended"));
     if (p.usage) {
       this.lastUsage = { input_tokens: p.usage.input_tokens, output_tokens: p.usage.output_tokens };
       this.totalTokens += p.usage.input_tokens + p.usage.output_tokens;

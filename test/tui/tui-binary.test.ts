@@ -185,6 +185,48 @@ describe("scv in a terminal", () => {
     }
   });
 
+  test("/resume and --resume pick a stored session, show its turns and continue it; --continue opens the newest", async () => {
+    const { fake, workspace, env } = await open();
+    let p = pane!;
+    fake.queue(text("The capital is Paris."));
+    p.type("remember: the capital of France");
+    p.send("Enter");
+    await p.waitFor("The capital is Paris.");
+    const first = /session (s-[0-9a-f]{8})/.exec(p.screen())![1]!;
+    p.type("/new");
+    p.send("Enter");
+    await p.waitFor(/session s-[0-9a-f]{8}[\s\S]*session s-[0-9a-f]{8}/);
+    p.type("/resume");
+    p.send("Enter");
+    await p.waitFor("Resume which session?");
+    expect(p.screen()).toContain(`› ${first}`);
+    p.send("Enter");
+    await p.waitFor(`resumed ${first}`);
+    expect(p.screen()).toContain("› remember: the capital of France");
+    fake.queue(text("Still Paris."));
+    p.type("and again?");
+    p.send("Enter");
+    await p.waitFor("Still Paris.");
+    // The model saw the earlier turn.
+    expect(JSON.stringify(fake.requests.at(-1)!.body.input)).toContain("The capital is Paris.");
+    p.send("C-d");
+    await p.waitFor("[exited 0]");
+    p.close();
+
+    p = pane = startTmux([requireBinary(), "--resume"], { env, cwd: workspace });
+    await p.waitFor("Resume which session?");
+    p.send("Enter");
+    await p.waitFor(`resumed ${first}`);
+    expect(p.screen()).toContain("Still Paris.");
+    p.send("C-d");
+    await p.waitFor("[exited 0]");
+    p.close();
+
+    p = pane = startTmux([requireBinary(), "--continue"], { env, cwd: workspace });
+    await p.waitFor(`resumed ${first}`);
+    expect(p.screen()).toContain("› and again?");
+  });
+
   test("resizing never duplicates the prompt or leaves a broken frame", async () => {
     const { fake, pane } = await open({ width: 100, height: 30 });
     fake.queue(text("word ".repeat(60).trim()));
