@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { agentConfigChecks } from "../agents/config-checks";
-import { AgentConfig, type Config, type CrossCheck, ConfigFile, ProviderProfile, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
+import { AgentConfig, ChannelsConfig, type Config, type CrossCheck, ConfigFile, ProviderProfile, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -120,6 +120,7 @@ export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {})
     web: mergeSection(WebConfig, user.web, project.web),
     agent: mergeSection(AgentConfig, user.agent),
     agents: {},
+    channels: mergeSection(ChannelsConfig, user.channels),
   };
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}) ?? {};
   validateCrossKeys(config, userFile, (key) => sources.get(key));

@@ -22,6 +22,8 @@ export interface ServerOptions {
   modelClientFactory?: (profile: Parameters<typeof createModelClient>[0], apiKey: string | undefined) => ModelClient;
   /** Test seam and nested services: extra per-session services. */
   services?: () => Record<string, unknown>;
+  /** Called with each session this connection starts (the chat bridge watches its jobs). */
+  onSession?: (session: Session) => void;
 }
 
 export interface ServerConnection extends RpcEndpoint {
@@ -107,6 +109,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
             delegationDepth: depth,
             version: VERSION,
             services: { ...(opts.services?.() ?? {}) },
+            ...(p.channel ? { channel: p.channel } : {}),
           },
           buildTools: (scope) => buildTools(scope, { enabled: toolsEnabled }),
           hostedWebSearch: (scope) => hostedSearchEnabled(scope, toolsEnabled),
@@ -117,6 +120,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           emit: (method, params) => void endpoint.notify(method, params),
         });
         sessions.set(s.id, s);
+        opts.onSession?.(s);
         return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName };
       },
       async "turn.start"(p) {

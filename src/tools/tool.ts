@@ -19,6 +19,8 @@ export interface SessionScope {
   env: Readonly<Record<string, string | undefined>>;
   delegationDepth: number;
   version: string;
+  /** The chat this session serves, when a chat bridge started it (session.start `channel`). */
+  channel?: SessionChannel;
   /** Session-owned services other concerns attach (background jobs, conversations). */
   services: SessionServices;
   /** Runs when the session closes (client EOF, session.close, server exit); used to stop what it owns. */
@@ -27,6 +29,14 @@ export interface SessionScope {
   turns: TurnScheduler;
   /** Decisions for requests no person can be asked about (background jobs): policy, then auto_approve, then deny. */
   decideUnattended(risk: ToolRisk): { approved: boolean; reason: string };
+}
+
+export interface SessionChannel {
+  kind: string;
+  account?: string;
+  conversation?: string;
+  /** The conversation's chat log directory (chat_history, chat_keep). */
+  log?: string;
 }
 
 /** A turn the server starts itself, such as a background report. */
