@@ -5,6 +5,10 @@ import { createAgentCancelTool } from "./agent_cancel";
 import { createAgentStatusTool } from "./agent_status";
 import { createAgentWaitTool } from "./agent_wait";
 import { createBashTool } from "./bash";
+import { chatPromptSection } from "./chat-place";
+import { createChatAttachTool } from "./chat_attach";
+import { createChatHistoryTool } from "./chat_history";
+import { createChatKeepTool } from "./chat_keep";
 import { createReadTool } from "./read";
 import { ToolRegistry, type SessionScope, type Tool } from "./tool";
 import { createWebFetchTool } from "./web_fetch";
@@ -23,6 +27,9 @@ const FACTORIES: ToolFactory[] = [
   createAgentWaitTool,
   createAgentStatusTool,
   createAgentCancelTool,
+  createChatAttachTool,
+  createChatHistoryTool,
+  createChatKeepTool,
 ];
 
 export function buildTools(scope: SessionScope, opts: { enabled: boolean }): ToolRegistry {
@@ -39,5 +46,6 @@ export function buildTools(scope: SessionScope, opts: { enabled: boolean }): Too
 export function promptSections(scope: SessionScope, tools: ToolRegistry): string[] {
   const sections: string[] = [];
   if (tools.get("agent")) sections.push(agentPromptSection(scope) ?? "");
+  sections.push(chatPromptSection(scope, tools.list().map((t) => t.name)) ?? "");
   return sections.filter(Boolean);
 }

@@ -1,8 +1,10 @@
 // The dir channel through the real daemon process: owner vs other senders, queueing, commands, dedupe,
-// crash recovery, retries and unprompted reports.
+// crash recovery, retries, unprompted reports and a planned restart.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
-import { startFakeModel, text, hang, type FakeModel } from "../fake/model-server";
-import { cleanupBridges, killDaemon, makeBridge, outMessages, sendMessage, startDaemon, waitFor, waitForOut } from "./helpers";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { hang, startFakeModel, text, toolCalls, type FakeModel } from "../fake/model-server";
+import { cleanupBridges, killDaemon, makeBridge, outMessages, sendMessage, startDaemon, waitFor, waitForOut, type Bridge } from "./helpers";
 
 let fake: FakeModel;
 beforeAll(async () => {
@@ -17,6 +19,24 @@ afterEach(async () => {
   fake.requests.length = 0;
 });
 
+const toolNames = (body: any): string[] => (body.tools ?? []).map((t: any) => t.name ?? t.function?.name);
+const inputText = (body: any): string => JSON.stringify(body.input ?? body.messages);
+const inboxEmpty = (b: Bridge) => readdirSync(join(b.chat, "in")).length === 0;
+
+/** Makes out/ unusable (a regular file where the directory should be), or usable again. */
+function breakOut(b: Bridge, broken: boolean) {
+  rmSync(join(b.chat, "out"), { recursive: true, force: true });
+  if (broken) writeFileSync(join(b.chat, "out"), "not a directory");
+  else mkdirSync(join(b.chat, "out"));
+}
+
+function deliveryRecords(b: Bridge): any[] {
+  const dir = join(b.home, "state", "channels", "outbox");
+  return readdirSync(dir)
+    .filter((n) => n.endsWith(".json") && !n.startsWith("."))
+    .map((n) => JSON.parse(readFileSync(join(dir, n), "utf8")));
+}
+
 test("the owner's direct chat gets tools; another sender gets a tool-free session", async () => {
   const b = makeBridge(fake.url);
   fake.queue(text("hello owner"), text("hello stranger"));
@@ -28,10 +48,182 @@ test("the owner's direct chat gets tools; another sender gets a tool-free sessio
   const all = await waitForOut(b, 2);
   expect(all.find((m) => m.to === "stranger")?.text).toBe("hello stranger");
   const [ownerReq, otherReq] = fake.requests.map((r) => r.body);
-  const names = (body: any) => (body.tools ?? []).map((t: any) => t.name ?? t.function?.name);
-  expect(names(ownerReq)).toEqual(expect.arrayContaining(["read", "bash", "chat_attach", "chat_history", "chat_keep"]));
-  expect(names(otherReq)).toEqual([]);
+  expect(toolNames(ownerReq)).toEqual(expect.arrayContaining(["read", "bash", "chat_attach", "chat_history", "chat_keep"]));
+  expect(toolNames(otherReq)).toEqual([]);
+  expect(JSON.stringify(otherReq)).not.toContain("web_search");
   expect(JSON.stringify(ownerReq)).toContain("Chat channel");
-  const inbox = require("node:fs").readdirSync(`${b.chat}/in`);
-  expect(inbox).toEqual([]); // taken and removed once queued
+  expect(inboxEmpty(b)).toBe(true); // taken and removed once queued
 }, 30_000);
+
+test("messages that arrive during a turn queue and run one at a time, in order", async () => {
+  const slow = await startFakeModel({ frameDelayMs: 40 });
+  try {
+    const b2 = makeBridge(slow.url);
+    slow.queue(text("answer one"), text("answer two"), text("answer three"));
+    await startDaemon(b2);
+    const ids = [sendMessage(b2, { text: "first" }), sendMessage(b2, { text: "second" }), sendMessage(b2, { text: "third" })];
+    const out = await waitForOut(b2, 3, 20_000);
+    const byReply = new Map(out.map((m) => [m.in_reply_to, m.text]));
+    expect(ids.map((id) => byReply.get(id))).toEqual(["answer one", "answer two", "answer three"]);
+    // Each request carries the previous answer: the second turn started only after the first ended.
+    expect(inputText(slow.requests[1]!.body)).toContain("answer one");
+    expect(inputText(slow.requests[2]!.body)).toContain("answer two");
+  } finally {
+    await slow.close();
+  }
+}, 30_000);
+
+test("/stop cancels the running turn; /new starts a fresh session and episode", async () => {
+  const b = makeBridge(fake.url);
+  fake.queue(hang("working on it "), text("after stop"), text("fresh answer"));
+  await startDaemon(b);
+  const long = sendMessage(b, { text: "a long task" });
+  await waitFor(() => fake.requests.length === 1, 10_000, "the first model request");
+  await Bun.sleep(100);
+  sendMessage(b, { text: "/stop" });
+  const [stopped] = await waitForOut(b, 1);
+  expect(stopped!.in_reply_to).toBe(long);
+  expect(stopped!.text).toContain("[stopped]");
+  sendMessage(b, { text: "remember the blue door" });
+  await waitForOut(b, 2);
+  sendMessage(b, { text: "/new" });
+  await waitFor(() => outMessages(b).some((m) => m.text.startsWith("Started a new conversation")), 10_000, "the /new answer");
+  sendMessage(b, { text: "what did I say?" });
+  await waitForOut(b, 4);
+  const last = fake.requests.at(-1)!.body;
+  expect(inputText(last)).toContain("what did I say?");
+  expect(inputText(last)).not.toContain("blue door"); // a new session: the old history is gone
+  const logDir = readdirSync(join(b.home, "archive", "dir", "default"));
+  expect(logDir.length).toBe(1);
+}, 30_000);
+
+test("a redelivered message is answered once, also after a restart", async () => {
+  const b = makeBridge(fake.url);
+  fake.queue(text("only once"), text("second answer"), text("must not be used"));
+  await startDaemon(b);
+  sendMessage(b, { id: "dup-1", text: "hello" });
+  await waitForOut(b, 1);
+  sendMessage(b, { id: "dup-1", text: "hello" });
+  await waitFor(() => inboxEmpty(b), 5000, "the duplicate to be taken");
+  await killDaemon(b, "SIGKILL");
+  sendMessage(b, { id: "dup-1", text: "hello" });
+  sendMessage(b, { id: "new-2", text: "another" });
+  await startDaemon(b);
+  await waitForOut(b, 2);
+  await Bun.sleep(500);
+  const out = outMessages(b);
+  expect(out.map((m) => m.in_reply_to).sort()).toEqual(["dup-1", "new-2"]);
+  expect(fake.requests.length).toBe(2);
+}, 30_000);
+
+test("SIGKILL mid-turn: queued inbound runs, pending outbound goes once, the interrupted turn is reported", async () => {
+  const b = makeBridge(fake.url);
+  fake.queue(text("reply one"), hang("thinking "));
+  await startDaemon(b);
+  breakOut(b, true); // reply one stays in the outbox
+  const m1 = sendMessage(b, { text: "one" });
+  const m2 = sendMessage(b, { text: "two" });
+  await waitFor(() => fake.requests.length === 2, 10_000, "the second turn to start");
+  const m3 = sendMessage(b, { text: "three" });
+  await waitFor(() => inboxEmpty(b), 5000, "message three to be queued");
+  expect(outMessages(b)).toEqual([]);
+  await killDaemon(b, "SIGKILL");
+  breakOut(b, false);
+  fake.clear();
+  fake.queue(text("reply three"));
+  await startDaemon(b);
+  await waitForOut(b, 3);
+  await Bun.sleep(800);
+  const final = outMessages(b);
+  expect(final.length).toBe(3);
+  const of = (id: string) => final.filter((m) => m.in_reply_to === id);
+  expect(of(m1).map((m) => m.text)).toEqual(["reply one"]);
+  expect(of(m2).length).toBe(1);
+  expect(of(m2)[0]!.text).toContain("interrupted");
+  expect(of(m3).map((m) => m.text)).toEqual(["reply three"]);
+  expect(fake.requests.length).toBe(3); // two was not re-run
+}, 30_000);
+
+test("a send that fails twice is retried with backoff and delivered once", async () => {
+  const b = makeBridge(fake.url);
+  fake.queue(text("eventually"));
+  await startDaemon(b);
+  breakOut(b, true);
+  const id = sendMessage(b, { text: "hi" });
+  await waitFor(() => deliveryRecords(b).some((r) => r.attempts >= 2), 10_000, "two failed attempts");
+  const failing = deliveryRecords(b)[0];
+  expect(failing.state).toBe("pending");
+  expect(failing.lastError).toContain("cannot write");
+  breakOut(b, false);
+  const [m] = await waitForOut(b, 1);
+  expect(m).toMatchObject({ in_reply_to: id, text: "eventually" });
+  await waitFor(() => deliveryRecords(b)[0]?.state === "sent", 5000, "the record to be marked sent");
+  expect(deliveryRecords(b)[0].attempts).toBe(3);
+  expect(outMessages(b).length).toBe(1);
+}, 30_000);
+
+test("a send that finally fails is told to the owner in the next message that gets through", async () => {
+  const b = makeBridge(fake.url);
+  fake.queue(text("for the stranger"), text("owner answer"));
+  await startDaemon(b);
+  breakOut(b, true);
+  sendMessage(b, { from: "stranger", text: "hello" });
+  await waitFor(() => deliveryRecords(b).some((r) => r.state === "failed"), 15_000, "the send to fail for good");
+  breakOut(b, false);
+  sendMessage(b, { text: "status?" });
+  const [m] = await waitForOut(b, 1);
+  expect(m!.to).toBe("owner-1");
+  expect(m!.text).toContain("could not deliver an earlier message");
+  expect(m!.text).toContain("for the stranger");
+  expect(m!.text).toContain("owner answer");
+}, 30_000);
+
+async function backgroundBridge(sleepSeconds: number) {
+  const { BASH, FAKE_AGENT, signIn } = await import("../fake/agent-harness");
+  const b = makeBridge(fake.url, `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`);
+  signIn(b.home, "dsh");
+  const agentOut = join(b.root, "agent-out.txt");
+  writeFileSync(agentOut, "the migration is done");
+  b.env.FAKE_AGENT_STDOUT = agentOut;
+  b.env.FAKE_AGENT_SLEEP = String(sleepSeconds);
+  fake.queue(
+    toolCalls([{ name: "agent", arguments: { agent: "dsh", prompt: "run the migration", background: true } }]),
+    text("Started job-1."),
+    text("Report: the migration is done."),
+  );
+  return b;
+}
+
+test("a background report reaches the owner as an unprompted message", async () => {
+  const b = await backgroundBridge(1);
+  await startDaemon(b);
+  const id = sendMessage(b, { text: "migrate in the background" });
+  const out = await waitForOut(b, 2, 20_000);
+  expect(out.find((m) => m.in_reply_to === id)?.text).toBe("Started job-1.");
+  const report = out.find((m) => m.in_reply_to === undefined)!;
+  expect(report.text).toBe("Report: the migration is done.");
+  expect(report).not.toHaveProperty("in_reply_to");
+  expect(JSON.stringify(fake.requests.at(-1)!.body)).toContain("[SCV background report]");
+}, 30_000);
+
+test("scv daemon restart waits for a running background job, then picks everything up", async () => {
+  const b = await backgroundBridge(2);
+  await startDaemon(b);
+  sendMessage(b, { text: "migrate in the background" });
+  await waitForOut(b, 1, 20_000);
+  const first = b.daemon!.pid;
+  const began = Date.now();
+  const restart = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "daemon", "restart"], { env: b.env, stdout: "pipe", stderr: "pipe" });
+  const [code, stdout, stderr] = await Promise.all([restart.exited, new Response(restart.stdout).text(), new Response(restart.stderr).text()]);
+  expect(code).toBe(0);
+  expect(stderr).toContain("waiting for");
+  expect(stdout).toContain("scv daemon started");
+  expect(Date.now() - began).toBeGreaterThanOrEqual(900); // it waited for the job instead of killing it
+  await b.daemon!.exited;
+  b.daemon = undefined;
+  const out = await waitForOut(b, 2, 20_000);
+  expect(out.find((m) => m.in_reply_to === undefined)?.text).toBe("Report: the migration is done.");
+  const { probeDaemon } = await import("../../src/daemon/client");
+  const probe = await probeDaemon(b.home);
+  expect(probe.state === "running" && probe.health.pid !== first).toBe(true);
+}, 40_000);

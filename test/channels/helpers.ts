@@ -3,7 +3,17 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { daemonFetch, probeDaemon } from "../../src/daemon/client";
+import { reconcile } from "../../src/process/reconcile";
 import { fakeHome, requireBinary } from "../fake/binary";
+
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface Bridge {
   root: string;
@@ -106,6 +116,15 @@ export async function channelStatus(b: Bridge): Promise<any[]> {
 export async function cleanupBridges(): Promise<void> {
   for (const b of bridges.splice(0)) {
     await killDaemon(b);
+    // A daemon `scv daemon restart` started runs detached: stop it by the pid it reports.
+    const probe = await probeDaemon(b.home, 500);
+    if (probe.state === "running") {
+      try {
+        process.kill(probe.health.pid, "SIGKILL");
+      } catch {}
+      await waitFor(() => !exists(probe.health.pid), 5000, "the restarted daemon to exit").catch(() => {});
+    }
+    await reconcile(b.home, { graceMs: 200 });
     rmSync(b.root, { recursive: true, force: true });
   }
 }
