@@ -227,3 +227,59 @@ test("scv daemon restart waits for a running background job, then picks everythi
   const probe = await probeDaemon(b.home);
   expect(probe.state === "running" && probe.health.pid !== first).toBe(true);
 }, 40_000);
+
+test("a file the owner sends is saved in the chat media, and chat_attach sends one back beside the reply", async () => {
+  const b = makeBridge(fake.url);
+  const photo = join(b.root, "photo.jpg");
+  writeFileSync(photo, "JPEGDATA");
+  writeFileSync(join(b.workspace, "chart.png"), "PNGDATA");
+  fake.queue(toolCalls([{ name: "chat_attach", arguments: { path: "chart.png", caption: "the chart" } }]), text("Here it is."));
+  await startDaemon(b);
+  const id = sendMessage(b, { text: "look at this and send the chart", files: [photo] });
+  const [m] = await waitForOut(b, 1);
+  expect(m).toMatchObject({ in_reply_to: id, text: "Here it is.\n\nchart.png: the chart" });
+  expect(m!.files.length).toBe(1);
+  expect(readFileSync(m!.files[0]!, "utf8")).toBe("PNGDATA");
+  expect(m!.files[0]!.startsWith(join(b.chat, "out"))).toBe(true);
+  // The prompt showed where the owner's file was saved; the saved copy is private.
+  const prompt = inputText(fake.requests[0]!.body);
+  const saved = /\[file from the user: ([^\]]+)\]/.exec(prompt)![1]!;
+  expect(saved.startsWith(join(b.home, "state", "media", "dir", "default"))).toBe(true);
+  expect(readFileSync(saved, "utf8")).toBe("JPEGDATA");
+  // The outbox copy is deleted once sent.
+  await waitFor(() => readdirSync(join(b.home, "state", "media", "outbox")).length === 0, 5000, "the outbox copy to go");
+}, 30_000);
+
+test("media older than keep_days is removed at start and the log shows the file as gone", async () => {
+  const b = makeBridge(fake.url, "keep_days = 3");
+  const photo = join(b.root, "cat.jpg");
+  writeFileSync(photo, "CAT");
+  fake.queue(text("nice cat"), text("it has expired"));
+  await startDaemon(b);
+  sendMessage(b, { text: "my cat", files: [photo] });
+  await waitForOut(b, 1);
+  await killDaemon(b, "SIGTERM");
+  const saved = /\[file from the user: ([^\]]+)\]/.exec(inputText(fake.requests[0]!.body))![1]!;
+  const old = (Date.now() - 4 * 86_400_000) / 1000;
+  const { utimesSync } = await import("node:fs");
+  utimesSync(saved, old, old);
+  await startDaemon(b);
+  await waitFor(() => !require("node:fs").existsSync(saved), 5000, "the expired file to be removed");
+  const { listEpisodes } = await import("../../src/chatlog/log");
+  const { readLogEpisode } = await import("../../src/chatlog/history");
+  const convDir = join(b.home, "archive", "dir", "default");
+  const logDir = join(convDir, readdirSync(convDir)[0]!);
+  const episode = readLogEpisode(logDir, listEpisodes(logDir)[0]!, 0, 30);
+  expect(episode.messages[0]).toMatchObject({ author: "owner", text: "my cat", files: [{ name: "cat.jpg", state: "gone" }] });
+  expect(episode.messages[1]).toMatchObject({ author: "scv", text: "nice cat" });
+}, 30_000);
+
+test("/jobs lists the conversation's background jobs", async () => {
+  const b = await backgroundBridge(3);
+  await startDaemon(b);
+  sendMessage(b, { text: "migrate in the background" });
+  await waitForOut(b, 1, 20_000);
+  const jobs = sendMessage(b, { text: "/jobs" });
+  await waitFor(() => outMessages(b).some((m) => m.in_reply_to === jobs), 10_000, "the /jobs answer");
+  expect(outMessages(b).find((m) => m.in_reply_to === jobs)!.text).toMatch(/job-1: dsh, running/);
+}, 30_000);
