@@ -41,6 +41,7 @@ async function main() {
       agents: lazy(() => import("./agents")),
       daemon: lazy(() => import("./daemon")),
       status: lazy(() => import("./status")),
+      channels: lazy(() => import("./channels")),
     },
   });
   await runMain(root);

@@ -283,3 +283,27 @@ test("/jobs lists the conversation's background jobs", async () => {
   await waitFor(() => outMessages(b).some((m) => m.in_reply_to === jobs), 10_000, "the /jobs answer");
   expect(outMessages(b).find((m) => m.in_reply_to === jobs)!.text).toMatch(/job-1: dsh, running/);
 }, 30_000);
+
+test("scv channels list and status show each channel, its state, queue depths and last error", async () => {
+  const b = makeBridge(fake.url);
+  const scv = async (...args: string[]) => {
+    const p = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "channels", ...args], { env: b.env, stdout: "pipe", stderr: "pipe" });
+    const [code, stdout, stderr] = await Promise.all([p.exited, new Response(p.stdout).text(), new Response(p.stderr).text()]);
+    return { code, stdout, stderr };
+  };
+  const listed = await scv("list");
+  expect(listed.code).toBe(0);
+  expect(listed.stdout).toContain(`dir/default  owner owner-1  path ${b.chat}`);
+  expect((await scv("status")).stdout).toContain("the daemon is not running");
+  fake.queue(text("stuck for now"));
+  await startDaemon(b);
+  breakOut(b, true);
+  sendMessage(b, { text: "hi" });
+  await waitFor(() => deliveryRecords(b).some((r) => r.attempts >= 1), 10_000, "a failed attempt");
+  const status = await scv("status");
+  expect(status.stdout).toContain("dir/default  connected  inbound queued 0, outbound pending 1, held 0, failed 0");
+  expect(status.stdout).toMatch(/last error: cannot write to .*out/);
+  const json = JSON.parse((await scv("status", "--json")).stdout);
+  expect(json.channels[0]).toMatchObject({ kind: "dir", account: "default", state: "connected", outbound_pending: 1 });
+  expect((await scv("bogus")).code).not.toBe(0);
+}, 30_000);
