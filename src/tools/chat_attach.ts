@@ -3,29 +3,17 @@
 // following a final symlink, checked again through the handle, and copied into the outbox (0600).
 import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, realpathSync, statSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { basename, isAbsolute, join, relative, sep } from "node:path";
+import { basename, isAbsolute, join, sep } from "node:path";
 import { z } from "zod";
 import { mediaRoot, outboxMediaDir } from "../chatlog/paths";
 import { ensurePrivateDir, tryUnlink } from "../config/private-file";
 import { MiB } from "../config/safe-read";
 import { chatScope } from "./chat-place";
 import { defineTool, ToolError, type SessionScope, type Tool } from "./tool";
+import { isSecretLikePath } from "./workspace-paths";
 
 export const MAX_ATTACH_BYTES = 25 * MiB;
 const CAPTION_BYTES = 1024;
-
-/** Credential and key locations under the user's home (prefixes, relative to it). */
-const HOME_SECRETS = [
-  ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
-  ".cargo/credentials", ".cargo/credentials.toml", ".config/gh", ".config/gcloud", ".config/hub", ".password-store",
-  ".local/share/keyrings", ".codex", ".claude", ".claude.json", ".grok", ".scv",
-  // browser profiles
-  ".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".config/microsoft-edge",
-  ".config/vivaldi", ".config/opera", "snap/firefox", "snap/chromium", ".var/app/org.mozilla.firefox",
-  ".var/app/com.google.Chrome", ".var/app/org.chromium.Chromium", "Library/Application Support/Google/Chrome",
-  "Library/Application Support/Firefox",
-];
-const HOST_SECRETS = ["/etc/shadow", "/etc/gshadow", "/etc/ssh", "/etc/sudoers", "/etc/sudoers.d", "/root", "/proc", "/sys", "/dev"];
 
 function under(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
@@ -39,43 +27,21 @@ function real(path: string): string {
   }
 }
 
-/** A secret-like name: .env files, credential, private_key, key containers and SSH key names. */
-export function secretLikeName(name: string): boolean {
-  const n = name.toLowerCase();
-  return (
-    n === ".env" || n.startsWith(".env.") || n.endsWith(".env") ||
-    n.includes("credential") || n.includes("private_key") ||
-    /\.(pem|key|p12|pfx|kdbx)$/.test(n) ||
-    /^id_(rsa|dsa|ecdsa|ed25519)/.test(n)
-  );
-}
+const SECRET = "looks like it holds secrets (a credential or key location, a host secret, or a secret-like name); SCV does not send such files to a chat";
 
 /** Why SCV will not send the file at `resolved` (its path with symlinks resolved), or undefined. */
 export function refusal(resolved: string, given: string, scope: SessionScope): string | undefined {
-  for (const p of [given, resolved]) {
-    const hit = p.split(sep).find((part) => part && secretLikeName(part));
-    if (hit) return `${given} has a secret-like name (${hit}); SCV does not send such files to a chat`;
-  }
-  for (const h of HOST_SECRETS) if (under(resolved, h)) return `${given} is under ${h}, which holds host secrets`;
   const scvHome = real(scope.scvHome);
   if (under(resolved, scvHome)) {
+    // Only the chat media and this chat's kept files, even when SCV_HOME is ~/.scv (a secret-like location).
     const chat = chatScope(scope);
-    const media = real(mediaRoot(scope.scvHome));
-    const inMedia = under(resolved, media) && !under(resolved, real(outboxMediaDir(scope.scvHome)));
+    const inMedia = under(resolved, real(mediaRoot(scope.scvHome))) && !under(resolved, real(outboxMediaDir(scope.scvHome)));
     const inKept = !!chat?.keptDir && under(resolved, real(chat.keptDir));
     if (!inMedia && !inKept) return `${given} is inside the SCV instance directory (${scope.scvHome}: settings, credentials, agent homes and state)`;
-    return undefined; // chat media and this chat's kept files, even when SCV_HOME is ~/.scv
+    return isSecretLikePath(basename(resolved)) ? `${given} ${SECRET}` : undefined;
   }
-  const home = scope.env.HOME;
-  if (home) {
-    const realHome = real(home);
-    for (const base of new Set([home, realHome])) {
-      if (!under(resolved, base)) continue;
-      const rel = relative(base, resolved);
-      const hit = HOME_SECRETS.find((s) => under(rel, s));
-      if (hit) return `${given} is in ~/${hit}, a credential or key location`;
-    }
-  }
+  // The same lists `read` uses: credential and key locations, host secrets, secret-like names (any component).
+  if (isSecretLikePath(given) || isSecretLikePath(resolved)) return `${given} ${SECRET}`;
   return undefined;
 }
 
