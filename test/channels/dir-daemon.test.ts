@@ -93,8 +93,17 @@ test("/stop cancels the running turn; /new starts a fresh session and episode", 
   const last = fake.requests.at(-1)!.body;
   expect(inputText(last)).toContain("what did I say?");
   expect(inputText(last)).not.toContain("blue door"); // a new session: the old history is gone
-  const logDir = readdirSync(join(b.home, "archive", "dir", "default"));
-  expect(logDir.length).toBe(1);
+  const convs = readdirSync(join(b.home, "archive", "dir", "default"));
+  expect(convs.length).toBe(1);
+  const { listEpisodes, readEpisode } = await import("../../src/chatlog/log");
+  const logDir = join(b.home, "archive", "dir", "default", convs[0]!);
+  const episodes = listEpisodes(logDir);
+  expect(episodes.length).toBe(2);
+  expect(readEpisode(logDir, episodes[1]!).at(-1)).toMatchObject({ type: "end", reason: "new" });
+  expect(readEpisode(logDir, episodes[0]!).map((e: any) => [e.author, e.text])).toEqual([
+    ["owner", "what did I say?"],
+    ["scv", "fresh answer"],
+  ]);
 }, 30_000);
 
 test("a redelivered message is answered once, also after a restart", async () => {
@@ -307,3 +316,37 @@ test("scv channels list and status show each channel, its state, queue depths an
   expect(json.channels[0]).toMatchObject({ kind: "dir", account: "default", state: "connected", outbound_pending: 1 });
   expect((await scv("bogus")).code).not.toBe(0);
 }, 30_000);
+
+test("a reply carries at most 8 files; the rest are reported as not sent and their copies removed", async () => {
+  const b = makeBridge(fake.url);
+  const calls = [];
+  for (let i = 1; i <= 9; i++) {
+    writeFileSync(join(b.workspace, `f${i}.txt`), `file ${i}`);
+    calls.push({ name: "chat_attach", arguments: { path: `f${i}.txt` }, id: `call_${i}` });
+  }
+  fake.queue(toolCalls(calls), text("nine files"));
+  await startDaemon(b);
+  sendMessage(b, { text: "send them all" });
+  const [m] = await waitForOut(b, 1);
+  expect(m!.files.length).toBe(8);
+  expect(m!.text).toContain("nine files");
+  expect(m!.text).toContain("not sent, a reply carries at most 8 files: f9.txt");
+  await waitFor(() => readdirSync(join(b.home, "state", "media", "outbox")).length === 0, 5000, "every outbox copy to go");
+}, 30_000);
+
+test("scv daemon restart --force does not wait: the stopped job is reported after the restart", async () => {
+  const b = await backgroundBridge(30);
+  await startDaemon(b);
+  sendMessage(b, { text: "migrate in the background" });
+  await waitForOut(b, 1, 20_000);
+  const began = Date.now();
+  const restart = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "daemon", "restart", "--force"], { env: b.env, stdout: "pipe", stderr: "pipe" });
+  expect(await restart.exited).toBe(0);
+  expect(Date.now() - began).toBeLessThan(10_000);
+  await b.daemon!.exited;
+  b.daemon = undefined;
+  const out = await waitForOut(b, 2, 20_000);
+  const notice = out.find((m) => m.in_reply_to === undefined)!;
+  expect(notice.text).toContain("job-1 (dsh)");
+  expect(notice.text).toContain("not completed");
+}, 40_000);

@@ -3,7 +3,6 @@
 // the outbox. The owner's direct chat gets tools and auto_approve; anyone else a tool-free session.
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { JobManager } from "../../agents/jobs";
 import { ChatLog, type LoggedFile } from "../../chatlog/log";
 import { conversationDirName, conversationLogDir, conversationMediaDir } from "../../chatlog/paths";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../../config/private-file";
@@ -13,6 +12,7 @@ import type { Session } from "../../server/session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
+import { interruptedNotice, jobsListing, jobsOf, promptFor, replyId, replyText, stoppedJobsNotice, type TurnEnd } from "./messages";
 import type { Outbox } from "./outbox";
 
 /** The most files one reply carries; the rest are reported as not sent. */
@@ -23,13 +23,6 @@ export interface ChannelRuntime {
   key: string;
   adapter: ChannelAdapter;
   inbound: InboundStore;
-}
-
-interface TurnEnd {
-  status: "completed" | "failed" | "cancelled";
-  reply: string;
-  error?: { message: string };
-  origin?: { kind: string; jobs?: string[] };
 }
 
 interface Attachment {
@@ -102,6 +95,12 @@ export class Conversations {
   async close(): Promise<void> {
     this.accepting = false;
     clearInterval(this.sweepTimer);
+    // Jobs still running now are stopped with their sessions: say so (durably, sent after the restart).
+    for (const conv of this.conversations.values()) {
+      const running = [conv.session, ...conv.retired].flatMap((s) => (s ? (jobsOf(s)?.running() ?? []) : []));
+      if (!running.length) continue;
+      this.reply(conv, undefined, stoppedJobsNotice(running), [], "system");
+    }
     await this.client.closeAll();
   }
 
@@ -112,8 +111,7 @@ export class Conversations {
       const conv = this.conversation(channel, record.conversation, record.from, record.direct);
       const id = replyId(record);
       if (!this.opts.outbox.known(id)) {
-        const start = record.text.length > 120 ? `${record.text.slice(0, 119)}…` : record.text;
-        const text = `SCV was restarted while it worked on your message “${start}”, so that turn was interrupted and has not been run again. Send it again if you still want it.`;
+        const text = interruptedNotice(record);
         this.opts.outbox.add({ id, channel: channel.key, conversation: record.conversation, text, inReplyTo: record.id });
         conv.log.add({ author: "system", text });
       }
@@ -202,9 +200,9 @@ export class Conversations {
 
   private async process(conv: Conversation, record: QueuedInbound): Promise<void> {
     if (record.text.trim().toLowerCase() === "/new") {
-      conv.log.end();
+      this.reply(conv, record, "Started a new conversation. The previous one stays in the chat log.", [], "system");
+      conv.log.end(); // the acknowledgement closes the old episode
       if (conv.session) this.retire(conv);
-      this.reply(conv, record, "Started a new conversation. The previous one stays in the chat log.", []);
       conv.channel.inbound.remove(record);
       return;
     }
@@ -278,20 +276,11 @@ export class Conversations {
   }
 
   private jobs(conv: Conversation, record: QueuedInbound) {
-    const lines: string[] = [];
-    for (const s of [conv.session, ...conv.retired]) {
-      const jobs = s && jobsOf(s);
-      if (!jobs) continue;
-      for (const j of jobs.list()) {
-        const view = jobs.describe(j, false);
-        lines.push(`${view.job}: ${view.agent}, ${view.status}, ${Math.round(view.elapsed_seconds)} s${view.progress ? ` (${view.progress})` : ""}`);
-      }
-    }
-    this.reply(conv, record, lines.length ? `Background jobs:\n${lines.join("\n")}` : "No background jobs in this conversation.", []);
+    this.reply(conv, record, jobsListing([conv.session, ...conv.retired]), []);
   }
 
   /** Queues a message in the outbox (and the log). `record` is the message it answers, if any. */
-  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[]) {
+  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[], author: "scv" | "system" = "scv") {
     const sent = attachments.slice(0, MAX_FILES_PER_REPLY);
     const dropped = attachments.slice(MAX_FILES_PER_REPLY);
     const captions = sent.filter((a) => a.caption).map((a) => `${a.name}: ${a.caption}`);
@@ -308,7 +297,7 @@ export class Conversations {
       ...(record ? { inReplyTo: record.id } : {}),
     });
     const logged: LoggedFile[] = sent.map((a) => ({ name: a.name, state: "sent" }));
-    conv.log.add({ author: "scv", text: body, ...(logged.length ? { files: logged } : {}) });
+    conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}) });
   }
 
   private turnEnd(sessionId: string, turnId: string): Promise<TurnEnd> {
@@ -366,26 +355,3 @@ export class Conversations {
   }
 }
 
-function jobsOf(session: Session): JobManager | undefined {
-  return session.scope.services.jobs as JobManager | undefined;
-}
-
-function replyId(record: QueuedInbound): string {
-  return `r-${record.seq}`;
-}
-
-function promptFor(record: QueuedInbound): string {
-  const parts = [record.text];
-  if (record.quote) parts.push(`[quoting: ${record.quote}]`);
-  if (record.transcript) parts.push(`[voice message transcript: ${record.transcript}]`);
-  for (const f of record.files) {
-    parts.push(f.path ? `[file from the user: ${f.path}]` : `[file ${f.name} could not be saved: ${f.reason ?? "unknown reason"}]`);
-  }
-  return parts.filter(Boolean).join("\n") || "(an empty message)";
-}
-
-function replyText(end: TurnEnd): string {
-  if (end.status === "cancelled") return end.reply ? `${end.reply}\n\n[stopped]` : "Stopped. Background jobs keep running; /jobs lists them.";
-  if (end.status === "failed") return `${end.reply ? `${end.reply}\n\n` : ""}[SCV: this turn failed: ${end.error?.message ?? "unknown error"}]`;
-  return end.reply || "(no answer)";
-}

@@ -80,7 +80,13 @@ export class Outbox {
     return { path, name };
   }
 
+  /** Queues a message; an ID already known (a step repeated after a crash) keeps the existing record. */
   add(message: { id?: string; channel: string; conversation: string; text: string; files?: OutboundFile[]; inReplyTo?: string }): DeliveryRecord {
+    const existing = message.id ? this.records.get(message.id) : undefined;
+    if (existing) {
+      for (const f of message.files ?? []) this.discard(f.path);
+      return existing;
+    }
     const seq = `${String(Date.now()).padStart(15, "0")}-${String(++this.counter % 1e6).padStart(6, "0")}`;
     const record: DeliveryRecord = {
       id: message.id ?? `m-${randomBytes(8).toString("hex")}`,
