@@ -350,3 +350,35 @@ test("scv daemon restart --force does not wait: the stopped job is reported afte
   expect(notice.text).toContain("job-1 (dsh)");
   expect(notice.text).toContain("not completed");
 }, 40_000);
+
+test("a planned restart past its bound cuts the running turn, which is reported as interrupted, not answered", async () => {
+  const b = makeBridge(fake.url);
+  fake.queue(hang("half an answer "));
+  await startDaemon(b);
+  const id = sendMessage(b, { text: "think hard" });
+  await waitFor(() => fake.requests.length === 1, 10_000, "the turn to start");
+  const restart = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "daemon", "restart", "--timeout", "1"], { env: b.env, stdout: "pipe", stderr: "pipe" });
+  expect(await restart.exited).toBe(0);
+  await b.daemon!.exited;
+  b.daemon = undefined;
+  const [m] = await waitForOut(b, 1, 20_000);
+  expect(m!.in_reply_to).toBe(id);
+  expect(m!.text).toContain("interrupted");
+  await Bun.sleep(500);
+  expect(outMessages(b).length).toBe(1);
+}, 40_000);
+
+test("a file in in/ that is not a message is moved to rejected/ with the reason, and the rest go on", async () => {
+  const b = makeBridge(fake.url);
+  fake.queue(text("fine"));
+  await startDaemon(b);
+  mkdirSync(join(b.chat, "in"), { recursive: true });
+  writeFileSync(join(b.chat, "in", "000-bad.json"), "{not json");
+  writeFileSync(join(b.chat, "in", "001-noid.json"), JSON.stringify({ from: "owner-1", text: "x" }));
+  sendMessage(b, { text: "good" });
+  await waitForOut(b, 1);
+  await waitFor(() => inboxEmpty(b), 5000, "the inbox to be emptied");
+  expect(readFileSync(join(b.chat, "rejected", "000-bad.json.error.txt"), "utf8")).toContain("not valid JSON");
+  expect(readFileSync(join(b.chat, "rejected", "001-noid.json.error.txt"), "utf8")).toContain("id:");
+  expect(readFileSync(join(b.chat, "rejected", "000-bad.json"), "utf8")).toBe("{not json"); // nothing lost
+}, 30_000);

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { ChatLog, type LoggedFile } from "../../chatlog/log";
 import { conversationDirName, conversationLogDir, conversationMediaDir } from "../../chatlog/paths";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../../config/private-file";
+import { readBoundedTextIfExists } from "../../config/safe-read";
 import type { Config } from "../../config/schema";
 import { createInProcessClient } from "../../server/in-process-client";
 import type { Session } from "../../server/session";
@@ -66,6 +67,7 @@ export class Conversations {
   private readonly client: ReturnType<typeof createInProcessClient>;
   private ready: Promise<void>;
   private accepting = true;
+  private closing = false;
   private sweepTimer?: ReturnType<typeof setInterval>;
 
   constructor(private readonly opts: ConversationOptions) {
@@ -94,6 +96,7 @@ export class Conversations {
   /** Closes every session (cancelling what still runs; its queued message is reported after the restart). */
   async close(): Promise<void> {
     this.accepting = false;
+    this.closing = true;
     clearInterval(this.sweepTimer);
     // Jobs still running now are stopped with their sessions: say so (durably, sent after the restart).
     for (const conv of this.conversations.values()) {
@@ -214,6 +217,8 @@ export class Conversations {
       const { turn_id } = await this.client.request<{ turn_id: string }>("turn.start", { session_id: session.id, prompt: promptFor(record) });
       conv.running.turnId = turn_id;
       const end = await this.turnEnd(session.id, turn_id);
+      // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
+      if (this.closing && end.status === "cancelled") return;
       const text = replyText(end);
       this.reply(conv, record, text, this.attachments.get(`${session.id}/${turn_id}`) ?? []);
       this.attachments.delete(`${session.id}/${turn_id}`);
@@ -221,6 +226,16 @@ export class Conversations {
       conv.running = undefined;
     }
     conv.channel.inbound.remove(record);
+  }
+
+  /** The session ID a conversation had before a restart, from its durable state. */
+  private storedSessionId(conv: Conversation): string | undefined {
+    try {
+      const raw = readBoundedTextIfExists(conv.stateFile, { what: "conversation state", maxBytes: 64 * 1024, followSymlink: false });
+      return raw ? (JSON.parse(raw) as { session_id?: string }).session_id : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -231,6 +246,10 @@ export class Conversations {
     if (conv.session) return conv.session;
     await this.ready;
     const place = { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id };
+    const previous = this.storedSessionId(conv);
+    // Durable sessions (issue 13) will resume `previous` here; until then a new session starts and the
+    // conversation's history lives on in the chat log.
+    if (previous && !this.sessions.has(previous)) this.opts.log(`channel ${conv.channel.key}: starting a new session for a conversation that had ${previous}`);
     const { session_id } = await this.client.request<{ session_id: string }>("session.start", {
       cwd: this.opts.config.channels.workspace ?? this.opts.env.HOME ?? homedir(),
       tools: conv.owner,
