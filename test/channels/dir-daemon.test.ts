@@ -79,11 +79,13 @@ test("/stop cancels the running turn; /new starts a fresh session and episode", 
   await startDaemon(b);
   const long = sendMessage(b, { text: "a long task" });
   await waitFor(() => fake.requests.length === 1, 10_000, "the first model request");
+  expect(readdirSync(join(b.chat, "typing"))).toEqual(["owner-1"]); // typing… while the turn runs
   await Bun.sleep(100);
   sendMessage(b, { text: "/stop" });
   const [stopped] = await waitForOut(b, 1);
   expect(stopped!.in_reply_to).toBe(long);
   expect(stopped!.text).toContain("[stopped]");
+  await waitFor(() => readdirSync(join(b.chat, "typing")).length === 0, 5000, "typing to be cleared");
   sendMessage(b, { text: "remember the blue door" });
   await waitForOut(b, 2);
   sendMessage(b, { text: "/new" });
