@@ -8,13 +8,13 @@ import { conversationDirName, conversationLogDir, conversationMediaDir } from ".
 import { ensurePrivateDir, writePrivateFileAtomic } from "../../config/private-file";
 import { readBoundedTextIfExists } from "../../config/safe-read";
 import type { Config } from "../../config/schema";
-import { createInProcessClient } from "../../server/in-process-client";
 import type { Session } from "../../server/session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { interruptedNotice, jobsListing, jobsOf, promptFor, replyId, replyText, stoppedJobsNotice, type TurnEnd } from "./messages";
+import { interruptedNotice, jobsListing, jobsOf, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
 import type { Outbox } from "./outbox";
+import { type Attachment, SessionLink } from "./sessions";
 
 /** The most files one reply carries; the rest are reported as not sent. */
 export const MAX_FILES_PER_REPLY = 8;
@@ -24,12 +24,6 @@ export interface ChannelRuntime {
   key: string;
   adapter: ChannelAdapter;
   inbound: InboundStore;
-}
-
-interface Attachment {
-  path: string;
-  name: string;
-  caption?: string;
 }
 
 interface Conversation {
@@ -43,7 +37,7 @@ interface Conversation {
   /** Sessions ended by /new whose background jobs still run; closed once those are reported. */
   retired: Session[];
   /** The queued message whose turn runs now. */
-  running?: { record: QueuedInbound; sessionId: string; turnId?: string };
+  running?: { record: QueuedInbound; sessionId: string };
   pumping: boolean;
 }
 
@@ -58,34 +52,28 @@ export interface ConversationOptions {
 export class Conversations {
   private readonly conversations = new Map<string, Conversation>();
   private readonly bySession = new Map<string, Conversation>();
-  private readonly sessions = new Map<string, Session>();
-  /** Turns running in each session (user and background ones). */
-  private readonly activeTurns = new Map<string, Set<string>>();
-  private readonly attachments = new Map<string, Attachment[]>();
-  private readonly turnWaiters = new Map<string, (end: TurnEnd) => void>();
-  private readonly endedEarly = new Map<string, TurnEnd>();
-  private readonly client: ReturnType<typeof createInProcessClient>;
-  private ready: Promise<void>;
+  private readonly sessions: SessionLink;
   private accepting = true;
   private closing = false;
   private sweepTimer?: ReturnType<typeof setInterval>;
 
   constructor(private readonly opts: ConversationOptions) {
-    this.client = createInProcessClient({
-      env: opts.env,
-      onSession: (s) => this.sessions.set(s.id, s),
-      onNotification: (method, p) => this.onNotification(method, p),
+    this.sessions = new SessionLink(opts.env, {
+      activity: (sessionId, busy) => {
+        const conv = this.bySession.get(sessionId);
+        if (conv) void conv.channel.adapter.typing?.(conv.id, busy).catch(() => {});
+      },
+      unprompted: (sessionId, { end, attachments }) => {
+        const conv = this.bySession.get(sessionId);
+        if (conv) this.reply(conv, undefined, replyText(end), attachments);
+      },
     });
-    this.ready = this.client.request("initialize", { protocol_version: 3, client: { name: "scv-chat-bridge" } }).then(() => undefined);
     this.sweepTimer = setInterval(() => void this.closeRetired(), 2000);
   }
 
   /** Running turns plus running background jobs, over every conversation (a planned stop waits for these). */
   busy(): number {
-    let n = 0;
-    for (const turns of this.activeTurns.values()) n += turns.size;
-    for (const s of this.sessions.values()) n += jobsOf(s)?.running().length ?? 0;
-    return n;
+    return this.sessions.busy();
   }
 
   /** A planned stop began: no new turn starts (messages stay queued for the next start). */
@@ -104,7 +92,7 @@ export class Conversations {
       if (!running.length) continue;
       this.reply(conv, undefined, stoppedJobsNotice(running), [], "system");
     }
-    await this.client.closeAll();
+    await this.sessions.closeAll();
   }
 
   /** After a restart: turns that were running are reported, not re-run; queued messages are processed. */
@@ -214,14 +202,10 @@ export class Conversations {
     conv.channel.inbound.update(record); // from here a restart reports it instead of running it again
     conv.running = { record, sessionId: session.id };
     try {
-      const { turn_id } = await this.client.request<{ turn_id: string }>("turn.start", { session_id: session.id, prompt: promptFor(record) });
-      conv.running.turnId = turn_id;
-      const end = await this.turnEnd(session.id, turn_id);
+      const { end, attachments } = await this.sessions.runTurn(session.id, promptFor(record));
       // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
       if (this.closing && end.status === "cancelled") return;
-      const text = replyText(end);
-      this.reply(conv, record, text, this.attachments.get(`${session.id}/${turn_id}`) ?? []);
-      this.attachments.delete(`${session.id}/${turn_id}`);
+      this.reply(conv, record, replyText(end), attachments);
     } finally {
       conv.running = undefined;
     }
@@ -244,22 +228,18 @@ export class Conversations {
    */
   private async openSession(conv: Conversation): Promise<Session> {
     if (conv.session) return conv.session;
-    await this.ready;
-    const place = { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id };
     const previous = this.storedSessionId(conv);
-    // Durable sessions (issue 13) will resume `previous` here; until then a new session starts and the
-    // conversation's history lives on in the chat log.
-    if (previous && !this.sessions.has(previous)) this.opts.log(`channel ${conv.channel.key}: starting a new session for a conversation that had ${previous}`);
-    const { session_id } = await this.client.request<{ session_id: string }>("session.start", {
+    if (previous && !this.sessions.has(previous)) this.opts.log(`channel ${conv.channel.key}: a new session for a conversation that had ${previous}`);
+    const session = await this.sessions.start({
       cwd: this.opts.config.channels.workspace ?? this.opts.env.HOME ?? homedir(),
       tools: conv.owner,
-      auto_approve: conv.owner,
-      channel: { ...place, ...(conv.owner ? { log: conv.log.dir } : {}) },
+      autoApprove: conv.owner,
+      channel: { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id, ...(conv.owner ? { log: conv.log.dir } : {}) },
+      ...(previous ? { previous } : {}),
     });
-    const session = this.sessions.get(session_id)!;
     conv.session = session;
-    this.bySession.set(session_id, conv);
-    writePrivateFileAtomic(conv.stateFile, JSON.stringify({ conversation: conv.id, session_id, owner: conv.owner, started: new Date().toISOString() }));
+    this.bySession.set(session.id, conv);
+    writePrivateFileAtomic(conv.stateFile, JSON.stringify({ conversation: conv.id, session_id: session.id, owner: conv.owner, started: new Date().toISOString() }));
     return session;
   }
 
@@ -276,10 +256,9 @@ export class Conversations {
       for (const s of [...conv.retired]) {
         const jobs = jobsOf(s);
         const pending = jobs ? jobs.list().some((j) => j.status === "running" || !j.seen) : false;
-        if (pending || (this.activeTurns.get(s.id)?.size ?? 0) > 0 || s.scope.turns.busy()) continue;
+        if (pending || this.sessions.running(s.id) > 0 || s.scope.turns.busy()) continue;
         conv.retired.splice(conv.retired.indexOf(s), 1);
-        await this.client.request("session.close", { session_id: s.id }).catch(() => {});
-        this.sessions.delete(s.id);
+        await this.sessions.close(s.id);
         this.bySession.delete(s.id);
       }
     }
@@ -287,8 +266,8 @@ export class Conversations {
 
   private async stop(conv: Conversation, record: QueuedInbound) {
     const session = conv.session;
-    if (session && (this.activeTurns.get(session.id)?.size ?? 0) > 0) {
-      await this.client.request("turn.cancel", { session_id: session.id }).catch(() => {});
+    if (session && this.sessions.running(session.id) > 0) {
+      await this.sessions.cancel(session.id);
       return; // the cancelled turn's own reply says it stopped
     }
     this.reply(conv, record, "Nothing is running in this conversation.", []);
@@ -318,59 +297,4 @@ export class Conversations {
     const logged: LoggedFile[] = sent.map((a) => ({ name: a.name, state: "sent" }));
     conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}) });
   }
-
-  private turnEnd(sessionId: string, turnId: string): Promise<TurnEnd> {
-    const key = `${sessionId}/${turnId}`;
-    const early = this.endedEarly.get(key);
-    if (early) {
-      this.endedEarly.delete(key);
-      return Promise.resolve(early);
-    }
-    return new Promise((resolve) => this.turnWaiters.set(key, resolve));
-  }
-
-  private onNotification(method: string, p: any) {
-    const sessionId = p?.session_id as string | undefined;
-    if (!sessionId) return;
-    const conv = this.bySession.get(sessionId);
-    const key = `${sessionId}/${p.turn_id}`;
-    switch (method) {
-      case "turn.started": {
-        let turns = this.activeTurns.get(sessionId);
-        if (!turns) this.activeTurns.set(sessionId, (turns = new Set()));
-        turns.add(p.turn_id);
-        if (conv) void conv.channel.adapter.typing?.(conv.id, true).catch(() => {});
-        break;
-      }
-      case "tool.completed":
-        if (p.chat_attachment) {
-          const list = this.attachments.get(key) ?? [];
-          list.push(p.chat_attachment as Attachment);
-          this.attachments.set(key, list);
-        }
-        break;
-      case "approval.requested":
-        // Owner sessions approve unasked and others have no tools; nobody in a chat can answer a request.
-        void this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: false }).catch(() => {});
-        break;
-      case "turn.ended": {
-        const turns = this.activeTurns.get(sessionId);
-        turns?.delete(p.turn_id);
-        if (conv && !turns?.size) void conv.channel.adapter.typing?.(conv.id, false).catch(() => {});
-        const end = p as TurnEnd;
-        const waiter = this.turnWaiters.get(key);
-        if (waiter) {
-          this.turnWaiters.delete(key);
-          waiter(end);
-        } else if (end.origin?.kind === "background") {
-          if (conv) {
-            this.reply(conv, undefined, replyText(end), this.attachments.get(key) ?? []);
-            this.attachments.delete(key);
-          }
-        } else this.endedEarly.set(key, end);
-        break;
-      }
-    }
-  }
 }
-
