@@ -23,7 +23,7 @@ const list = defineCommand({
     const config = configured("list");
     if (!config) return;
     const { configuredAdapters } = await import("../channels/registry");
-    const rows = configuredAdapters(config).map((a) => ({ name: a.kind, kind: a.kind, account: a.account, owner: a.owner }));
+    const rows = configuredAdapters(config, scvHome()).map((a) => ({ name: a.kind, kind: a.kind, account: a.account, owner: a.owner }));
     if (args.json) return void process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     if (!rows.length) return void process.stdout.write(NONE);
     for (const r of rows) process.stdout.write(`${r.kind}/${r.account}  owner ${r.owner}${r.kind === "dir" && config.channels.dir ? `  path ${config.channels.dir.path}` : ""}\n`);
@@ -41,7 +41,7 @@ const status = defineCommand({
     const probe = await probeDaemon(home);
     if (probe.state !== "running") {
       const { configuredAdapters } = await import("../channels/registry");
-      const rows = configuredAdapters(config).map((a) => ({ name: a.kind, kind: a.kind, account: a.account, state: "stopped" }));
+      const rows = configuredAdapters(config, scvHome()).map((a) => ({ name: a.kind, kind: a.kind, account: a.account, state: "stopped" }));
       if (args.json) return void process.stdout.write(`${JSON.stringify({ daemon: "not running", channels: rows }, null, 2)}\n`);
       if (!rows.length) return void process.stdout.write(NONE);
       process.stdout.write("the daemon is not running (start it with `scv daemon start`); its channels are stopped:\n");

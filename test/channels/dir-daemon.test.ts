@@ -384,3 +384,11 @@ test("a file in in/ that is not a message is moved to rejected/ with the reason,
   expect(readFileSync(join(b.chat, "rejected", "001-noid.json.error.txt"), "utf8")).toContain("id:");
   expect(readFileSync(join(b.chat, "rejected", "000-bad.json"), "utf8")).toBe("{not json"); // nothing lost
 }, 30_000);
+
+test("a bad [channels] table stops `scv daemon run` with the file, key and fix", async () => {
+  const b = makeBridge(fake.url, "keep_days = 0");
+  const p = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "daemon", "run"], { env: b.env, stdout: "pipe", stderr: "pipe" });
+  const [code, stderr] = await Promise.all([p.exited, new Response(p.stderr).text()]);
+  expect(code).toBe(78);
+  expect(stderr).toContain("config.toml: channels.keep_days: must be greater than 0");
+}, 20_000);
