@@ -64,7 +64,31 @@ const run = defineCommand({
     if (await refused("run", "run a daemon")) return;
     await guarded("run", async () => {
       const { runDaemon } = await import("../daemon/server");
-      const daemon = await runDaemon({ scvHome: scvHome() });
+      const { createChannelService } = await import("../channels/service");
+      const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
+      let channels;
+      try {
+        channels = createChannelService({ scvHome: scvHome(), env: process.env, log });
+      } catch (e) {
+        if ((e as Error).name !== "ConfigError") throw e;
+        fail("run", `configuration error, not starting:\n${(e as Error).message}`, 78);
+        return;
+      }
+      const daemon = await runDaemon({
+        scvHome: scvHome(),
+        log,
+        busyTurns: channels && (() => channels.busy()),
+        extend: channels && ((app) => channels.extend(app)),
+        onStopping: channels && (() => channels.pause()),
+        beforeExit: channels && (() => channels.stop()),
+      });
+      try {
+        channels?.start();
+      } catch (e) {
+        fail("run", `cannot start the chat channels: ${(e as Error).message}`);
+        await daemon.shutdown({ force: true });
+        process.exit(1);
+      }
       await daemon.stopped;
       process.exit(0);
     });

@@ -50,6 +50,7 @@ async function main() {
       status: lazy(() => import("./status")),
       skills: lazy(() => import("./skills")),
       sessions: lazy(() => import("./sessions")),
+      channels: lazy(() => import("./channels")),
     },
   });
   await runMain(root);

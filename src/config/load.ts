@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { agentConfigChecks } from "../agents/config-checks";
-import { AgentConfig, type Config, ConfigFile, type CrossCheck, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
+import { AgentConfig, ChannelsConfig, type Config, ConfigFile, type CrossCheck, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -122,6 +122,7 @@ export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {})
     agents: {},
     skills: mergeSection(SkillsConfig, user.skills, project.skills),
     sessions: mergeSection(SessionsConfig, user.sessions),
+    channels: mergeSection(ChannelsConfig, user.channels),
   };
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}) ?? {};
   validateCrossKeys(config, userFile, (key) => sources.get(key));

@@ -87,6 +87,27 @@ export const AgentOverride = z.strictObject({
 });
 export type AgentOverride = z.infer<typeof AgentOverride>;
 
+/** `[channels.dir]`: the loopback chat channel for scripts and tests (docs/channels.md). */
+export const DirChannelConfig = z.strictObject({
+  path: z.string().min(1, "must name a directory"),
+  owner: z.string().min(1, "must name the owner's sender id"),
+  account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
+});
+
+export const ChannelsConfig = z.strictObject({
+  /** Where chat logs and kept files live; default $SCV_HOME/archive. */
+  archive_dir: z.string().min(1).optional(),
+  /** Days a file a chat user sent stays in the media directory (chat_keep keeps it for good). */
+  keep_days: positiveInt(36500).default(30),
+  /** The working directory of chat sessions; default the user's home directory. */
+  workspace: z.string().min(1).optional(),
+  /** Attempts per outgoing message before the owner is told it failed. */
+  send_max_attempts: positiveInt(100).default(8),
+  /** The first retry delay; each further one doubles it (at most 10 minutes). */
+  send_retry_seconds: z.number().positive("must be greater than 0").max(600).default(2),
+  dir: DirChannelConfig.optional(),
+});
+
 export const ConfigFile = z.strictObject({
   provider: z.strictObject({ active: z.string().min(1) }).partial().optional(),
   providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "profile names use letters, digits, _ and -"), ProviderProfile).optional(),
@@ -96,6 +117,7 @@ export const ConfigFile = z.strictObject({
   agents: z.partialRecord(z.enum(AGENT_NAMES), AgentOverride).optional(),
   skills: SkillsConfig.partial().optional(),
   sessions: SessionsConfig.partial().optional(),
+  channels: ChannelsConfig.partial().optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -108,6 +130,7 @@ export interface Config {
   agents: Partial<Record<(typeof AGENT_NAMES)[number], AgentOverride>>;
   skills: z.infer<typeof SkillsConfig>;
   sessions: z.infer<typeof SessionsConfig>;
+  channels: z.infer<typeof ChannelsConfig>;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -116,6 +139,7 @@ export const USER_ONLY_KEYS = [
   "providers",
   "agent",
   "agents",
+  "channels",
   "tools.approval_policy",
   "tools.max_timeout_seconds",
   "web.allow_private_addresses",

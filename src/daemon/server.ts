@@ -25,6 +25,10 @@ export interface DaemonOptions {
   busyTurns?: () => number;
   /** Extra routes (sessions, channels) mounted by later issues. */
   extend?: (app: Hono) => void;
+  /** A stop began: start no new work (chat messages stay queued for the next start). */
+  onStopping?: () => void;
+  /** After the wait, before delegations are killed: close what the daemon hosts (chat sessions). */
+  beforeExit?: () => Promise<void>;
 }
 
 export interface DaemonHandle {
@@ -141,6 +145,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     if (req.force) force = true;
     if (stopTask) return stopped;
     stopping = true;
+    opts.onStopping?.();
     stopTask = (async () => {
       const deadline = Date.now() + (req.timeoutMs ?? shutdownTimeoutMs);
       let announced = -1;
@@ -150,6 +155,11 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       }
       if (busy() > 0) log(force ? "stopping: forced, killing running delegations" : "stopping: wait bound reached, killing running delegations");
       waitingFor = 0;
+      try {
+        await opts.beforeExit?.();
+      } catch (e) {
+        log(`stopping: ${(e as Error).message}`);
+      }
       await stopAllDelegations();
       clearInterval(reconcileTimer);
       if (reapTimer) clearInterval(reapTimer);

@@ -48,7 +48,15 @@ export const requests = {
       auto_approve: z.boolean().optional(),
       tools: z.boolean().optional(),
       model: z.string().min(1).max(128).optional(),
-      channel: z.object({ kind: z.string(), account: z.string().optional(), conversation: z.string().optional() }).optional(),
+      channel: z
+        .object({
+          kind: z.string(),
+          account: z.string().optional(),
+          conversation: z.string().optional(),
+          log: z.string().optional().describe("the conversation's chat log directory (an owner's direct chat): offers chat_history and chat_keep"),
+        })
+        .optional()
+        .describe("set by a chat bridge: offers chat_attach in a tool-enabled session and adds the Chat channel prompt section"),
     }),
     result: z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string() }),
   },

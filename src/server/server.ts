@@ -9,6 +9,7 @@ import type { Config } from "../config/schema";
 import { type LoadedSession, type SessionJournal, type SessionStore, SessionStoreError } from "../sessions/index";
 import { createModelClient } from "../provider/client";
 import type { ModelClient } from "../provider/types";
+import type { SessionScope } from "../tools/tool";
 import { buildTools } from "../tools/index";
 import { hostedSearchEnabled } from "../tools/web_search";
 import { VERSION } from "../version";
@@ -26,6 +27,8 @@ export interface ServerOptions {
   services?: () => Record<string, unknown>;
   /** Where sessions are kept so they can be resumed; without it sessions live only in memory. */
   sessions?: SessionStore;
+  /** Called with each session this connection starts or resumes (the chat bridge watches its jobs). */
+  onSession?: (session: Session) => void;
 }
 
 export interface ServerConnection extends RpcEndpoint {
@@ -89,6 +92,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         version: VERSION,
         services: { ...(opts.services?.() ?? {}) },
         ...(o.journal ? { journal: o.journal } : {}),
+        ...(o.channel ? { channel: o.channel } : {}),
       },
       buildTools: (scope) => buildTools(scope, { enabled: o.toolsEnabled }),
       hostedWebSearch: (scope) => hostedSearchEnabled(scope, o.toolsEnabled),
@@ -100,6 +104,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
       restored: o.restored,
     });
     sessions.set(s.id, s);
+    opts.onSession?.(s);
     return s;
   };
 
@@ -141,7 +146,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           );
           journal = { recorder, store };
         }
-        const s = openSession({ workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal });
+        const s = openSession({ workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel });
         return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName };
       },
       async "session.resume"(p) {
@@ -176,6 +181,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           depth: p.delegation_depth,
           journal: { recorder, store, restored: { conversations: loaded.conversations, jobs: loaded.jobs } },
           restored: loaded,
+          channel: loaded.header.channel as SessionScope["channel"],
         });
         return {
           session_id: s.id,
@@ -236,6 +242,8 @@ interface OpenSession {
   depth?: number;
   journal?: SessionJournal;
   restored?: LoadedSession;
+  /** The chat conversation a chat bridge opened this session for. */
+  channel?: SessionScope["channel"];
 }
 
 /** Values a session record must never hold: the profile's key, its extra header values, the search key. */

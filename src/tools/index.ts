@@ -5,6 +5,10 @@ import { createAgentCancelTool } from "./agent_cancel";
 import { createAgentStatusTool } from "./agent_status";
 import { createAgentWaitTool } from "./agent_wait";
 import { createBashTool } from "./bash";
+import { chatPromptSection } from "./chat-place";
+import { createChatAttachTool } from "./chat_attach";
+import { createChatHistoryTool } from "./chat_history";
+import { createChatKeepTool } from "./chat_keep";
 import { createReadTool } from "./read";
 import { createReadSkillTool, skillsPromptSections } from "./read_skill";
 import { createSessionSearchTool } from "./session_search";
@@ -27,6 +31,9 @@ const FACTORIES: ToolFactory[] = [
   createAgentCancelTool,
   createReadSkillTool,
   createSessionSearchTool,
+  createChatAttachTool,
+  createChatHistoryTool,
+  createChatKeepTool,
 ];
 
 export function buildTools(scope: SessionScope, opts: { enabled: boolean }): ToolRegistry {
@@ -44,5 +51,6 @@ export function promptSections(scope: SessionScope, tools: ToolRegistry): string
   const sections: string[] = [];
   if (tools.get("agent")) sections.push(agentPromptSection(scope) ?? "");
   sections.push(...skillsPromptSections(scope, tools));
+  sections.push(chatPromptSection(scope, tools.list().map((t) => t.name)) ?? "");
   return sections.filter(Boolean);
 }

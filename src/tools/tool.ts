@@ -20,6 +20,8 @@ export interface SessionScope {
   env: Readonly<Record<string, string | undefined>>;
   delegationDepth: number;
   version: string;
+  /** The chat this session serves, when a chat bridge started it (session.start `channel`). */
+  channel?: SessionChannel;
   /** Session-owned services other concerns attach (background jobs, conversations). */
   services: SessionServices;
   /** Runs when the session closes (client EOF, session.close, server exit); used to stop what it owns. */
@@ -30,6 +32,14 @@ export interface SessionScope {
   decideUnattended(risk: ToolRisk): { approved: boolean; reason: string };
   /** The session's durable record, when the server keeps sessions (src/sessions). */
   journal?: SessionJournal;
+}
+
+export interface SessionChannel {
+  kind: string;
+  account?: string;
+  conversation?: string;
+  /** The conversation's chat log directory (chat_history, chat_keep). */
+  log?: string;
 }
 
 /** A turn the server starts itself, such as a background report. */

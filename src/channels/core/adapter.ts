@@ -1,0 +1,91 @@
+// The adapter contract: what one chat platform gives the channel-independent core, and what the core gives it.
+// An adapter only moves messages; dedupe, queues, the outbox, retries, sessions and the log live in the core.
+
+/** A file that arrived with a message: the adapter fetched it to `path` (or could not, with `error`). */
+export interface InboundFile {
+  name: string;
+  /** A local file the core copies into the conversation's media directory; absent when it could not be fetched. */
+  path?: string;
+  error?: string;
+}
+
+export interface InboundMessage {
+  /** The platform's message ID: deduplication keys on it, across restarts. */
+  id: string;
+  /** The platform's conversation (chat) ID; replies go there. */
+  conversation: string;
+  /** The platform's sender ID; compared with the adapter's owner. */
+  from: string;
+  /** A one-to-one chat with the account (only the owner's direct chat gets tools). */
+  direct: boolean;
+  text: string;
+  files: InboundFile[];
+  /** Text of the message this one quoted, if the platform says. */
+  quote?: string;
+  /** A voice message's transcript, if the platform gives one. */
+  transcript?: string;
+}
+
+export interface OutboundFile {
+  /** A private copy inside $SCV_HOME/state/media/outbox. */
+  path: string;
+  /** The name the recipient sees. */
+  name: string;
+}
+
+export interface OutboundMessage {
+  /** The delivery record's ID: the same on every attempt, so a platform that takes one can drop repeats. */
+  idempotencyKey: string;
+  conversation: string;
+  text: string;
+  files: OutboundFile[];
+  /** The platform ID of the message this answers; absent on unprompted messages (background reports). */
+  inReplyTo?: string;
+}
+
+/**
+ * What a send achieved. `retry`: it may work later (network, rate limit). `refused`: it never will (the
+ * platform rejected it). `held`: keep it in the outbox until `release` (a reply budget used up, a stale
+ * token); the conversation's later messages wait behind it.
+ */
+export type SendResult =
+  | { status: "sent" }
+  | { status: "retry"; error: string }
+  | { status: "refused"; error: string }
+  | { status: "held"; reason: string };
+
+export type ChannelState =
+  | { state: "connecting" }
+  | { state: "connected" }
+  /** Reachable but not usable until something changes (a stale token, a platform limit). */
+  | { state: "paused"; reason: string }
+  | { state: "logged_out"; reason: string }
+  | { state: "stopped" };
+
+export interface AdapterContext {
+  /**
+   * Hands an inbound message to the core. Resolves once it is durably queued (or known as a duplicate); only
+   * then may the adapter acknowledge it to the platform (or delete it from its source).
+   */
+  receive(message: InboundMessage): Promise<void>;
+  setState(state: ChannelState): void;
+  /** Held messages of this conversation may be sent again (the owner wrote, a token was refreshed). */
+  release(conversation?: string): void;
+  log(line: string): void;
+}
+
+export interface ChannelAdapter {
+  /** The platform: "dir", later "wechat", "feishu". */
+  readonly kind: string;
+  /** The account on that platform (one adapter per configured account). */
+  readonly account: string;
+  /** The owner's platform user ID: their direct chat gets tools and auto-approval. */
+  readonly owner: string;
+  /** The owner's direct conversation, where failures and interrupted turns are reported. */
+  ownerConversation(): string;
+  /** Receives until `signal` aborts; resolves then. A thrown error is logged and the core reconnects with backoff. */
+  connect(ctx: AdapterContext, signal: AbortSignal): Promise<void>;
+  send(message: OutboundMessage): Promise<SendResult>;
+  /** Shows or clears "typing…" where the platform has it. */
+  typing?(conversation: string, on: boolean): Promise<void>;
+}

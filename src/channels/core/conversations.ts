@@ -1,0 +1,306 @@
+// Conversations: one SCV session per chat conversation, one turn at a time, queued messages in order, the
+// `/new`, `/stop` and `/jobs` commands, background reports as unprompted messages, and every reply through
+// the outbox. The owner's direct chat gets tools and auto_approve; anyone else a tool-free session.
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { ChatLog, type LoggedFile } from "../../chatlog/log";
+import { conversationDirName, conversationLogDir, conversationMediaDir } from "../../chatlog/paths";
+import { ensurePrivateDir, writePrivateFileAtomic } from "../../config/private-file";
+import { readBoundedTextIfExists } from "../../config/safe-read";
+import type { Config } from "../../config/schema";
+import type { Session } from "../../server/session";
+import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
+import type { InboundStore, QueuedInbound } from "./inbound";
+import { saveInboundFiles } from "./media";
+import { interruptedNotice, jobsListing, jobsOf, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
+import type { Outbox } from "./outbox";
+import { openSessionStore } from "../../sessions/index";
+import { type Attachment, SessionLink, type TurnResult } from "./sessions";
+
+/** The most files one reply carries; the rest are reported as not sent. */
+export const MAX_FILES_PER_REPLY = 8;
+
+export interface ChannelRuntime {
+  /** `<kind>/<account>` */
+  key: string;
+  adapter: ChannelAdapter;
+  inbound: InboundStore;
+}
+
+interface Conversation {
+  channel: ChannelRuntime;
+  id: string;
+  owner: boolean;
+  log: ChatLog;
+  mediaDir: string;
+  stateFile: string;
+  session?: Session;
+  /** Sessions ended by /new whose background jobs still run; closed once those are reported. */
+  retired: Session[];
+  /** The queued message whose turn runs now. */
+  running?: { record: QueuedInbound; sessionId: string };
+  pumping: boolean;
+}
+
+export interface ConversationOptions {
+  scvHome: string;
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  outbox: Outbox;
+  log(line: string): void;
+}
+
+export class Conversations {
+  private readonly conversations = new Map<string, Conversation>();
+  private readonly bySession = new Map<string, Conversation>();
+  private readonly sessions: SessionLink;
+  private accepting = true;
+  private closing = false;
+  private sweepTimer?: ReturnType<typeof setInterval>;
+
+  constructor(private readonly opts: ConversationOptions) {
+    const events = {
+      activity: (sessionId: string, busy: boolean) => {
+        const conv = this.bySession.get(sessionId);
+        if (conv) void conv.channel.adapter.typing?.(conv.id, busy).catch(() => {});
+      },
+      unprompted: (sessionId: string, { end, attachments }: TurnResult) => {
+        const conv = this.bySession.get(sessionId);
+        if (conv) this.reply(conv, undefined, replyText(end), attachments);
+      },
+    };
+    // Chat sessions are stored like any other, so a conversation resumes its session after a restart.
+    this.sessions = new SessionLink(opts.env, events, openSessionStore({ home: opts.scvHome, warn: opts.log }));
+    this.sweepTimer = setInterval(() => void this.closeRetired(), 2000);
+  }
+
+  /** Running turns plus running background jobs, over every conversation (a planned stop waits for these). */
+  busy(): number {
+    return this.sessions.busy();
+  }
+
+  /** A planned stop began: no new turn starts (messages stay queued for the next start). */
+  pause(): void {
+    this.accepting = false;
+  }
+
+  /** Closes every session (cancelling what still runs; its queued message is reported after the restart). */
+  async close(): Promise<void> {
+    this.accepting = false;
+    this.closing = true;
+    clearInterval(this.sweepTimer);
+    // Jobs still running now are stopped with their sessions: say so (durably, sent after the restart).
+    for (const conv of this.conversations.values()) {
+      const running = [conv.session, ...conv.retired].flatMap((s) => (s ? (jobsOf(s)?.running() ?? []) : []));
+      if (!running.length) continue;
+      this.reply(conv, undefined, stoppedJobsNotice(running), [], "system");
+    }
+    await this.sessions.closeAll();
+  }
+
+  /** After a restart: turns that were running are reported, not re-run; queued messages are processed. */
+  recover(channel: ChannelRuntime): void {
+    for (const record of channel.inbound.list()) {
+      if (record.state !== "running") continue;
+      const conv = this.conversation(channel, record.conversation, record.from, record.direct);
+      const id = replyId(record);
+      if (!this.opts.outbox.known(id)) {
+        const text = interruptedNotice(record);
+        this.opts.outbox.add({ id, channel: channel.key, conversation: record.conversation, text, inReplyTo: record.id });
+        conv.log.add({ author: "system", text });
+      }
+      channel.inbound.remove(record);
+    }
+    const waiting = new Set(channel.inbound.list().map((r) => `${r.conversation}\u0000${r.from}\u0000${r.direct}`));
+    for (const key of waiting) {
+      const [conversation, from, direct] = key.split("\u0000") as [string, string, string];
+      void this.pump(this.conversation(channel, conversation, from, direct === "true"));
+    }
+  }
+
+  /** A new message from the adapter: dedupe, save its files, queue it durably, log it; resolves once queued. */
+  receive(channel: ChannelRuntime, message: InboundMessage): void {
+    if (channel.inbound.has(message.id)) return;
+    const conv = this.conversation(channel, message.conversation, message.from, message.direct);
+    const files = saveInboundFiles(message.files, conv.mediaDir);
+    const record = channel.inbound.add({
+      id: message.id,
+      conversation: message.conversation,
+      from: message.from,
+      direct: message.direct,
+      text: message.text,
+      files,
+      ...(message.quote ? { quote: message.quote } : {}),
+      ...(message.transcript ? { transcript: message.transcript } : {}),
+    });
+    conv.log.add({
+      author: conv.owner ? "owner" : "user",
+      text: message.text,
+      ...(message.quote ? { quote: message.quote } : {}),
+      ...(files.length ? { files } : {}),
+      ...(message.transcript ? { transcript: message.transcript } : {}),
+    });
+    this.opts.outbox.release(channel.key, message.conversation);
+    const command = message.text.trim().toLowerCase();
+    if (command === "/stop" || command === "/jobs") {
+      channel.inbound.remove(record);
+      void (command === "/stop" ? this.stop(conv, record) : this.jobs(conv, record));
+      return;
+    }
+    void this.pump(conv);
+  }
+
+  private conversation(channel: ChannelRuntime, id: string, from: string, direct: boolean): Conversation {
+    const key = `${channel.key}\u0000${id}`;
+    let conv = this.conversations.get(key);
+    if (conv) return conv;
+    const place = { kind: channel.adapter.kind, account: channel.adapter.account, conversation: id };
+    const stateDir = join(channel.inbound.dir, "conversations");
+    ensurePrivateDir(stateDir);
+    conv = {
+      channel,
+      id,
+      owner: direct && from === channel.adapter.owner,
+      log: new ChatLog(conversationLogDir(this.opts.config, this.opts.scvHome, place)),
+      mediaDir: conversationMediaDir(this.opts.scvHome, place),
+      stateFile: join(stateDir, `${conversationDirName(id)}.json`),
+      retired: [],
+      pumping: false,
+    };
+    this.conversations.set(key, conv);
+    return conv;
+  }
+
+  /** Runs the conversation's queued messages one at a time, in order. */
+  private async pump(conv: Conversation): Promise<void> {
+    if (conv.pumping) return;
+    conv.pumping = true;
+    try {
+      while (this.accepting) {
+        const next = conv.channel.inbound.list().find((r) => r.conversation === conv.id && r.state === "queued");
+        if (!next) break;
+        try {
+          await this.process(conv, next);
+        } catch (e) {
+          this.opts.log(`channel ${conv.channel.key}: message ${next.id} failed: ${(e as Error).message}`);
+          this.reply(conv, next, `[SCV could not process this message: ${(e as Error).message}]`, []);
+          conv.channel.inbound.remove(next);
+        }
+      }
+    } finally {
+      conv.pumping = false;
+    }
+  }
+
+  private async process(conv: Conversation, record: QueuedInbound): Promise<void> {
+    if (record.text.trim().toLowerCase() === "/new") {
+      this.reply(conv, record, "Started a new conversation. The previous one stays in the chat log.", [], "system");
+      conv.log.end(); // the acknowledgement closes the old episode
+      if (conv.session) this.retire(conv);
+      conv.channel.inbound.remove(record);
+      return;
+    }
+    const session = await this.openSession(conv);
+    record.state = "running";
+    conv.channel.inbound.update(record); // from here a restart reports it instead of running it again
+    conv.running = { record, sessionId: session.id };
+    try {
+      const { end, attachments } = await this.sessions.runTurn(session.id, promptFor(record));
+      // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
+      if (this.closing && end.status === "cancelled") return;
+      this.reply(conv, record, replyText(end), attachments);
+    } finally {
+      conv.running = undefined;
+    }
+    conv.channel.inbound.remove(record);
+  }
+
+  /** The session ID a conversation had before a restart, from its durable state. */
+  private storedSessionId(conv: Conversation): string | undefined {
+    try {
+      const raw = readBoundedTextIfExists(conv.stateFile, { what: "conversation state", maxBytes: 64 * 1024, followSymlink: false });
+      return raw ? (JSON.parse(raw) as { session_id?: string }).session_id : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The conversation's session. After a restart the stored session ID names one this process no longer has:
+   * it is resumed with its history; only when that fails (removed, pruned) does a new session start, and the
+   * chat log carries on either way.
+   */
+  private async openSession(conv: Conversation): Promise<Session> {
+    if (conv.session) return conv.session;
+    const previous = this.storedSessionId(conv);
+    const { session, resumed, error } = await this.sessions.start({
+      cwd: this.opts.config.channels.workspace ?? this.opts.env.HOME ?? homedir(),
+      tools: conv.owner,
+      autoApprove: conv.owner,
+      channel: { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id, ...(conv.owner ? { log: conv.log.dir } : {}) },
+      ...(previous && !this.sessions.has(previous) ? { previous } : {}),
+    });
+    if (previous && !resumed) this.opts.log(`channel ${conv.channel.key}: a new session for a conversation that had ${previous}${error ? ` (${error})` : ""}`);
+    conv.session = session;
+    this.bySession.set(session.id, conv);
+    writePrivateFileAtomic(conv.stateFile, JSON.stringify({ conversation: conv.id, session_id: session.id, owner: conv.owner, started: new Date().toISOString() }));
+    return session;
+  }
+
+  private retire(conv: Conversation) {
+    const old = conv.session!;
+    conv.session = undefined;
+    // The episode ended (/new): the next session starts fresh, also after a restart.
+    writePrivateFileAtomic(conv.stateFile, JSON.stringify({ conversation: conv.id, owner: conv.owner, retired: old.id }));
+    conv.retired.push(old);
+    void this.closeRetired();
+  }
+
+  /** Closes sessions ended by /new once nothing of theirs runs or waits to be reported. */
+  private async closeRetired() {
+    for (const conv of this.conversations.values()) {
+      for (const s of [...conv.retired]) {
+        const jobs = jobsOf(s);
+        const pending = jobs ? jobs.list().some((j) => j.status === "running" || !j.seen) : false;
+        if (pending || this.sessions.running(s.id) > 0 || s.scope.turns.busy()) continue;
+        conv.retired.splice(conv.retired.indexOf(s), 1);
+        await this.sessions.close(s.id);
+        this.bySession.delete(s.id);
+      }
+    }
+  }
+
+  private async stop(conv: Conversation, record: QueuedInbound) {
+    const session = conv.session;
+    if (session && this.sessions.running(session.id) > 0) {
+      await this.sessions.cancel(session.id);
+      return; // the cancelled turn's own reply says it stopped
+    }
+    this.reply(conv, record, "Nothing is running in this conversation.", []);
+  }
+
+  private jobs(conv: Conversation, record: QueuedInbound) {
+    this.reply(conv, record, jobsListing([conv.session, ...conv.retired]), []);
+  }
+
+  /** Queues a message in the outbox (and the log). `record` is the message it answers, if any. */
+  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[], author: "scv" | "system" = "scv") {
+    const sent = attachments.slice(0, MAX_FILES_PER_REPLY);
+    const dropped = attachments.slice(MAX_FILES_PER_REPLY);
+    const captions = sent.filter((a) => a.caption).map((a) => `${a.name}: ${a.caption}`);
+    const notSent = dropped.length ? [`[not sent, a reply carries at most ${MAX_FILES_PER_REPLY} files: ${dropped.map((a) => a.name).join(", ")}]`] : [];
+    for (const a of dropped) this.opts.outbox.discard(a.path);
+    const body = [text, ...captions, ...notSent].filter(Boolean).join("\n\n");
+    const files: OutboundFile[] = sent.map((a) => ({ path: a.path, name: a.name }));
+    this.opts.outbox.add({
+      ...(record ? { id: replyId(record) } : {}),
+      channel: conv.channel.key,
+      conversation: conv.id,
+      text: body,
+      files,
+      ...(record ? { inReplyTo: record.id } : {}),
+    });
+    const logged: LoggedFile[] = sent.map((a) => ({ name: a.name, state: "sent" }));
+    conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}) });
+  }
+}

@@ -1,0 +1,153 @@
+// The chat bridge inside the daemon: runs each configured adapter (reconnecting with backoff), feeds its
+// messages to the conversations, runs the outbox, expires old media, and reports each channel's state.
+import { join } from "node:path";
+import { mediaRoot } from "../../chatlog/paths";
+import type { Config } from "../../config/schema";
+import type { ChannelAdapter, ChannelState } from "./adapter";
+import { type ChannelRuntime, Conversations } from "./conversations";
+import { InboundStore } from "./inbound";
+import { expireMedia } from "./media";
+import { Outbox } from "./outbox";
+
+export interface ChannelStatus {
+  name: string;
+  kind: string;
+  account: string;
+  state: ChannelState["state"];
+  reason?: string;
+  inbound_queued: number;
+  outbound_pending: number;
+  outbound_held: number;
+  outbound_failed: number;
+  last_error?: string;
+}
+
+export interface HostOptions {
+  scvHome: string;
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  adapters: ChannelAdapter[];
+  log(line: string): void;
+}
+
+interface Running extends ChannelRuntime {
+  state: ChannelState;
+  lastError?: string;
+  /** Receives run one at a time per channel, so a duplicate can never slip in beside its original. */
+  chain: Promise<void>;
+}
+
+const MEDIA_SWEEP_MS = 3_600_000;
+
+export class ChannelHost {
+  private readonly channels = new Map<string, Running>();
+  private readonly outbox: Outbox;
+  private readonly conversations: Conversations;
+  private readonly abort = new AbortController();
+  private readonly tasks: Promise<void>[] = [];
+  private sweepTimer?: ReturnType<typeof setInterval>;
+
+  constructor(private readonly opts: HostOptions) {
+    this.outbox = new Outbox({
+      scvHome: opts.scvHome,
+      maxAttempts: opts.config.channels.send_max_attempts,
+      retryBaseMs: opts.config.channels.send_retry_seconds * 1000,
+      adapter: (key) => this.channels.get(key)?.adapter,
+      ready: (key) => this.channels.get(key)?.state.state === "connected",
+      log: opts.log,
+    });
+    this.conversations = new Conversations({ scvHome: opts.scvHome, config: opts.config, env: opts.env, outbox: this.outbox, log: opts.log });
+    for (const adapter of opts.adapters) {
+      const key = `${adapter.kind}/${adapter.account}`;
+      const inbound = new InboundStore(join(opts.scvHome, "state", "channels", adapter.kind, adapter.account));
+      this.channels.set(key, { key, adapter, inbound, state: { state: "connecting" }, chain: Promise.resolve() });
+    }
+  }
+
+  start(): void {
+    this.sweepMedia();
+    this.sweepTimer = setInterval(() => this.sweepMedia(), MEDIA_SWEEP_MS);
+    for (const ch of this.channels.values()) {
+      this.conversations.recover(ch);
+      this.tasks.push(this.runAdapter(ch));
+    }
+    this.tasks.push(this.outbox.run(this.abort.signal));
+  }
+
+  busy(): number {
+    return this.conversations.busy();
+  }
+
+  /** A planned stop began: queued messages wait for the next start. */
+  pause(): void {
+    this.conversations.pause();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    this.conversations.pause();
+    this.abort.abort();
+    await this.conversations.close();
+    await Promise.allSettled(this.tasks);
+  }
+
+  status(): ChannelStatus[] {
+    return [...this.channels.values()].map((ch) => {
+      const out = this.outbox.counts(ch.key);
+      const lastError = out.last_error ?? ch.lastError;
+      return {
+        name: ch.adapter.kind,
+        kind: ch.adapter.kind,
+        account: ch.adapter.account,
+        state: ch.state.state,
+        ...("reason" in ch.state ? { reason: ch.state.reason } : {}),
+        inbound_queued: ch.inbound.list().length,
+        outbound_pending: out.pending,
+        outbound_held: out.held,
+        outbound_failed: out.failed,
+        ...(lastError ? { last_error: lastError } : {}),
+      };
+    });
+  }
+
+  private sweepMedia() {
+    const removed = expireMedia(mediaRoot(this.opts.scvHome), this.opts.config.channels.keep_days);
+    if (removed) this.opts.log(`channels: removed ${removed} media file(s) older than ${this.opts.config.channels.keep_days} days`);
+  }
+
+  private async runAdapter(ch: Running): Promise<void> {
+    const signal = this.abort.signal;
+    let delay = 1000;
+    while (!signal.aborted) {
+      ch.state = { state: "connecting" };
+      try {
+        await ch.adapter.connect(
+          {
+            receive: (message) => {
+              const next = ch.chain.then(() => this.conversations.receive(ch, message));
+              ch.chain = next.catch(() => {});
+              return next;
+            },
+            setState: (state) => {
+              ch.state = state;
+              if (state.state === "connected") {
+                delay = 1000;
+                this.outbox.wake();
+              }
+            },
+            release: (conversation) => this.outbox.release(ch.key, conversation),
+            log: (line) => this.opts.log(`channel ${ch.key}: ${line}`),
+          },
+          signal,
+        );
+      } catch (e) {
+        ch.lastError = (e as Error).message;
+        this.opts.log(`channel ${ch.key}: ${ch.lastError}; reconnecting in ${delay / 1000} s`);
+      }
+      if (signal.aborted) break;
+      await Bun.sleep(delay);
+      delay = Math.min(delay * 2, 60_000);
+    }
+    ch.state = { state: "stopped" };
+  }
+}

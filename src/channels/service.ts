@@ -1,0 +1,35 @@
+// The chat bridge as a daemon service: built from the user's config at `scv daemon run`, started once the
+// daemon owns its socket (so two daemons never read one inbox), serving GET /channels.
+import type { Hono } from "hono";
+import { loadConfig } from "../config/load";
+import { ChannelHost } from "./core/host";
+import { configuredAdapters } from "./registry";
+
+export interface ChannelService {
+  busy(): number;
+  extend(app: Hono): void;
+  pause(): void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** Throws ConfigError on a bad config; returns undefined when no channel is configured. */
+export function createChannelService(opts: { scvHome: string; env: NodeJS.ProcessEnv; log(line: string): void }): ChannelService | undefined {
+  const config = loadConfig({ env: opts.env }).config;
+  const adapters = configuredAdapters(config, opts.scvHome);
+  if (adapters.length === 0) return undefined;
+  // Built only in start(), once the daemon owns the socket: the host's stores assume one daemon per SCV_HOME.
+  let host: ChannelHost | undefined;
+  return {
+    busy: () => host?.busy() ?? 0,
+    extend(app) {
+      app.get("/channels", (c) => c.json({ channels: host?.status() ?? [] }));
+    },
+    pause: () => host?.pause(),
+    start() {
+      host = new ChannelHost({ scvHome: opts.scvHome, config, env: opts.env, adapters, log: opts.log });
+      host.start();
+    },
+    stop: async () => host?.stop(),
+  };
+}

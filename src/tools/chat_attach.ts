@@ -1,0 +1,137 @@
+// chat_attach: sends a file to the chat after the reply text. The model's input can carry injected
+// instructions, so the file must pass every refusal below after symlinks are resolved, is then opened without
+// following a final symlink, checked again through the handle, and copied into the outbox (0600).
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, realpathSync, statSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { basename, isAbsolute, join, sep } from "node:path";
+import { z } from "zod";
+import { mediaRoot, outboxMediaDir } from "../chatlog/paths";
+import { ensurePrivateDir, tryUnlink } from "../config/private-file";
+import { MiB } from "../config/safe-read";
+import { chatScope } from "./chat-place";
+import { defineTool, ToolError, type SessionScope, type Tool } from "./tool";
+import { isSecretLikePath } from "./workspace-paths";
+
+export const MAX_ATTACH_BYTES = 25 * MiB;
+const CAPTION_BYTES = 1024;
+
+function under(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+const SECRET = "looks like it holds secrets (a credential or key location, a host secret, or a secret-like name); SCV does not send such files to a chat";
+
+/** Why SCV will not send the file at `resolved` (its path with symlinks resolved), or undefined. */
+export function refusal(resolved: string, given: string, scope: SessionScope): string | undefined {
+  const scvHome = real(scope.scvHome);
+  if (under(resolved, scvHome)) {
+    // Only the chat media and this chat's kept files, even when SCV_HOME is ~/.scv (a secret-like location).
+    const chat = chatScope(scope);
+    const inMedia = under(resolved, real(mediaRoot(scope.scvHome))) && !under(resolved, real(outboxMediaDir(scope.scvHome)));
+    const inKept = !!chat?.keptDir && under(resolved, real(chat.keptDir));
+    if (!inMedia && !inKept) return `${given} is inside the SCV instance directory (${scope.scvHome}: settings, credentials, agent homes and state)`;
+    return isSecretLikePath(basename(resolved)) ? `${given} ${SECRET}` : undefined;
+  }
+  // The same lists `read` uses: credential and key locations, host secrets, secret-like names (any component).
+  if (isSecretLikePath(given) || isSecretLikePath(resolved)) return `${given} ${SECRET}`;
+  return undefined;
+}
+
+export interface AttachedCopy {
+  path: string;
+  name: string;
+  bytes: number;
+}
+
+/** Checks, opens without following a final symlink, re-checks through the handle, copies into the outbox. */
+export function copyForChat(given: string, scope: SessionScope, hooks: { afterCheck?(resolved: string): void } = {}): AttachedCopy {
+  const abs = isAbsolute(given) ? given : join(scope.workspace, given);
+  let resolved: string;
+  try {
+    resolved = realpathSync(abs);
+  } catch {
+    throw new ToolError(`${given} does not exist; give a path relative to the workspace or an absolute one`);
+  }
+  const why = refusal(resolved, abs, scope);
+  if (why) throw new ToolError(`not sent: ${why}`);
+  const st = statSync(resolved);
+  checkFile(given, st);
+  hooks.afterCheck?.(resolved);
+  let fd: number;
+  try {
+    fd = openSync(resolved, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ToolError(code === "ELOOP" ? `not sent: ${given} became a symbolic link after it was checked` : `cannot open ${given}: ${(e as Error).message}`);
+  }
+  const dir = outboxMediaDir(scope.scvHome);
+  const name = basename(resolved);
+  const copy = join(dir, `${randomBytes(6).toString("hex")}-${name}`);
+  let out: number | undefined;
+  try {
+    const fst = fstatSync(fd);
+    checkFile(given, fst);
+    if (fst.dev !== st.dev || fst.ino !== st.ino) throw new ToolError(`not sent: ${given} was replaced by another file after it was checked`);
+    ensurePrivateDir(dir);
+    out = openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const buf = Buffer.allocUnsafe(MiB);
+    let total = 0;
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
+      total += n;
+      if (total > MAX_ATTACH_BYTES) throw new ToolError(`not sent: ${given} grew past 25 MiB while it was copied`);
+      writeSync(out, buf, 0, n);
+    }
+    fsyncSync(out);
+    return { path: copy, name, bytes: total };
+  } catch (e) {
+    if (out !== undefined) tryUnlink(copy);
+    throw e;
+  } finally {
+    if (out !== undefined) closeSync(out);
+    closeSync(fd);
+  }
+}
+
+function checkFile(given: string, st: import("node:fs").Stats) {
+  if (!st.isFile()) throw new ToolError(`not sent: ${given} is not a regular file`);
+  if (st.size === 0) throw new ToolError(`not sent: ${given} is empty`);
+  if (st.size > MAX_ATTACH_BYTES) throw new ToolError(`not sent: ${given} is ${(st.size / MiB).toFixed(1)} MiB; a chat file may be at most 25 MiB`);
+}
+
+const Args = z.strictObject({
+  path: z.string().min(1).describe("the file: absolute or relative to the workspace"),
+  caption: z
+    .string()
+    .refine((s) => Buffer.byteLength(s) <= CAPTION_BYTES, `must be at most ${CAPTION_BYTES} bytes`)
+    .optional()
+    .describe("shown in the reply as <name>: <caption>"),
+});
+
+export function createChatAttachTool(scope: SessionScope): Tool | undefined {
+  if (!chatScope(scope)) return undefined;
+  return defineTool({
+    name: "chat_attach",
+    description:
+      "Sends a file to this chat after your reply text: images arrive as pictures, anything else as a file. Call it once per file; a reply carries at most 8 files of at most 25 MiB each. Secrets, key locations and SCV's own state are refused.",
+    parameters: Args,
+    risk: "network",
+    summary: (a) => `send ${a.path} to the chat${a.caption ? ` (caption: ${a.caption})` : ""}`,
+    label: (a) => `chat_attach ${a.path}`,
+    async execute(a, ctx) {
+      const copy = copyForChat(a.path, ctx);
+      return {
+        ok: true,
+        output: `attached ${copy.name} (${copy.bytes} bytes); it is sent after your reply. Outbox copy: ${copy.path}`,
+        event: { chat_attachment: { path: copy.path, name: copy.name, ...(a.caption ? { caption: a.caption } : {}) } },
+      };
+    },
+  });
+}
