@@ -1,6 +1,6 @@
 // `scv agents ps|kill|gc|login|logout|status`: delegations of this SCV_HOME seen from any SCV process, transcript
 // cleanup, and signing the delegated agents in and out of their private homes.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
 
 function fail(command: string, message: string, code = 1): void {

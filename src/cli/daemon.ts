@@ -1,5 +1,5 @@
 // `scv daemon run|start|stop|restart|status|install`. A delegated SCV refuses all but status.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
 
 function fail(command: string, message: string, code = 1): void {

@@ -1,6 +1,6 @@
 // `scv exec PROMPT`: one turn. The reply goes to stdout, tool progress to stderr; --json prints the protocol
 // notifications as JSONL. Exit status: 0 completed, 1 failed, 130 cancelled, 78 configuration error.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { createInterface } from "node:readline";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { reconcileAtStartup } from "../process/reconcile";

@@ -1,6 +1,7 @@
 // The scv command line. `--version` answers before anything else loads, and each subcommand is imported
 // only when it runs, so start-up stays fast.
 import { VERSION } from "../version";
+import { EXIT_CODES } from "./exit-codes";
 
 const argv = process.argv.slice(2);
 
@@ -30,10 +31,11 @@ async function main() {
     const { runStdioServer } = await import("./server-stdio");
     return runStdioServer();
   }
-  const { defineCommand, runMain } = await import("citty");
+  const { defineCommand, runCli } = await import("./command");
   const lazy = (load: () => Promise<{ default: unknown }>) => () => load().then((m) => m.default as never);
   const root = defineCommand({
-    meta: { name: "scv", version: VERSION, description: "SCV: a personal agent host" },
+    meta: { name: "scv", version: VERSION, description: "a personal agent host" },
+    notes: EXIT_CODES,
     subCommands: {
       exec: lazy(() => import("./exec")),
       server: lazy(() => import("./server")),
@@ -43,7 +45,7 @@ async function main() {
       status: lazy(() => import("./status")),
     },
   });
-  await runMain(root);
+  await runCli(root, argv);
 }
 
 await main();

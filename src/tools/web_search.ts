@@ -52,7 +52,7 @@ export function createWebSearchTool(scope: SessionScope): Tool | undefined {
         if (e instanceof SearchError) throw new ToolError(`web_search failed: ${e.message}`);
         throw e;
       }
-      return renderHits(args.query, backend.name, hits);
+      return { ok: true, output: renderHits(args.query, backend.name, hits), display: `${hits.length} result${hits.length === 1 ? "" : "s"}` };
     },
   });
 }
