@@ -18,10 +18,7 @@ type ValueOf<D extends ArgDef> = D extends { type: "boolean" }
     : D extends { type: "positional" }
       ? string
       : string | undefined;
-export type ParsedArgs<A extends ArgsDef> = { [K in keyof A]: ValueOf<A[K]> } & {
-  /** Words after `--`, passed on untouched. */
-  _: string[];
-};
+export type ParsedArgs<A extends ArgsDef> = { [K in keyof A]: ValueOf<A[K]> };
 
 export interface RunContext<A extends ArgsDef> {
   args: ParsedArgs<A>;
@@ -36,8 +33,8 @@ export interface CommandDef<A extends ArgsDef = ArgsDef> {
   args?: A;
   /** Text shown at the end of --help (for example exit codes). */
   notes?: string;
-  /** Words after `--` go to `args._` for another program instead of being this command's arguments. */
-  passThrough?: boolean;
+  /** The command checks its own words in `rawArgs` and refuses strays itself (with exit 2). */
+  ownArgs?: boolean;
   subCommands?: Record<string, Lazy<CommandDef<any>>>;
   run?: (ctx: RunContext<A>) => unknown;
 }
@@ -72,14 +69,13 @@ export function parseArgs<A extends ArgsDef>(cmd: CommandDef<A>, words: string[]
   const byLong = new Map(defs.filter(([, d]) => d.type !== "positional"));
   const byShort = new Map(defs.flatMap(([name, d]) => (d.type !== "positional" && d.alias ? [[d.alias, name] as const] : [])));
   const positionals = defs.filter(([, d]) => d.type === "positional");
-  const out: Record<string, unknown> = { _: [] };
+  const out: Record<string, unknown> = {};
   const given: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     if (word === "--") {
-      // Words after `--` are never options: passed on untouched, or taken as the command's arguments.
-      if (cmd.passThrough) (out._ as string[]).push(...words.slice(i + 1));
-      else given.push(...words.slice(i + 1));
+      // Words after `--` are never options: `scv exec -- "-x is a flag?"`.
+      given.push(...words.slice(i + 1));
       break;
     }
     if (word.startsWith("-") && word !== "-") {
@@ -210,7 +206,7 @@ async function dispatch(cmd: CommandDef<any>, words: string[], path: string[]): 
     return dispatch(await findSub(cmd, name, path), words.slice(at + 1), [...path, name]);
   }
   if (own.some((w) => HELP_FLAGS.has(w))) return void process.stdout.write(await helpText(cmd, path, process.stdout));
-  const args = parseArgs(cmd, words, path);
+  const args = cmd.ownArgs ? ({} as ParsedArgs<ArgsDef>) : parseArgs(cmd, words, path);
   await cmd.run?.({ args, rawArgs: words });
 }
 

@@ -106,7 +106,8 @@ export const notifications = {
     }),
   },
   "approval.requested": {
-    description: "A tool call needs the client's decision; answer with approval.resolve.",
+    description:
+      "A tool call needs the client's decision; answer with approval.resolve. `summary` shows what will happen (for a `write`, a bounded diff or the new file's first lines). `fingerprint` is the same for identical calls (same tool, same arguments), so a client may approve repeats of a call it was told to allow.",
     params: z.object({
       ...inTurn,
       approval_id: z.string(),
@@ -115,6 +116,7 @@ export const notifications = {
       risk: Risk,
       summary: z.string(),
       workspace: z.string(),
+      fingerprint: z.string().optional(),
     }),
   },
   "model.retrying": {

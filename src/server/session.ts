@@ -138,6 +138,7 @@ export class Session {
         risk: request.risk,
         summary: request.summary,
         workspace: this.scope.workspace,
+        ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
       });
     });
   }

@@ -173,7 +173,9 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
         result = assessed.result;
       } else {
         started(assessed.label, assessed.args, assessed.risk);
-        const decision = await deps.gate.decide({ callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary });
+        const fingerprint = new Bun.CryptoHasher("sha256").update(`${call.name}\0${JSON.stringify(args.value)}`).digest("hex");
+        const request = { callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary, fingerprint };
+        const decision = await deps.gate.decide(request);
         if (signal.aborted) result = failure("cancelled");
         else if (!decision.approved) {
           denied = true;

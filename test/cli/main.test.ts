@@ -26,8 +26,9 @@ test("--version prints the stamped version; --help lists the commands", () => {
 test("an unknown command fails and says so", () => {
   const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");
   const r = run(["frobnicate"], env, workspace);
-  expect(r.code).not.toBe(0);
-  expect(r.stdout + r.stderr).toContain("Unknown command");
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('scv: unknown command "frobnicate"');
+  expect(r.stderr).toContain("Usage: scv [options] COMMAND");
 });
 
 test("config show: sources from the user and project files; secrets only as set/unset", () => {

@@ -1,0 +1,182 @@
+// What `scv exec` shows a person: the reply on stdout; on stderr each tool call as the protocol labels it
+// (`$ cargo test`, `write src/x.ts`) with its outcome (`exit 0, 1.2 s`, `+12 -3 lines`, `denied`), approval
+// cards, and — on a terminal only — the last output line of a running call, a waiting indicator and provider
+// retries. It knows no tool by name: everything it prints comes from the notifications.
+import { styleFor } from "./style";
+
+export interface Stream {
+  write(s: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+/** Each declared risk in words, for the approval card. */
+const RISK_WORDS: Record<string, string> = {
+  read_only: "reads files in the workspace",
+  filesystem: "changes files in the workspace",
+  process: "runs a command on this machine, not sandboxed, with your permissions",
+  delegate: "hands work to another agent, which then acts on its own",
+  network: "contacts a host on the network",
+};
+
+const WAIT_AFTER_MS = 1000;
+
+export function riskInWords(risk: string): string {
+  return RISK_WORDS[risk] ?? risk;
+}
+
+export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json: boolean; env?: Record<string, string | undefined> }) {
+  const { stdout, stderr, json } = opts;
+  const s = styleFor(stderr, opts.env);
+  const tty = !!stderr.isTTY;
+  const width = () => Math.max(20, (stderr.columns ?? 80) - 1);
+  const fit = (text: string) => (tty && text.length > width() ? `${text.slice(0, width() - 1)}…` : text);
+  let transient = false;
+  /** The call whose start line is the last line written to stderr (its outcome can complete that line). */
+  let lastStart: { callId: string; label: string } | undefined;
+  let streamed = "";
+  let waitTimer: ReturnType<typeof setInterval> | undefined;
+
+  function clearTransient() {
+    if (!transient) return;
+    stderr.write("\r\x1b[2K");
+    transient = false;
+  }
+  function showTransient(text: string) {
+    if (!tty) return;
+    stderr.write(`\r\x1b[2K${s.dim(fit(text))}`);
+    transient = true;
+  }
+  function line(text: string) {
+    clearTransient();
+    stderr.write(`${text}\n`);
+    lastStart = undefined;
+  }
+  function endStdoutLine() {
+    if (streamed && !streamed.endsWith("\n")) stdout.write("\n");
+    streamed = "";
+  }
+
+  function startWaiting() {
+    stopWaiting();
+    if (!tty) return;
+    const since = Date.now();
+    // A sign of life while the model has said nothing yet, once the wait passes a second.
+    waitTimer = setInterval(() => {
+      const seconds = Math.floor((Date.now() - since) / 1000);
+      if (Date.now() - since >= WAIT_AFTER_MS) showTransient(`waiting for the model… ${seconds} s`);
+    }, 250);
+  }
+  function stopWaiting() {
+    if (waitTimer) clearInterval(waitTimer);
+    waitTimer = undefined;
+    clearTransient();
+  }
+
+  function outcomeOf(p: any): { text: string; bad: boolean } {
+    if (p.denied) return { text: "denied", bad: true };
+    if (typeof p.display === "string" && p.display) return { text: p.display, bad: !p.ok };
+    if (p.ok) return { text: "", bad: false };
+    const first = String(p.output ?? "").split("\n", 1)[0]!.slice(0, 200);
+    return { text: `failed: ${first}`, bad: true };
+  }
+
+  return {
+    /** Turn events; returns nothing, writes what a person should see. */
+    notify(method: string, p: any, mainTurn: string) {
+      switch (method) {
+        case "turn.started":
+          if (p.turn_id === mainTurn || p.origin?.kind === "background") startWaiting();
+          return;
+        case "assistant.delta":
+          stopWaiting();
+          if (json || p.turn_id !== mainTurn) return;
+          streamed += p.text;
+          lastStart = undefined;
+          stdout.write(p.text);
+          return;
+        case "model.retrying": {
+          const after = p.error?.status ? `HTTP ${p.error.status}` : (p.error?.class ?? "an error");
+          if (tty) line(s.yellow(`retrying in ${(p.delay_ms / 1000).toFixed(1)} s after ${after} (${p.attempt}/${p.max_retries})`));
+          startWaiting();
+          return;
+        }
+        case "tool.started":
+          stopWaiting();
+          if (json) return;
+          // Text before a tool call is its own segment; keep stdout lines whole around tool lines.
+          endStdoutLine();
+          line(s.bold(fit(p.label)));
+          lastStart = { callId: p.call_id, label: fit(p.label) };
+          return;
+        case "tool.progress":
+          if (json) return;
+          // On a terminal the last output line replaces the one before; elsewhere each throttled line is kept.
+          if (tty) showTransient(`  ${p.line}`);
+          else line(`  ${p.line}`);
+          return;
+        case "tool.completed": {
+          if (!json) {
+            const { text, bad } = outcomeOf(p);
+            const paint = bad ? s.red : s.dim;
+            const start = lastStart;
+            if (tty && start && start.callId === p.call_id) {
+              // Complete the start line in place: `read src/x.ts (bytes 0-400)`.
+              clearTransient();
+              stderr.write(`\x1b[1A\r\x1b[2K${s.bold(start.label)}${text ? ` ${paint(`(${text})`)}` : ""}\n`);
+              lastStart = undefined;
+            } else if (text) line(`  ${paint(text)}`);
+            else clearTransient();
+            if (Array.isArray(p.jobs) && p.jobs.length) {
+              line(`  started ${p.jobs.join(", ")}; waiting for the report before exiting (Ctrl-C cancels)`);
+            }
+          }
+          if (p.turn_id === mainTurn) startWaiting();
+          return;
+        }
+        case "turn.ended":
+          stopWaiting();
+          if (json) return;
+          if (p.origin?.kind === "background") {
+            line(`\n[background report: ${(p.origin.jobs ?? []).join(", ")}]`);
+            stdout.write(p.reply.endsWith("\n") || !p.reply ? p.reply : `${p.reply}\n`);
+            return;
+          }
+          if (p.turn_id !== mainTurn) return;
+          {
+            const rest = p.reply.startsWith(streamed) ? p.reply.slice(streamed.length) : `\n${p.reply}`;
+            stdout.write(rest);
+            if ((streamed + rest).length && !(streamed + rest).endsWith("\n")) stdout.write("\n");
+            streamed = "";
+            if (p.error) line(s.red(`scv exec: turn ${p.status}: ${p.error.message}`));
+          }
+          return;
+      }
+    },
+
+    /** The approval card: what will happen, the risk in words, then the question (asked by the caller). */
+    approvalCard(p: { tool: string; risk: string; summary: string }): string {
+      stopWaiting();
+      endStdoutLine();
+      lastStart = undefined;
+      const body = p.summary
+        .split("\n")
+        .map((l) => {
+          if (/^@@ .* @@$/.test(l)) return `  ${s.cyan(l)}`;
+          if (l.startsWith("+")) return `  ${s.green(l)}`;
+          if (l.startsWith("-")) return `  ${s.red(l)}`;
+          return `  ${l}`;
+        })
+        .join("\n");
+      return `\n${s.bold(`Approve ${p.tool}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o / ${s.bold("a")}lways for identical calls in this run [y/N/a] `;
+    },
+
+    /** A permanent stderr line (notes from exec itself). */
+    note(text: string) {
+      stopWaiting();
+      line(text);
+    },
+
+    stop: stopWaiting,
+  };
+}
