@@ -89,7 +89,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         const profile = config.providers[config.provider.active]!;
         const apiKey = resolveApiKey(profile, env);
         if (!apiKey && !opts.modelClientFactory && new URL(profile.base_url).hostname === "api.openai.com") {
-          throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(config.provider.active, profile.api_key_env));
+          throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(config.provider.active, profile.api_key_env, loaded.userFile));
         }
         const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
         const modelName = p.model ?? profile.model;
@@ -157,8 +157,8 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
   };
 }
 
-export function missingKeyMessage(profileName: string, keyEnv: string | undefined): string {
-  const where = `under [providers.${profileName}] in $SCV_HOME/config.toml`;
+export function missingKeyMessage(profileName: string, keyEnv: string | undefined, userFile: string): string {
+  const where = `under [providers.${profileName}] in ${userFile}`;
   // A profile the user wrote names its key itself: with no api_key_env, OPENAI_API_KEY is not read.
   const setKey = keyEnv
     ? `set ${keyEnv} in the environment (the profile's api_key_env), or set api_key ${where}`

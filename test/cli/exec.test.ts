@@ -76,6 +76,7 @@ test("no provider key: a clear error that says how to set one", async () => {
   const r = await exec(["hi"], env, workspace);
   expect(r.code).toBe(78);
   expect(r.stderr).toContain("OPENAI_API_KEY");
+  expect(r.stderr).toContain(`in ${join(home, "config.toml")}`);
   expect(r.stderr).toContain("base_url");
 });
 
