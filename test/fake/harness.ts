@@ -31,6 +31,8 @@ export interface HarnessOptions {
   fake?: FakeModel;
   /** Per-session services, e.g. `net` overrides for a test resolver and CA. */
   services?: () => Record<string, unknown>;
+  /** The fake profile's max_retries (default 0). */
+  maxRetries?: number;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -42,7 +44,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   mkdirSync(workspace, { recursive: true });
   writeFileSync(
     join(home, "config.toml"),
-    `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${fake.url}"\nwire_api = "${opts.wireApi ?? "responses"}"\nmodel = "fake-model"\nmax_retries = 0\n${opts.config ?? ""}`,
+    `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${fake.url}"\nwire_api = "${opts.wireApi ?? "responses"}"\nmodel = "fake-model"\nmax_retries = ${opts.maxRetries ?? 0}\n${opts.config ?? ""}`,
   );
   const env: NodeJS.ProcessEnv = { ...process.env, SCV_HOME: home, ...opts.env };
   const events: { method: string; params: any }[] = [];
