@@ -34,6 +34,8 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
   let transient = false;
   /** The call whose start line is the last line written to stderr (its outcome can complete that line). */
   let lastStart: { callId: string; label: string } | undefined;
+  /** Labels of calls still running, to name a call again when its outcome comes after other lines. */
+  const labels = new Map<string, string>();
   let streamed = "";
   let waitTimer: ReturnType<typeof setInterval> | undefined;
 
@@ -86,7 +88,8 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
     notify(method: string, p: any, mainTurn: string) {
       switch (method) {
         case "turn.started":
-          if (p.turn_id === mainTurn || p.origin?.kind === "background") startWaiting();
+          // (The main turn's id is not known yet: turn.started comes before the turn.start answer.)
+          startWaiting();
           return;
         case "assistant.delta":
           stopWaiting();
@@ -108,6 +111,7 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
           endStdoutLine();
           line(s.bold(fit(p.label)));
           lastStart = { callId: p.call_id, label: fit(p.label) };
+          labels.set(p.call_id, fit(p.label));
           return;
         case "tool.progress":
           if (json) return;
@@ -118,14 +122,15 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
         case "tool.completed": {
           if (!json) {
             const { text, bad } = outcomeOf(p);
-            const paint = bad ? s.red : s.dim;
-            const start = lastStart;
-            if (tty && start && start.callId === p.call_id) {
+            const label = labels.get(p.call_id) ?? p.tool;
+            labels.delete(p.call_id);
+            const full = `${s.bold(label)}${text ? ` ${(bad ? s.red : s.dim)(`(${text})`)}` : ""}`;
+            if (tty && lastStart?.callId === p.call_id) {
               // Complete the start line in place: `read src/x.ts (bytes 0-400)`.
               clearTransient();
-              stderr.write(`\x1b[1A\r\x1b[2K${s.bold(start.label)}${text ? ` ${paint(`(${text})`)}` : ""}\n`);
+              stderr.write(`\x1b[1A\r\x1b[2K${full}\n`);
               lastStart = undefined;
-            } else if (text) line(`  ${paint(text)}`);
+            } else if (text) line(full); // output or a question came between: name the call again
             else clearTransient();
             if (Array.isArray(p.jobs) && p.jobs.length) {
               line(`  started ${p.jobs.join(", ")}; waiting for the report before exiting (Ctrl-C cancels)`);

@@ -130,8 +130,9 @@ export default defineCommand({
         if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) return void (await answer(true));
         const reply = await askApproval(render.approvalCard(p), { input: process.stdin, output: process.stderr }, questionAbort.signal);
         if (reply === "always" && p.fingerprint) alwaysAllowed.add(p.fingerprint);
-        await answer(reply === "yes" || reply === "always");
+        // Ctrl-C: cancel first, so the turn ends instead of taking the denial to the model.
         if (reply === "interrupt") interrupt();
+        await answer(reply === "yes" || reply === "always");
       });
       return questions;
     }

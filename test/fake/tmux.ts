@@ -1,0 +1,72 @@
+// A real terminal for tests of what a person sees: one tmux server per terminal (its own -L socket under the
+// test temp dir), the command run with an exact environment, the screen polled with a deadline (robust under
+// load), and the server killed by close(). The command's exit status appears on screen as `[exit N]`.
+import { tmpdir } from "node:os";
+
+export const HAVE_TMUX = !!Bun.which("tmux");
+
+export interface Terminal {
+  /** The visible screen plus scrollback; `escapes` keeps colour sequences. */
+  screen(opts?: { escapes?: boolean }): string;
+  /** Polls the screen until `pattern` appears; throws with the screen when `timeoutMs` passes. */
+  waitFor(pattern: string | RegExp, timeoutMs?: number): Promise<string>;
+  /** The exit status once the command has ended. */
+  exitCode(timeoutMs?: number): Promise<number>;
+  /** Literal text (typed as is). */
+  type(text: string): void;
+  /** tmux key names: Enter, C-c, C-d. */
+  keys(...names: string[]): void;
+  close(): void;
+}
+
+let counter = 0;
+
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+export function openTerminal(argv: string[], opts: { env: Record<string, string>; cwd: string; width?: number; height?: number }): Terminal {
+  const socket = `scv-${process.pid}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
+  // TMUX_TMPDIR puts the socket under the test run's temp dir, which the run removes.
+  const tmuxEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", TMUX_TMPDIR: tmpdir(), TERM: "xterm-256color" };
+  const tmux = (...args: string[]) => {
+    const r = Bun.spawnSync(["tmux", "-L", socket, "-f", "/dev/null", ...args], { env: tmuxEnv, stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr.toString()}`);
+    return r.stdout.toString();
+  };
+  const envWords = Object.entries({ TERM: "xterm-256color", ...opts.env }).map(([k, v]) => shellQuote(`${k}=${v}`));
+  // The shell stays after the command so its status and last screen can be read.
+  // The shell survives Ctrl-C (a trap, which the command does not inherit) so the status still shows.
+  const script = `trap : INT; cd ${shellQuote(opts.cwd)} && env -i ${envWords.join(" ")} ${argv.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
+  tmux("new-session", "-d", "-s", "t", "-x", String(opts.width ?? 120), "-y", String(opts.height ?? 50), "/bin/sh", "-c", script);
+  let closed = false;
+  const screen = (o: { escapes?: boolean } = {}) => tmux("capture-pane", "-p", "-t", "t", "-S", "-500", ...(o.escapes ? ["-e"] : []));
+  const waitFor = async (pattern: string | RegExp, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const text = screen();
+      if (typeof pattern === "string" ? text.includes(pattern) : pattern.test(text)) return text;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; the screen:\n${text}`);
+      await Bun.sleep(100);
+    }
+  };
+  return {
+    screen,
+    waitFor,
+    async exitCode(timeoutMs) {
+      const text = await waitFor(/\[exit \d+\]/, timeoutMs);
+      return Number(/\[exit (\d+)\]/.exec(text)![1]);
+    },
+    type: (text) => void tmux("send-keys", "-t", "t", "-l", text),
+    keys: (...names) => void tmux("send-keys", "-t", "t", ...names),
+    close() {
+      if (closed) return;
+      closed = true;
+      try {
+        tmux("kill-server");
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
