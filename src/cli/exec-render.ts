@@ -115,9 +115,9 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
           return;
         case "tool.progress":
           if (json) return;
-          // On a terminal the last output line replaces the one before; elsewhere each throttled line is kept.
+          // A sample of the output (at most two lines a second): on a terminal the last line replaces the one
+          // before; in a log, samples with gaps between them would read like lost output, so none are kept.
           if (tty) showTransient(`  ${p.line}`);
-          else line(`  ${p.line}`);
           return;
         case "tool.completed": {
           if (!json) {

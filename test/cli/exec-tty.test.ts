@@ -148,6 +148,19 @@ describe.skipIf(!HAVE_TMUX)("signs of life", () => {
   });
 });
 
+describe.skipIf(!HAVE_TMUX)("output of a running command", () => {
+  test("the last output line replaces the one before and is gone when the command ends", async () => {
+    const { term } = scv(["exec", "-y", "count"]);
+    fake.queue(bash("for i in 1 2 3 4; do echo tick-$i; sleep 0.7; done"), text("counted"));
+    await term.waitFor("  tick-");
+    await term.waitFor(/  tick-[3-4]/);
+    expect(await term.exitCode()).toBe(0);
+    const screen = term.screen();
+    expect(screen).toMatch(/\$ for i in 1 2 3 4; do echo tick-\$i; sleep 0\.7; done \(exit 0, \d+\.\d s\)\ncounted\n/);
+    expect(screen).not.toContain("tick-1");
+  });
+});
+
 describe.skipIf(!HAVE_TMUX)("colour", () => {
   test("on a terminal the approval card and --help are coloured; NO_COLOR turns both off", async () => {
     for (const noColor of [false, true]) {
