@@ -12,7 +12,7 @@ export type ArgDef =
 export type ArgsDef = Record<string, ArgDef>;
 
 type ValueOf<D extends ArgDef> = D extends { type: "boolean" }
-  ? boolean
+  ? boolean | undefined
   : D extends { type: "positional"; required: false }
     ? string | undefined
     : D extends { type: "positional" }

@@ -12,7 +12,7 @@ const cmd = defineCommand({
     effort: { type: "string", valueHint: "LEVEL", description: "reasoning effort" },
   },
 });
-const parse = (...words: string[]) => parseArgs(cmd, words, ["scv", "exec"]);
+const parse = (...words: string[]): Record<string, unknown> => parseArgs(cmd, words, ["scv", "exec"]);
 const refusal = (...words: string[]) => {
   try {
     parse(...words);
