@@ -1,10 +1,10 @@
 // `dist/scv` in a real terminal (tmux) against the scripted model endpoint: what a person types and sees.
-import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, requireBinary } from "../fake/binary";
 import { errorReply, type FakeModel, hang, startFakeModel, text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
 
 // Each test waits on a real terminal with its own deadlines; under load that takes longer than the default.
 setDefaultTimeout(60_000);
@@ -20,6 +20,7 @@ afterEach(async () => {
   term = undefined;
   await fake.close();
 });
+afterAll(closeAllTerminals);
 
 const SGR = /\x1b\[[0-9;]*m/;
 

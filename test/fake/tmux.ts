@@ -20,6 +20,12 @@ export interface Terminal {
 }
 
 let counter = 0;
+const open = new Set<Terminal>();
+
+/** For afterAll: kills every tmux server this test file started that is still running. */
+export function closeAllTerminals(): void {
+  for (const t of [...open]) t.close();
+}
 
 function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
@@ -50,7 +56,7 @@ export function openTerminal(argv: string[], opts: { env: Record<string, string>
       await Bun.sleep(100);
     }
   };
-  return {
+  const terminal: Terminal = {
     screen,
     waitFor,
     async exitCode(timeoutMs) {
@@ -62,6 +68,7 @@ export function openTerminal(argv: string[], opts: { env: Record<string, string>
     close() {
       if (closed) return;
       closed = true;
+      open.delete(terminal);
       try {
         tmux("kill-server");
       } catch {
@@ -69,4 +76,6 @@ export function openTerminal(argv: string[], opts: { env: Record<string, string>
       }
     },
   };
+  open.add(terminal);
+  return terminal;
 }
