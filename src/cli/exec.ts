@@ -1,14 +1,9 @@
 // `scv exec PROMPT`: one turn. The reply goes to stdout, tool calls and approvals to stderr (exec-render.ts);
 // --json prints the protocol notifications as JSONL. Exit status: see exit-codes.ts.
+// The run's modules load inside run(), so `--help` and usage errors answer without loading the server.
 import { writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
-import { ConfigError, loadConfig, scvHome } from "../config/load";
-import { reconcileAtStartup } from "../process/reconcile";
-import { becomeSubreaper } from "../process/subreaper";
-import { askApproval } from "./approval-prompt";
 import { defineCommand } from "./command";
-import { createInProcessClient } from "./exec-client";
-import { createExecRenderer } from "./exec-render";
 import { EXIT_CODES } from "./exit-codes";
 
 const EXIT = { completed: 0, failed: 1, cancelled: 130, config: 78 } as const;
@@ -34,6 +29,15 @@ export default defineCommand({
     "output-last-message": { type: "string", alias: "o", valueHint: "FILE", description: "also write the final reply to FILE" },
   },
   async run({ args }) {
+    const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { becomeSubreaper }, { askApproval }, { createInProcessClient }, { createExecRenderer }] =
+      await Promise.all([
+        import("../config/load"),
+        import("../process/reconcile"),
+        import("../process/subreaper"),
+        import("./approval-prompt"),
+        import("./exec-client"),
+        import("./exec-render"),
+      ]);
     const env = { ...process.env };
     if (args.provider) env.SCV_PROVIDER = args.provider;
     if (args.model) env.SCV_MODEL = args.model;
