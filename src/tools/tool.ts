@@ -155,7 +155,8 @@ export function displayLine(text: string, maxChars = LABEL_MAX_CHARS): string {
 }
 
 const ARGUMENT_MAX_CHARS = 2000;
-const SECRET_KEY = /key|token|secret|password|passwd|authorization|cookie/i;
+/** Argument names that hold a credential (`api_key`, `token`, `auth_token`, `password`), not ones that merely contain the word. */
+const SECRET_KEY = /(?:^|[_-])(?:api_?key|key|token|secret|password|passwd|authorization|cookie)$/i;
 
 /**
  * A tool call's arguments as clients may see and record them: strings cut to a bounded length with credential-

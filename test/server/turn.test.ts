@@ -242,3 +242,9 @@ describe("turn control", () => {
     expect(body.tools ?? []).toEqual([]);
   });
 });
+
+test("argumentsForDisplay masks values under credential names only", async () => {
+  const { argumentsForDisplay } = await import("../../src/tools/tool");
+  const shown = argumentsForDisplay({ api_key: "abc", auth_token: "def", Password: "ghi", keywords: "cats", max_tokens: "5", nested: { secret: "x", path: "a/b" } });
+  expect(shown).toEqual({ api_key: "…", auth_token: "…", Password: "…", keywords: "cats", max_tokens: "5", nested: { secret: "…", path: "a/b" } });
+});
