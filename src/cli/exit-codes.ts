@@ -1,5 +1,4 @@
 // Exit statuses every scv command uses; README and `--help` show the same table.
-export const EXIT = { ok: 0, failed: 1, usage: 2, notRunning: 3, config: 78, interrupted: 130 } as const;
 
 export const EXIT_CODES = `Exit codes:
   0    done
