@@ -1,7 +1,7 @@
 // A small, strict command-line layer: each command declares its options in one table (adding a flag is one
 // line), and anything else — an unknown option, a missing value, a word too many — is a usage error (exit 2)
 // that names the word and shows the usage line, the way codex, claude and git behave. Definitions keep citty's
-// shape (meta, args, subCommands, run), so a command written for citty runs here unchanged.
+// shape (meta, args with type/alias/description, subCommands, run), so flags written the citty way carry over.
 import { styleFor } from "./style";
 
 export const USAGE_EXIT = 2;
