@@ -49,7 +49,20 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
     stderr.write(`\r\x1b[2K${s.dim(fit(text))}`);
     transient = true;
   }
+  /**
+   * Not on a terminal a start line cannot be completed in place, so it waits: a quick call becomes one line
+   * (`$ ls (exit 0, 0.0 s)`); a call still running after a second, or asking first, shows its start line then.
+   */
+  let deferred: { callId: string; text: string; timer: ReturnType<typeof setTimeout> } | undefined;
+  function flushDeferred() {
+    if (!deferred) return;
+    clearTimeout(deferred.timer);
+    const { text } = deferred;
+    deferred = undefined;
+    line(text);
+  }
   function line(text: string) {
+    flushDeferred();
     clearTransient();
     stderr.write(`${text}\n`);
     lastStart = undefined;
@@ -96,6 +109,7 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
           if (json || p.turn_id !== mainTurn) return;
           streamed += p.text;
           lastStart = undefined;
+          flushDeferred();
           stdout.write(p.text);
           return;
         case "model.retrying": {
@@ -109,6 +123,12 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
           if (json) return;
           // Text before a tool call is its own segment; keep stdout lines whole around tool lines.
           endStdoutLine();
+          if (!tty) {
+            flushDeferred();
+            deferred = { callId: p.call_id, text: s.bold(p.label), timer: setTimeout(flushDeferred, WAIT_AFTER_MS) };
+            labels.set(p.call_id, p.label);
+            return;
+          }
           line(s.bold(fit(p.label)));
           lastStart = { callId: p.call_id, label: fit(p.label) };
           labels.set(p.call_id, fit(p.label));
@@ -125,7 +145,13 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
             const label = labels.get(p.call_id) ?? p.tool;
             labels.delete(p.call_id);
             const full = `${s.bold(label)}${text ? ` ${(bad ? s.red : s.dim)(`(${text})`)}` : ""}`;
-            if (tty && lastStart?.callId === p.call_id) {
+            const waiting = deferred?.callId === p.call_id;
+            if (waiting) {
+              clearTimeout(deferred!.timer);
+              deferred = undefined;
+            }
+            if (waiting) line(full);
+            else if (tty && lastStart?.callId === p.call_id) {
               // Complete the start line in place: `read src/x.ts (bytes 0-400)`.
               clearTransient();
               stderr.write(`\x1b[1A\r\x1b[2K${full}\n`);
@@ -161,6 +187,7 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
 
     /** The approval card: what will happen, the risk in words, then the question (asked by the caller). */
     approvalCard(p: { tool: string; risk: string; summary: string }): string {
+      flushDeferred();
       stopWaiting();
       endStdoutLine();
       lastStart = undefined;
@@ -182,6 +209,9 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
       line(text);
     },
 
-    stop: stopWaiting,
+    stop() {
+      flushDeferred();
+      stopWaiting();
+    },
   };
 }
