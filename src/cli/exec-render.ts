@@ -20,6 +20,7 @@ const RISK_WORDS: Record<string, string> = {
 };
 
 const WAIT_AFTER_MS = 1000;
+const RUNNING = "  running…";
 
 export function riskInWords(risk: string): string {
   return RISK_WORDS[risk] ?? risk;
@@ -72,20 +73,20 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
     streamed = "";
   }
 
-  function startWaiting() {
+  /** On a terminal, once a wait passes a second, a ticking line: the model thinking, or a call with no output yet. */
+  function startWaiting(what = "waiting for the model…") {
     stopWaiting();
     if (!tty) return;
     const since = Date.now();
-    // A sign of life while the model has said nothing yet, once the wait passes a second.
     waitTimer = setInterval(() => {
-      const seconds = Math.floor((Date.now() - since) / 1000);
-      if (Date.now() - since >= WAIT_AFTER_MS) showTransient(`waiting for the model… ${seconds} s`);
+      const elapsed = Date.now() - since;
+      if (elapsed >= WAIT_AFTER_MS) showTransient(`${what} ${Math.floor(elapsed / 1000)} s`);
     }, 250);
   }
-  function stopWaiting() {
+  function stopWaiting(clear = true) {
     if (waitTimer) clearInterval(waitTimer);
     waitTimer = undefined;
-    clearTransient();
+    if (clear) clearTransient();
   }
 
   function outcomeOf(p: any): { text: string; bad: boolean } {
@@ -132,14 +133,19 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
           line(s.bold(fit(p.label)));
           lastStart = { callId: p.call_id, label: fit(p.label) };
           labels.set(p.call_id, fit(p.label));
+          startWaiting(RUNNING);
           return;
         case "tool.progress":
           if (json) return;
           // A sample of the output (at most two lines a second): on a terminal the last line replaces the one
           // before; in a log, samples with gaps between them would read like lost output, so none are kept.
-          if (tty) showTransient(`  ${p.line}`);
+          if (tty) {
+            stopWaiting(false); // output is a sign of life of its own
+            showTransient(`  ${p.line}`);
+          }
           return;
         case "tool.completed": {
+          stopWaiting();
           if (!json) {
             const { text, bad } = outcomeOf(p);
             const label = labels.get(p.call_id) ?? p.tool;
@@ -201,6 +207,11 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
         })
         .join("\n");
       return `\n${s.bold(`Approve ${p.tool}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o / ${s.bold("a")}lways for identical calls in this run [y/N/a] `;
+    },
+
+    /** The person approved the call the card was about: it runs now. */
+    approved() {
+      startWaiting(RUNNING);
     },
 
     /** A permanent stderr line (notes from exec itself). */

@@ -136,7 +136,9 @@ export default defineCommand({
         if (reply === "always" && p.fingerprint) alwaysAllowed.add(p.fingerprint);
         // Ctrl-C: cancel first, so the turn ends instead of taking the denial to the model.
         if (reply === "interrupt") interrupt();
-        await answer(reply === "yes" || reply === "always");
+        const approved = reply === "yes" || reply === "always";
+        if (approved) render.approved();
+        await answer(approved);
       });
       return questions;
     }

@@ -150,6 +150,14 @@ describe.skipIf(!HAVE_TMUX)("signs of life", () => {
 });
 
 describe.skipIf(!HAVE_TMUX)("output of a running command", () => {
+  test("a call with no output yet shows how long it has been running", async () => {
+    const { term } = scv(["exec", "-y", "wait"]);
+    fake.queue(bash("sleep 2.5"), text("waited"));
+    await term.waitFor(/\$ sleep 2\.5\n  running… [1-9] s/);
+    expect(await term.exitCode()).toBe(0);
+    expect(term.screen()).toMatch(/\$ sleep 2\.5 \(exit 0, 2\.\d s\)\nwaited\n/);
+  });
+
   test("the last output line replaces the one before and is gone when the command ends", async () => {
     const { term } = scv(["exec", "-y", "count"]);
     fake.queue(bash("for i in 1 2 3 4; do echo tick-$i; sleep 0.7; done"), text("counted"));
