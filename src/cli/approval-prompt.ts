@@ -36,10 +36,15 @@ export function askApproval(question: string, io: PromptIo, signal?: AbortSignal
       input.off("data", onData);
       input.off("end", onEnd);
       signal?.removeEventListener("abort", onAbort);
-      if (raw) input.setRawMode(false);
+      process.off("exit", restoreTerminal);
+      restoreTerminal();
       input.pause();
       output.write(`${echo}\n`);
       resolve(answer);
+    };
+    // However the process ends while asking, the terminal is not left in raw mode.
+    const restoreTerminal = () => {
+      if (raw) input.setRawMode(false);
     };
     const onAbort = () => finish("interrupt", "^C");
     const onEnd = () => finish("eof", "");
@@ -77,6 +82,7 @@ export function askApproval(question: string, io: PromptIo, signal?: AbortSignal
     signal?.addEventListener("abort", onAbort, { once: true });
     output.write(question);
     if (raw) input.setRawMode(true);
+    process.on("exit", restoreTerminal);
     input.on("data", onData);
     input.on("end", onEnd);
     input.resume();
