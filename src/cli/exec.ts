@@ -126,7 +126,7 @@ export default defineCommand({
         return answer(true);
       }
       if (!interactive) {
-        render.note(`scv exec: denied ${p.tool} (${p.risk}): ${p.summary.split("\n", 1)[0]}\n  ${howToAllow()}`);
+        render.note(`  not asked, so denied: ${howToAllow()}`);
         return answer(false);
       }
       questions = questions.then(async () => {
