@@ -1,9 +1,16 @@
-// Runs before every test file: no test may see the developer's real home, SCV state or keys.
-import { mkdtempSync } from "node:fs";
+// Runs before every test file: no test may see the developer's real home, SCV state or keys, and nothing a
+// test creates outlives the run: every temp dir (os.tmpdir() reads TMPDIR) lands under one root removed at exit.
+import { afterAll } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = mkdtempSync(join(tmpdir(), "scv-test-"));
+process.env.TMPDIR = join(root, "tmp");
+mkdirSync(process.env.TMPDIR);
+const removeRoot = () => rmSync(root, { recursive: true, force: true });
+afterAll(removeRoot);
+process.on("exit", removeRoot);
 process.env.HOME = join(root, "home");
 process.env.SCV_HOME = join(root, "scv-home");
 process.env.XDG_CONFIG_HOME = join(root, "home", ".config");
@@ -18,5 +25,4 @@ delete process.env.BUN_OPTIONS;
 delete process.env.BUN_BE_BUN;
 delete process.env.SCV_DELEGATION_DEPTH;
 delete process.env.SCV_PARENT;
-import { mkdirSync } from "node:fs";
 mkdirSync(process.env.HOME!, { recursive: true });

@@ -8,6 +8,8 @@ export interface ApprovalRequest {
   tool: string;
   risk: ToolRisk;
   summary: string;
+  /** Equal for identical calls (same tool, same arguments), so a client can approve "this call again". */
+  fingerprint?: string;
 }
 
 export interface ApprovalDecision {

@@ -1,6 +1,6 @@
 // `scv agents ps|kill|gc|login|logout|status`: delegations of this SCV_HOME seen from any SCV process, transcript
 // cleanup, and signing the delegated agents in and out of their private homes.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
 
 function fail(command: string, message: string, code = 1): void {
@@ -127,6 +127,7 @@ const agentArg = { type: "positional", required: true, description: "claude, cod
 const login = defineCommand({
   meta: { name: "login", description: "Sign an agent in inside SCV's private home for it (extra arguments for its own command after --)" },
   args: { agent: agentArg },
+  ownArgs: true,
   async run({ rawArgs }) {
     const { agentLogin } = await import("../agents/login");
     await signInAction("login", (ctx) => agentLogin(ctx, rawArgs));
@@ -136,6 +137,7 @@ const login = defineCommand({
 const logout = defineCommand({
   meta: { name: "logout", description: "Sign an agent out of SCV's private home for it" },
   args: { agent: agentArg },
+  ownArgs: true,
   async run({ rawArgs }) {
     const { agentLogout } = await import("../agents/login");
     await signInAction("logout", (ctx) => agentLogout(ctx, rawArgs));

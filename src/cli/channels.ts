@@ -1,6 +1,6 @@
 // `scv channels list|status`: the chat channels configured in [channels.*], and what the daemon reports about
 // each (state, queue depths, last error).
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 
 function configured(command: string) {

@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { ConfigError, loadConfig } from "../config/load";
 import { effectiveEntries, renderEntries } from "../config/show";
 

@@ -1,5 +1,5 @@
 // `scv daemon run|start|stop|restart|status|install`. A delegated SCV refuses all but status.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
 
 function fail(command: string, message: string, code = 1): void {
@@ -129,16 +129,18 @@ const restart = defineCommand({
 });
 
 const status = defineCommand({
-  meta: { name: "status", description: "Whether the daemon runs (pid, uptime, version)" },
+  meta: { name: "status", description: "Whether the daemon runs (pid, uptime, version); exit 3 when it does not" },
   args: { json: { type: "boolean", description: "print JSON" } },
   async run({ args }) {
     const { collectStatus, formatDuration } = await import("../daemon/status");
     const report = await collectStatus(scvHome());
+    const d = report.daemon;
+    // As `systemctl status` does: 3 when the daemon is not running, so scripts can test it.
+    if (!d.running) process.exitCode = 3;
     if (args.json) {
       process.stdout.write(`${JSON.stringify(report.daemon, null, 2)}\n`);
       return;
     }
-    const d = report.daemon;
     process.stdout.write(
       d.running
         ? `running (pid ${d.pid}, up ${formatDuration(d.uptime_seconds)}, version ${d.version}${d.stopping ? ", stopping" : ""})\n`

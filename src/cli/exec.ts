@@ -1,29 +1,17 @@
-// `scv exec PROMPT`: one turn. The reply goes to stdout, tool progress to stderr; --json prints the protocol
-// notifications as JSONL. Exit status: 0 completed, 1 failed, 130 cancelled, 78 configuration error.
-import { defineCommand } from "citty";
-import { realpathSync } from "node:fs";
-import { createInterface } from "node:readline";
-import { ConfigError, loadConfig, scvHome } from "../config/load";
-import { reconcileAtStartup } from "../process/reconcile";
-import { becomeSubreaper } from "../process/subreaper";
-import { openSessionStore, type SessionStore } from "../sessions/index";
-import { createInProcessClient } from "./exec-client";
+// `scv exec PROMPT`: one turn. The reply goes to stdout, tool calls and approvals to stderr (exec-render.ts);
+// --json prints the protocol notifications as JSONL. Exit status: see exit-codes.ts.
+// The run's modules load inside run(), so `--help` and usage errors answer without loading the server.
+import { realpathSync, writeFileSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
+import { defineCommand } from "./command";
+import { EXIT_CODES } from "./exit-codes";
+import type { SessionStore } from "../sessions/index";
 
 const EXIT = { completed: 0, failed: 1, cancelled: 130, config: 78 } as const;
 
 async function readPrompt(arg: string): Promise<string> {
   if (arg !== "-") return arg;
   return (await new Response(Bun.stdin.stream()).text()).trim();
-}
-
-function askYesNo(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  return new Promise((resolve) => {
-    rl.question(`${question} [y/N] `, (answer) => {
-      rl.close();
-      resolve(/^y(es)?$/i.test(answer.trim()));
-    });
-  });
 }
 
 /** The newest session of the workspace at `cwd`, for --continue; exits with advice when there is none. */
@@ -51,17 +39,32 @@ function reportResumed(r: { session_id: string; turns: { status: string }[]; job
 
 export default defineCommand({
   meta: { name: "exec", description: "Run one turn on PROMPT (or - to read it from stdin) and print the reply" },
+  notes:
+    "Approvals: y runs the call once, n (or Enter, or Ctrl-D) denies it and the turn goes on, a runs it and every\n" +
+    "identical call (same tool, same arguments) for the rest of this run, Ctrl-C denies it and cancels the turn.\n\n" +
+    EXIT_CODES,
   args: {
-    prompt: { type: "positional", description: "the prompt, or - for stdin", required: true },
-    cwd: { type: "string", description: "workspace directory (default: current directory)" },
+    prompt: { type: "positional", description: "the prompt (quote it), or - to read it from stdin" },
+    cwd: { type: "string", alias: "C", valueHint: "DIR", description: "workspace directory (default: current directory)" },
     json: { type: "boolean", description: "print protocol events as JSONL on stdout" },
-    yes: { type: "boolean", description: "approve every tool call without asking (auto_approve)" },
-    provider: { type: "string", description: "provider profile to use (overrides provider.active)" },
-    model: { type: "string", description: "model to use for this run" },
-    resume: { type: "string", description: "continue the stored session ID (see scv sessions list) with its full history" },
+    yes: { type: "boolean", alias: "y", description: "approve every tool call without asking (auto_approve)" },
+    provider: { type: "string", alias: "p", valueHint: "NAME", description: "provider profile to use (overrides provider.active)" },
+    model: { type: "string", alias: "m", valueHint: "MODEL", description: "model to use for this run" },
+    "output-last-message": { type: "string", alias: "o", valueHint: "FILE", description: "also write the final reply to FILE" },
+    resume: { type: "string", valueHint: "ID", description: "continue the stored session ID (see scv sessions list) with its full history" },
     continue: { type: "boolean", description: "continue the newest session of this workspace" },
   },
   async run({ args }) {
+    const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { becomeSubreaper }, { askApproval }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
+      await Promise.all([
+        import("../config/load"),
+        import("../process/reconcile"),
+        import("../process/subreaper"),
+        import("./approval-prompt"),
+        import("../server/in-process-client"),
+        import("./exec-render"),
+        import("../sessions/index"),
+      ]);
     const env = { ...process.env };
     if (args.provider) env.SCV_PROVIDER = args.provider;
     if (args.model) env.SCV_MODEL = args.model;
@@ -74,12 +77,12 @@ export default defineCommand({
       process.stderr.write(`scv exec: configuration error, not starting:\n${e.message}\n`);
       process.exit(EXIT.config);
     }
-    const sessions = openSessionStore({ home: scvHome(env) });
-    sessions.prune(keepDays);
     if (args.continue && args.resume) {
       process.stderr.write("scv exec: give either --resume ID or --continue, not both\n");
       process.exit(2);
     }
+    const sessions = openSessionStore({ home: scvHome(env) });
+    sessions.prune(keepDays);
     const resumeId = args.continue ? newestSessionOf(sessions, cwd) : args.resume;
     // Escapees of the commands this run starts (setsid, cleared environment) reparent to us, so they are found.
     becomeSubreaper();
@@ -93,7 +96,7 @@ export default defineCommand({
     const interactive = !!process.stdin.isTTY && args.prompt !== "-";
     let sessionId = "";
     let mainTurn = "";
-    let streamed = "";
+    let lastReply = "";
     let finish!: (status: keyof typeof EXIT) => void;
     const finished = new Promise<keyof typeof EXIT>((r) => (finish = r));
     // Background jobs this run started: exec stays open until each has been reported (or cancelled).
@@ -106,6 +109,7 @@ export default defineCommand({
       // A job started while Ctrl-C was being handled: nothing waits for its report either.
       else if (interrupted) finish("cancelled");
     };
+    const render = createExecRenderer({ stdout: process.stdout, stderr: process.stderr, json: !!args.json });
 
     const client = createInProcessClient({
       env,
@@ -113,31 +117,11 @@ export default defineCommand({
       baseDepth: Number(env.SCV_DELEGATION_DEPTH ?? 0) || 0,
       onNotification(method, p) {
         if (args.json) process.stdout.write(`${JSON.stringify({ method, params: p })}\n`);
+        render.notify(method, p, mainTurn);
         switch (method) {
-          case "assistant.delta":
-            if (p.turn_id === mainTurn && !args.json) {
-              streamed += p.text;
-              process.stdout.write(p.text);
-            }
-            break;
-          case "tool.started":
-            if (p.turn_id === mainTurn && !args.json) {
-              // Text before a tool call is its own segment; keep stdout lines whole around tool progress.
-              if (streamed && !streamed.endsWith("\n")) process.stdout.write("\n");
-              streamed = "";
-              process.stderr.write(`· ${p.label}\n`);
-            }
-            break;
-          case "tool.progress":
-            if (!args.json) process.stderr.write(`  ${p.line}\n`);
-            break;
           case "tool.completed":
-            if (!args.json) process.stderr.write(`  ${p.ok ? "done" : "failed"}: ${p.tool}\n`);
             for (const job of Array.isArray(p.jobs) ? p.jobs : []) pendingJobs.add(String(job));
             for (const job of Array.isArray(p.jobs_settled) ? p.jobs_settled : []) pendingJobs.delete(String(job));
-            if (Array.isArray(p.jobs) && p.jobs.length && !args.json) {
-              process.stderr.write(`  started ${p.jobs.join(", ")}; waiting for the report before exiting (Ctrl-C cancels)\n`);
-            }
             break;
           case "approval.requested":
             void decide(p);
@@ -145,20 +129,12 @@ export default defineCommand({
           case "turn.ended":
             if (p.origin?.kind === "background") {
               for (const job of p.origin.jobs ?? []) pendingJobs.delete(String(job));
-              if (!args.json) {
-                process.stderr.write(`\n[background report: ${(p.origin.jobs ?? []).join(", ")}]\n`);
-                process.stdout.write(p.reply.endsWith("\n") || !p.reply ? p.reply : `${p.reply}\n`);
-              }
+              if (p.reply) lastReply = p.reply;
               maybeFinish();
               break;
             }
             if (p.turn_id !== mainTurn) break;
-            if (!args.json) {
-              const rest = p.reply.startsWith(streamed) ? p.reply.slice(streamed.length) : `\n${p.reply}`;
-              process.stdout.write(rest);
-              if ((streamed + rest).length && !(streamed + rest).endsWith("\n")) process.stdout.write("\n");
-              if (p.error) process.stderr.write(`scv exec: turn ${p.status}: ${p.error.message}\n`);
-            }
+            lastReply = p.reply;
             mainStatus = p.status;
             maybeFinish();
             break;
@@ -172,17 +148,41 @@ export default defineCommand({
       return `nobody can approve here (stdin is not a terminal); ${fix}, or run in a terminal to be asked`;
     }
 
-    async function decide(p: { approval_id: string; tool: string; summary: string; risk: string }) {
-      let approved = false;
-      if (interactive) approved = await askYesNo(`\nAllow ${p.risk} action?\n${p.summary}\n`);
-      else process.stderr.write(`scv exec: denied ${p.tool} (${p.risk}): ${p.summary}\n  ${howToAllow()}\n`);
-      await client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved }).catch(() => {});
+    // Calls the person answered `a` (always) for, by fingerprint: identical calls run unasked for this run.
+    const alwaysAllowed = new Set<string>();
+    // Questions are asked one at a time; Ctrl-C delivered as a signal ends the one open.
+    let questions = Promise.resolve();
+    let questionAbort = new AbortController();
+
+    function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string }) {
+      const answer = (approved: boolean) =>
+        client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved }).catch(() => {});
+      if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) {
+        render.note("  approved: identical to a call allowed with `a`");
+        return answer(true);
+      }
+      if (!interactive) {
+        render.note(`  not asked, so denied: ${howToAllow()}`);
+        return answer(false);
+      }
+      questions = questions.then(async () => {
+        if (interrupted) return void (await answer(false));
+        if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) return void (await answer(true));
+        const reply = await askApproval(render.approvalCard(p), { input: process.stdin, output: process.stderr }, questionAbort.signal);
+        if (reply === "always" && p.fingerprint) alwaysAllowed.add(p.fingerprint);
+        // Ctrl-C: cancel first, so the turn ends instead of taking the denial to the model.
+        if (reply === "interrupt") interrupt();
+        const approved = reply === "yes" || reply === "always";
+        if (approved) render.approved();
+        await answer(approved);
+      });
+      return questions;
     }
 
     let interrupts = 0;
     process.on("SIGINT", () => {
       if (++interrupts > 1) process.exit(EXIT.cancelled);
-      process.stderr.write("\nscv exec: cancelling (Ctrl-C again to quit at once)\n");
+      render.note("\nscv exec: cancelling (Ctrl-C again to quit at once)");
       interrupt();
     });
     process.on("SIGTERM", interrupt);
@@ -190,6 +190,8 @@ export default defineCommand({
     // turn starts for them. Without jobs, cancel the turn and let its end finish the run.
     function interrupt() {
       interrupted = true;
+      questionAbort.abort();
+      questionAbort = new AbortController();
       if (pendingJobs.size) finish("cancelled");
       else if (sessionId) void client.request("turn.cancel", { session_id: sessionId }).catch(() => {});
     }
@@ -207,7 +209,17 @@ export default defineCommand({
       process.exit((e as { code?: number }).code === -32004 ? EXIT.config : 1);
     }
     const status = await finished;
+    render.stop();
     await client.request("session.close", { session_id: sessionId }).catch(() => {});
+    const outFile = args["output-last-message"];
+    if (outFile) {
+      try {
+        writeFileSync(resolvePath(outFile), lastReply);
+      } catch (e) {
+        process.stderr.write(`scv exec: could not write the reply to ${outFile}: ${(e as Error).message}\n`);
+        process.exit(EXIT.failed);
+      }
+    }
     process.exit(EXIT[status]);
   },
 });

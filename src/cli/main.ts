@@ -2,6 +2,7 @@
 // only when it runs, so start-up stays fast.
 import { isatty } from "node:tty";
 import { VERSION } from "../version";
+import { EXIT_CODES } from "./exit-codes";
 import { isTuiInvocation } from "./tui";
 
 const argv = process.argv.slice(2);
@@ -37,11 +38,13 @@ async function main() {
     const { runTuiCommand } = await import("./tui");
     process.exit(await runTuiCommand(argv));
   }
-  const { defineCommand, runMain } = await import("citty");
+  const { defineCommand, runCli } = await import("./command");
   const lazy = (load: () => Promise<{ default: unknown }>) => () => load().then((m) => m.default as never);
   const root = defineCommand({
-    meta: { name: "scv", version: VERSION, description: "SCV: a personal agent host" },
+    meta: { name: "scv", version: VERSION, description: "a personal agent host" },
+    notes: EXIT_CODES,
     subCommands: {
+      tui: lazy(() => import("./tui")),
       exec: lazy(() => import("./exec")),
       server: lazy(() => import("./server")),
       config: lazy(() => import("./config")),
@@ -53,7 +56,7 @@ async function main() {
       channels: lazy(() => import("./channels")),
     },
   });
-  await runMain(root);
+  await runCli(root, argv);
 }
 
 await main();

@@ -1,4 +1,4 @@
-// Entry for `scv server --stdio`; main.ts calls it directly (without citty) to keep start-up short.
+// Entry for `scv server --stdio`; main.ts calls it directly (without the argument parser) to keep start-up short.
 import { serveStdio } from "../server/stdio";
 
 export async function runStdioServer(): Promise<never> {

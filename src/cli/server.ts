@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 
 export default defineCommand({
   meta: { name: "server", description: "Serve the client protocol (JSON-RPC 2.0, one object per line); see docs/protocol.md" },

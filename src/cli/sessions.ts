@@ -1,6 +1,6 @@
 // `scv sessions list|show|rm`: the stored sessions of this SCV_HOME (src/sessions). Stored text is printed as
 // data: control characters (terminal escapes a reply or tool output may carry) are shown, never sent raw.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { realpathSync } from "node:fs";
 import { scvHome } from "../config/load";
 import type { LoadedSession, SessionStore, StoredItem } from "../sessions/index";

@@ -1,7 +1,7 @@
 // `scv skills list`: the skills a session started in this directory would see, and the folders skipped with why.
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { discoverSkills, type Skill } from "../skills/index";
 

@@ -1,6 +1,6 @@
 // `scv status`: the daemon (pid, uptime, version), delegations running and idle, orphans stopped; from the
 // daemon when it runs, else from the state directory.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
 
 export default defineCommand({

@@ -77,3 +77,12 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
   }
   return runTui({ cwd: parsed.cwd ?? process.cwd(), env, resume: parsed.resume, continueNewest: parsed.continueNewest });
 }
+
+/** For `scv help` and `scv tui --help`: `scv tui ...` itself is routed before the command layer. */
+export default {
+  meta: { name: "tui", description: "an interactive session in this directory (also `scv` alone in a terminal)" },
+  notes:
+    "Options: -c/--continue (the newest session of this workspace), -r/--resume [ID] (a stored session; without ID a list to pick from), -C/--cwd DIR, -m/--model MODEL. Inside, /help lists keys and commands.",
+  ownArgs: true,
+  run: async ({ rawArgs }: { rawArgs: string[] }) => process.exit(await runTuiCommand(["tui", ...rawArgs])),
+};

@@ -65,12 +65,12 @@ function leafPaths(value: unknown, prefix = ""): string[] {
   return [prefix];
 }
 
-function refuseUserOnly(file: string, project: ConfigFile) {
+function refuseUserOnly(file: string, project: ConfigFile, userFile: string) {
   for (const path of leafPaths(project)) {
     const hit = USER_ONLY_KEYS.find((k) => path === k || path.startsWith(`${k}.`));
     if (hit) {
       throw new ConfigError(
-        `${file}: ${path}: a project file cannot set ${hit}; it changes who SCV trusts or what it runs. Set it in your user config ($SCV_HOME/config.toml) instead.`,
+        `${file}: ${path}: a project file cannot set ${hit}; it changes who SCV trusts or what it runs. Set it in your user config (${userFile}) instead.`,
       );
     }
   }
@@ -88,7 +88,7 @@ export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {})
   const projectFile = opts.cwd ? join(opts.cwd, ".scv", "config.toml") : undefined;
   const user = readFile(userFile) ?? {};
   const project = (projectFile && readFile(projectFile)) || {};
-  if (projectFile) refuseUserOnly(projectFile, project);
+  if (projectFile) refuseUserOnly(projectFile, project, userFile);
 
   const sources = new Map<string, string>();
   for (const p of leafPaths(user)) sources.set(p, userFile);

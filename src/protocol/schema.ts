@@ -32,8 +32,9 @@ const StoredTurn = z.object({
 /** Client -> server requests: params and result. */
 export const requests = {
   initialize: {
-    description: "First request on a connection. Fails if the protocol version is not 3.",
-    params: z.strictObject({
+    description:
+      "First request on a connection. Fails if the protocol version is not 3. Unknown keys in its params (such as `client_info` from a newer client) are ignored; every other method refuses them.",
+    params: z.object({
       protocol_version: z.number().int(),
       client: z.object({ name: z.string(), version: z.string().optional() }).optional(),
     }),
@@ -116,19 +117,37 @@ export const notifications = {
   },
   "assistant.delta": { description: "Streamed assistant text.", params: z.object({ ...inTurn, text: z.string() }) },
   "tool.started": {
-    description: "A tool call began (before approval). `label` is what a UI shows, such as `agent codex`.",
-    params: z.object({ ...inTurn, call_id: z.string(), tool: z.string(), label: z.string(), risk: Risk.optional() }),
+    description:
+      "A tool call began (before approval). `label` is the call as a person reads it, such as `$ cargo test`, `read src/x.ts (bytes 0-400)` or `agent codex: fix the build`. `arguments` is the call's validated arguments (the raw ones when they were invalid), with long strings cut and credential-looking values masked.",
+    params: z.object({
+      ...inTurn,
+      call_id: z.string(),
+      tool: z.string(),
+      label: z.string(),
+      risk: Risk.optional(),
+      arguments: z.record(z.string(), z.unknown()).optional(),
+    }),
   },
   "tool.progress": {
     description: "A short status line from a running tool, at most twice a second per call; never part of history.",
     params: z.object({ ...inTurn, call_id: z.string(), line: z.string() }),
   },
   "tool.completed": {
-    description: "A tool call finished. `output` is what the model sees (bounded). Tools may add fields, such as `jobs`.",
-    params: z.looseObject({ ...inTurn, call_id: z.string(), tool: z.string(), ok: z.boolean(), output: z.string() }),
+    description:
+      "A tool call finished. `output` is what the model sees (bounded). `display` is the outcome as a person reads it after the label (`exit 0, 1.2 s`, `+12 -3 lines`, `200, 5120 bytes`); `denied` is true when approval was refused. Tools may add fields, such as `jobs`.",
+    params: z.looseObject({
+      ...inTurn,
+      call_id: z.string(),
+      tool: z.string(),
+      ok: z.boolean(),
+      output: z.string(),
+      display: z.string().optional(),
+      denied: z.boolean().optional(),
+    }),
   },
   "approval.requested": {
-    description: "A tool call needs the client's decision; answer with approval.resolve.",
+    description:
+      "A tool call needs the client's decision; answer with approval.resolve. `summary` shows what will happen (for a `write`, a bounded diff or the new file's first lines). `fingerprint` is the same for identical calls (same tool, same arguments), so a client may approve repeats of a call it was told to allow.",
     params: z.object({
       ...inTurn,
       approval_id: z.string(),
@@ -137,6 +156,18 @@ export const notifications = {
       risk: Risk,
       summary: z.string(),
       workspace: z.string(),
+      fingerprint: z.string().optional(),
+    }),
+  },
+  "model.retrying": {
+    description:
+      "The model request failed in a way worth retrying, before any output; the server waits `delay_ms` and tries again (attempt `attempt` of `max_retries`).",
+    params: z.object({
+      ...inTurn,
+      attempt: z.number().int(),
+      max_retries: z.number().int(),
+      delay_ms: z.number(),
+      error: z.object({ class: z.string(), message: z.string(), status: z.number().int().optional() }),
     }),
   },
   "turn.ended": {

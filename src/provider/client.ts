@@ -97,7 +97,7 @@ async function* runStream(profile: ProviderProfile, opts: ModelClientOptions, ad
       const c = outcome.classified;
       if (c.retryable && !emitted && retries < profile.max_retries) {
         const delayMs = retryDelay(retries + 1, c, timing, random);
-        yield { type: "retry", attempt: retries + 1, delayMs, failure: scrub(c.failure) };
+        yield { type: "retry", attempt: retries + 1, maxRetries: profile.max_retries, delayMs, failure: scrub(c.failure) };
         if (!(await sleep(delayMs, signal))) {
           yield cancelledEnd();
           return;

@@ -63,8 +63,8 @@ export type ModelEvent =
   | { type: "refusal"; delta: string }
   | { type: "tool_call"; call: ToolCallRequest }
   | { type: "citation"; url: string; title?: string }
-  /** A retryable failure before any output; the client waits `delayMs` and tries again. */
-  | { type: "retry"; attempt: number; delayMs: number; failure: ModelFailure }
+  /** A retryable failure before any output; the client waits `delayMs` and tries again (at most `maxRetries` times). */
+  | { type: "retry"; attempt: number; maxRetries: number; delayMs: number; failure: ModelFailure }
   /** Always the last event. A started stream never throws: failures arrive here. */
   | { type: "end"; status: "completed" | "incomplete" | "failed" | "cancelled"; usage?: Usage; failure?: ModelFailure; reason?: string };
 

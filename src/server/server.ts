@@ -2,6 +2,7 @@
 // in-process `scv exec` client both feed it lines and receive its messages.
 import { createHash } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { ConfigError, loadConfig, resolveApiKey, scvHome } from "../config/load";
 import { createRpcEndpoint, RpcError, type RpcEndpoint } from "../protocol/rpc";
 import { ERROR_CODES, PROTOCOL_VERSION, type RequestResult } from "../protocol/schema";
@@ -76,7 +77,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
     const apiKey = resolveApiKey(profile, env);
     if (!apiKey && !opts.modelClientFactory && new URL(profile.base_url).hostname === "api.openai.com") {
       o.journal?.recorder.close();
-      throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(o.profileName, profile.api_key_env));
+      throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(o.profileName, profile.api_key_env, join(scvHome(env), "config.toml")));
     }
     const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
     const home = scvHome(env);
@@ -274,8 +275,8 @@ function storeCall<T>(fn: () => T): T {
   }
 }
 
-export function missingKeyMessage(profileName: string, keyEnv: string | undefined): string {
-  const where = `under [providers.${profileName}] in $SCV_HOME/config.toml`;
+export function missingKeyMessage(profileName: string, keyEnv: string | undefined, userFile: string): string {
+  const where = `under [providers.${profileName}] in ${userFile}`;
   // A profile the user wrote names its key itself: with no api_key_env, OPENAI_API_KEY is not read.
   const setKey = keyEnv
     ? `set ${keyEnv} in the environment (the profile's api_key_env), or set api_key ${where}`

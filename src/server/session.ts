@@ -167,6 +167,7 @@ export class Session {
         risk: request.risk,
         summary: request.summary,
         workspace: this.scope.workspace,
+        ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
       });
     });
   }

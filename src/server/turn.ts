@@ -4,7 +4,16 @@ import type { ApprovalGate } from "../approval/gate";
 import type { NotificationMethod, NotificationParams } from "../protocol/schema";
 import { withSources } from "../provider/citations";
 import type { HistoryItem, ModelClient, ModelFailure, ToolCallRequest, Usage } from "../provider/types";
-import { failure, type SessionScope, type ToolCallContext, type ToolRegistry, type ToolResult } from "../tools/tool";
+import {
+  argumentsForDisplay,
+  displayLine,
+  failure,
+  type SessionScope,
+  type ToolCallContext,
+  type ToolRegistry,
+  type ToolResult,
+  type ToolRisk,
+} from "../tools/tool";
 
 export type Emit = <M extends NotificationMethod>(method: M, params: NotificationParams<M>) => void;
 
@@ -56,6 +65,11 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
         emit("assistant.delta", { ...ids, text: ev.delta });
       } else if (ev.type === "tool_call") calls.push(ev.call);
       else if (ev.type === "citation") citations.push(ev);
+      else if (ev.type === "retry") {
+        const { class: cls, message, status } = ev.failure;
+        const error = { class: cls, message, ...(status !== undefined ? { status } : {}) };
+        emit("model.retrying", { ...ids, attempt: ev.attempt, max_retries: ev.maxRetries, delay_ms: ev.delayMs, error });
+      }
       else if (ev.type === "end") {
         ended = ev.status;
         modelFailure = ev.failure;
@@ -97,6 +111,12 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
   };
 }
 
+/** `arguments` for tool.started: only a JSON object is shown (a call with other arguments is refused anyway). */
+function argumentsField(args: unknown): { arguments?: Record<string, unknown> } {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return {};
+  return { arguments: argumentsForDisplay(args as Record<string, unknown>) };
+}
+
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   if (text.trim() === "") return { ok: true, value: {} };
   try {
@@ -134,32 +154,38 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
   };
 
   let result: ToolResult;
-  let label = call.name;
+  let denied = false;
+  const started = (label: string, args?: unknown, risk?: ToolRisk) =>
+    emit("tool.started", { ...ids, tool: call.name, label, ...(risk ? { risk } : {}), ...argumentsField(args) });
   if (!tool) {
-    emit("tool.started", { ...ids, tool: call.name, label });
+    started(call.name);
     const names = deps.tools.list().map((t) => t.name);
     result = failure(`unknown tool "${call.name}"; available tools: ${names.join(", ") || "none"}`);
   } else {
     const args = parseArguments(call.arguments);
     if (!args.ok) {
-      emit("tool.started", { ...ids, tool: call.name, label });
+      started(call.name);
       result = failure(`the ${call.name} arguments are not valid JSON (${args.error}); send a JSON object`);
     } else {
       const assessed = await tool.assess(args.value, ctx);
       if (!assessed.ok) {
-        emit("tool.started", { ...ids, tool: call.name, label });
+        started(call.name, args.value);
         result = assessed.result;
       } else {
-        label = assessed.label;
-        emit("tool.started", { ...ids, tool: call.name, label, risk: assessed.risk });
-        const decision = await deps.gate.decide({ callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary });
+        started(assessed.label, assessed.args, assessed.risk);
+        const fingerprint = new Bun.CryptoHasher("sha256").update(`${call.name}\0${JSON.stringify(args.value)}`).digest("hex");
+        const request = { callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary, fingerprint };
+        const decision = await deps.gate.decide(request);
         if (signal.aborted) result = failure("cancelled");
-        else if (!decision.approved) result = failure(`not run: ${decision.reason}`);
-        else result = await tool.run(assessed.args, ctx);
+        else if (!decision.approved) {
+          denied = true;
+          result = failure(`not run: ${decision.reason}`);
+        } else result = await tool.run(assessed.args, ctx);
       }
     }
   }
   if (timer) clearTimeout(timer);
-  emit("tool.completed", { ...(result.event ?? {}), ...ids, tool: call.name, ok: result.ok, output: result.output });
+  const shown = { ...(result.display ? { display: displayLine(result.display) } : {}), ...(denied ? { denied } : {}) };
+  emit("tool.completed", { ...(result.event ?? {}), ...ids, tool: call.name, ok: result.ok, output: result.output, ...shown });
   return result;
 }

@@ -195,7 +195,7 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
       const summary = approvalSummary(p, scope.workspace);
       return args.background ? `${summary}\nRuns as a background job: the turn continues while the agent works.` : summary;
     },
-    label: (args) => `agent ${chosenName(args)}`,
+    label: (args) => `agent ${chosenName(args)}: ${args.prompt.trim().split("\n", 1)[0]}`,
     async execute(args, ctx) {
       const p = takePlan(state, ctx.callId) ?? plan(state, scope, args);
       if (args.background) {
@@ -205,14 +205,15 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
           (signal, progress) => runAgentCall({ scope, signal, progress, outputLimitBytes: ctx.outputLimitBytes }, state, p),
           p.conversation?.handle,
         );
-        return { ok: true, output: JSON.stringify({ job: job.job, agent: name, status: "running", background: true }), event: { jobs: [job.job] } };
+        const output = JSON.stringify({ job: job.job, agent: name, status: "running", background: true });
+        return { ok: true, output, event: { jobs: [job.job] }, display: `started in the background as ${job.job}` };
       }
       const result = await runAgentCall(
         { scope, signal: ctx.signal, progress: (line) => ctx.progress(line), outputLimitBytes: ctx.outputLimitBytes },
         state,
         p,
       );
-      return { ok: result.status === "completed" || result.status === "declined", output: JSON.stringify(result) };
+      return { ok: result.status === "completed" || result.status === "declined", output: JSON.stringify(result), display: result.status };
     },
   });
 }

@@ -83,6 +83,7 @@ export function formatResult(r: RunResult, timeoutSeconds: number) {
   return {
     ok: !r.timedOut && !r.cancelled && r.exitCode === 0,
     output: text,
+    display: `${status}, ${(r.durationMs / 1000).toFixed(1)} s`,
     event: {
       exit_code: r.exitCode,
       signal: r.signal,

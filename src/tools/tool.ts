@@ -1,6 +1,7 @@
 // The tool extension contract: a tool is one defineTool({...}) in its own file. The wrapper owns argument
 // validation, error-to-result conversion and output limits, so the turn loop holds no tool-specific code.
 import { z } from "zod";
+import { redactSecrets } from "../agents/redact";
 import type { Config } from "../config/schema";
 import type { SessionJournal } from "../sessions/index";
 
@@ -78,6 +79,8 @@ export interface ToolResult {
   output: string;
   /** Extra fields for the client's tool.completed event (for example background jobs started). */
   event?: Record<string, unknown>;
+  /** How the outcome reads to a person, shown after the call's label: `exit 0, 1.2 s`, `+12 -3 lines`. */
+  display?: string;
 }
 
 /** A failure the model should read as the tool's result (not a crash). */
@@ -111,7 +114,10 @@ export interface ToolDefinition<S extends z.ZodType> {
   jsonSchema?: Record<string, unknown>;
   risk: ToolRisk | ((args: z.infer<S>, ctx: ToolCallContext) => ToolRisk | Promise<ToolRisk>);
   summary: (args: z.infer<S>, ctx: ToolCallContext) => string | Promise<string>;
-  /** How clients label the call; defaults to the tool name (the agent tool says `agent codex`). */
+  /**
+   * The call as a person would describe it (`$ cargo test`, `fetch https://…`); defaults to the summary's first
+   * line. Credential-looking values are masked and the length bounded before a client sees it.
+   */
   label?: (args: z.infer<S>) => string;
   execute: (args: z.infer<S>, ctx: ToolCallContext) => Promise<ToolResult | string>;
 }
@@ -135,7 +141,8 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
         const args = parsed.data;
         const risk = typeof def.risk === "function" ? await def.risk(args, ctx) : def.risk;
         const summary = await def.summary(args, ctx);
-        return { ok: true, args, risk, summary, label: def.label?.(args) ?? def.name };
+        const label = def.label?.(args) ?? summary.split("\n", 1)[0]!;
+        return { ok: true, args, risk, summary, label: displayLine(label) || def.name };
       } catch (e) {
         return { ok: false, result: failure(errorText(e)) };
       }
@@ -150,6 +157,38 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
       }
     },
   };
+}
+
+const LABEL_MAX_CHARS = 160;
+
+/** One line for a person: control characters flattened, credential-looking values masked, length bounded. */
+export function displayLine(text: string, maxChars = LABEL_MAX_CHARS): string {
+  const flat = redactSecrets(text.replace(/\r?\n/g, " ⏎ ").replace(/\p{Cc}/gu, " ")).trim();
+  return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
+}
+
+const ARGUMENT_MAX_CHARS = 2000;
+/** Argument names that hold a credential (`api_key`, `token`, `auth_token`, `password`), not ones that merely contain the word. */
+const SECRET_KEY = /(?:^|[_-])(?:api_?key|key|token|secret|password|passwd|authorization|cookie)$/i;
+
+/**
+ * A tool call's arguments as clients may see and record them: strings cut to a bounded length with credential-
+ * looking values masked (the redaction progress lines use), values under secret-sounding keys masked whole.
+ */
+export function argumentsForDisplay(args: Record<string, unknown>): Record<string, unknown> {
+  const show = (value: unknown, depth: number): unknown => {
+    if (typeof value === "string") {
+      const masked = redactSecrets(value);
+      return masked.length > ARGUMENT_MAX_CHARS ? `${masked.slice(0, ARGUMENT_MAX_CHARS)}… [${masked.length} characters]` : masked;
+    }
+    if (!value || typeof value !== "object") return value;
+    if (depth > 4) return "…";
+    if (Array.isArray(value)) return value.slice(0, 50).map((v) => show(v, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) && typeof v === "string" ? "…" : show(v, depth + 1);
+    return out;
+  };
+  return show(args, 0) as Record<string, unknown>;
 }
 
 export function failure(message: string, event?: Record<string, unknown>): ToolResult {

@@ -34,6 +34,7 @@ export function createWebFetchTool(scope: SessionScope): Tool {
     parameters: Params,
     risk: (args) => (isAutoApproved(checkedUrl(args.url)) ? "read_only" : "network"),
     summary: (args) => `GET ${checkedUrl(args.url).href}`,
+    label: (args) => `fetch ${checkedUrl(args.url).href}`,
     async execute(args: Args, ctx): Promise<ToolResult> {
       const url = checkedUrl(args.url);
       const strict = isAutoApproved(url);
@@ -59,7 +60,7 @@ export function createWebFetchTool(scope: SessionScope): Tool {
         throw e;
       }
       const output = renderPage(page, args.offset ?? 0, ctx.outputLimitBytes);
-      return { ok: page.status < 400, output };
+      return { ok: page.status < 400, output, display: `${page.status}, ${page.bytes} bytes` };
     },
   });
 }

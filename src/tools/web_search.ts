@@ -1,6 +1,7 @@
 // web_search: queries the search service the user configured (SearXNG or Brave). The query goes only to
 // that service, not to a host the model picks, hence read_only risk. With web.search = "provider" there is
 // no SCV tool: the model request offers the endpoint's hosted search instead (see hostedSearchEnabled).
+import { join } from "node:path";
 import { z } from "zod";
 import type { Config } from "../config/schema";
 import { netOptions } from "../net";
@@ -52,7 +53,7 @@ export function createWebSearchTool(scope: SessionScope): Tool | undefined {
         if (e instanceof SearchError) throw new ToolError(`web_search failed: ${e.message}`);
         throw e;
       }
-      return renderHits(args.query, backend.name, hits);
+      return { ok: true, output: renderHits(args.query, backend.name, hits), display: `${hits.length} result${hits.length === 1 ? "" : "s"}` };
     },
   });
 }
@@ -65,7 +66,7 @@ function backendFor(scope: SessionScope): SearchBackend {
   const key = web.brave_api_key ?? (scope.env[web.brave_api_key_env] || undefined);
   if (!key) {
     throw new ToolError(
-      `web_search is set to Brave but no API key is set: add web.brave_api_key to your config ($SCV_HOME/config.toml) ` +
+      `web_search is set to Brave but no API key is set: add web.brave_api_key to your config (${join(scope.scvHome, "config.toml")}) ` +
         `or set the ${web.brave_api_key_env} environment variable (web.brave_api_key_env), then start a new session.`,
     );
   }

@@ -6,6 +6,8 @@ import { createHash, randomBytes } from "node:crypto";
 import * as path from "node:path";
 import { z } from "zod";
 import { cutUtf8, defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext } from "./tool";
+import { lineCounts, unifiedDiff } from "./line-diff";
+import { changePreview, currentText } from "./write-preview";
 import { assertOpenedInside, displayPath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
 
 const WriteArgs = z
@@ -44,10 +46,17 @@ export function createWriteTool(_scope: SessionScope): Tool {
     parameters: WriteArgs,
     risk: "filesystem",
     summary: (args, ctx) => {
-      precheck(args, ctx); // refuse escapes and mode mismatches before anyone is asked
-      return `write ${displayPath(args.path)} (${args.mode}, ${Buffer.byteLength(args.content)} bytes)`;
+      const real = precheck(args, ctx); // refuse escapes and mode mismatches before anyone is asked
+      const head = `write ${displayPath(args.path)} (${args.mode}, ${Buffer.byteLength(args.content)} bytes)`;
+      return `${head}\n${changePreview(args, real)}`;
     },
-    execute: (args, ctx) => writeFile(args, ctx),
+    label: (args) => `write ${displayPath(args.path)}`,
+    execute: async (args, ctx) => {
+      const before = args.mode === "replace" ? currentText(resolveInWorkspace(ctx.workspace, args.path, { forWrite: true })) : "";
+      const result = await writeFile(args, ctx);
+      const diff = before === undefined ? undefined : unifiedDiff(before, args.content, { maxLines: 0, maxChars: 1 });
+      return diff ? { ...result, display: lineCounts(diff.added, diff.removed) } : result;
+    },
   });
 }
 

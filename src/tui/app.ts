@@ -90,7 +90,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
 
   // The server loads after the first frame is on screen.
   try {
-    const { createInProcessClient } = await import("../cli/exec-client");
+    const { createInProcessClient } = await import("../server/in-process-client");
     const { becomeSubreaper } = await import("../process/subreaper");
     const { reconcileAtStartup } = await import("../process/reconcile");
     const { loadConfig, scvHome } = await import("../config/load");

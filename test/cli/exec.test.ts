@@ -62,6 +62,43 @@ test("a bash escapee that clears its tag and leaves the session is still stopped
   expect(completed.params.output).toContain("stopped 1 background process");
 });
 
+test("--json --yes records every command, path and URL a turn used, on tool.started", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  writeFileSync(join(workspace, "in.txt"), "hello\n");
+  fake.queue(
+    toolCalls([
+      { name: "bash", arguments: { command: "echo from-bash" } },
+      { name: "read", arguments: { path: "in.txt" } },
+      { name: "write", arguments: { path: "out.txt", content: "bye\n", mode: "create" } },
+      { name: "web_fetch", arguments: { url: "http://127.0.0.1:9/page" } },
+    ]),
+    text("all done"),
+  );
+  const r = await exec(["--json", "--yes", "do things"], env, workspace);
+  expect(r.code).toBe(0);
+  const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const started = events.filter((e) => e.method === "tool.started").map((e) => e.params);
+  expect(started.map((p) => [p.tool, p.label, p.arguments])).toEqual([
+    ["bash", "$ echo from-bash", { command: "echo from-bash" }],
+    ["read", "read in.txt (bytes 0-6)", { path: "in.txt" }],
+    ["write", "write out.txt", { path: "out.txt", content: "bye\n", mode: "create" }],
+    ["web_fetch", "fetch http://127.0.0.1:9/page", { url: "http://127.0.0.1:9/page" }],
+  ]);
+  const completed = events.filter((e) => e.method === "tool.completed").map((e) => e.params);
+  expect(completed[0].display).toMatch(/^exit 0, \d+\.\d s$/);
+  expect(completed[2].display).toBe("+1 -0 lines");
+});
+
+test("text mode shows each call as a person reads it; -o writes the final reply to a file", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  fake.queue(toolCalls([{ name: "bash", arguments: { command: "exit 3" } }]), text("It failed with 3."));
+  const r = await exec(["-y", "-o", "last.txt", "run it"], env, workspace);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toMatch(/^\$ exit 3 \(exit 3, \d+\.\d s\)\n$/);
+  expect(r.stderr).not.toMatch(/\x1b\[/); // not a terminal: no colour
+  expect(readFileSync(join(workspace, "last.txt"), "utf8")).toBe("It failed with 3.");
+});
+
 test("a failed turn exits non-zero with the reason on stderr", async () => {
   const { env, workspace } = fakeHome(fake.url);
   fake.queue(errorReply("model_not_found"));
@@ -76,6 +113,7 @@ test("no provider key: a clear error that says how to set one", async () => {
   const r = await exec(["hi"], env, workspace);
   expect(r.code).toBe(78);
   expect(r.stderr).toContain("OPENAI_API_KEY");
+  expect(r.stderr).toContain(`in ${join(home, "config.toml")}`);
   expect(r.stderr).toContain("base_url");
 });
 
@@ -134,7 +172,7 @@ describe.skipIf(!Bun.which("script"))("in a terminal", () => {
       const p = Bun.spawn(["script", "-qec", `${requireBinary()} exec ${flags}"write t"`, "/dev/null"], { cwd: workspace, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
       const reader = p.stdout.getReader();
       let out = "";
-      while (!out.includes("[y/N]")) {
+      while (!out.includes("[y/N/a]")) {
         const { value, done } = await reader.read();
         if (done) break;
         out += new TextDecoder().decode(value);

@@ -23,11 +23,34 @@ test("--version prints the stamped version; --help lists the commands", () => {
   for (const flag of ["--cwd", "--json", "--yes", "--provider", "--model", "PROMPT"]) expect(execHelp.stdout).toContain(flag);
 });
 
+test("scv help [COMMAND], -V, and usage errors at every level exit 2", () => {
+  const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");
+  expect(run(["-V"], env, workspace).stdout).toMatch(/^scv \d+\.\d+\.\d+/);
+  const help = run(["help", "exec"], env, workspace);
+  expect(help.code).toBe(0);
+  for (const text of ["-m, --model MODEL", "-C, --cwd DIR", "-y, --yes", "-o, --output-last-message FILE", "-p, --provider NAME", "Exit codes:", "130  interrupted"]) {
+    expect(help.stdout).toContain(text);
+  }
+  expect(run(["help", "daemon", "status"], env, workspace).stdout).toContain("exit 3 when it does not");
+  for (const [args, message] of [
+    [["help", "frob"], 'scv: unknown command "frob" (commands: exec, server, config, agents, daemon, status)'],
+    [["daemon"], "scv daemon: a command is required"],
+    [["daemon", "stop", "--frobnicate"], 'scv daemon stop: unknown option "--frobnicate"'],
+    [["status", "extra"], 'scv status: unexpected argument "extra"'],
+    [["config", "show", "--cwd"], "scv config show: option --cwd needs a value"],
+  ] as const) {
+    const r = run([...args], env, workspace);
+    expect([r.code, r.stderr.split("\n")[0]]).toEqual([2, message]);
+    expect(r.stderr).toContain("Usage: scv");
+  }
+});
+
 test("an unknown command fails and says so", () => {
   const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");
   const r = run(["frobnicate"], env, workspace);
-  expect(r.code).not.toBe(0);
-  expect(r.stdout + r.stderr).toContain("Unknown command");
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('scv: unknown command "frobnicate"');
+  expect(r.stderr).toContain("Usage: scv [options] COMMAND");
 });
 
 test("config show: sources from the user and project files; secrets only as set/unset", () => {

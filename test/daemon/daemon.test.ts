@@ -114,6 +114,7 @@ describe("CLI", () => {
 
     const ds = await cli(["daemon", "status", "--json"], { SCV_HOME: home });
     expect(JSON.parse(ds.stdout)).toMatchObject({ running: true, pid });
+    expect(ds.code).toBe(0);
     const st = await cli(["status", "--json"], { SCV_HOME: home });
     expect(JSON.parse(st.stdout)).toMatchObject({ source: "daemon", daemon: { running: true, pid }, delegations: { running: 0, idle: 0 } });
     const text = await cli(["status"], { SCV_HOME: home });
@@ -124,6 +125,9 @@ describe("CLI", () => {
     expect(alive(pid)).toBe(false);
     const after = JSON.parse((await cli(["status", "--json"], { SCV_HOME: home })).stdout);
     expect(after).toMatchObject({ source: "state", daemon: { running: false } });
+    const down = await cli(["daemon", "status"], { SCV_HOME: home });
+    expect(down.code).toBe(3);
+    expect(down.stdout).toStartWith("not running");
     expect((await cli(["daemon", "stop"], { SCV_HOME: home })).stdout).toContain("not running");
   });
 

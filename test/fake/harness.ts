@@ -38,6 +38,8 @@ export interface HarnessOptions {
   services?: () => Record<string, unknown>;
   /** An existing SCV_HOME (with its config.toml) to reuse, as a restarted server would. */
   home?: string;
+  /** The fake profile's max_retries (default 0). */
+  maxRetries?: number;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -50,7 +52,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   if (!opts.home) {
     writeFileSync(
       join(home, "config.toml"),
-      `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${fake.url}"\nwire_api = "${opts.wireApi ?? "responses"}"\nmodel = "fake-model"\nmax_retries = 0\n${opts.config ?? ""}`,
+      `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${fake.url}"\nwire_api = "${opts.wireApi ?? "responses"}"\nmodel = "fake-model"\nmax_retries = ${opts.maxRetries ?? 0}\n${opts.config ?? ""}`,
     );
   }
   const sessions = openSessionStore({ home });

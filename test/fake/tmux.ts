@@ -1,69 +1,84 @@
-// Drives a program in a real terminal: a private tmux server (its own socket, no user config) runs one
-// window; tests type with send-keys and read the screen with capture-pane. The window stays after the
-// program exits (a shell prints `[exited N]` and waits), so its last screen and exit status can be read.
-import { mkdtempSync, rmSync } from "node:fs";
+// A real terminal for tests of what a person sees: one tmux server per terminal (its own -L socket under the
+// test temp dir), the command run with an exact environment, the screen polled with a deadline (robust under
+// load), and the server killed by close(). The command's exit status appears on screen as `[exit N]`.
 import { tmpdir } from "node:os";
-import { join } from "node:path";
 
-export interface TmuxPane {
-  /** Keys as tmux names them (`Enter`, `C-c`, `Escape`) or literal text with `{ literal: true }`. */
-  send(...keys: string[]): void;
-  type(text: string): void;
-  /** The visible screen as text; with `escapes`, including colour codes. */
+export const HAVE_TMUX = !!Bun.which("tmux");
+
+export interface Terminal {
+  /** The visible screen plus scrollback; `escapes` keeps colour sequences. */
   screen(opts?: { escapes?: boolean }): string;
-  /** Polls the screen until `match` holds; throws with the last screen after `timeoutMs`. */
-  waitFor(match: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
+  /** Polls the screen until `pattern` appears (or the predicate holds); throws with the screen when `timeoutMs` passes. */
+  waitFor(pattern: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
+  /** The exit status once the command has ended. */
+  exitCode(timeoutMs?: number): Promise<number>;
+  /** Literal text (typed as is). */
+  type(text: string): void;
+  /** tmux key names: Enter, C-c, C-d. */
+  keys(...names: string[]): void;
   resize(width: number, height: number): void;
-  /** The program's exit status once it has exited, else undefined. */
-  exitStatus(): number | undefined;
   close(): void;
 }
 
-function tmux(socket: string, args: string[]): string {
-  const r = Bun.spawnSync(["tmux", "-S", socket, "-f", "/dev/null", ...args], { stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr.toString().trim()}`);
-  return r.stdout.toString();
+let counter = 0;
+const open = new Set<Terminal>();
+
+/** For afterAll: kills every tmux server this test file started that is still running. */
+export function closeAllTerminals(): void {
+  for (const t of [...open]) t.close();
 }
 
-export function startTmux(argv: string[], opts: { env: Record<string, string>; cwd: string; width?: number; height?: number }): TmuxPane {
-  // A socket in a directory of our own, removed on close: tmux leaves its socket file behind otherwise.
-  const socketDir = mkdtempSync(join(tmpdir(), "scv-tmux-"));
-  const socket = join(socketDir, "socket");
-  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const envArgs = Object.entries({ TERM: "xterm-256color", ...opts.env }).map(([k, v]) => `${k}=${quote(v)}`);
-  // A shell waits for the program and prints its status: tmux 3.3 sometimes leaves its own exited child
-  // unreaped for seconds, so the status line is a surer sign of exit than tmux's dead-pane flag.
-  const run = `env -i ${envArgs.join(" ")} ${argv.map(quote).join(" ")}; echo "[exited $?]"; exec sleep 3600`;
-  const command = `cd ${quote(opts.cwd)} && exec bash -c ${quote(run)}`;
-  tmux(socket, ["new-session", "-d", "-x", String(opts.width ?? 100), "-y", String(opts.height ?? 30), "-s", "t", command]);
-  const pane = {
-    send: (...keys: string[]) => void tmux(socket, ["send-keys", "-t", "t", ...keys]),
-    type: (text: string) => void tmux(socket, ["send-keys", "-t", "t", "-l", text]),
-    screen: (o: { escapes?: boolean } = {}) => tmux(socket, ["capture-pane", "-p", "-t", "t", ...(o.escapes ? ["-e"] : [])]),
-    async waitFor(match: string | RegExp | ((screen: string) => boolean), timeoutMs = 10_000) {
-      const test = typeof match === "string" ? (s: string) => s.includes(match) : match instanceof RegExp ? (s: string) => match.test(s) : match;
-      const deadline = Date.now() + timeoutMs;
-      let last = "";
-      while (Date.now() < deadline) {
-        last = pane.screen();
-        if (test(last)) return last;
-        await Bun.sleep(50);
-      }
-      throw new Error(`timed out waiting for ${String(match)}; the screen was:\n${last}`);
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+export function openTerminal(argv: string[], opts: { env: Record<string, string>; cwd: string; width?: number; height?: number }): Terminal {
+  const socket = `scv-${process.pid}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
+  // TMUX_TMPDIR puts the socket under the test run's temp dir, which the run removes.
+  const tmuxEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", TMUX_TMPDIR: tmpdir(), TERM: "xterm-256color" };
+  const tmux = (...args: string[]) => {
+    const r = Bun.spawnSync(["tmux", "-L", socket, "-f", "/dev/null", ...args], { env: tmuxEnv, stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr.toString()}`);
+    return r.stdout.toString();
+  };
+  const envWords = Object.entries({ TERM: "xterm-256color", ...opts.env }).map(([k, v]) => shellQuote(`${k}=${v}`));
+  // The shell stays after the command so its status and last screen can be read.
+  // The shell survives Ctrl-C (a trap, which the command does not inherit) so the status still shows.
+  const script = `trap : INT; cd ${shellQuote(opts.cwd)} && env -i ${envWords.join(" ")} ${argv.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
+  tmux("new-session", "-d", "-s", "t", "-x", String(opts.width ?? 120), "-y", String(opts.height ?? 50), "/bin/sh", "-c", script);
+  let closed = false;
+  const screen = (o: { escapes?: boolean } = {}) => tmux("capture-pane", "-p", "-t", "t", "-S", "-500", ...(o.escapes ? ["-e"] : []));
+  const waitFor = async (pattern: string | RegExp | ((screen: string) => boolean), timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    const matches = typeof pattern === "string" ? (t: string) => t.includes(pattern) : pattern instanceof RegExp ? (t: string) => pattern.test(t) : pattern;
+    for (;;) {
+      const text = screen();
+      if (matches(text)) return text;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; the screen:\n${text}`);
+      await Bun.sleep(100);
+    }
+  };
+  const terminal: Terminal = {
+    screen,
+    waitFor,
+    async exitCode(timeoutMs) {
+      const text = await waitFor(/\[exit \d+\]/, timeoutMs);
+      return Number(/\[exit (\d+)\]/.exec(text)![1]);
     },
-    resize: (width: number, height: number) => void tmux(socket, ["resize-window", "-t", "t", "-x", String(width), "-y", String(height)]),
-    exitStatus() {
-      const m = /\[exited (\d+)\]/.exec(pane.screen());
-      return m ? Number(m[1]) : undefined;
-    },
+    type: (text) => void tmux("send-keys", "-t", "t", "-l", text),
+    keys: (...names) => void tmux("send-keys", "-t", "t", ...names),
+    resize: (width, height) => void tmux("resize-window", "-t", "t", "-x", String(width), "-y", String(height)),
     close() {
+      if (closed) return;
+      closed = true;
+      open.delete(terminal);
       try {
-        tmux(socket, ["kill-server"]);
+        tmux("kill-server");
       } catch {
         // already gone
       }
-      rmSync(socketDir, { recursive: true, force: true });
     },
   };
-  return pane;
+  open.add(terminal);
+  return terminal;
 }

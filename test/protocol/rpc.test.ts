@@ -55,6 +55,16 @@ test("wrong protocol version and requests before initialize", async () => {
   expect(out[1].error).toMatchObject({ code: ERROR_CODES.unsupported_version, data: { supported: [3] } });
 });
 
+test("initialize ignores unknown params keys (a newer client, client_info); other methods stay strict", async () => {
+  const { conn, out } = connect();
+  const params = { protocol_version: 3, client_info: { name: "acp-client", version: "9" }, capabilities: {} };
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params }));
+  expect(out[0].result).toMatchObject({ protocol_version: 3, server: { name: "scv" } });
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "turn.cancel", params: { session_id: "s-x", frobnicate: true } }));
+  expect(out[1].error.code).toBe(ERROR_CODES.invalid_params);
+  expect(out[1].error.message).toContain("frobnicate");
+});
+
 test("oversized line, unknown session, bad cwd, unknown approval", async () => {
   const { conn, out } = connect();
   await conn.handleOversize(MAX_LINE_BYTES + 1);

@@ -50,7 +50,7 @@ describe.each(WIRES)("retries (%s)", (wire) => {
     const started = performance.now();
     const events = await collect(client(fake.url, wire).stream(request()));
     expect(performance.now() - started).toBeGreaterThanOrEqual(55);
-    expect(retriesOf(events)).toEqual([{ type: "retry", attempt: 1, delayMs: 60, failure: expect.objectContaining({ class: "rate_limit", status: 429 }) }]);
+    expect(retriesOf(events)).toEqual([{ type: "retry", attempt: 1, maxRetries: 3, delayMs: 60, failure: expect.objectContaining({ class: "rate_limit", status: 429 }) }]);
     expect(textOf(events)).toBe("after wait");
     expect(endOf(events).status).toBe("completed");
   });

@@ -92,6 +92,74 @@ describe("approvals", () => {
   });
 });
 
+describe("what clients are told about each call", () => {
+  test("tool.started carries the label and bounded, redacted arguments; tool.completed the outcome", async () => {
+    h = await startHarness();
+    const command = "echo hi # API_KEY=sk-abcdefghijklmnopqrstuv";
+    const content = "x".repeat(5000);
+    h.fake.queue(
+      toolCalls([
+        { name: "bash", arguments: { command } },
+        { name: "write", arguments: { path: "big.txt", content, mode: "create" } },
+      ]),
+      text("done"),
+    );
+    const sid = await h.start({ auto_approve: true });
+    await h.turn(sid, "go");
+    const started = h.events.filter((e) => e.method === "tool.started").map((e) => e.params);
+    expect(started[0]).toMatchObject({ tool: "bash", label: "$ echo hi # API_KEY=…", arguments: { command: "echo hi # API_KEY=…" } });
+    expect(started[1]).toMatchObject({ tool: "write", label: "write big.txt", arguments: { path: "big.txt", mode: "create" } });
+    expect(started[1].arguments.content).toBe(`${"x".repeat(2000)}… [5000 characters]`);
+    const completed = h.events.filter((e) => e.method === "tool.completed").map((e) => e.params);
+    expect(completed[0].display).toMatch(/^exit 0, \d+\.\d s$/);
+    expect(completed[1].display).toBe("+1 -0 lines");
+    expect(JSON.stringify(h.events)).not.toContain("sk-abcdefghijklmnopqrstuv");
+  });
+
+  test("a denied call is marked denied, not just failed", async () => {
+    h = await startHarness();
+    h.fake.queue(toolCalls([{ name: "bash", arguments: { command: "true" } }]), text("ok"));
+    const sid = await h.start();
+    const { turn_id } = await h.request("turn.start", { session_id: sid, prompt: "run" });
+    const asked = await h.waitFor("approval.requested");
+    expect(asked.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    await h.request("approval.resolve", { session_id: sid, approval_id: asked.approval_id, approved: false });
+    await h.waitFor("turn.ended", (p) => p.turn_id === turn_id);
+    expect(h.events.find((e) => e.method === "tool.completed")!.params).toMatchObject({ ok: false, denied: true });
+  });
+
+  test("identical calls share an approval fingerprint; different arguments do not", async () => {
+    h = await startHarness();
+    const call = (command: string) => toolCalls([{ name: "bash", arguments: { command } }]);
+    h.fake.queue(call("ls"), call("ls"), call("ls -a"), text("ok"));
+    const sid = await h.start();
+    const { turn_id } = await h.request("turn.start", { session_id: sid, prompt: "run" });
+    const prints: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const asked = await h.waitFor("approval.requested", (p) => !prints.includes(p.approval_id));
+      prints.push(asked.approval_id);
+      await h.request("approval.resolve", { session_id: sid, approval_id: asked.approval_id, approved: false });
+    }
+    await h.waitFor("turn.ended", (p) => p.turn_id === turn_id);
+    const f = h.events.filter((e) => e.method === "approval.requested").map((e) => e.params.fingerprint);
+    expect(f[0]).toBe(f[1]);
+    expect(f[2]).not.toBe(f[0]);
+  });
+
+  test("each provider retry is a model.retrying notification", async () => {
+    h = await startHarness({ maxRetries: 2 });
+    h.fake.queue(errorReply("rate_limit", { "retry-after-ms": "20" }), errorReply("overloaded", { "retry-after-ms": "20" }), text("finally"));
+    const sid = await h.start();
+    const ended = await h.turn(sid, "hi");
+    expect(ended.status).toBe("completed");
+    const retries = h.events.filter((e) => e.method === "model.retrying").map((e) => e.params);
+    expect(retries).toEqual([
+      expect.objectContaining({ attempt: 1, max_retries: 2, delay_ms: 20, error: expect.objectContaining({ class: "rate_limit", status: 429 }) }),
+      expect.objectContaining({ attempt: 2, max_retries: 2, delay_ms: 20, error: expect.objectContaining({ status: 503 }) }),
+    ]);
+  });
+});
+
 describe("bad tool calls become results the model reads", () => {
   test("invalid arguments, invalid JSON and an unknown tool", async () => {
     h = await startHarness();
@@ -173,4 +241,10 @@ describe("turn control", () => {
     const body = lastInput(h);
     expect(body.tools ?? []).toEqual([]);
   });
+});
+
+test("argumentsForDisplay masks values under credential names only", async () => {
+  const { argumentsForDisplay } = await import("../../src/tools/tool");
+  const shown = argumentsForDisplay({ api_key: "abc", auth_token: "def", Password: "ghi", keywords: "cats", max_tokens: "5", nested: { secret: "x", path: "a/b" } });
+  expect(shown).toEqual({ api_key: "…", auth_token: "…", Password: "…", keywords: "cats", max_tokens: "5", nested: { secret: "…", path: "a/b" } });
 });

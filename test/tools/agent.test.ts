@@ -218,7 +218,7 @@ describe("approval summary", () => {
     expect(a.ok).toBe(true);
     if (!a.ok) return;
     expect(a.risk).toBe("delegate");
-    expect(a.label).toBe("agent codex");
+    expect(a.label).toBe("agent codex: Land the fix.");
     const lines = a.summary.split("\n");
     expect(lines[0]).toStartWith(`agent codex: Launch ${BASH} with args ["${FAKE_AGENT}","exec","--json","-o","${f.scvHome}/agents/codex/tmp/last-message-`);
     expect(lines[0]).toEndWith(`.txt","-m","gpt-5.5","<prompt>"]`);
@@ -240,7 +240,7 @@ describe("approval summary", () => {
   test("FULL PERMISSIONS and the label follow the agent the call runs on", async () => {
     const { f, tool } = setup({ agents: ["claude", "dsh"], overrides: { claude: { permissions: "full" }, dsh: { permissions: "full" } }, config: { agent: { prefer: ["claude"] } } });
     const a = await tool.assess({ prompt: "x" }, makeCallContext(f.scope));
-    expect(a.ok && a.label).toBe("agent claude");
+    expect(a.ok && a.label).toBe("agent claude: x");
     expect(a.ok && a.summary).toContain('FULL PERMISSIONS: [agents.claude] permissions = "full" adds --permission-mode bypassPermissions');
     const d = await tool.assess({ agent: "dsh", prompt: "x" }, makeCallContext(f.scope));
     expect(d.ok && d.summary).toContain("DSH_PERMISSION_MODE=danger-full-access");

@@ -31,11 +31,12 @@ describe("write create", () => {
     const { risk, summary, result } = await write({ path: "src/deep/main.rs", content, mode: "create" });
     const bytes = Buffer.byteLength(content);
     expect(risk).toBe("filesystem");
-    expect(summary).toBe(`write src/deep/main.rs (create, ${bytes} bytes)`);
+    expect(summary).toBe(`write src/deep/main.rs (create, ${bytes} bytes)\nnew file, 2 lines:\n+fn main() {}\n+ünï`);
     expect(result).toEqual({
       ok: true,
       output: `created src/deep/main.rs: wrote ${bytes} bytes, sha256=${sha(content)}`,
       event: { path: "src/deep/main.rs", mode: "create", bytes, sha256: sha(content) },
+      display: "+2 -0 lines",
     });
     expect(fs.readFileSync(at("src/deep/main.rs"), "utf8")).toBe(content);
     expect(fs.statSync(at("src/deep/main.rs")).mode & 0o777).toBe(CREATE_FILE_MODE & ~process.umask());
@@ -61,6 +62,47 @@ describe("write create", () => {
 });
 
 describe("write replace", () => {
+  test("the approval shows a unified diff against the current file; the outcome counts lines", async () => {
+    const { write, at } = setup();
+    const old = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
+    fs.writeFileSync(at("notes.txt"), `${old.join("\n")}\n`);
+    const next = [...old];
+    next[9] = "line ten, changed";
+    next.splice(15, 0, "inserted", "API_KEY=sk-abcdefghijklmnop");
+    const { summary, result } = await write({ path: "notes.txt", content: `${next.join("\n")}\n`, mode: "replace" });
+    expect(summary!.split("\n").slice(0, 2)).toEqual(["write notes.txt (replace, 198 bytes)", "+3 -1 lines:"]);
+    const diff = summary!.split("\n").slice(2);
+    expect(diff).toEqual([
+      "@@ -7,12 +7,14 @@",
+      " line 7",
+      " line 8",
+      " line 9",
+      "-line 10",
+      "+line ten, changed",
+      " line 11",
+      " line 12",
+      " line 13",
+      " line 14",
+      " line 15",
+      "+inserted",
+      "+API_KEY=…",
+      " line 16",
+      " line 17",
+      " line 18",
+    ]);
+    expect(result.display).toBe("+3 -1 lines");
+  });
+
+  test("a large change shows a bounded diff and says how much was left out", async () => {
+    const { write, at } = setup();
+    fs.writeFileSync(at("big.txt"), Array.from({ length: 500 }, (_, i) => `old ${i}`).join("\n"));
+    const { summary } = await write({ path: "big.txt", content: Array.from({ length: 500 }, (_, i) => `new ${i}`).join("\n"), mode: "replace" });
+    const lines = summary!.split("\n");
+    expect(lines[1]).toBe("+500 -500 lines:");
+    expect(lines.length).toBeLessThan(50);
+    expect(lines[lines.length - 1]).toMatch(/^… \d+ more diff lines not shown$/);
+  });
+
   test("replaces content and keeps the file's permission bits", async () => {
     const { write, at, ws } = setup();
     for (const mode of [0o600, 0o755]) {

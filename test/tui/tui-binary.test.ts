@@ -7,12 +7,12 @@ import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
 import { fakeHome, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { alive } from "../fake/proc";
-import { startTmux, type TmuxPane } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
 
 setDefaultTimeout(30_000);
 
 let fake: FakeModel | undefined;
-let pane: TmuxPane | undefined;
+let pane: Terminal | undefined;
 let root: string | undefined;
 afterEach(async () => {
   pane?.close();
@@ -27,7 +27,7 @@ async function open(opts: { extraConfig?: string; env?: Record<string, string>; 
   fake = await startFakeModel();
   const h = fakeHome(fake.url, opts.extraConfig);
   root = dirname(h.home);
-  pane = startTmux([requireBinary(), ...(opts.args ?? [])], { env: { ...h.env, ...opts.env }, cwd: h.workspace, width: opts.width, height: opts.height });
+  pane = openTerminal([requireBinary(), ...(opts.args ?? [])], { env: { ...h.env, ...opts.env }, cwd: h.workspace, width: opts.width, height: opts.height });
   await pane.waitFor(/s-[0-9a-f]{8}/);
   return { ...h, fake, pane };
 }
@@ -43,10 +43,10 @@ describe("scv in a terminal", () => {
       text("## Notes\n\n- item **one**\n\n```sh\necho hi\n```\nAll done."),
     );
     pane.type("what is in my notes?");
-    pane.send("Enter");
+    pane.keys("Enter");
     await pane.waitFor("y approve once");
     expect(pane.screen()).toContain("process: runs a program on this machine");
-    pane.send("y");
+    pane.keys("y");
     const screen = await pane.waitFor("All done.");
     expect(screen).toContain("› what is in my notes?");
     expect(screen).toContain("Let me look.");
@@ -65,11 +65,11 @@ describe("scv in a terminal", () => {
       text("Nothing was changed."),
     );
     pane.type("touch things");
-    pane.send("Enter");
+    pane.keys("Enter");
     await pane.waitFor("y approve once");
-    pane.send("n");
+    pane.keys("n");
     await pane.waitFor(/denied[\s\S]*y approve once/);
-    pane.send("Escape");
+    pane.keys("Escape");
     const screen = await pane.waitFor("Nothing was changed.");
     expect(screen.match(/✗ denied/g)?.length).toBe(2);
     expect(screen).not.toContain("failed");
@@ -80,11 +80,11 @@ describe("scv in a terminal", () => {
     const same = { name: "bash", arguments: { command: "echo x >> log.txt" } };
     fake.queue(toolCalls([same]), toolCalls([same]), toolCalls([{ name: "bash", arguments: { command: "echo other" } }]), text("finished"));
     pane.type("append twice");
-    pane.send("Enter");
+    pane.keys("Enter");
     await pane.waitFor("y approve once");
-    pane.send("a");
+    pane.keys("a");
     await pane.waitFor(/echo other[\s\S]*y approve once/);
-    pane.send("y");
+    pane.keys("y");
     await pane.waitFor("finished");
     expect(await Bun.file(join(workspace, "log.txt")).text()).toBe("x\nx\n");
     expect(fake.requests.length).toBe(4);
@@ -94,26 +94,25 @@ describe("scv in a terminal", () => {
     const { fake, pane, workspace } = await open();
     fake.queue(toolCalls([{ name: "bash", arguments: { command: "echo $$ > pid.txt; sleep 60" } }]));
     pane.type("wait a minute");
-    pane.send("Enter");
+    pane.keys("Enter");
     await pane.waitFor("y approve once");
-    pane.send("y");
+    pane.keys("y");
     await pane.waitFor(/⠋|⠙|⠹|⠸|⠼|⠴|⠦|⠧|⠇|⠏/);
     const pidFile = join(workspace, "pid.txt");
     for (let i = 0; i < 100 && !(await Bun.file(pidFile).exists()); i++) await Bun.sleep(50);
     const pid = Number((await Bun.file(pidFile).text()).trim());
     expect(alive(pid)).toBe(true);
-    pane.send("C-c");
+    pane.keys("C-c");
     const screen = await pane.waitFor("⊘ cancelled", 5_000);
     expect(screen).toContain("cancelled");
     for (let i = 0; i < 60 && alive(pid); i++) await Bun.sleep(50);
     expect(alive(pid)).toBe(false);
     expect(screen).toMatch(/⊘ .*echo.*cancelled|⊘ bash cancelled/);
     await Bun.sleep(2_100); // past the double-press window
-    pane.send("C-c");
+    pane.keys("C-c");
     await pane.waitFor("press Ctrl-C again");
-    pane.send("C-c");
-    for (let i = 0; i < 60 && pane.exitStatus() === undefined; i++) await Bun.sleep(50);
-    expect(pane.exitStatus()).toBe(0);
+    pane.keys("C-c");
+    expect(await pane.exitCode(5_000)).toBe(0);
   });
 
   test("a background job's report is shown like a turn, marked as a report", async () => {
@@ -133,12 +132,12 @@ describe("scv in a terminal", () => {
       );
       // A fresh session offers dsh now that it is signed in.
       pane.type("/new");
-      pane.send("Enter");
+      pane.keys("Enter");
       await pane.waitFor(/session s-[0-9a-f]{8}[\s\S]*session s-[0-9a-f]{8}/);
       pane.type("fix it in the background");
-      pane.send("Enter");
+      pane.keys("Enter");
       await pane.waitFor("y approve once");
-      pane.send("y");
+      pane.keys("y");
       await pane.waitFor("jobs: job-1");
       const screen = await pane.waitFor("The agent fixed the parser.", 15_000);
       expect(screen).toContain("◆ background report: job-1");
@@ -160,12 +159,12 @@ describe("scv in a terminal", () => {
       signIn(home, "dsh");
       fake.queue(toolCalls([{ name: "agent", arguments: { agent: "dsh", prompt: "a long job", background: true } }]), text("Started job-1."));
       pane.type("/new");
-      pane.send("Enter");
+      pane.keys("Enter");
       await pane.waitFor(/session s-[0-9a-f]{8}[\s\S]*session s-[0-9a-f]{8}/);
       pane.type("start a long job");
-      pane.send("Enter");
+      pane.keys("Enter");
       await pane.waitFor("y approve once");
-      pane.send("y");
+      pane.keys("y");
       await pane.waitFor("jobs: job-1");
       let agentPid = 0;
       for (let i = 0; i < 100 && !agentPid; i++) {
@@ -174,10 +173,9 @@ describe("scv in a terminal", () => {
         else await Bun.sleep(50);
       }
       expect(alive(agentPid)).toBe(true);
-      pane.send("C-d");
-      const screen = await pane.waitFor("[exited");
-      expect(screen).toContain("exiting: stopping 1 background job");
-      expect(pane.exitStatus()).toBe(0);
+      pane.keys("C-d");
+      expect(await pane.exitCode(10_000)).toBe(0);
+      expect(pane.screen()).toContain("exiting: stopping 1 background job");
       for (let i = 0; i < 60 && alive(agentPid); i++) await Bun.sleep(50);
       expect(alive(agentPid)).toBe(false);
     } finally {
@@ -190,39 +188,39 @@ describe("scv in a terminal", () => {
     let p = pane!;
     fake.queue(text("The capital is Paris."));
     p.type("remember: the capital of France");
-    p.send("Enter");
+    p.keys("Enter");
     await p.waitFor("The capital is Paris.");
     const first = /session (s-[0-9a-f]{8})/.exec(p.screen())![1]!;
     p.type("/new");
-    p.send("Enter");
+    p.keys("Enter");
     await p.waitFor(/session s-[0-9a-f]{8}[\s\S]*session s-[0-9a-f]{8}/);
     p.type("/resume");
-    p.send("Enter");
+    p.keys("Enter");
     await p.waitFor("Resume which session?");
     expect(p.screen()).toContain(`› ${first}`);
-    p.send("Enter");
+    p.keys("Enter");
     await p.waitFor(`resumed ${first}`);
     expect(p.screen()).toContain("› remember: the capital of France");
     fake.queue(text("Still Paris."));
     p.type("and again?");
-    p.send("Enter");
+    p.keys("Enter");
     await p.waitFor("Still Paris.");
     // The model saw the earlier turn.
     expect(JSON.stringify(fake.requests.at(-1)!.body.input)).toContain("The capital is Paris.");
-    p.send("C-d");
-    await p.waitFor("[exited 0]");
+    p.keys("C-d");
+    await p.waitFor("[exit 0]");
     p.close();
 
-    p = pane = startTmux([requireBinary(), "--resume"], { env, cwd: workspace });
+    p = pane = openTerminal([requireBinary(), "--resume"], { env, cwd: workspace });
     await p.waitFor("Resume which session?");
-    p.send("Enter");
+    p.keys("Enter");
     await p.waitFor(`resumed ${first}`);
     expect(p.screen()).toContain("Still Paris.");
-    p.send("C-d");
-    await p.waitFor("[exited 0]");
+    p.keys("C-d");
+    await p.waitFor("[exit 0]");
     p.close();
 
-    p = pane = startTmux([requireBinary(), "--continue"], { env, cwd: workspace });
+    p = pane = openTerminal([requireBinary(), "--continue"], { env, cwd: workspace });
     await p.waitFor(`resumed ${first}`);
     expect(p.screen()).toContain("› and again?");
   });
@@ -231,7 +229,7 @@ describe("scv in a terminal", () => {
     const { fake, pane } = await open({ width: 100, height: 30 });
     fake.queue(text("word ".repeat(60).trim()));
     pane.type("say many words");
-    pane.send("Enter");
+    pane.keys("Enter");
     await pane.waitFor("word word");
     await pane.waitFor((s) => !/⠋|⠙|⠹|⠸|⠼|⠴|⠦|⠧|⠇|⠏/.test(s));
     pane.type("draft text");
@@ -250,7 +248,7 @@ describe("scv in a terminal", () => {
       const { fake, pane } = await open();
       fake.queue(text("**bold** reply"));
       pane.type("hi");
-      pane.send("Enter");
+      pane.keys("Enter");
       await pane.waitFor("bold reply");
       expect(pane.screen({ escapes: true })).toMatch(/\x1b\[[0-9;]*1m/);
       pane.close();
@@ -262,16 +260,16 @@ describe("scv in a terminal", () => {
     root = dirname(h.home);
     // A shell around scv shows the terminal modes before and after.
     const script = `stty -g > before.txt; ${requireBinary()}; status=$?; stty -g > after.txt; exit $status`;
-    pane = startTmux([BASH, "-c", script], { env: { ...h.env, NO_COLOR: "1" }, cwd: h.workspace });
+    pane = openTerminal([BASH, "-c", script], { env: { ...h.env, NO_COLOR: "1" }, cwd: h.workspace });
     await pane.waitFor(/s-[0-9a-f]{8}/);
     fake.queue(text("**bold** reply"));
     pane.type("hi");
-    pane.send("Enter");
+    pane.keys("Enter");
     await pane.waitFor("bold reply");
     const screen = pane.screen({ escapes: true });
     expect(screen).not.toMatch(/\x1b\[[0-9;]*m/);
-    pane.send("C-d");
-    await pane.waitFor("[exited 0]");
+    pane.keys("C-d");
+    await pane.waitFor("[exit 0]");
     await Bun.sleep(100);
     expect(await Bun.file(join(h.workspace, "after.txt")).text()).toBe(await Bun.file(join(h.workspace, "before.txt")).text());
   });

@@ -1,2 +1,0 @@
-// `scv exec` drives its session through the shared in-process client.
-export { createInProcessClient } from "../server/in-process-client";

@@ -1,0 +1,9 @@
+// Exit statuses every scv command uses; README and `--help` show the same table.
+
+export const EXIT_CODES = `Exit codes:
+  0    done
+  1    the turn (or the command) failed
+  2    usage error: an unknown option, a missing or extra argument
+  3    scv daemon status: the daemon is not running
+  78   configuration error (a bad config file, no provider key)
+  130  interrupted (Ctrl-C)`;

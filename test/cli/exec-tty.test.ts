@@ -1,0 +1,192 @@
+// `dist/scv` in a real terminal (tmux) against the scripted model endpoint: what a person types and sees.
+import { afterAll, afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fakeHome, requireBinary } from "../fake/binary";
+import { errorReply, type FakeModel, hang, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+
+// Each test waits on a real terminal with its own deadlines; under load that takes longer than the default.
+setDefaultTimeout(60_000);
+
+let fake: FakeModel;
+let term: Terminal | undefined;
+// A model endpoint per test, so a late request from one test's run can never take another test's reply.
+beforeEach(async () => {
+  fake = await startFakeModel();
+});
+afterEach(async () => {
+  term?.close();
+  term = undefined;
+  await fake.close();
+});
+afterAll(closeAllTerminals);
+
+const SGR = /\x1b\[[0-9;]*m/;
+
+function scv(args: string[], opts: { env?: Record<string, string>; extraConfig?: string } = {}) {
+  const h = fakeHome(fake.url, opts.extraConfig);
+  term = openTerminal([requireBinary(), ...args], { env: { ...h.env, ...opts.env }, cwd: h.workspace });
+  return { ...h, term };
+}
+
+function bash(command: string) {
+  return toolCalls([{ name: "bash", arguments: { command } }]);
+}
+
+describe.skipIf(!HAVE_TMUX)("arguments", () => {
+  test("an unknown option is refused with exit 2, naming it and showing the usage", async () => {
+    const { term } = scv(["exec", "--frobnicate", "hi"]);
+    expect(await term.exitCode()).toBe(2);
+    expect(term.screen()).toContain('scv exec: unknown option "--frobnicate"');
+    expect(term.screen()).toContain("Usage: scv exec [options] PROMPT");
+    expect(fake.requests.length).toBe(0);
+  });
+
+  test("extra words are refused with exit 2 and a hint to quote the prompt", async () => {
+    const { term } = scv(["exec", "list", "the", "files"]);
+    expect(await term.exitCode()).toBe(2);
+    expect(term.screen()).toContain('unexpected argument "the"; quote a prompt of several words: scv exec "list the files"');
+    expect(fake.requests.length).toBe(0);
+  });
+
+  test("-m picks the model and the next word stays the prompt", async () => {
+    fake.queue(text("summary done"));
+    const before = fake.requests.length;
+    const { term } = scv(["exec", "-m", "gpt-other", "summarise"]);
+    expect(await term.exitCode()).toBe(0);
+    expect(term.screen()).toContain("summary done");
+    const body = fake.requests[before]!.body;
+    expect(body.model).toBe("gpt-other");
+    expect(JSON.stringify(body.input)).toContain("summarise");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("the approval question", () => {
+  test("Ctrl-C denies the call and cancels the turn at once: exit 130, nothing ran", async () => {
+    const { term, workspace } = scv(["exec", "make a marker"]);
+    fake.queue(bash("touch marker"), text("should not be reached"));
+    await term.waitFor("[y/N/a]");
+    expect(term.screen()).toContain("$ touch marker");
+    term.keys("C-c");
+    expect(await term.exitCode(10_000)).toBe(130);
+    expect(existsSync(join(workspace, "marker"))).toBe(false);
+    expect(term.screen()).not.toContain("should not be reached");
+  });
+
+  test("Ctrl-D denies the call and the turn goes on", async () => {
+    const { term, workspace } = scv(["exec", "make a marker"]);
+    fake.queue(bash("touch marker"), text("carried on without it"));
+    await term.waitFor("[y/N/a]");
+    term.keys("C-d");
+    expect(await term.exitCode()).toBe(0);
+    const screen = term.screen();
+    expect(screen).toContain("[y/N/a] ^D\n$ touch marker (denied)\n");
+    expect(screen).toContain("carried on without it");
+    expect(existsSync(join(workspace, "marker"))).toBe(false);
+  });
+
+  test("another answer asks again; `a` approves identical calls for the rest of the run", async () => {
+    const { term, workspace } = scv(["exec", "count"]);
+    fake.queue(bash("echo x >> tally"), bash("echo x >> tally"), bash("echo y >> tally"), text("counted"));
+    await term.waitFor("[y/N/a]");
+    term.type("maybe");
+    term.keys("Enter");
+    await term.waitFor("Please answer y (yes), n (no) or a (always");
+    term.type("a");
+    term.keys("Enter");
+    // The identical second call runs unasked; the third differs and is asked about.
+    await term.waitFor("approved: identical to a call allowed with `a`");
+    await term.waitFor(/\$ echo y >> tally\n[\s\S]*\[y\/N\/a\]/);
+    term.type("n");
+    term.keys("Enter");
+    expect(await term.exitCode()).toBe(0);
+    expect(readFileSync(join(workspace, "tally"), "utf8")).toBe("x\nx\n");
+    expect(term.screen()).toMatch(/\[y\/N\/a\] maybe\n.*: a\n\$ echo x >> tally \(exit 0, \d+\.\d s\)\n\$ echo x >> tally\n/);
+  });
+
+  test("a write replace shows a unified diff and the risk in words; create shows the first lines", async () => {
+    const { term, workspace } = scv(["exec", "edit"]);
+    writeFileSync(join(workspace, "notes.txt"), "alpha\nbeta\ngamma\n");
+    fake.queue(
+      toolCalls([{ name: "write", arguments: { path: "notes.txt", content: "alpha\nBETA\ngamma\n", mode: "replace" } }]),
+      toolCalls([{ name: "write", arguments: { path: "new.txt", content: "first line\nsecond line\n", mode: "create" } }]),
+      text("edited"),
+    );
+    let screen = await term.waitFor("[y/N/a]");
+    for (const line of ["Approve write? It changes files in the workspace (filesystem).", "+1 -1 lines:", "@@ -1,3 +1,3 @@", " alpha", "-beta", "+BETA", " gamma"]) {
+      expect(screen).toContain(line);
+    }
+    term.type("y");
+    term.keys("Enter");
+    screen = await term.waitFor(/new file, 2 lines:\n\s*\+first line\n\s*\+second line\nAllow\?/);
+    term.type("y");
+    term.keys("Enter");
+    expect(await term.exitCode()).toBe(0);
+    expect(term.screen()).toContain("write notes.txt (+1 -1 lines)");
+    expect(term.screen()).toContain("write new.txt (+2 -0 lines)");
+    expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("signs of life", () => {
+  test("while the model says nothing a waiting line counts the seconds", async () => {
+    fake.queue(hang());
+    const { term } = scv(["exec", "think"]);
+    await term.waitFor(/waiting for the model… [1-9]\d* s/);
+    term.keys("C-c");
+    expect(await term.exitCode()).toBe(130);
+  });
+
+  test("each provider retry is shown", async () => {
+    const h = fakeHome(fake.url);
+    writeFileSync(join(h.home, "config.toml"), readFileSync(join(h.home, "config.toml"), "utf8").replace("max_retries = 0", "max_retries = 2"));
+    fake.queue(errorReply("rate_limit", { "retry-after-ms": "1500" }), text("got through"));
+    term = openTerminal([requireBinary(), "exec", "hi"], { env: h.env, cwd: h.workspace });
+    expect(await term.exitCode()).toBe(0);
+    expect(term.screen()).toContain("retrying in 1.5 s after HTTP 429 (1/2)");
+    expect(term.screen()).toContain("got through");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("output of a running command", () => {
+  test("a call with no output yet shows how long it has been running", async () => {
+    const { term } = scv(["exec", "-y", "wait"]);
+    fake.queue(bash("sleep 2.5"), text("waited"));
+    await term.waitFor(/\$ sleep 2\.5\n  running… [1-9] s/);
+    expect(await term.exitCode()).toBe(0);
+    expect(term.screen()).toMatch(/\$ sleep 2\.5 \(exit 0, 2\.\d s\)\nwaited\n/);
+  });
+
+  test("the last output line replaces the one before and is gone when the command ends", async () => {
+    const { term } = scv(["exec", "-y", "count"]);
+    fake.queue(bash("for i in 1 2 3 4; do echo tick-$i; sleep 0.7; done"), text("counted"));
+    await term.waitFor("  tick-");
+    await term.waitFor(/  tick-[3-4]/);
+    expect(await term.exitCode()).toBe(0);
+    const screen = term.screen();
+    expect(screen).toMatch(/\$ for i in 1 2 3 4; do echo tick-\$i; sleep 0\.7; done \(exit 0, \d+\.\d s\)\ncounted\n/);
+    expect(screen).not.toContain("tick-1");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("colour", () => {
+  test("on a terminal the approval card and --help are coloured; NO_COLOR turns both off", async () => {
+    for (const noColor of [false, true]) {
+      const env: Record<string, string> = noColor ? { NO_COLOR: "1" } : {};
+      fake.queue(bash("true"), text("fine"));
+      const { term } = scv(["exec", "go"], { env });
+      await term.waitFor("[y/N/a]");
+      expect(SGR.test(term.screen({ escapes: true }))).toBe(!noColor);
+      term.keys("C-c");
+      expect(await term.exitCode()).toBe(130);
+      term.close();
+      fake.clear();
+      const help = scv(["exec", "--help"], { env }).term;
+      expect(await help.exitCode()).toBe(0);
+      expect(help.screen()).toContain("Exit codes:");
+      expect(SGR.test(help.screen({ escapes: true }))).toBe(!noColor);
+      help.close();
+    }
+  });
+});
