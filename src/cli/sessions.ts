@@ -17,14 +17,6 @@ function fail(command: string, message: string, code = 1): void {
   process.exitCode = code;
 }
 
-/** citty accepts any option; a typo such as --al must not silently list the wrong thing. */
-function unknownOption(command: string, rawArgs: string[], known: string[]): boolean {
-  const bad = rawArgs.find((a) => a.startsWith("-") && a !== "-" && !known.includes(a.replace(/^--?/, "").split("=")[0]!));
-  if (!bad) return false;
-  fail(command, `unknown option ${bad}; it takes ${known.map((k) => `--${k}`).join(", ") || "no options"}`, 2);
-  return true;
-}
-
 /** Visible text for the terminal: control characters other than newline and tab become \xNN. */
 export function printable(text: string): string {
   return text.replace(/[\x00-\x08\x0b-\x1f\x7f\x9b]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
@@ -48,8 +40,7 @@ const list = defineCommand({
     json: { type: "boolean", description: "print JSON" },
     cwd: { type: "string", description: "workspace directory (default: current directory)" },
   },
-  async run({ args, rawArgs }) {
-    if (unknownOption("list", rawArgs, ["all", "json", "cwd"])) return;
+  async run({ args }) {
     let workspace = args.cwd ?? process.cwd();
     try {
       workspace = realpathSync(workspace);
@@ -108,8 +99,7 @@ const show = defineCommand({
     id: { type: "positional", required: true, description: "the session ID (see scv sessions list)" },
     json: { type: "boolean", description: "print the loaded session as JSON" },
   },
-  async run({ args, rawArgs }) {
-    if (unknownOption("show", rawArgs, ["json"])) return;
+  async run({ args }) {
     let loaded: LoadedSession;
     try {
       loaded = (await store()).load(args.id);
@@ -125,8 +115,7 @@ const show = defineCommand({
 const rm = defineCommand({
   meta: { name: "rm", description: "Delete a stored session" },
   args: { id: { type: "positional", required: true, description: "the session ID (see scv sessions list)" } },
-  async run({ args, rawArgs }) {
-    if (unknownOption("rm", rawArgs, [])) return;
+  async run({ args }) {
     try {
       (await store()).remove(args.id);
       process.stdout.write(`removed ${args.id}\n`);

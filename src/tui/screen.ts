@@ -32,9 +32,10 @@ export class Screen {
   /** Draws `committed` into the scrollback above the live region, then the live region itself. */
   draw(committed: string[], frame: Frame): void {
     const width = this.out.columns();
+    // Each line clears its own rest (\x1b[K) and the last clears what lies below: no "erase the whole screen",
+    // which tmux (scroll-on-clear) and some terminals would push into the scrollback as a stale copy.
     let s = SYNC_START + this.moveToTop(width);
-    s += "\x1b[J";
-    for (const line of committed) s += `${line}\x1b[0m\r\n`;
+    for (const line of committed) s += `${line}\x1b[0m\x1b[K\r\n`;
     // The live region never takes the whole screen: the editor and the status line must stay visible.
     const maxLines = Math.max(3, this.out.rows() - 1);
     let lines = frame.lines;
@@ -45,7 +46,8 @@ export class Screen {
       cursorRow = Math.max(0, cursorRow - drop);
     }
     // A line as wide as the terminal would wrap on its own and throw off the row arithmetic.
-    s += lines.map((l) => `${truncate(l, width)}\x1b[0m`).join("\r\n");
+    s += lines.map((l) => `${truncate(l, width)}\x1b[0m\x1b[K`).join("\r\n");
+    s += "\x1b[J";
     const up = lines.length - 1 - cursorRow;
     if (up > 0) s += `\x1b[${up}A`;
     s += `\r${frame.cursorCol > 0 ? `\x1b[${frame.cursorCol}C` : ""}`;

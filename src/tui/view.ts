@@ -253,14 +253,16 @@ export class ConversationView {
     this.callArgs.delete(p.call_id);
     const label = r?.label ?? sanitize(p.tool ?? "tool");
     const output = String(p.output ?? "");
-    const denied = !p.ok && /^not run:/.test(output);
-    const time = r ? t.dim(` ${elapsed(this.now() - r.startedAt)}`) : "";
+    const denied = p.denied === true || (!p.ok && /^not run:/.test(output));
+    // The tool's own account of how the call went (`exit 0, 1.2 s`, `+12 -3 lines`) when it gives one.
+    const detail = typeof p.display === "string" && p.display ? p.display : r ? elapsed(this.now() - r.startedAt) : "";
     const mark = p.ok ? t.green("✓") : denied || this.cancelling ? t.yellow("⊘") : t.red("✗");
     const status = p.ok ? "" : denied ? t.yellow(" denied") : this.cancelling ? t.yellow(" cancelled") : t.red(" failed");
-    this.committed.push(truncate(`${mark} ${label}${status}${time}`, this.width()));
-    // A short preview of the result: the tool's own one-line summary when it gives one, else its first lines.
-    const preview = typeof p.display === "string" && p.display ? [p.display] : output.split("\n").filter((l) => l.trim()).slice(0, 3);
-    const hidden = output.split("\n").filter((l) => l.trim()).length - preview.length;
+    this.committed.push(truncate(`${mark} ${label}${status}${detail ? t.dim(` (${sanitize(detail)})`) : ""}`, this.width()));
+    // A short preview of what the model got back: its first lines.
+    const shownLines = denied ? [] : output.split("\n").filter((l) => l.trim());
+    const preview = shownLines.slice(0, 3);
+    const hidden = shownLines.length - preview.length;
     preview.forEach((line, i) => {
       const more = i === preview.length - 1 && hidden > 0 ? t.dim(` (+${hidden} lines, Ctrl-O)`) : "";
       this.committed.push(truncate(`  ${t.dim(i === 0 ? "└" : " ")} ${sanitize(line)}`, this.width() - (more ? 20 : 0)) + more);

@@ -33,7 +33,7 @@ test("scv help [COMMAND], -V, and usage errors at every level exit 2", () => {
   }
   expect(run(["help", "daemon", "status"], env, workspace).stdout).toContain("exit 3 when it does not");
   for (const [args, message] of [
-    [["help", "frob"], 'scv: unknown command "frob" (commands: exec, server, config, agents, daemon, status)'],
+    [["help", "frob"], 'scv: unknown command "frob" (commands: tui, exec, server, config, agents, daemon, status, skills, sessions, channels)'],
     [["daemon"], "scv daemon: a command is required"],
     [["daemon", "stop", "--frobnicate"], 'scv daemon stop: unknown option "--frobnicate"'],
     [["status", "extra"], 'scv status: unexpected argument "extra"'],

@@ -218,7 +218,7 @@ test("scv exec --continue after exec exited continues the stand-in codex convers
   expect(show.stdout).toContain('· agent {"session":"codex-1","prompt":"now add tests"}');
   expect(show.stdout).toContain("Codex added tests too.");
   expect(show.stdout).toContain("agent conversations: codex-1 (codex");
-  expect((await exec(["sessions", "list", "--bogus"], home.env, home.workspace)).stderr).toContain("unknown option --bogus");
+  expect((await exec(["sessions", "list", "--bogus"], home.env, home.workspace)).stderr).toContain('unknown option "--bogus"');
   expect((await exec(["sessions", "rm", sessions[0].id], home.env, home.workspace)).code).toBe(0);
   expect((await exec(["sessions", "list"], home.env, home.workspace)).stdout).toContain("no sessions in");
   expect((await exec(["exec", "--continue", "again"], home.env, home.workspace)).stderr).toContain("no earlier session");

@@ -51,7 +51,7 @@ describe("scv in a terminal", () => {
     expect(screen).toContain("› what is in my notes?");
     expect(screen).toContain("Let me look.");
     expect(screen).toContain("✓ approved");
-    expect(screen).toMatch(/✓ .*\n.*exit 0\n.*remember the milk/);
+    expect(screen).toMatch(/✓ \$ cat notes.txt \(exit 0.*\)\n.*exit 0\n.*remember the milk/);
     expect(screen).toContain("• item one");
     expect(screen).toContain("┌─ sh");
     expect(screen).not.toContain("```");

@@ -47,9 +47,12 @@ describe("ConversationView", () => {
     view.apply("tool.progress", { ...ids, call_id: "c1", line: "running 12 tests" });
     expect(view.live(0)).toEqual(["⠋ $ cargo test 2s", "  running 12 tests"]);
     view.apply("tool.completed", { ...ids, call_id: "c1", tool: "bash", ok: true, output: "exit 0\nok\nok" });
+    view.apply("tool.started", { ...ids, call_id: "c2", tool: "bash", label: "$ make" });
+    view.apply("tool.completed", { ...ids, call_id: "c2", tool: "bash", ok: false, output: "exit 2\nno rule", display: "exit 2, 0.3 s" });
     const lines = view.takeCommitted();
-    expect(lines[0]).toBe("✓ $ cargo test 2s");
-    expect(lines.slice(1)).toEqual(["  └ exit 0", "    ok", "    ok"]);
+    expect(lines[0]).toBe("✓ $ cargo test (2s)");
+    expect(lines.slice(1, 4)).toEqual(["  └ exit 0", "    ok", "    ok"]);
+    expect(lines.slice(4)).toEqual(["✗ $ make failed (exit 2, 0.3 s)", "  └ exit 2", "    no rule"]);
     expect(view.live(0).join("\n")).toContain("working…");
   });
 
