@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, resolveApiKey, scvHome } from "../config/load"
 import { createRpcEndpoint, RpcError, type RpcEndpoint } from "../protocol/rpc";
 import { ERROR_CODES, PROTOCOL_VERSION } from "../protocol/schema";
 import { createModelClient } from "../provider/client";
+import { contextWindowFor } from "../provider/models";
 import type { ModelClient } from "../provider/types";
 import { buildTools } from "../tools/index";
 import { hostedSearchEnabled } from "../tools/web_search";
@@ -93,6 +94,8 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         }
         const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
         const modelName = p.model ?? profile.model;
+        const effort = p.reasoning_effort ?? profile.reasoning_effort;
+        const reasoning = { ...(effort ? { effort } : {}), ...(profile.reasoning_summary ? { summary: profile.reasoning_summary } : {}) };
         const depth = Math.max(p.delegation_depth ?? 0, opts.baseDepth ?? 0);
         const home = scvHome(env);
         const toolsEnabled = p.tools !== false;
@@ -113,6 +116,8 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           systemPrompt: buildSystemPrompt,
           model,
           modelName,
+          reasoning,
+          context: { window: contextWindowFor(modelName, profile.context_window), compactAt: profile.compact_at },
           autoApprove: p.auto_approve ?? false,
           emit: (method, params) => void endpoint.notify(method, params),
         });
@@ -134,6 +139,13 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           throw new RpcError(ERROR_CODES.unknown_approval, `no pending approval "${p.approval_id}" in this session (already answered or its turn ended)`);
         }
         return { ok: true as const };
+      },
+      async "session.compact"(p) {
+        requireInit();
+        const result = await session(p.session_id).compactNow();
+        if (result.ok) return { compacted: true, turns: result.turns, tokens_before: result.tokensBefore, tokens_after: result.tokensAfter };
+        if (result.failure) throw new RpcError(ERROR_CODES.internal_error, `compaction failed: ${result.message}`);
+        return { compacted: false, turns: 0, tokens_before: 0, tokens_after: 0 };
       },
       async "session.close"(p) {
         requireInit();
