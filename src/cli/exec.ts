@@ -3,6 +3,7 @@
 import { defineCommand } from "citty";
 import { createInterface } from "node:readline";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
+import { REASONING_EFFORTS } from "../config/schema";
 import { reconcileAtStartup } from "../process/reconcile";
 import { becomeSubreaper } from "../process/subreaper";
 import { createInProcessClient } from "./exec-client";
@@ -33,12 +34,18 @@ export default defineCommand({
     yes: { type: "boolean", description: "approve every tool call without asking (auto_approve)" },
     provider: { type: "string", description: "provider profile to use (overrides provider.active)" },
     model: { type: "string", description: "model to use for this run" },
+    effort: { type: "string", description: `reasoning effort for this run: ${REASONING_EFFORTS.join(", ")}` },
   },
   async run({ args }) {
     const env = { ...process.env };
     if (args.provider) env.SCV_PROVIDER = args.provider;
     if (args.model) env.SCV_MODEL = args.model;
     const cwd = args.cwd ?? process.cwd();
+    const effort = args.effort as (typeof REASONING_EFFORTS)[number] | undefined;
+    if (effort !== undefined && !REASONING_EFFORTS.includes(effort)) {
+      process.stderr.write(`scv exec: --effort "${effort}" is not a reasoning effort; use one of: ${REASONING_EFFORTS.join(", ")}\n`);
+      process.exit(2);
+    }
     try {
       loadConfig({ cwd, env });
     } catch (e) {
@@ -91,6 +98,12 @@ export default defineCommand({
               streamed = "";
               process.stderr.write(`· ${p.label}\n`);
             }
+            break;
+          case "model.notice":
+            if (!args.json) process.stderr.write(`scv exec: ${p.message}\n`);
+            break;
+          case "session.compacted":
+            if (!args.json) process.stderr.write(`· compacted ${p.turns} earlier turns into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)\n`);
             break;
           case "tool.progress":
             if (!args.json) process.stderr.write(`  ${p.line}\n`);
@@ -160,7 +173,12 @@ export default defineCommand({
 
     try {
       await client.request("initialize", { protocol_version: 3, client: { name: "scv-exec" } });
-      const started = await client.request("session.start", { cwd, auto_approve: !!args.yes, ...(args.model ? { model: args.model } : {}) });
+      const started = await client.request("session.start", {
+        cwd,
+        auto_approve: !!args.yes,
+        ...(args.model ? { model: args.model } : {}),
+        ...(effort ? { reasoning_effort: effort } : {}),
+      });
       sessionId = started.session_id;
       mainTurn = (await client.request("turn.start", { session_id: sessionId, prompt })).turn_id;
     } catch (e) {

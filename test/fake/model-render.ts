@@ -213,6 +213,8 @@ export function renderChat(reply: StreamReply, request: Json): Rendered {
   switch (reply.kind) {
     case "text":
     case "citations": // hosted search is Responses-only; Chat just gets the text
+      // Reasoning servers on the Chat API (DeepSeek, vLLM) stream their thinking as delta.reasoning_content.
+      if (reply.kind === "text" && typeof reply.reasoning === "string") for (const d of pieces(reply.reasoning)) chunk({ reasoning_content: d });
       textDeltas(reply.text);
       finish("stop", reply.usage, reply.text);
       break;
