@@ -1,6 +1,6 @@
 // A protocol client around an in-process server connection, pointed at the fake model endpoint through a
 // temporary SCV_HOME. Shared by server, tool-integration and background-job tests.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServerConnection } from "../../src/server/server";
@@ -102,6 +102,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async close() {
       await conn.closeAll();
       if (!opts.fake) await fake.close();
+      rmSync(root, { recursive: true, force: true });
     },
   };
   return h;
