@@ -104,7 +104,7 @@ async function session(): Promise<{ perStep: number[]; sizes: number[]; requests
 
 // Three sessions; each turn's best (least disturbed) figure counts, as the other benches take the best run.
 const ROUNDS = 3;
-const rounds = [];
+const rounds: Awaited<ReturnType<typeof session>>[] = [];
 try {
   for (let i = 0; i < ROUNDS; i++) rounds.push(await session());
 } finally {
