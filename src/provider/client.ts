@@ -5,6 +5,7 @@ import { cutShort, parseJson, type OutputEvent, type WireAdapter, type WireOutco
 import { chatAdapter } from "./chat";
 import { type Classified, classifyException, classifyHttp, failureOf, scrubFailure } from "./errors";
 import { responsesAdapter } from "./responses";
+import { fromArray, readBounded, tidyText, watchIdle } from "./body";
 import { rejectedFields } from "./optional-fields";
 import { DEFAULT_MAX_LINE_BYTES, readSse, type SseEvent, SseLineTooLongError } from "./sse";
 import type { ModelClient, ModelEvent, ModelFailure, ModelRequest } from "./types";
@@ -240,55 +241,6 @@ async function* attempt(ctx: AttemptContext): AsyncGenerator<OutputEvent, Attemp
   }
 }
 
-/** The body as a stream that errors once nothing has arrived for `ms`; every chunk restarts the wait. */
-function watchIdle(body: ReadableStream<Uint8Array>, ms: number, onIdle: () => void): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let out!: ReadableStreamDefaultController<Uint8Array>;
-  const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      onIdle();
-      out.error(new Error("stream idle"));
-      reader.cancel().catch(() => {});
-    }, ms);
-  };
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      out = controller;
-      arm();
-    },
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          clearTimeout(timer);
-          controller.close();
-          return;
-        }
-        arm();
-        controller.enqueue(value);
-      } catch (e) {
-        clearTimeout(timer);
-        controller.error(e);
-      }
-    },
-    cancel(reason) {
-      clearTimeout(timer);
-      return reader.cancel(reason);
-    },
-  });
-}
-
-async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
-  yield* items;
-}
-
-function tidyText(text: string): string {
-  const one = text.replace(/\s+/g, " ").trim();
-  return one.length > 400 ? `${one.slice(0, 400)}…` : one;
-}
-
 function requestHeaders(profile: ProviderProfile, opts: ModelClientOptions): Headers {
   const h = new Headers({ "content-type": "application/json", accept: "text/event-stream", "user-agent": `scv/${opts.version}` });
   for (const [name, value] of Object.entries(profile.headers)) {
@@ -321,24 +273,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
     const timer = setTimeout(() => done(true), ms);
     signal.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-async function readBounded(res: Response, limit: number): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parts.push(value);
-      size += value.length;
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return new TextDecoder().decode(Buffer.concat(parts).subarray(0, limit));
 }
 
 function safeHost(url: string): string {

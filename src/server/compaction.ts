@@ -4,7 +4,7 @@
 // context_length_exceeded, `compactHistory` has the model summarise the older part of the session and
 // replaces it with that summary; the most recent turns stay verbatim. It is the only place that replaces
 // history items; everything else only appends.
-import type { HistoryItem, ModelClient, ModelFailure, ToolCallRequest } from "../provider/types";
+import type { HistoryItem, ModelClient, ModelFailure, ToolCallRequest, Usage } from "../provider/types";
 
 export type SummaryItem = Extract<HistoryItem, { role: "summary" }>;
 
@@ -22,9 +22,10 @@ export interface ContextState {
 
 export type CompactionReason = "threshold" | "overflow" | "request";
 
-export type CompactResult =
+export type CompactResult = (
   | { ok: true; summary: SummaryItem; replaced: HistoryItem[]; turns: number; tokensBefore: number; tokensAfter: number }
-  | { ok: false; message: string; failure?: ModelFailure; cancelled?: boolean };
+  | { ok: false; message: string; failure?: ModelFailure; cancelled?: boolean }
+) & { /** What the summary request used, when one was sent. */ usage?: Usage };
 
 /** A seen tool output longer than this many characters is cut to its head and tail in requests. */
 export const SEEN_OUTPUT_KEEP = 4096;
@@ -137,6 +138,7 @@ export async function compactHistory(history: HistoryItem[], deps: CompactDeps, 
   const transcript = transcriptOf(older, Math.floor(deps.window * TRANSCRIPT_FRACTION) * 4);
   let text = "";
   let failure: ModelFailure | undefined;
+  let usage: Usage | undefined;
   let status = "failed";
   for await (const ev of deps.model.stream({
     system: COMPACTION_PROMPT,
@@ -149,17 +151,20 @@ export async function compactHistory(history: HistoryItem[], deps: CompactDeps, 
     else if (ev.type === "end") {
       status = ev.status;
       failure = ev.failure;
+      usage = ev.usage;
     }
   }
-  if (status === "cancelled" || deps.signal.aborted) return { ok: false, message: "compaction was cancelled", cancelled: true };
+  if (status === "cancelled" || deps.signal.aborted) return { ok: false, message: "compaction was cancelled", cancelled: true, usage };
   if (status !== "completed" || !text.trim()) {
-    return { ok: false, message: `the model could not summarise the session: ${failure?.message ?? `its answer was ${status === "completed" ? "empty" : status}`}`, failure };
+    const why = failure?.message ?? `its answer was ${status === "completed" ? "empty" : status}`;
+    return { ok: false, message: `the model could not summarise the session: ${why}`, failure: failure ?? { class: "stream", message: why }, usage };
   }
   const turns = older.reduce((n, item) => n + (item.role === "user" ? 1 : item.role === "summary" ? item.turns : 0), 0);
   const summary: SummaryItem = { role: "summary", content: text.trim(), turns };
   const replaced = history.splice(0, split, summary);
   const tokensAfter = deps.fixedTokens + estimateTokens(requestView(history, Math.max(1, deps.turnStart - split + 1)));
-  return { ok: true, summary, replaced, turns: turns - (replaced[0]?.role === "summary" ? replaced[0].turns : 0), tokensBefore, tokensAfter };
+  const newTurns = turns - (replaced[0]?.role === "summary" ? replaced[0].turns : 0);
+  return { ok: true, summary, replaced, turns: newTurns, tokensBefore, tokensAfter, usage };
 }
 
 /** The smallest boundary whose tail fits in `keepTokens`; the last boundary if none does; 0 if there is none. */

@@ -118,7 +118,8 @@ export class Session {
         tokens_before: result.tokensBefore,
         tokens_after: result.tokensAfter,
       });
-    } else if (turnId && !result.cancelled) {
+    } else if (turnId && result.failure) {
+      // Only a failed summary request is news; "nothing older to summarise" is not.
       this.opts.emit("model.notice", { session_id: this.id, turn_id: turnId, message: `could not compact the history: ${result.message}` });
     }
     return result;

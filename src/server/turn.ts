@@ -73,6 +73,7 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
   const compact = async (reason: CompactionReason) => {
     const done = await deps.compact(reason, turnId, turnStart(), fixedTokens, signal);
     if (done.ok) context.last = undefined;
+    if (done.usage) addUsage(usage, done.usage); // the summary request is one of the turn's model calls
     return done;
   };
 
@@ -186,10 +187,7 @@ async function modelStep(deps: TurnDeps, req: { turnId: string; turnStart: numbe
         out.failure = ev.failure;
         out.reason = ev.reason;
         if (ev.usage) {
-          usage.input_tokens += ev.usage.input_tokens;
-          usage.output_tokens += ev.usage.output_tokens;
-          usage.cached_input_tokens += ev.usage.cached_input_tokens;
-          usage.reasoning_tokens += ev.usage.reasoning_tokens;
+          addUsage(usage, ev.usage);
           if (ev.usage.input_tokens > 0) context.last = { inputTokens: ev.usage.input_tokens, historyLength: view.length };
         }
         break;
@@ -197,6 +195,13 @@ async function modelStep(deps: TurnDeps, req: { turnId: string; turnStart: numbe
   }
   close();
   return out;
+}
+
+function addUsage(total: Usage, more: Usage) {
+  total.input_tokens += more.input_tokens;
+  total.output_tokens += more.output_tokens;
+  total.cached_input_tokens += more.cached_input_tokens;
+  total.reasoning_tokens += more.reasoning_tokens;
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
