@@ -14,8 +14,8 @@ export interface ContextState {
   window: number;
   /** Compact before a request estimated above this fraction of the window. */
   compactAt: number;
-  /** The input tokens the last response reported, and how many history items that request carried. */
-  last?: { inputTokens: number; historyLength: number };
+  /** The input tokens the last response reported, and the history view that request carried. */
+  last?: { inputTokens: number; view: readonly HistoryItem[] };
   /** The endpoint said the context overflowed and compaction did not fix it: compact before the next request. */
   overflowed?: boolean;
 }
@@ -95,8 +95,13 @@ function headAndTail(text: string, keep: number, why: string): string {
 /** The estimated size of the next request: the last reported input plus what was appended since, or a full estimate. */
 export function estimateRequest(state: ContextState, view: readonly HistoryItem[], fixedTokens: number): number {
   const last = state.last;
-  if (last && last.historyLength <= view.length) return last.inputTokens + estimateTokens(view.slice(last.historyLength));
-  return fixedTokens + estimateTokens(view);
+  if (!last || last.view.length > view.length) return fixedTokens + estimateTokens(view);
+  // Items sent in full last time may go cut now (a new turn began): count the difference.
+  let tokens = last.inputTokens;
+  for (let i = 0; i < last.view.length; i++) {
+    if (view[i] !== last.view[i]) tokens += estimateTokens([view[i]!]) - estimateTokens([last.view[i]!]);
+  }
+  return tokens + estimateTokens(view.slice(last.view.length));
 }
 
 export function shouldCompact(state: ContextState, estimate: number): boolean {
@@ -167,20 +172,25 @@ export async function compactHistory(history: HistoryItem[], deps: CompactDeps, 
   return { ok: true, summary, replaced, turns: newTurns, tokensBefore, tokensAfter, usage };
 }
 
-/** The smallest boundary whose tail fits in `keepTokens`; the last boundary if none does; 0 if there is none. */
+/**
+ * Where to split: the earliest turn start whose tail fits in `keepTokens`, else the earliest step start that
+ * fits, else the last step start (one huge step); 0 if there is no place to split.
+ */
 function splitPoint(history: readonly HistoryItem[], turnStart: number, keepTokens: number): number {
   const view = requestView(history, turnStart);
   let tail = 0;
-  let best = 0;
+  let bestTurn = 0;
+  let bestStep = 0;
   let last = 0;
   for (let i = view.length - 1; i > 0; i--) {
     tail += estimateTokens([view[i]!]);
     if (!isBoundary(history, i)) continue;
     if (last === 0) last = i;
-    if (tail <= keepTokens) best = i;
-    else break;
+    if (tail > keepTokens) break;
+    bestStep = i;
+    if (history[i]!.role === "user") bestTurn = i;
   }
-  return best || last;
+  return bestTurn || bestStep || last;
 }
 
 const LIMITS = { message: 4000, call: 600, output: 1200 };

@@ -188,7 +188,7 @@ async function modelStep(deps: TurnDeps, req: { turnId: string; turnStart: numbe
         out.reason = ev.reason;
         if (ev.usage) {
           addUsage(usage, ev.usage);
-          if (ev.usage.input_tokens > 0) context.last = { inputTokens: ev.usage.input_tokens, historyLength: view.length };
+          if (ev.usage.input_tokens > 0) context.last = { inputTokens: ev.usage.input_tokens, view };
         }
         break;
     }
