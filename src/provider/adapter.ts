@@ -33,18 +33,35 @@ export interface WireAdapter {
   replayJson(json: unknown): SseEvent[] | undefined;
 }
 
-/** Replays a JSON array of input items with each item's JSON text cached by identity: items never change once made. */
-export function cachedItemsJson<T extends object>(items: readonly T[], cache: WeakMap<T, string>, render: (item: T) => unknown[]): string {
-  const parts: string[] = [];
-  for (const item of items) {
-    let json = cache.get(item);
+/**
+ * A JSON array of the items' renderings, cached so a step costs little more than what was appended since the
+ * last one: each item's JSON text is cached by identity (items never change once made), and the last array's
+ * text is kept per history (keyed by its first item), so an array that only extends it appends to that text.
+ * One text per history is kept, so memory stays linear in the history.
+ */
+export function itemsJsonWriter<T extends object>(render: (item: T) => unknown[]): (items: readonly T[]) => string {
+  const itemJson = new WeakMap<T, string>();
+  const last = new WeakMap<T, { items: readonly T[]; text: string }>();
+  const one = (item: T): string => {
+    let json = itemJson.get(item);
     if (json === undefined) {
       json = render(item).map((x) => JSON.stringify(x)).join(",");
-      cache.set(item, json);
+      itemJson.set(item, json);
     }
-    if (json) parts.push(json);
-  }
-  return `[${parts.join(",")}]`;
+    return json;
+  };
+  const join = (items: readonly T[]) => items.map(one).filter((j) => j !== "").join(",");
+  return (items) => {
+    if (items.length === 0) return "[]";
+    const prev = last.get(items[0]!);
+    let text: string;
+    if (prev && prev.items.length <= items.length && prev.items.every((item, i) => item === items[i])) {
+      const more = join(items.slice(prev.items.length));
+      text = prev.text && more ? `${prev.text},${more}` : prev.text || more;
+    } else text = join(items);
+    last.set(items[0]!, { items: items.slice(), text });
+    return `[${text}]`;
+  };
 }
 
 /** `{...fields, [key]: <rawJson>}` as text, with `rawJson` spliced in unparsed. */

@@ -1,6 +1,6 @@
 // The Chat Completions wire API (reference §2): `data:` chunks, tool calls accumulated by index, a usage
 // chunk with `choices: []` (stream_options.include_usage), and `data: [DONE]` at the end.
-import { cachedItemsJson, cutShort, parseJson, withRawField, type WireAdapter, type WireItem } from "./adapter";
+import { itemsJsonWriter, cutShort, parseJson, withRawField, type WireAdapter, type WireItem } from "./adapter";
 import { classifyErrorBody } from "./errors";
 import type { SseEvent } from "./sse";
 import { summaryMessage } from "./summary";
@@ -32,7 +32,7 @@ function chatMessages(item: HistoryItem): ChatMessage[] {
   }
 }
 
-const messageJson = new WeakMap<HistoryItem, string>();
+const messageJson = itemsJsonWriter(chatMessages);
 
 /** The request as an object (for tests and schema checks); the client sends `chatBodyText`. */
 export function chatBody(request: ModelRequest, model: string, dropped: ReadonlySet<string> = new Set()): ChatRequest {
@@ -53,7 +53,7 @@ function chatBodyText(request: ModelRequest, model: string, dropped: ReadonlySet
     stream_options: { include_usage: true },
   };
   const system = request.system ? `${JSON.stringify({ role: "system", content: request.system })}` : "";
-  const history = cachedItemsJson(request.history, messageJson, chatMessages);
+  const history = messageJson(request.history);
   const messages = system ? (history === "[]" ? `[${system}]` : `[${system},${history.slice(1)}`) : history;
   return withRawField(fields, "messages", messages);
 }

@@ -1,7 +1,7 @@
 // The OpenAI Responses wire API (reference §1): stateless (store:false, the full input every request),
 // streamed as typed SSE events that end with response.completed | incomplete | failed.
 import type { z } from "zod";
-import { cachedItemsJson, cutShort, parseJson, withRawField, type WireAdapter, type WireItem } from "./adapter";
+import { itemsJsonWriter, cutShort, parseJson, withRawField, type WireAdapter, type WireItem } from "./adapter";
 import { classifyErrorBody, failureOf } from "./errors";
 import type { SseEvent } from "./sse";
 import { summaryMessage } from "./summary";
@@ -46,7 +46,7 @@ function inputItems(item: HistoryItem): ResponsesInputItem[] {
   }
 }
 
-const itemJson = new WeakMap<HistoryItem, string>();
+const itemJson = itemsJsonWriter(inputItems);
 
 /** The request as an object (for tests and schema checks); the client sends `responsesBodyText`. */
 export function responsesBody(request: ModelRequest, model: string, dropped: ReadonlySet<string> = new Set()): ResponsesRequest {
@@ -77,7 +77,7 @@ function responsesBodyText(request: ModelRequest, model: string, dropped: Readon
     store: false,
     stream: true,
   };
-  return withRawField(fields, "input", cachedItemsJson(request.history, itemJson, inputItems));
+  return withRawField(fields, "input", itemJson(request.history));
 }
 
 function usageOf(u: z.infer<typeof ResponsesUsage> | null | undefined): Usage | undefined {
