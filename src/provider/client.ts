@@ -31,7 +31,8 @@ export interface ModelClientOptions {
   maxLineBytes?: number;
 }
 
-type Attempt = WireOutcome | { type: "cancelled" } | { type: "rejected"; fields: string[]; classified: Classified };
+/** `rejected`: an HTTP 400 named optional fields this session has not dropped yet. */
+type Attempt = WireOutcome | { type: "cancelled" } | { type: "rejected"; fields: string[] };
 const CANCELLED: Attempt = { type: "cancelled" };
 const ERROR_BODY_LIMIT = 64 * 1024;
 
@@ -196,7 +197,7 @@ async function* attempt(ctx: AttemptContext): AsyncGenerator<OutputEvent, Attemp
       if (!res.ok) {
         const classified = classifyHttp(res.status, text, res.headers);
         const fields = rejectedFields(res.status, text, ctx.adapter.optionalFields).filter((f) => !ctx.dropped.has(f));
-        return fields.length ? { type: "rejected", fields, classified } : fail(classified);
+        return fields.length ? { type: "rejected", fields } : fail(classified);
       }
       return fail(failureOf("stream", "the provider sent an empty answer"));
     }
