@@ -119,6 +119,12 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
           startWaiting();
           return;
         }
+        case "model.notice":
+          if (!json) line(s.yellow(`scv exec: ${p.message}`));
+          return;
+        case "session.compacted":
+          if (!json) line(s.dim(`· compacted ${p.turns} earlier turns into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`));
+          return;
         case "tool.started":
           stopWaiting();
           if (json) return;

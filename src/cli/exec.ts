@@ -5,6 +5,7 @@ import { realpathSync, writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { defineCommand } from "./command";
 import { EXIT_CODES } from "./exit-codes";
+import { REASONING_EFFORTS } from "../config/reasoning";
 import type { SessionStore } from "../sessions/index";
 
 const EXIT = { completed: 0, failed: 1, cancelled: 130, config: 78 } as const;
@@ -53,6 +54,7 @@ export default defineCommand({
     "output-last-message": { type: "string", alias: "o", valueHint: "FILE", description: "also write the final reply to FILE" },
     resume: { type: "string", valueHint: "ID", description: "continue the stored session ID (see scv sessions list) with its full history" },
     continue: { type: "boolean", description: "continue the newest session of this workspace" },
+    effort: { type: "string", valueHint: "EFFORT", description: `reasoning effort for this run: ${REASONING_EFFORTS.join(", ")}` },
   },
   async run({ args }) {
     const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { becomeSubreaper }, { askApproval }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
@@ -69,6 +71,11 @@ export default defineCommand({
     if (args.provider) env.SCV_PROVIDER = args.provider;
     if (args.model) env.SCV_MODEL = args.model;
     const cwd = args.cwd ?? process.cwd();
+    const effort = args.effort as (typeof REASONING_EFFORTS)[number] | undefined;
+    if (effort !== undefined && !REASONING_EFFORTS.includes(effort)) {
+      process.stderr.write(`scv exec: --effort "${effort}" is not a reasoning effort; use one of: ${REASONING_EFFORTS.join(", ")}\n`);
+      process.exit(2);
+    }
     let keepDays: number;
     try {
       keepDays = loadConfig({ cwd, env }).config.sessions.keep_days;
@@ -199,7 +206,8 @@ export default defineCommand({
     try {
       await client.request("initialize", { protocol_version: 3, client: { name: "scv-exec" } });
       const common = { auto_approve: !!args.yes, ...(args.model ? { model: args.model } : {}) };
-      const started = resumeId ? await client.request("session.resume", { session_id: resumeId, ...common }) : await client.request("session.start", { cwd, ...common });
+      const effortParam = effort ? { reasoning_effort: effort } : {};
+      const started = resumeId ? await client.request("session.resume", { session_id: resumeId, ...common }) : await client.request("session.start", { cwd, ...common, ...effortParam });
       sessionId = started.session_id;
       if (resumeId) reportResumed(started);
       mainTurn = (await client.request("turn.start", { session_id: sessionId, prompt })).turn_id;

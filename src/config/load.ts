@@ -148,6 +148,10 @@ const sourcedChecks: SourcedCheck[] = [
   notAboveCeiling("agent_timeout_seconds"),
   (c, fileOf, userFile) =>
     c.web.search === "searxng" && !c.web.searxng_url ? `${fileOf("web.search") ?? userFile}: web.searxng_url: required when web.search = "searxng"` : undefined,
+  (c, fileOf, userFile) =>
+    c.web.search === "provider" && c.providers[c.provider.active]?.wire_api === "chat"
+      ? `${fileOf("web.search") ?? userFile}: web.search = "provider" uses the endpoint's hosted search, which needs the Responses API, but provider profile "${c.provider.active}" has wire_api = "chat"; set wire_api = "responses" there, or use web.search = "searxng", "brave" or "off"`
+      : undefined,
 ];
 function validateCrossKeys(config: Config, userFile: string, fileOf: FileOf) {
   const problems = [...crossChecks.map((c) => c(config, userFile)), ...sourcedChecks.map((c) => c(config, fileOf, userFile))].filter(

@@ -1,6 +1,7 @@
 // The one schema for config.toml (user: $SCV_HOME/config.toml; project: <workspace>/.scv/config.toml).
 // docs/configuration.md describes every key here; keep them together.
 import { z } from "zod";
+import { REASONING_EFFORTS, REASONING_SUMMARIES } from "./reasoning";
 
 const positiveInt = (max?: number) => {
   let s = z.number().int("must be a whole number").positive("must be greater than 0");
@@ -10,6 +11,8 @@ const positiveInt = (max?: number) => {
 
 export const AGENT_NAMES = ["claude", "codex", "grok", "dsh", "pi", "scv"] as const;
 export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
+/** SCV's own model's reasoning controls (Responses `reasoning`, Chat `reasoning_effort`). */
+export { REASONING_EFFORTS, REASONING_SUMMARIES };
 export const MODEL_PATTERN = /^(?![-@])[A-Za-z0-9._:/@\[\]-]{1,128}$/;
 
 export const ProviderProfile = z.strictObject({
@@ -19,7 +22,14 @@ export const ProviderProfile = z.strictObject({
   base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).default("https://api.openai.com/v1"),
   api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional(),
   api_key: z.string().min(1).optional(),
+  // Until the answer starts (response headers); a streaming answer is then limited only by silence.
   timeout_seconds: positiveInt(86400).default(600),
+  stream_idle_timeout_seconds: z.number().positive("must be greater than 0").max(86400, "must be at most 86400").default(300),
+  reasoning_effort: z.enum(REASONING_EFFORTS, { error: `must be one of: ${REASONING_EFFORTS.join(", ")}` }).optional(),
+  reasoning_summary: z.enum(REASONING_SUMMARIES, { error: `must be one of: ${REASONING_SUMMARIES.join(", ")}` }).optional(),
+  // Tokens; unset means the known size of the model's family (src/provider/models.ts), else 128000.
+  context_window: z.number().int("must be a whole number").min(1024, "must be at least 1024").max(100_000_000).optional(),
+  compact_at: z.number().gt(0, "must be greater than 0").max(1, "must be at most 1").default(0.8),
   headers: z.record(z.string(), z.string()).default({}),
   // Proxy variables in the environment are ignored; a profile that needs a proxy names it here.
   proxy: z.url({ protocol: /^https?$/ }).optional(),
@@ -38,6 +48,8 @@ export const ToolsConfig = z.strictObject({
   agent_timeout_seconds: timeoutSeconds().default(3600),
   output_limit_bytes: positiveInt(16 * 1024 * 1024).min(1024, "must be at least 1024").default(65536),
   max_steps: positiveInt(1000).default(64),
+  // Read AGENTS.md (or CLAUDE.md) from the workspace into the system prompt as the project's instructions.
+  project_instructions: z.boolean().default(true),
 });
 
 export const WebConfig = z.strictObject({

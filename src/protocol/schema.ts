@@ -2,6 +2,7 @@
 // from this module (scripts/protocol-doc.ts) and the server validates every request against it.
 import { z } from "zod";
 
+import { REASONING_EFFORTS } from "../config/schema";
 import { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION } from "./constants";
 
 export { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION };
@@ -9,7 +10,12 @@ export { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION };
 const SessionId = z.string().min(1).describe("from session.start");
 const TurnId = z.string().min(1);
 const Risk = z.enum(["read_only", "filesystem", "process", "delegate", "network"]);
-const Usage = z.object({ input_tokens: z.number(), output_tokens: z.number(), cached_input_tokens: z.number() });
+const Usage = z.object({
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cached_input_tokens: z.number(),
+  reasoning_tokens: z.number().describe("the part of output_tokens spent reasoning (0 when the endpoint reports none)"),
+});
 
 export const Origin = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("user") }),
@@ -42,13 +48,14 @@ export const requests = {
   },
   "session.start": {
     description:
-      "Opens a session in a workspace. `delegation_depth` is how deep this session runs in a delegation chain; `auto_approve` approves every approval request unasked; `tools: false` makes a tool-free session; `model` overrides the provider profile's model.",
+      "Opens a session in a workspace. `delegation_depth` is how deep this session runs in a delegation chain; `auto_approve` approves every approval request unasked; `tools: false` makes a tool-free session; `model` overrides the provider profile's model; `reasoning_effort` overrides the profile's `reasoning_effort`.",
     params: z.strictObject({
       cwd: z.string().min(1).describe("the workspace root; must be an existing directory"),
       delegation_depth: z.number().int().min(0).max(64).optional(),
       auto_approve: z.boolean().optional(),
       tools: z.boolean().optional(),
       model: z.string().min(1).max(128).optional(),
+      reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
       channel: z
         .object({
           kind: z.string(),
@@ -97,6 +104,12 @@ export const requests = {
     params: z.strictObject({ session_id: SessionId, approval_id: z.string().min(1), approved: z.boolean() }),
     result: z.object({ ok: z.literal(true) }),
   },
+  "session.compact": {
+    description:
+      "Compacts the session's history now: the model summarises the older turns and history becomes that summary plus the most recent turns verbatim. Waits for a running turn to end first. `compacted: false` when there was too little to summarise.",
+    params: z.strictObject({ session_id: SessionId }),
+    result: z.object({ compacted: z.boolean(), turns: z.number().int(), tokens_before: z.number().int(), tokens_after: z.number().int() }),
+  },
   "session.close": {
     description: "Closes a session: cancels its turns, background jobs and delegated processes.",
     params: z.strictObject({ session_id: SessionId }),
@@ -116,6 +129,27 @@ export const notifications = {
     params: z.object({ ...inTurn, origin: Origin, prompt: z.string() }),
   },
   "assistant.delta": { description: "Streamed assistant text.", params: z.object({ ...inTurn, text: z.string() }) },
+  "reasoning.delta": {
+    description: "Streamed reasoning summary text (with `reasoning_summary` set); for display only, never part of the reply or the history.",
+    params: z.object({ ...inTurn, text: z.string() }),
+  },
+  "model.notice": {
+    description: "A one-line note about the model connection, such as a request field the endpoint rejected that SCV stopped sending.",
+    params: z.object({ ...inTurn, message: z.string() }),
+  },
+  "session.compacted": {
+    description:
+      "The history was compacted: `turns` user turns (`items` history items) were replaced by a summary. `reason`: `threshold` (the next request would pass compact_at of the context window), `overflow` (the endpoint answered context_length_exceeded), or `request` (session.compact). Token counts are estimates of the request size.",
+    params: z.object({
+      session_id: SessionId,
+      turn_id: TurnId.optional(),
+      reason: z.enum(["threshold", "overflow", "request"]),
+      turns: z.number().int(),
+      items: z.number().int(),
+      tokens_before: z.number().int(),
+      tokens_after: z.number().int(),
+    }),
+  },
   "tool.started": {
     description:
       "A tool call began (before approval). `label` is the call as a person reads it, such as `$ cargo test`, `read src/x.ts (bytes 0-400)` or `agent codex: fix the build`. `arguments` is the call's validated arguments (the raw ones when they were invalid), with long strings cut and credential-looking values masked.",
@@ -178,6 +212,8 @@ export const notifications = {
       reply: z.string(),
       usage: Usage,
       error: z.object({ class: z.string(), message: z.string() }).optional(),
+      refusal: z.literal(true).optional().describe("the model refused; `reply` holds its refusal text"),
+      incomplete_reason: z.string().optional().describe("why the answer stopped early, e.g. `max_output_tokens` or `content_filter`"),
       origin: Origin,
     }),
   },

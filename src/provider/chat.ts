@@ -1,39 +1,61 @@
 // The Chat Completions wire API (reference §2): `data:` chunks, tool calls accumulated by index, a usage
 // chunk with `choices: []` (stream_options.include_usage), and `data: [DONE]` at the end.
-import { cutShort, parseJson, type WireAdapter, type WireItem } from "./adapter";
+import { itemsJsonWriter, cutShort, parseJson, withRawField, type WireAdapter, type WireItem } from "./adapter";
 import { classifyErrorBody } from "./errors";
 import type { SseEvent } from "./sse";
-import type { ModelRequest, ToolCallRequest, Usage } from "./types";
-import { ChatChunk, type ChatMessage, type ChatRequest } from "./wire";
+import { summaryMessage } from "./summary";
+import type { HistoryItem, ModelRequest, ToolCallRequest, Usage } from "./types";
+import { ChatChunk, ChatCompletion, type ChatMessage, type ChatRequest } from "./wire";
 
-export function chatBody(request: ModelRequest, model: string): ChatRequest {
-  const messages: ChatMessage[] = [];
-  if (request.system) messages.push({ role: "system", content: request.system });
-  for (const item of request.history) {
-    if (item.role === "user") messages.push({ role: "user", content: item.content });
-    else if (item.role === "assistant") {
+/** The messages one history item becomes; reasoning items have no Chat form and are left out. */
+function chatMessages(item: HistoryItem): ChatMessage[] {
+  switch (item.role) {
+    case "user":
+      return [{ role: "user", content: item.content }];
+    case "summary":
+      return [{ role: "user", content: summaryMessage(item.content) }];
+    case "reasoning":
+      return [];
+    case "tool":
+      return [{ role: "tool", tool_call_id: item.callId, content: item.output }];
+    case "assistant": {
       const calls = item.toolCalls ?? [];
-      if (calls.length === 0) messages.push({ role: "assistant", content: item.content });
-      else {
-        messages.push({
+      if (calls.length === 0) return [{ role: "assistant", content: item.content }];
+      return [
+        {
           role: "assistant",
           content: item.content === "" ? null : item.content,
           tool_calls: calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })),
-        });
-      }
-    } else messages.push({ role: "tool", tool_call_id: item.callId, content: item.output });
+        },
+      ];
+    }
   }
+}
+
+const messageJson = itemsJsonWriter(chatMessages);
+
+/** The request as an object (for tests and schema checks); the client sends `chatBodyText`. */
+export function chatBody(request: ModelRequest, model: string, dropped: ReadonlySet<string> = new Set()): ChatRequest {
+  return JSON.parse(chatBodyText(request, model, dropped));
+}
+
+function chatBodyText(request: ModelRequest, model: string, dropped: ReadonlySet<string>): string {
   const tools = request.tools.map((t) => ({
     type: "function" as const,
     function: { name: t.name, description: t.description, parameters: t.parameters },
   }));
-  return {
+  const effort = request.reasoning?.effort;
+  const fields: Omit<ChatRequest, "messages"> = {
     model,
-    messages,
     ...(tools.length ? { tools, tool_choice: "auto" as const } : {}),
+    ...(effort && !dropped.has("reasoning_effort") ? { reasoning_effort: effort } : {}),
     stream: true,
     stream_options: { include_usage: true },
   };
+  const system = request.system ? `${JSON.stringify({ role: "system", content: request.system })}` : "";
+  const history = messageJson(request.history);
+  const messages = system ? (history === "[]" ? `[${system}]` : `[${system},${history.slice(1)}`) : history;
+  return withRawField(fields, "messages", messages);
 }
 
 interface PendingCall {
@@ -85,7 +107,12 @@ async function* parseChat(events: AsyncIterable<SseEvent>): AsyncGenerator<WireI
     }
     if (chunk.usage) {
       const u = chunk.usage;
-      usage = { input_tokens: u.prompt_tokens, output_tokens: u.completion_tokens, cached_input_tokens: u.prompt_tokens_details?.cached_tokens ?? 0 };
+      usage = {
+        input_tokens: u.prompt_tokens,
+        output_tokens: u.completion_tokens,
+        cached_input_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+        reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
+      };
     }
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
     if (!choice) continue;
@@ -119,8 +146,25 @@ async function* parseChat(events: AsyncIterable<SseEvent>): AsyncGenerator<WireI
   yield cutShort("a finish_reason or [DONE]");
 }
 
+/** A non-streamed chat.completion as the chunks a stream of it would be (`reasoning_content` is ignored). */
+function replayChatJson(json: unknown): SseEvent[] | undefined {
+  const parsed = ChatCompletion.safeParse(json);
+  if (!parsed.success) return undefined;
+  const choice = parsed.data.choices.find((c) => (c.index ?? 0) === 0);
+  const message = choice?.message;
+  const tool_calls = (message?.tool_calls ?? []).map((c, index) => ({ index, id: c.id, function: c.function }));
+  const delta = { content: message?.content ?? null, refusal: message?.refusal ?? null, ...(tool_calls.length ? { tool_calls } : {}) };
+  const chunks = [
+    { choices: [{ index: 0, delta, finish_reason: choice?.finish_reason ?? "stop" }] },
+    ...(parsed.data.usage ? [{ choices: [], usage: parsed.data.usage }] : []),
+  ];
+  return [...chunks.map((c) => ({ event: "message", data: JSON.stringify(c) })), { event: "message", data: "[DONE]" }];
+}
+
 export const chatAdapter: WireAdapter = {
   path: "/chat/completions",
-  body: chatBody,
+  optionalFields: ["reasoning_effort"],
+  body: chatBodyText,
   parse: parseChat,
+  replayJson: replayChatJson,
 };

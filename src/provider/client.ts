@@ -1,11 +1,13 @@
 // The model client: one HTTP attempt per try, bounded retries before any output reaches the caller, and a
 // stream that never throws (every failure, cancellation included, is its final `end` event).
 import type { ProviderProfile } from "../config/schema";
-import { cutShort, type OutputEvent, type WireAdapter, type WireOutcome } from "./adapter";
+import { cutShort, parseJson, type OutputEvent, type WireAdapter, type WireOutcome } from "./adapter";
 import { chatAdapter } from "./chat";
 import { type Classified, classifyException, classifyHttp, failureOf, scrubFailure } from "./errors";
 import { responsesAdapter } from "./responses";
-import { readSse, SseLineTooLongError } from "./sse";
+import { fromArray, readBounded, tidyText, watchIdle } from "./body";
+import { rejectedFields } from "./optional-fields";
+import { DEFAULT_MAX_LINE_BYTES, readSse, type SseEvent, SseLineTooLongError } from "./sse";
 import type { ModelClient, ModelEvent, ModelFailure, ModelRequest } from "./types";
 
 export interface RetryTiming {
@@ -29,20 +31,29 @@ export interface ModelClientOptions {
   maxLineBytes?: number;
 }
 
-type Attempt = WireOutcome | { type: "cancelled" };
+/** `rejected`: an HTTP 400 named optional fields this session has not dropped yet. */
+type Attempt = WireOutcome | { type: "cancelled" } | { type: "rejected"; fields: string[] };
 const CANCELLED: Attempt = { type: "cancelled" };
 const ERROR_BODY_LIMIT = 64 * 1024;
 
+/** One client per session: optional fields an endpoint rejected stay dropped for the client's life. */
 export function createModelClient(profile: ProviderProfile, opts: ModelClientOptions): ModelClient {
   const adapter: WireAdapter = profile.wire_api === "chat" ? chatAdapter : responsesAdapter;
-  return { stream: (request) => runStream(profile, opts, adapter, request) };
+  const dropped = new Set<string>();
+  return { stream: (request) => runStream(profile, opts, adapter, request, dropped) };
 }
 
 function cancelledEnd(): ModelEvent {
   return { type: "end", status: "cancelled", failure: failureOf("cancelled").failure };
 }
 
-async function* runStream(profile: ProviderProfile, opts: ModelClientOptions, adapter: WireAdapter, request: ModelRequest): AsyncGenerator<ModelEvent> {
+async function* runStream(
+  profile: ProviderProfile,
+  opts: ModelClientOptions,
+  adapter: WireAdapter,
+  request: ModelRequest,
+  dropped: Set<string>,
+): AsyncGenerator<ModelEvent> {
   const signal = request.signal ?? new AbortController().signal;
   // Extra header values may be credentials too (config show treats them as secrets).
   const headerValues = Object.values(profile.headers);
@@ -54,10 +65,11 @@ async function* runStream(profile: ProviderProfile, opts: ModelClientOptions, ad
     }
     const url = `${profile.base_url.replace(/\/+$/, "")}${adapter.path}`;
     let headers: Headers;
+    const makeBody = () => adapter.body(request, request.model ?? profile.model, dropped);
     let body: string;
     try {
       headers = requestHeaders(profile, opts);
-      body = JSON.stringify(adapter.body(request, request.model ?? profile.model));
+      body = makeBody();
     } catch (e) {
       yield { type: "end", status: "failed", failure: scrub(failureOf("config", errorText(e)).failure) };
       return;
@@ -70,7 +82,7 @@ async function* runStream(profile: ProviderProfile, opts: ModelClientOptions, ad
     const random = opts.random ?? Math.random;
     let emitted = false;
     for (let retries = 0; ; retries++) {
-      const tries = attempt({ profile, opts, adapter, url, headers, body, signal });
+      const tries = attempt({ profile, opts, adapter, url, headers, body, signal, dropped });
       let outcome: Attempt;
       try {
         while (true) {
@@ -88,6 +100,15 @@ async function* runStream(profile: ProviderProfile, opts: ModelClientOptions, ad
       if (outcome.type === "cancelled" || (outcome.type === "fail" && signal.aborted)) {
         yield cancelledEnd();
         return;
+      }
+      if (outcome.type === "rejected") {
+        // Each field is dropped at most once, so this cannot loop; it does not count as a retry.
+        for (const field of outcome.fields) dropped.add(field);
+        const names = outcome.fields.map((f) => `"${f}"`).join(" and ");
+        yield { type: "notice", message: `the endpoint rejected the ${names} request field; SCV stops sending it for this session` };
+        body = makeBody();
+        retries--;
+        continue;
       }
       if (outcome.type === "done") {
         const { status, usage, reason } = outcome;
@@ -127,16 +148,22 @@ interface AttemptContext {
   headers: Headers;
   body: string;
   signal: AbortSignal;
+  dropped: ReadonlySet<string>;
 }
 
 async function* attempt(ctx: AttemptContext): AsyncGenerator<OutputEvent, Attempt> {
   const { profile, signal } = ctx;
   const local = new AbortController();
-  const timeout = AbortSignal.timeout(profile.timeout_seconds * 1000);
-  const combined = AbortSignal.any([signal, timeout, local.signal]);
+  // timeout_seconds bounds the wait for the answer to start (its headers); after that only silence ends it.
+  const headersDeadline = new AbortController();
+  const headersTimer = setTimeout(() => headersDeadline.abort(), profile.timeout_seconds * 1000);
+  const idle = { ms: profile.stream_idle_timeout_seconds * 1000, fired: false };
+  const combined = AbortSignal.any([signal, headersDeadline.signal, local.signal]);
   const host = safeHost(ctx.url);
-  const why = () => ({ timedOut: timeout.aborted, timeoutSeconds: profile.timeout_seconds, host });
+  const why = () => ({ timedOut: headersDeadline.signal.aborted, timeoutSeconds: profile.timeout_seconds, host });
   const fail = (classified: Classified): Attempt => ({ type: "fail", classified });
+  const idleFailure = () =>
+    fail(failureOf("stream", `${host} sent nothing for ${profile.stream_idle_timeout_seconds} s (stream_idle_timeout_seconds = ${profile.stream_idle_timeout_seconds})`));
   try {
     let res: Response;
     try {
@@ -151,7 +178,13 @@ async function* attempt(ctx: AttemptContext): AsyncGenerator<OutputEvent, Attemp
       };
       res = await (ctx.opts.fetch ?? fetch)(ctx.url, init);
     } catch (e) {
-      return signal.aborted ? CANCELLED : fail(classifyException(e, "connect", why()));
+      if (signal.aborted) return CANCELLED;
+      if (headersDeadline.signal.aborted) {
+        return fail(failureOf("network", `${host} did not start answering within timeout_seconds = ${profile.timeout_seconds}`));
+      }
+      return fail(classifyException(e, "connect", why()));
+    } finally {
+      clearTimeout(headersTimer);
     }
     if (res.status >= 300 && res.status < 400) {
       res.body?.cancel().catch(() => {});
@@ -161,25 +194,50 @@ async function* attempt(ctx: AttemptContext): AsyncGenerator<OutputEvent, Attemp
     if (!res.ok || !res.body) {
       const text = await readBounded(res, ERROR_BODY_LIMIT).catch(() => "");
       if (signal.aborted) return CANCELLED;
-      return fail(res.ok ? failureOf("stream", "the provider sent an empty answer") : classifyHttp(res.status, text, res.headers));
+      if (!res.ok) {
+        const classified = classifyHttp(res.status, text, res.headers);
+        const fields = rejectedFields(res.status, text, ctx.adapter.optionalFields).filter((f) => !ctx.dropped.has(f));
+        return fields.length ? { type: "rejected", fields } : fail(classified);
+      }
+      return fail(failureOf("stream", "the provider sent an empty answer"));
     }
+    const body = watchIdle(res.body, idle.ms, () => {
+      idle.fired = true;
+      local.abort();
+    });
     const type = res.headers.get("content-type") ?? "";
+    let events: AsyncIterable<SseEvent>;
     if (type.includes("application/json")) {
-      const text = await readBounded(res, 400).catch(() => "");
-      return fail(failureOf("config", `expected a streamed (text/event-stream) answer but got ${type}: ${text.replace(/\s+/g, " ")}; is base_url an OpenAI-compatible API that supports streaming?`));
-    }
+      // The endpoint ignored `stream: true`: read the one answer and replay it as the events a stream has.
+      let text: string;
+      try {
+        text = await readBounded(new Response(body), ctx.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+      } catch (e) {
+        if (signal.aborted) return CANCELLED;
+        return idle.fired ? idleFailure() : fail(classifyException(e, "body", why()));
+      }
+      const json = parseJson(text);
+      const replayed = ctx.adapter.replayJson(json);
+      if (replayed) events = fromArray(replayed);
+      else if (json && typeof json === "object" && "error" in json) events = fromArray([{ event: "error", data: text }]);
+      else {
+        return fail(failureOf("config", `expected an answer of the ${profile.wire_api} API but got ${type}: ${tidyText(text)}; is base_url an OpenAI-compatible API?`));
+      }
+    } else events = readSse(body, { maxLineBytes: ctx.opts.maxLineBytes });
     try {
-      for await (const item of ctx.adapter.parse(readSse(res.body, { maxLineBytes: ctx.opts.maxLineBytes }))) {
+      for await (const item of ctx.adapter.parse(events)) {
         if (item.type === "done" || item.type === "fail") return item;
         yield item;
       }
       return cutShort("its terminal event");
     } catch (e) {
       if (signal.aborted) return CANCELLED;
+      if (idle.fired) return idleFailure();
       if (e instanceof SseLineTooLongError) return fail({ ...failureOf("stream", e.message), retryable: false });
       return fail(classifyException(e, "body", why()));
     }
   } finally {
+    clearTimeout(headersTimer);
     local.abort();
   }
 }
@@ -216,24 +274,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
     const timer = setTimeout(() => done(true), ms);
     signal.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-async function readBounded(res: Response, limit: number): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parts.push(value);
-      size += value.length;
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return new TextDecoder().decode(Buffer.concat(parts).subarray(0, limit));
 }
 
 function safeHost(url: string): string {

@@ -1,35 +1,59 @@
 // The OpenAI Responses wire API (reference §1): stateless (store:false, the full input every request),
 // streamed as typed SSE events that end with response.completed | incomplete | failed.
-import { cutShort, parseJson, type WireAdapter, type WireItem } from "./adapter";
+import type { z } from "zod";
+import { itemsJsonWriter, cutShort, parseJson, withRawField, type WireAdapter, type WireItem } from "./adapter";
 import { classifyErrorBody, failureOf } from "./errors";
 import type { SseEvent } from "./sse";
-import type { ModelRequest, Usage } from "./types";
+import { summaryMessage } from "./summary";
+import type { HistoryItem, ModelRequest, Usage } from "./types";
 import {
   ErrorBody,
   FunctionCallItem,
   MessageItem,
+  ReasoningOutputItem,
+  ResponseObject,
   ResponsesEvent,
+  type ResponsesUsage,
   UrlCitation,
   type ResponsesInputItem,
   type ResponsesRequest,
 } from "./wire";
 
-export function responsesBody(request: ModelRequest, model: string): ResponsesRequest {
-  const input: ResponsesInputItem[] = [];
-  for (const item of request.history) {
-    if (item.role === "user") {
-      input.push({ type: "message", role: "user", content: [{ type: "input_text", text: item.content }] });
-    } else if (item.role === "assistant") {
-      if (item.content !== "") {
-        input.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: item.content, annotations: [] }] });
-      }
-      for (const call of item.toolCalls ?? []) {
-        input.push({ type: "function_call", call_id: call.id, name: call.name, arguments: call.arguments });
-      }
-    } else {
-      input.push({ type: "function_call_output", call_id: item.callId, output: item.output });
+/** The input items one history item becomes; pure, so the client caches the JSON per item. */
+function inputItems(item: HistoryItem): ResponsesInputItem[] {
+  switch (item.role) {
+    case "user":
+      return [{ type: "message", role: "user", content: [{ type: "input_text", text: item.content }] }];
+    case "summary":
+      return [{ type: "message", role: "user", content: [{ type: "input_text", text: summaryMessage(item.content) }] }];
+    case "assistant": {
+      const out: ResponsesInputItem[] = [];
+      if (item.content !== "") out.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: item.content, annotations: [] }] });
+      for (const call of item.toolCalls ?? []) out.push({ type: "function_call", call_id: call.id, name: call.name, arguments: call.arguments });
+      return out;
     }
+    case "reasoning":
+      return [
+        {
+          type: "reasoning",
+          ...(item.id ? { id: item.id } : {}),
+          summary: item.summary.map((text) => ({ type: "summary_text" as const, text })),
+          encrypted_content: item.encryptedContent,
+        },
+      ];
+    case "tool":
+      return [{ type: "function_call_output", call_id: item.callId, output: item.output }];
   }
+}
+
+const itemJson = itemsJsonWriter(inputItems);
+
+/** The request as an object (for tests and schema checks); the client sends `responsesBodyText`. */
+export function responsesBody(request: ModelRequest, model: string, dropped: ReadonlySet<string> = new Set()): ResponsesRequest {
+  return JSON.parse(responsesBodyText(request, model, dropped));
+}
+
+function responsesBodyText(request: ModelRequest, model: string, dropped: ReadonlySet<string>): string {
   const tools: NonNullable<ResponsesRequest["tools"]> = request.tools.map((t) => ({
     type: "function",
     name: t.name,
@@ -38,19 +62,32 @@ export function responsesBody(request: ModelRequest, model: string): ResponsesRe
     strict: false,
   }));
   if (request.hostedWebSearch) tools.push({ type: "web_search" });
-  return {
+  const { effort, summary } = request.reasoning ?? {};
+  const reasoning = {
+    ...(effort ? { effort } : {}),
+    ...(summary && summary !== "none" ? { summary } : {}),
+  };
+  const fields: Omit<ResponsesRequest, "input"> = {
     model,
     ...(request.system ? { instructions: request.system } : {}),
-    input,
     ...(tools.length ? { tools, tool_choice: "auto" as const } : {}),
+    ...(Object.keys(reasoning).length && !dropped.has("reasoning") ? { reasoning } : {}),
+    // store:false keeps nothing server-side, so reasoning survives only if SCV keeps and replays it.
+    ...(!dropped.has("include") ? { include: ["reasoning.encrypted_content"] } : {}),
     store: false,
     stream: true,
   };
+  return withRawField(fields, "input", itemJson(request.history));
 }
 
-function usageOf(u: { input_tokens: number; output_tokens: number; input_tokens_details?: { cached_tokens: number } | null } | null | undefined): Usage | undefined {
+function usageOf(u: z.infer<typeof ResponsesUsage> | null | undefined): Usage | undefined {
   if (!u) return undefined;
-  return { input_tokens: u.input_tokens, output_tokens: u.output_tokens, cached_input_tokens: u.input_tokens_details?.cached_tokens ?? 0 };
+  return {
+    input_tokens: u.input_tokens,
+    output_tokens: u.output_tokens,
+    cached_input_tokens: u.input_tokens_details?.cached_tokens ?? 0,
+    reasoning_tokens: u.output_tokens_details?.reasoning_tokens ?? 0,
+  };
 }
 
 interface PendingCall {
@@ -66,6 +103,7 @@ async function* parseResponses(events: AsyncIterable<SseEvent>): AsyncGenerator<
   const emittedCalls = new Set<string>();
   const citedUrls = new Set<string>();
   let textStreamed = false; // a terse server may send text only in the finished items
+  let refusalStreamed = false;
   const finishedItems = new Set<string>();
 
   const findCall = (itemId?: string | null, outputIndex?: number | null) =>
@@ -78,8 +116,19 @@ async function* parseResponses(events: AsyncIterable<SseEvent>): AsyncGenerator<
     yield { type: "citation", url: c.data.url, ...(c.data.title ? { title: c.data.title } : {}) };
   }
 
-  // A finished item: emit a function call once; for a message, anything a terse server did not stream.
+  // A finished item: emit a function call or reasoning item once; for a message, anything a terse server did not stream.
   function* finishItem(raw: unknown): Generator<WireItem> {
+    const rs = ReasoningOutputItem.safeParse(raw);
+    if (rs.success) {
+      const id = rs.data.id ?? undefined;
+      if (id && finishedItems.has(id)) return;
+      if (id) finishedItems.add(id);
+      // Without encrypted content (the endpoint ignored `include`) there is nothing to replay.
+      if (!rs.data.encrypted_content) return;
+      const summary = (rs.data.summary ?? []).flatMap((p) => (p.text ? [p.text] : []));
+      yield { type: "reasoning_item", item: { role: "reasoning", ...(id ? { id } : {}), encryptedContent: rs.data.encrypted_content, summary } };
+      return;
+    }
     const fc = FunctionCallItem.safeParse(raw);
     if (fc.success) {
       if (emittedCalls.has(fc.data.call_id)) return;
@@ -97,6 +146,8 @@ async function* parseResponses(events: AsyncIterable<SseEvent>): AsyncGenerator<
       if (part.type === "output_text" && part.text && !textStreamed) {
         yield { type: "text", delta: part.text };
       }
+      // A refusal may arrive only here, never as refusal.delta events.
+      if (part.type === "refusal" && part.refusal && !refusalStreamed) yield { type: "refusal", delta: part.refusal };
       for (const a of part.annotations ?? []) yield* citation(a);
     }
   }
@@ -125,7 +176,14 @@ async function* parseResponses(events: AsyncIterable<SseEvent>): AsyncGenerator<
         if (ev.delta) yield { type: "text", delta: ev.delta };
         break;
       case "response.refusal.delta":
+        refusalStreamed = true;
         if (ev.delta) yield { type: "refusal", delta: ev.delta };
+        break;
+      case "response.reasoning_summary_part.added":
+        if ((ev.summary_index ?? 0) > 0) yield { type: "reasoning", delta: "\n\n" };
+        break;
+      case "response.reasoning_summary_text.delta":
+        if (ev.delta) yield { type: "reasoning", delta: ev.delta };
         break;
       case "response.output_item.added": {
         const fc = FunctionCallItem.safeParse(ev.item);
@@ -159,7 +217,8 @@ async function* parseResponses(events: AsyncIterable<SseEvent>): AsyncGenerator<
       case "response.completed":
       case "response.incomplete": {
         for (const item of ev.response.output ?? []) {
-          if (item.type === "function_call" || (item.type === "message" && item.id && !finishedItems.has(item.id))) yield* finishItem(item);
+          const unfinished = (item.type === "message" || item.type === "reasoning") && item.id && !finishedItems.has(item.id);
+          if (item.type === "function_call" || unfinished) yield* finishItem(item);
         }
         const usage = usageOf(ev.response.usage);
         if (ev.type === "response.completed") yield { type: "done", status: "completed", ...(usage ? { usage } : {}) };
@@ -182,8 +241,25 @@ async function* parseResponses(events: AsyncIterable<SseEvent>): AsyncGenerator<
   yield cutShort("response.completed");
 }
 
+/** A non-streamed response object as the events a stream of it would end with. */
+function replayResponsesJson(json: unknown): SseEvent[] | undefined {
+  const parsed = ResponseObject.safeParse(json);
+  if (!parsed.success) return undefined;
+  const response = parsed.data;
+  if (!Array.isArray(response.output) && !response.error) return undefined;
+  const event = (data: Record<string, unknown>): SseEvent => ({ event: String(data.type), data: JSON.stringify(data) });
+  const events = (response.output ?? []).map((item, output_index) => event({ type: "response.output_item.done", output_index, item }));
+  const status = response.status ?? (response.error ? "failed" : "completed");
+  const terminal = status === "incomplete" ? "response.incomplete" : status === "failed" || response.error ? "response.failed" : "response.completed";
+  // Items were replayed one by one above; the terminal event needs only the status, usage and details.
+  events.push(event({ type: terminal, response: { ...response, output: [] } }));
+  return events;
+}
+
 export const responsesAdapter: WireAdapter = {
   path: "/responses",
-  body: responsesBody,
+  optionalFields: ["include", "reasoning"],
+  body: responsesBodyText,
   parse: parseResponses,
+  replayJson: replayResponsesJson,
 };

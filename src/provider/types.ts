@@ -1,4 +1,6 @@
 // The neutral model interface the turn loop uses; each wire API (Responses, Chat) adapts to it.
+import type { REASONING_EFFORTS, REASONING_SUMMARIES } from "../config/schema";
+
 export interface ToolCallRequest {
   /** The provider's call id (Responses `call_id`, Chat `tool_calls[].id`). */
   id: string;
@@ -7,10 +9,28 @@ export interface ToolCallRequest {
   arguments: string;
 }
 
+/** A reasoning item (Responses API) kept so a stateless (store:false) session can replay it; opaque to SCV. */
+export interface ReasoningItem {
+  role: "reasoning";
+  /** The provider's item id (`rs_…`), when it sent one. */
+  id?: string;
+  /** The `encrypted_content` from `response.output_item.done`; replayed verbatim. */
+  encryptedContent: string;
+  /** Summary texts the model streamed for this item (never part of the reply). */
+  summary: string[];
+}
+
+/**
+ * History as plain JSON-serialisable objects. Items are immutable once pushed (the request serialiser caches
+ * by identity); compaction replaces older items with one `summary` item (src/server/compaction.ts).
+ */
 export type HistoryItem =
   | { role: "user"; content: string }
   | { role: "assistant"; content: string; toolCalls?: ToolCallRequest[] }
-  | { role: "tool"; callId: string; name: string; output: string };
+  | { role: "tool"; callId: string; name: string; output: string }
+  | ReasoningItem
+  /** The model's summary of the turns compaction replaced; sent as a user message. */
+  | { role: "summary"; content: string; turns: number };
 
 export interface ToolSpec {
   name: string;
@@ -26,14 +46,29 @@ export interface ModelRequest {
   hostedWebSearch?: boolean;
   /** Overrides the profile's model for this session. */
   model?: string;
+  /** Reasoning controls (Responses `reasoning`, Chat `reasoning_effort`); absent fields are not sent. */
+  reasoning?: ReasoningOptions;
   signal: AbortSignal;
+}
+
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+export type ReasoningSummary = (typeof REASONING_SUMMARIES)[number];
+
+export interface ReasoningOptions {
+  effort?: ReasoningEffort;
+  /** "none" (or absent) asks for no summary. */
+  summary?: ReasoningSummary;
 }
 
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number;
+  /** Part of output_tokens the model spent reasoning (0 when the endpoint reports none). */
+  reasoning_tokens: number;
 }
+
+export const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 });
 
 export const FAILURE_CLASSES = [
   "auth",
@@ -63,6 +98,12 @@ export type ModelEvent =
   | { type: "refusal"; delta: string }
   | { type: "tool_call"; call: ToolCallRequest }
   | { type: "citation"; url: string; title?: string }
+  /** Reasoning summary text as it streams; for display only, never reply text. */
+  | { type: "reasoning"; delta: string }
+  /** A finished reasoning item, in output order relative to text and tool calls. */
+  | { type: "reasoning_item"; item: ReasoningItem }
+  /** A one-line note for the user about the connection (e.g. a request field the endpoint rejected). */
+  | { type: "notice"; message: string }
   /** A retryable failure before any output; the client waits `delayMs` and tries again (at most `maxRetries` times). */
   | { type: "retry"; attempt: number; maxRetries: number; delayMs: number; failure: ModelFailure }
   /** Always the last event. A started stream never throws: failures arrive here. */

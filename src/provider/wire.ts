@@ -30,6 +30,13 @@ export const ResponsesInputItem = z.union([
   }),
   z.strictObject({ type: z.literal("function_call"), call_id: z.string().min(1), name: z.string().min(1), arguments: z.string() }),
   z.strictObject({ type: z.literal("function_call_output"), call_id: z.string().min(1), output: z.string() }),
+  // Replayed verbatim for store:false sessions (reference §1.1); the encrypted content carries the reasoning.
+  z.strictObject({
+    type: z.literal("reasoning"),
+    id: z.string().min(1).optional(),
+    summary: z.array(z.strictObject({ type: z.literal("summary_text"), text: z.string() })),
+    encrypted_content: z.string().min(1),
+  }),
 ]);
 export type ResponsesInputItem = z.infer<typeof ResponsesInputItem>;
 
@@ -50,6 +57,8 @@ export const ResponsesRequest = z.strictObject({
   input: z.array(ResponsesInputItem),
   tools: z.array(ResponsesTool).optional(),
   tool_choice: z.literal("auto").optional(),
+  reasoning: z.strictObject({ effort: z.string().optional(), summary: z.string().optional() }).optional(),
+  include: z.array(z.string()).optional(),
   store: z.literal(false),
   stream: z.literal(true),
 });
@@ -61,6 +70,7 @@ export const ResponsesUsage = z.looseObject({
   input_tokens: count,
   output_tokens: count,
   input_tokens_details: z.looseObject({ cached_tokens: count }).nullish(),
+  output_tokens_details: z.looseObject({ reasoning_tokens: count }).nullish(),
 });
 
 export const UrlCitation = z.looseObject({ type: z.literal("url_citation"), url: z.string().min(1), title: text });
@@ -73,17 +83,24 @@ export const FunctionCallItem = z.looseObject({
   arguments: z.string().nullish(),
 });
 
-const ContentPart = z.looseObject({ type: z.string(), text: text, annotations: z.array(z.unknown()).nullish() });
+const ContentPart = z.looseObject({ type: z.string(), text: text, refusal: text, annotations: z.array(z.unknown()).nullish() });
 export const MessageItem = z.looseObject({
   type: z.literal("message"),
   id: text,
   content: z.array(ContentPart).nullish(),
 });
 
+export const ReasoningOutputItem = z.looseObject({
+  type: z.literal("reasoning"),
+  id: text,
+  encrypted_content: text,
+  summary: z.array(z.looseObject({ text: text })).nullish(),
+});
+
 /** Any output item; interpret it with FunctionCallItem / MessageItem when its type matches. */
 const OutputItem = z.looseObject({ type: z.string(), id: text });
 
-const ResponseObject = z.looseObject({
+export const ResponseObject = z.looseObject({
   id: text,
   status: text,
   usage: ResponsesUsage.nullish(),
@@ -97,6 +114,8 @@ const where = { item_id: text, output_index: z.number().nullish() };
 export const ResponsesEvent = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("response.output_text.delta"), ...where, delta: z.string() }),
   z.looseObject({ type: z.literal("response.refusal.delta"), ...where, delta: z.string() }),
+  z.looseObject({ type: z.literal("response.reasoning_summary_text.delta"), ...where, summary_index: z.number().nullish(), delta: z.string() }),
+  z.looseObject({ type: z.literal("response.reasoning_summary_part.added"), ...where, summary_index: z.number().nullish() }),
   z.looseObject({ type: z.literal("response.output_item.added"), output_index: z.number().nullish(), item: OutputItem }),
   z.looseObject({ type: z.literal("response.output_item.done"), output_index: z.number().nullish(), item: OutputItem }),
   z.looseObject({ type: z.literal("response.function_call_arguments.delta"), ...where, delta: z.string() }),
@@ -137,6 +156,7 @@ export const ChatRequest = z.strictObject({
     )
     .optional(),
   tool_choice: z.literal("auto").optional(),
+  reasoning_effort: z.string().optional(),
   stream: z.literal(true),
   stream_options: z.strictObject({ include_usage: z.literal(true) }),
 });
@@ -148,6 +168,7 @@ export const ChatUsage = z.looseObject({
   prompt_tokens: count,
   completion_tokens: count,
   prompt_tokens_details: z.looseObject({ cached_tokens: count }).nullish(),
+  completion_tokens_details: z.looseObject({ reasoning_tokens: count }).nullish(),
 });
 
 export const ChatChunk = z.looseObject({
@@ -178,3 +199,22 @@ export const ChatChunk = z.looseObject({
   error: ErrorBody.nullish(),
 });
 export type ChatChunk = z.infer<typeof ChatChunk>;
+
+// ---------- Chat Completions: a non-streamed answer (replayed as chunks) ----------
+
+export const ChatCompletion = z.looseObject({
+  choices: z.array(
+    z.looseObject({
+      index: z.number().nullish(),
+      message: z
+        .looseObject({
+          content: text,
+          refusal: text,
+          tool_calls: z.array(z.looseObject({ id: text, function: z.looseObject({ name: text, arguments: text }).nullish() })).nullish(),
+        })
+        .nullish(),
+      finish_reason: text,
+    }),
+  ),
+  usage: z.unknown().optional(),
+});

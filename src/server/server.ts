@@ -9,7 +9,8 @@ import { ERROR_CODES, PROTOCOL_VERSION, type RequestResult } from "../protocol/s
 import type { Config } from "../config/schema";
 import { type LoadedSession, type SessionJournal, type SessionStore, SessionStoreError } from "../sessions/index";
 import { createModelClient } from "../provider/client";
-import type { ModelClient } from "../provider/types";
+import { contextWindowFor } from "../provider/models";
+import type { ModelClient, ReasoningEffort } from "../provider/types";
 import type { SessionScope } from "../tools/tool";
 import { buildTools } from "../tools/index";
 import { hostedSearchEnabled } from "../tools/web_search";
@@ -81,6 +82,8 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
     }
     const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
     const home = scvHome(env);
+    const effort = o.effort ?? profile.reasoning_effort;
+    const reasoning = { ...(effort ? { effort } : {}), ...(profile.reasoning_summary ? { summary: profile.reasoning_summary } : {}) };
     const s = new Session({
       scope: {
         sessionId: o.journal?.recorder.id ?? newSessionId(),
@@ -100,6 +103,8 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
       systemPrompt: buildSystemPrompt,
       model,
       modelName: o.modelName,
+      reasoning,
+      context: { window: contextWindowFor(o.modelName, profile.context_window), compactAt: profile.compact_at },
       autoApprove: o.autoApprove ?? false,
       emit: (method, params) => void endpoint.notify(method, params),
       restored: o.restored,
@@ -147,7 +152,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           );
           journal = { recorder, store };
         }
-        const s = openSession({ workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel });
+        const s = openSession({ workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort });
         return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName };
       },
       async "session.resume"(p) {
@@ -211,6 +216,13 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         }
         return { ok: true as const };
       },
+      async "session.compact"(p) {
+        requireInit();
+        const result = await session(p.session_id).compactNow();
+        if (result.ok) return { compacted: true, turns: result.turns, tokens_before: result.tokensBefore, tokens_after: result.tokensAfter };
+        if (result.failure) throw new RpcError(ERROR_CODES.internal_error, `compaction failed: ${result.message}`);
+        return { compacted: false, turns: 0, tokens_before: 0, tokens_after: 0 };
+      },
       async "session.close"(p) {
         requireInit();
         const s = session(p.session_id);
@@ -245,6 +257,8 @@ interface OpenSession {
   restored?: LoadedSession;
   /** The chat conversation a chat bridge opened this session for. */
   channel?: SessionScope["channel"];
+  /** Reasoning effort for this session (session.start), over the profile's. */
+  effort?: ReasoningEffort;
 }
 
 /** Values a session record must never hold: the profile's key, its extra header values, the search key. */

@@ -3,10 +3,11 @@
 import { randomBytes } from "node:crypto";
 import { createApprovalGate, type ApprovalGate, type ApprovalRequest } from "../approval/gate";
 import type { Origin } from "../protocol/schema";
-import type { HistoryItem, ModelClient } from "../provider/types";
+import { type HistoryItem, type ModelClient, type ReasoningOptions, zeroUsage } from "../provider/types";
 import type { LoadedSession } from "../sessions/index";
 import { handleNumber } from "../sessions/load";
 import type { IdleTurn, SessionScope, ToolRegistry } from "../tools/tool";
+import { type CompactionReason, type CompactResult, compactHistory, type ContextState, estimateTextTokens } from "./compaction";
 import { type Emit, runTurn, type TurnOutcome } from "./turn";
 
 interface QueuedTurn {
@@ -20,6 +21,9 @@ export interface SessionOptions {
   buildTools(scope: SessionScope): ToolRegistry;
   model: ModelClient;
   modelName: string;
+  reasoning?: ReasoningOptions;
+  /** The model's context window (tokens) and the fraction of it at which history is compacted. */
+  context: { window: number; compactAt: number };
   hostedWebSearch(scope: SessionScope): boolean;
   systemPrompt(scope: SessionScope, tools: ToolRegistry): string;
   autoApprove: boolean;
@@ -32,6 +36,7 @@ export class Session {
   readonly scope: SessionScope;
   readonly tools: ToolRegistry;
   private readonly history: HistoryItem[];
+  private readonly context: ContextState;
   private readonly queue: QueuedTurn[] = [];
   private running?: { turnId: string; abort: AbortController; done: Promise<void> };
   private readonly approvals = new Map<string, (approved: boolean) => void>();
@@ -46,6 +51,7 @@ export class Session {
   private recordingTurn: string | undefined;
 
   constructor(private readonly opts: SessionOptions) {
+    this.context = { ...opts.context };
     this.gate = createApprovalGate({
       policy: opts.scope.config.tools.approval_policy,
       autoApprove: opts.autoApprove,
@@ -69,7 +75,7 @@ export class Session {
       // model's context gains it (a compaction records itself through recorder.compacted).
       const history = this.history;
       history.push = (...items: HistoryItem[]) => {
-        for (const item of items) recorder.append({ type: "item", ...(this.recordingTurn ? { turn: this.recordingTurn } : {}), item });
+        for (const item of items) recorder.append({ type: "item", ...(this.recordingTurn ? { turn: this.recordingTurn } : {}), item: item as unknown as Record<string, unknown> });
         return Array.prototype.push.apply(history, items);
       };
     }
@@ -90,6 +96,56 @@ export class Session {
     this.queue.push(turn);
     this.pump();
     return { turnId, queued };
+  }
+
+  /**
+   * Compacts the history on request, once no turn runs (a running turn finishes first; queued turns wait).
+   * Not ok when there was too little to summarise or the model could not write the summary.
+   */
+  async compactNow(): Promise<CompactResult> {
+    while (this.running) await this.running.done;
+    if (this.closed) return { ok: false, message: "the session is closed" };
+    const abort = new AbortController();
+    let finish!: () => void;
+    const done = new Promise<void>((r) => (finish = r));
+    this.running = { turnId: "", abort, done }; // holds back queued turns while the summary is written
+    try {
+      const specs = this.tools.list().map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
+      const fixed = estimateTextTokens(this.systemPrompt + JSON.stringify(specs));
+      return await this.compact("request", undefined, this.history.length, fixed, abort.signal);
+    } finally {
+      this.running = undefined;
+      finish();
+      queueMicrotask(() => this.pump());
+    }
+  }
+
+  /** The session's one compaction path: replaces older history with a summary and reports it. */
+  private async compact(reason: CompactionReason, turnId: string | undefined, turnStart: number, fixedTokens: number, signal: AbortSignal) {
+    const result = await compactHistory(
+      this.history,
+      { model: this.opts.model, modelName: this.opts.modelName, window: this.context.window, turnStart, fixedTokens, signal },
+      reason,
+    );
+    if (result.ok) {
+      this.context.last = undefined;
+      // The summary replaced the oldest items (compactHistory splices at 0): the store records both, so a resume
+      // rebuilds the same history.
+      this.scope.journal?.recorder.compacted({ summary: [result.summary], replaced: result.replaced, start: 0, ...(turnId ? { turn: turnId } : {}) });
+      this.opts.emit("session.compacted", {
+        session_id: this.id,
+        ...(turnId ? { turn_id: turnId } : {}),
+        reason,
+        turns: result.turns,
+        items: result.replaced.length,
+        tokens_before: result.tokensBefore,
+        tokens_after: result.tokensAfter,
+      });
+    } else if (turnId && result.failure) {
+      // Only a failed summary request is news; "nothing older to summarise" is not.
+      this.opts.emit("model.notice", { session_id: this.id, turn_id: turnId, message: `could not compact the history: ${result.message}` });
+    }
+    return result;
   }
 
   /** Cancels the running turn (or the named one) and drops queued user prompts. */
@@ -175,7 +231,7 @@ export class Session {
   private endWithoutRunning(q: QueuedTurn, status: TurnOutcome["status"]) {
     const ids = { session_id: this.id, turn_id: q.turnId };
     this.opts.emit("turn.started", { ...ids, origin: q.origin, prompt: q.prompt });
-    const outcome: TurnOutcome = { status, reply: "", usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 } };
+    const outcome: TurnOutcome = { status, reply: "", usage: zeroUsage() };
     this.recordEnd(q.turnId, outcome);
     this.opts.emit("turn.ended", { ...ids, ...outcome, origin: q.origin });
   }
@@ -217,8 +273,11 @@ export class Session {
           model: this.opts.model,
           modelName: this.opts.modelName,
           hostedWebSearch: this.hostedWebSearch,
+          ...(this.opts.reasoning ? { reasoning: this.opts.reasoning } : {}),
           systemPrompt: this.systemPrompt,
           history: this.history,
+          context: this.context,
+          compact: (reason, turnId, turnStart, fixedTokens, signal) => this.compact(reason, turnId, turnStart, fixedTokens, signal),
           gate: this.gate,
           emit: this.opts.emit,
         },
@@ -231,7 +290,7 @@ export class Session {
       outcome = {
         status: signal.aborted ? "cancelled" : "failed",
         reply: "",
-        usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 },
+        usage: zeroUsage(),
         error: { class: "internal", message: (e as Error).message },
       };
     }

@@ -3,7 +3,16 @@
 import type { ApprovalGate } from "../approval/gate";
 import type { NotificationMethod, NotificationParams } from "../protocol/schema";
 import { withSources } from "../provider/citations";
-import type { HistoryItem, ModelClient, ModelFailure, ToolCallRequest, Usage } from "../provider/types";
+import { type HistoryItem, type ModelClient, type ModelFailure, type ReasoningOptions, type ToolCallRequest, type ToolSpec, type Usage, zeroUsage } from "../provider/types";
+import {
+  type CompactionReason,
+  type CompactResult,
+  type ContextState,
+  estimateRequest,
+  estimateTextTokens,
+  requestView,
+  shouldCompact,
+} from "./compaction";
 import {
   argumentsForDisplay,
   displayLine,
@@ -23,10 +32,14 @@ export interface TurnDeps {
   model: ModelClient;
   modelName?: string;
   hostedWebSearch: boolean;
+  reasoning?: ReasoningOptions;
   systemPrompt: string;
   history: HistoryItem[];
+  context: ContextState;
   gate: ApprovalGate;
   emit: Emit;
+  /** Runs compaction (the session's one path, which also reports it). */
+  compact(reason: CompactionReason, turnId: string, turnStart: number, fixedTokens: number, signal: AbortSignal): Promise<CompactResult>;
 }
 
 export interface TurnOutcome {
@@ -34,68 +47,87 @@ export interface TurnOutcome {
   reply: string;
   usage: Usage;
   error?: { class: string; message: string };
+  refusal?: true;
+  incomplete_reason?: string;
 }
 
 const PROGRESS_INTERVAL_MS = 500;
 
+/** What one model response produced, in output order. */
+interface StepResult {
+  ended: "completed" | "incomplete" | "failed" | "cancelled";
+  failure?: ModelFailure;
+  reason?: string;
+  text: string;
+  refused: boolean;
+  calls: ToolCallRequest[];
+  citations: { url: string; title?: string }[];
+  /** History items for this response: reasoning items in place before the text and calls they preceded. */
+  items: HistoryItem[];
+}
+
 export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, signal: AbortSignal): Promise<TurnOutcome> {
-  const { scope, emit, history } = deps;
-  const usage: Usage = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
-  const ids = { session_id: scope.sessionId, turn_id: turnId };
-  history.push({ role: "user", content: prompt });
+  const { scope, history, context } = deps;
+  const usage = zeroUsage();
+  const userItem: HistoryItem = { role: "user", content: prompt };
+  history.push(userItem);
   const specs = deps.tools.list().map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
+  const fixedTokens = estimateTextTokens(deps.systemPrompt + JSON.stringify(specs));
+  let refused = false;
+  // Where this turn starts in history; compaction may move it (or summarise its start away).
+  const turnStart = () => {
+    const at = history.indexOf(userItem);
+    return at >= 0 ? at : history.findIndex((i) => i.role === "summary") + 1;
+  };
+  const compact = async (reason: CompactionReason) => {
+    const done = await deps.compact(reason, turnId, turnStart(), fixedTokens, signal);
+    if (done.ok) context.last = undefined;
+    if (done.usage) addUsage(usage, done.usage); // the summary request is one of the turn's model calls
+    return done;
+  };
 
   for (let step = 0; step < scope.config.tools.max_steps; step++) {
     if (signal.aborted) return { status: "cancelled", reply: "", usage };
-    let text = "";
-    const calls: ToolCallRequest[] = [];
-    const citations: { url: string; title?: string }[] = [];
-    let modelFailure: ModelFailure | undefined;
-    let ended: "completed" | "incomplete" | "failed" | "cancelled" = "failed";
-    for await (const ev of deps.model.stream({
-      system: deps.systemPrompt,
-      history,
-      tools: specs,
-      hostedWebSearch: deps.hostedWebSearch,
-      model: deps.modelName,
-      signal,
-    })) {
-      if (ev.type === "text" || ev.type === "refusal") {
-        text += ev.delta;
-        emit("assistant.delta", { ...ids, text: ev.delta });
-      } else if (ev.type === "tool_call") calls.push(ev.call);
-      else if (ev.type === "citation") citations.push(ev);
-      else if (ev.type === "retry") {
-        const { class: cls, message, status } = ev.failure;
-        const error = { class: cls, message, ...(status !== undefined ? { status } : {}) };
-        emit("model.retrying", { ...ids, attempt: ev.attempt, max_retries: ev.maxRetries, delay_ms: ev.delayMs, error });
-      }
-      else if (ev.type === "end") {
-        ended = ev.status;
-        modelFailure = ev.failure;
-        if (ev.usage) {
-          usage.input_tokens += ev.usage.input_tokens;
-          usage.output_tokens += ev.usage.output_tokens;
-          usage.cached_input_tokens += ev.usage.cached_input_tokens;
-        }
-      }
+    if (shouldCompact(context, estimateRequest(context, requestView(history, turnStart()), fixedTokens))) {
+      const done = await compact(context.overflowed ? "overflow" : "threshold");
+      if (done.ok) context.overflowed = false;
+      else if (done.cancelled) return { status: "cancelled", reply: "", usage };
     }
-    if (ended === "cancelled" || signal.aborted) {
+    let result = await modelStep(deps, { turnId, turnStart: turnStart(), specs, usage }, signal);
+    if (result.ended === "failed" && result.failure?.class === "context_window" && !signal.aborted) {
+      // One compaction and one retry of this request; if that fails too, the next turn compacts first.
+      const done = await compact("overflow");
+      if (done.ok) result = await modelStep(deps, { turnId, turnStart: turnStart(), specs, usage }, signal);
+      if (result.ended === "failed" && result.failure?.class === "context_window") context.overflowed = true;
+      else context.overflowed = false;
+    }
+    const { text, calls, citations } = result;
+    refused ||= result.refused;
+    const flags = { ...(refused ? { refusal: true as const } : {}) };
+    if (result.ended === "cancelled" || signal.aborted) {
       if (text) history.push({ role: "assistant", content: text });
-      return { status: "cancelled", reply: text, usage };
+      return { status: "cancelled", reply: text, usage, ...flags };
     }
-    if (ended === "failed") {
+    if (result.ended === "failed") {
       if (text) history.push({ role: "assistant", content: text });
-      const f = modelFailure ?? { class: "stream", message: "the model stream ended without a result" };
-      return { status: "failed", reply: text, usage, error: { class: f.class, message: f.message } };
+      const f = result.failure ?? { class: "stream", message: "the model stream ended without a result" };
+      return { status: "failed", reply: text, usage, error: { class: f.class, message: f.message }, ...flags };
     }
-    history.push({ role: "assistant", content: text, ...(calls.length ? { toolCalls: calls } : {}) });
+    history.push(...result.items);
     if (calls.length === 0) {
       const reply = withSources(text, citations);
-      if (ended === "incomplete") {
-        return { status: "failed", reply, usage, error: { class: "incomplete", message: "the model stopped before finishing its answer (output limit or content filter)" } };
+      if (result.ended === "incomplete") {
+        const why = result.reason ?? "incomplete";
+        return {
+          status: "failed",
+          reply,
+          usage,
+          error: { class: "incomplete", message: `the model stopped before finishing its answer (${why})` },
+          incomplete_reason: why,
+          ...flags,
+        };
       }
-      return { status: "completed", reply, usage };
+      return { status: "completed", reply, usage, ...flags };
     }
     for (const call of calls) {
       // Every call the model made gets a result, so the history stays valid for the next request.
@@ -111,10 +143,80 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
   };
 }
 
-/** `arguments` for tool.started: only a JSON object is shown (a call with other arguments is refused anyway). */
-function argumentsField(args: unknown): { arguments?: Record<string, unknown> } {
-  if (!args || typeof args !== "object" || Array.isArray(args)) return {};
-  return { arguments: argumentsForDisplay(args as Record<string, unknown>) };
+/** One model request: streams text and reasoning to the client and collects the response in output order. */
+async function modelStep(deps: TurnDeps, req: { turnId: string; turnStart: number; specs: ToolSpec[]; usage: Usage }, signal: AbortSignal): Promise<StepResult> {
+  const { turnId, turnStart, specs, usage } = req;
+  const { emit, context, history } = deps;
+  const ids = { session_id: deps.scope.sessionId, turn_id: turnId };
+  const out: StepResult = { ended: "failed", text: "", refused: false, calls: [], citations: [], items: [] };
+  // The open assistant segment; a reasoning item arriving after text or calls closes it, keeping output order.
+  let segment: { content: string; toolCalls: ToolCallRequest[] } = { content: "", toolCalls: [] };
+  const close = () => {
+    if (segment.content === "" && segment.toolCalls.length === 0) return;
+    out.items.push({ role: "assistant", content: segment.content, ...(segment.toolCalls.length ? { toolCalls: segment.toolCalls } : {}) });
+    segment = { content: "", toolCalls: [] };
+  };
+  const view = requestView(history, turnStart);
+  for await (const ev of deps.model.stream({
+    system: deps.systemPrompt,
+    history: view,
+    tools: specs,
+    hostedWebSearch: deps.hostedWebSearch,
+    model: deps.modelName,
+    ...(deps.reasoning ? { reasoning: deps.reasoning } : {}),
+    signal,
+  })) {
+    switch (ev.type) {
+      case "text":
+      case "refusal":
+        if (ev.type === "refusal") out.refused = true;
+        out.text += ev.delta;
+        segment.content += ev.delta;
+        emit("assistant.delta", { ...ids, text: ev.delta });
+        break;
+      case "tool_call":
+        out.calls.push(ev.call);
+        segment.toolCalls.push(ev.call);
+        break;
+      case "citation":
+        out.citations.push(ev);
+        break;
+      case "reasoning":
+        emit("reasoning.delta", { ...ids, text: ev.delta });
+        break;
+      case "reasoning_item":
+        close();
+        out.items.push(ev.item);
+        break;
+      case "notice":
+        emit("model.notice", { ...ids, message: ev.message });
+        break;
+      case "retry": {
+        const { class: cls, message, status } = ev.failure;
+        const error = { class: cls, message, ...(status !== undefined ? { status } : {}) };
+        emit("model.retrying", { ...ids, attempt: ev.attempt, max_retries: ev.maxRetries, delay_ms: ev.delayMs, error });
+        break;
+      }
+      case "end":
+        out.ended = ev.status;
+        out.failure = ev.failure;
+        out.reason = ev.reason;
+        if (ev.usage) {
+          addUsage(usage, ev.usage);
+          if (ev.usage.input_tokens > 0) context.last = { inputTokens: ev.usage.input_tokens, view };
+        }
+        break;
+    }
+  }
+  close();
+  return out;
+}
+
+function addUsage(total: Usage, more: Usage) {
+  total.input_tokens += more.input_tokens;
+  total.output_tokens += more.output_tokens;
+  total.cached_input_tokens += more.cached_input_tokens;
+  total.reasoning_tokens += more.reasoning_tokens;
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
@@ -124,6 +226,12 @@ function parseArguments(text: string): { ok: true; value: unknown } | { ok: fals
   } catch (e) {
     return { ok: false, error: (e as Error).message };
   }
+}
+
+/** `arguments` for tool.started: only a JSON object is shown (a call with other arguments is refused anyway). */
+function argumentsField(args: unknown): { arguments?: Record<string, unknown> } {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return {};
+  return { arguments: argumentsForDisplay(args as Record<string, unknown>) };
 }
 
 async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest, signal: AbortSignal): Promise<ToolResult> {

@@ -320,7 +320,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
           view.say("compacting…", theme.dim);
           requestRender();
           const r = await c.request("session.compact", { session_id: sessionId });
-          view.say(`compacted: ${JSON.stringify(r)}`, theme.dim);
+          if (!r.compacted) view.say("nothing to compact yet: the conversation is still short", theme.dim);
           break;
         }
         case "jobs":

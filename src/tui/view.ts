@@ -109,6 +109,7 @@ export class ConversationView {
         break;
       }
       case "assistant.delta":
+        if (this.notice?.startsWith("retrying")) this.notice = undefined;
         this.appendText(String(p.text ?? ""));
         break;
       case "reasoning.delta":
@@ -148,6 +149,17 @@ export class ConversationView {
       }
       case "turn.ended":
         this.endTurn(p);
+        break;
+      case "model.retrying": {
+        const after = p.error?.status ? `HTTP ${p.error.status}` : (p.error?.class ?? "an error");
+        this.notice = `retrying in ${(Number(p.delay_ms) / 1000).toFixed(1)} s after ${after} (${p.attempt}/${p.max_retries})`;
+        break;
+      }
+      case "model.notice":
+        this.say(`note: ${p.message}`, this.theme.yellow);
+        break;
+      case "session.compacted":
+        this.say(`compacted ${p.turns} earlier turns into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`, this.theme.dim);
         break;
       default:
         break;

@@ -235,3 +235,18 @@ test("Ctrl-C while the turn that started a job still runs cancels the job too: n
   }
   expect(gone).toBe(true);
 }, 20_000);
+
+test("--effort sets the session's reasoning effort; a bad value is refused and nothing is sent", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  fake.queue(text("thought hard"));
+  const before = fake.requests.length;
+  const r = await exec(["--effort", "high", "think"], env, workspace);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe("thought hard\n");
+  expect(fake.requests.at(-1)!.body.reasoning).toEqual({ effort: "high" });
+  const bad = await exec(["--effort", "max", "think"], env, workspace);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain("--effort");
+  expect(bad.stderr).toContain("none, minimal, low, medium, high, xhigh");
+  expect(fake.requests.length - before).toBe(1);
+});

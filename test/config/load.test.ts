@@ -195,3 +195,27 @@ describe("[skills]", () => {
     expect(errorOf(() => loadConfig({ cwd: unknown.ws, env: unknown.env }))).toContain("unknown key skills.path");
   });
 });
+
+describe("model loop keys", () => {
+  test("reasoning, timeouts and context keys have defaults and are validated", () => {
+    const { env, ws } = setup(`[providers.p]\nmodel = "x"\n`);
+    const p = loadConfig({ cwd: ws, env }).config.providers.p!;
+    expect(p).toMatchObject({ stream_idle_timeout_seconds: 300, compact_at: 0.8 });
+    expect(p.reasoning_effort).toBeUndefined();
+    expect(p.context_window).toBeUndefined();
+    const bad = setup(`[providers.p]\nreasoning_effort = "huge"\n`);
+    expect(errorOf(() => loadConfig({ cwd: bad.ws, env: bad.env }))).toContain("providers.p.reasoning_effort: must be one of: none, minimal, low, medium, high, xhigh");
+    const badAt = setup(`[providers.p]\ncompact_at = 1.5\n`);
+    expect(errorOf(() => loadConfig({ cwd: badAt.ws, env: badAt.env }))).toContain("providers.p.compact_at: must be at most 1");
+  });
+
+  test('web.search = "provider" with a chat profile is a configuration error that says why', () => {
+    const { env, ws, home } = setup(`[providers.local]\nwire_api = "chat"\nbase_url = "http://127.0.0.1:1/v1"\n[web]\nsearch = "provider"\n`);
+    const msg = errorOf(() => loadConfig({ cwd: ws, env }));
+    expect(msg).toContain(join(home, "config.toml"));
+    expect(msg).toContain("needs the Responses API");
+    expect(msg).toContain('wire_api = "chat"');
+    const ok = setup(`[providers.local]\nwire_api = "responses"\n[web]\nsearch = "provider"\n`);
+    expect(loadConfig({ cwd: ok.ws, env: ok.env }).config.web.search).toBe("provider");
+  });
+});

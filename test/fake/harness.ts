@@ -116,6 +116,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async close() {
       await conn.closeAll();
       if (!opts.fake) await fake.close();
+      rmSync(root, { recursive: true, force: true });
     },
     remove() {
       rmSync(root, { recursive: true, force: true });

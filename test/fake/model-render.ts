@@ -2,11 +2,14 @@
 // (shared/reference/providers-wire.md §1.2-1.4 for Responses, §2 for Chat Completions).
 import type { FakeCallSpec, FakeReply, FakeUsage } from "./model-replies";
 
-export type StreamReply = Exclude<FakeReply, { kind: "http_error" }>;
+export type StreamReply = Exclude<FakeReply, { kind: "http_error" | "json" }>;
+export type JsonReply = Extract<FakeReply, { kind: "json" }>;
 export interface Rendered {
   frames: string[];
   /** After the frames: close the stream, or stall until the client goes away. */
   end: "close" | "hang";
+  /** Reasoning items sent (Responses), in output order: a later request must replay them verbatim. */
+  reasoning: { id: string; encrypted_content: string }[];
 }
 
 type Json = Record<string, unknown>;
@@ -29,6 +32,7 @@ function usageNumbers(u: FakeUsage | undefined, request: unknown, outText: strin
     input: u?.input_tokens ?? Math.ceil(JSON.stringify(request).length / 4),
     output: u?.output_tokens ?? Math.ceil(outText.length / 4) + 1,
     cached: u?.cached_tokens ?? 0,
+    reasoning: u?.reasoning_tokens ?? 0,
   };
 }
 
@@ -49,26 +53,39 @@ export function renderResponses(reply: StreamReply, request: Json): Rendered {
   });
   const usage = (u: FakeUsage | undefined, outText: string) => {
     const n = usageNumbers(u, request, outText);
-    return { input_tokens: n.input, input_tokens_details: { cached_tokens: n.cached }, output_tokens: n.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: n.input + n.output };
+    return { input_tokens: n.input, input_tokens_details: { cached_tokens: n.cached }, output_tokens: n.output, output_tokens_details: { reasoning_tokens: n.reasoning }, total_tokens: n.input + n.output };
   };
 
-  const reasoningItem = () => {
-    const item = { id: id("rs"), type: "reasoning", summary: [] as unknown[] };
+  const issued: Rendered["reasoning"] = [];
+  const wantsSummary = ["auto", "concise", "detailed"].includes(String((request.reasoning as Json | undefined)?.summary));
+  const reasoningItem = (spec: boolean | string) => {
+    const item_id = id("rs");
     const output_index = output.length;
-    emit("response.output_item.added", { item: { ...item, content: [], encrypted_content: null }, output_index });
-    const done = { ...item, content: [], encrypted_content: `gAAAA${obfuscation()}` };
+    emit("response.output_item.added", { item: { id: item_id, type: "reasoning", summary: [], content: [], encrypted_content: null }, output_index });
+    const summary: Json[] = [];
+    if (typeof spec === "string" && wantsSummary) {
+      const at = { item_id, output_index, summary_index: 0 };
+      emit("response.reasoning_summary_part.added", { ...at, part: { type: "summary_text", text: "" } });
+      for (const d of pieces(spec)) emit("response.reasoning_summary_text.delta", { ...at, delta: d, obfuscation: obfuscation() });
+      emit("response.reasoning_summary_text.done", { ...at, text: spec });
+      emit("response.reasoning_summary_part.done", { ...at, part: { type: "summary_text", text: spec } });
+      summary.push({ type: "summary_text", text: spec });
+    }
+    const encrypted_content = `gAAAA${obfuscation()}${obfuscation()}`;
+    const done = { id: item_id, type: "reasoning", summary, content: [], encrypted_content };
     emit("response.output_item.done", { item: done, output_index });
     output.push(done);
+    issued.push({ id: item_id, encrypted_content });
   };
   /** A message item; `stopAfterDeltas` leaves it open (cut / hang / mid-stream error). */
-  const messageItem = (body: string, opts: { refusal?: boolean; annotations?: Json[]; stopAfterDeltas?: boolean } = {}) => {
+  const messageItem = (body: string, opts: { refusal?: boolean; onlyDone?: boolean; annotations?: Json[]; stopAfterDeltas?: boolean } = {}) => {
     const item_id = id("msg");
     const output_index = output.length;
     emit("response.output_item.added", { item: { id: item_id, type: "message", status: "in_progress", content: [], role: "assistant" }, output_index });
     const at = { content_index: 0, item_id, output_index };
     const emptyPart = opts.refusal ? { type: "refusal", refusal: "" } : { type: "output_text", annotations: [], logprobs: [], text: "" };
     emit("response.content_part.added", { ...at, part: emptyPart });
-    for (const d of pieces(body)) {
+    for (const d of opts.onlyDone ? [] : pieces(body)) {
       if (opts.refusal) emit("response.refusal.delta", { ...at, delta: d });
       else emit("response.output_text.delta", { ...at, delta: d, logprobs: [], obfuscation: obfuscation() });
     }
@@ -76,7 +93,9 @@ export function renderResponses(reply: StreamReply, request: Json): Rendered {
     const annotations = opts.annotations ?? [];
     annotations.forEach((annotation, annotation_index) => emit("response.output_text.annotation.added", { annotation, annotation_index, ...at }));
     const part = opts.refusal ? { type: "refusal", refusal: body } : { type: "output_text", annotations, logprobs: [], text: body };
-    if (opts.refusal) emit("response.refusal.done", { ...at, refusal: body });
+    if (opts.refusal) {
+      if (!opts.onlyDone) emit("response.refusal.done", { ...at, refusal: body });
+    }
     else emit("response.output_text.done", { ...at, logprobs: [], text: body });
     emit("response.content_part.done", { ...at, part });
     const done = { id: item_id, type: "message", status: "completed", content: [part], role: "assistant" };
@@ -111,19 +130,19 @@ export function renderResponses(reply: StreamReply, request: Json): Rendered {
   emit("response.in_progress", { response: response("in_progress") });
   switch (reply.kind) {
     case "text":
-      if (reply.reasoning) reasoningItem();
+      if (reply.reasoning) reasoningItem(reply.reasoning);
       messageItem(reply.text);
       completed(reply.usage, reply.text);
       if (reply.done) frames.push("data: [DONE]\n\n");
       break;
     case "tool_calls":
-      if (reply.reasoning) reasoningItem();
+      if (reply.reasoning) reasoningItem(reply.reasoning);
       if (reply.text) messageItem(reply.text);
       for (const c of reply.calls) callItem(c);
       completed(reply.usage, (reply.text ?? "") + reply.calls.map(argsText).join(""));
       break;
     case "refusal":
-      messageItem(reply.refusal, { refusal: true });
+      messageItem(reply.refusal, { refusal: true, onlyDone: reply.only_done });
       completed(reply.usage, reply.refusal);
       break;
     case "citations": {
@@ -140,7 +159,9 @@ export function renderResponses(reply: StreamReply, request: Json): Rendered {
     case "cut":
     case "hang":
       if (reply.text) messageItem(reply.text, { stopAfterDeltas: true });
-      return { frames, end: reply.kind === "cut" ? "close" : "hang" };
+      return { frames, end: reply.kind === "cut" ? "close" : "hang", reasoning: issued };
+    case "stall":
+      return { frames, end: "hang", reasoning: issued };
     case "failed":
       emit("response.failed", { response: response("failed", { error: { code: reply.code, message: reply.message }, usage: null }) });
       break;
@@ -155,7 +176,7 @@ export function renderResponses(reply: StreamReply, request: Json): Rendered {
       emit("error", { code: reply.code ?? "server_error", message: reply.message ?? "The server had an error while processing your request. Sorry about that!", param: null });
       break;
   }
-  return { frames, end: "close" };
+  return { frames, end: "close", reasoning: issued };
 }
 
 // ---------------- Chat Completions ----------------
@@ -176,7 +197,7 @@ export function renderChat(reply: StreamReply, request: Json): Rendered {
         usage: {
           prompt_tokens: n.input, completion_tokens: n.output, total_tokens: n.input + n.output,
           prompt_tokens_details: { cached_tokens: n.cached, audio_tokens: 0 },
-          completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: n.reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
         },
         obfuscation: obfuscation(),
       });
@@ -192,6 +213,8 @@ export function renderChat(reply: StreamReply, request: Json): Rendered {
   switch (reply.kind) {
     case "text":
     case "citations": // hosted search is Responses-only; Chat just gets the text
+      // Reasoning servers on the Chat API (DeepSeek, vLLM) stream their thinking as delta.reasoning_content.
+      if (reply.kind === "text" && typeof reply.reasoning === "string") for (const d of pieces(reply.reasoning)) chunk({ reasoning_content: d });
       textDeltas(reply.text);
       finish("stop", reply.usage, reply.text);
       break;
@@ -215,7 +238,10 @@ export function renderChat(reply: StreamReply, request: Json): Rendered {
     case "hang":
       if (reply.text) textDeltas(reply.text);
       else chunk({ role: "assistant", content: "", refusal: null });
-      return { frames, end: reply.kind === "cut" ? "close" : "hang" };
+      return { frames, end: reply.kind === "cut" ? "close" : "hang", reasoning: [] };
+    case "stall":
+      chunk({ role: "assistant", content: "", refusal: null });
+      return { frames, end: "hang", reasoning: [] };
     case "failed":
       errorChunk({ code: reply.code, message: reply.message });
       break;
@@ -232,5 +258,37 @@ export function renderChat(reply: StreamReply, request: Json): Rendered {
       });
       break;
   }
-  return { frames, end: "close" };
+  return { frames, end: "close", reasoning: [] };
+}
+
+// ---------------- Non-streamed answers ----------------
+
+/** One JSON body as a server that ignores `stream: true` sends it (reference §1.5 and §2). */
+export function renderJson(reply: JsonReply, request: Json, responses: boolean): Json {
+  const outText = (reply.text ?? reply.refusal ?? "") + (reply.calls ?? []).map(argsText).join("");
+  const n = usageNumbers(reply.usage, request, outText);
+  if (responses) {
+    const output: Json[] = [];
+    if (reply.text !== undefined || reply.refusal !== undefined) {
+      const part = reply.refusal !== undefined ? { type: "refusal", refusal: reply.refusal } : { type: "output_text", annotations: [], logprobs: [], text: reply.text };
+      output.push({ id: id("msg"), type: "message", status: "completed", role: "assistant", content: [part] });
+    }
+    for (const c of reply.calls ?? []) output.push({ id: id("fc"), type: "function_call", status: "completed", arguments: argsText(c), call_id: c.id ?? id("call"), name: c.name });
+    return {
+      id: id("resp"), object: "response", created_at: Math.floor(Date.now() / 1000), status: "completed", error: null, incomplete_details: null,
+      model: request.model, output, store: false,
+      usage: { input_tokens: n.input, input_tokens_details: { cached_tokens: n.cached }, output_tokens: n.output, output_tokens_details: { reasoning_tokens: n.reasoning }, total_tokens: n.input + n.output },
+    };
+  }
+  const tool_calls = (reply.calls ?? []).map((c) => ({ id: c.id ?? id("call"), type: "function", function: { name: c.name, arguments: argsText(c) } }));
+  return {
+    id: id("chatcmpl"), object: "chat.completion", created: Math.floor(Date.now() / 1000), model: request.model,
+    choices: [{
+      index: 0,
+      message: { role: "assistant", content: reply.text ?? null, refusal: reply.refusal ?? null, annotations: [], ...(tool_calls.length ? { tool_calls } : {}) },
+      logprobs: null,
+      finish_reason: tool_calls.length ? "tool_calls" : "stop",
+    }],
+    usage: { prompt_tokens: n.input, completion_tokens: n.output, total_tokens: n.input + n.output, prompt_tokens_details: { cached_tokens: n.cached }, completion_tokens_details: { reasoning_tokens: n.reasoning } },
+  };
 }

@@ -7,6 +7,7 @@ export const FakeUsage = z.strictObject({
   input_tokens: z.number().int().min(0).optional(),
   output_tokens: z.number().int().min(0).optional(),
   cached_tokens: z.number().int().min(0).optional(),
+  reasoning_tokens: z.number().int().min(0).optional(),
 });
 export type FakeUsage = z.infer<typeof FakeUsage>;
 
@@ -17,12 +18,20 @@ const FakeCall = z.strictObject({
   id: z.string().min(1).optional(),
 });
 
+/** A reasoning item first (Responses); a string is its summary, streamed when the request asks for one. */
+const FakeReasoning = z.union([z.boolean(), z.string()]);
+
 export const FakeReply = z.discriminatedUnion("kind", [
   /** `reasoning` puts a reasoning item first (Responses); `done` adds an optional trailing `data: [DONE]` (Responses). */
-  z.strictObject({ kind: z.literal("text"), text: z.string(), usage: FakeUsage.optional(), reasoning: z.boolean().optional(), done: z.boolean().optional() }),
+  z.strictObject({ kind: z.literal("text"), text: z.string(), usage: FakeUsage.optional(), reasoning: FakeReasoning.optional(), done: z.boolean().optional() }),
   /** One call or several parallel ones, optionally after some text. */
-  z.strictObject({ kind: z.literal("tool_calls"), calls: z.array(FakeCall).min(1), text: z.string().optional(), usage: FakeUsage.optional(), reasoning: z.boolean().optional() }),
-  z.strictObject({ kind: z.literal("refusal"), refusal: z.string(), usage: FakeUsage.optional() }),
+  z.strictObject({ kind: z.literal("tool_calls"), calls: z.array(FakeCall).min(1), text: z.string().optional(), usage: FakeUsage.optional(), reasoning: FakeReasoning.optional() }),
+  /** `only_done`: the refusal arrives only in the finished item, with no refusal.delta events (Responses). */
+  z.strictObject({ kind: z.literal("refusal"), refusal: z.string(), usage: FakeUsage.optional(), only_done: z.boolean().optional() }),
+  /** The endpoint ignores `stream: true` and answers with one JSON body (a response / chat.completion object). */
+  z.strictObject({ kind: z.literal("json"), text: z.string().optional(), calls: z.array(FakeCall).optional(), refusal: z.string().optional(), usage: FakeUsage.optional() }),
+  /** Headers and the opening events, then nothing until the client goes away (an idle stream). */
+  z.strictObject({ kind: z.literal("stall") }),
   /** A hosted web_search_call, then text with url_citation annotations (Chat gets the text only). */
   z.strictObject({
     kind: z.literal("citations"),
@@ -59,13 +68,15 @@ export type FakeCallSpec = z.infer<typeof FakeCall>;
 /** A standalone script: an array of replies, or `{ "replies": [...] }`. */
 export const FakeScript = z.union([z.array(FakeReply), z.strictObject({ replies: z.array(FakeReply) })]);
 
-export const text = (t: string, opts: { usage?: FakeUsage; reasoning?: boolean; done?: boolean } = {}): FakeReply => ({ kind: "text", text: t, ...opts });
-export const toolCalls = (calls: FakeCallSpec[], opts: { text?: string; usage?: FakeUsage; reasoning?: boolean } = {}): FakeReply => ({
+export const text = (t: string, opts: { usage?: FakeUsage; reasoning?: boolean | string; done?: boolean } = {}): FakeReply => ({ kind: "text", text: t, ...opts });
+export const toolCalls = (calls: FakeCallSpec[], opts: { text?: string; usage?: FakeUsage; reasoning?: boolean | string } = {}): FakeReply => ({
   kind: "tool_calls",
   calls,
   ...opts,
 });
-export const refusal = (r: string, opts: { usage?: FakeUsage } = {}): FakeReply => ({ kind: "refusal", refusal: r, ...opts });
+export const refusal = (r: string, opts: { usage?: FakeUsage; only_done?: boolean } = {}): FakeReply => ({ kind: "refusal", refusal: r, ...opts });
+export const jsonAnswer = (opts: { text?: string; calls?: FakeCallSpec[]; refusal?: string; usage?: FakeUsage }): FakeReply => ({ kind: "json", ...opts });
+export const stall = (): FakeReply => ({ kind: "stall" });
 export const citations = (t: string, cites: { url: string; title?: string }[], opts: { query?: string; usage?: FakeUsage } = {}): FakeReply => ({
   kind: "citations",
   text: t,

@@ -7,7 +7,7 @@
 //              prints the base URL (ending in /v1) as its first stdout line; SIGTERM/SIGINT stop it.
 import { appendFileSync, readFileSync } from "node:fs";
 import { FakeReply, FakeScript } from "./model-replies";
-import { renderChat, renderResponses, type Rendered } from "./model-render";
+import { renderChat, renderJson, renderResponses, type Rendered } from "./model-render";
 
 export * from "./model-replies";
 
@@ -30,6 +30,8 @@ export interface FakeModel {
   pending(): number;
   /** Drops every queued reply (recorded requests stay). */
   clear(): void;
+  /** Reasoning items sent so far (Responses), in order; requests must replay them verbatim. */
+  reasoningIssued: { id: string; encrypted_content: string }[];
   close(): Promise<void>;
 }
 
@@ -39,6 +41,37 @@ export interface FakeModelOptions {
   /** Pause between SSE frames (default 0). */
   frameDelayMs?: number;
   onRequest?: (r: RecordedRequest) => void;
+  /** Answer 400 context_length_exceeded to a request whose body is over this many tokens (4 bytes a token). */
+  contextWindowTokens?: number;
+  /** Top-level request fields this endpoint does not know: a request carrying one gets HTTP 400 naming it. */
+  rejectFields?: string[];
+  /** Computes a reply from the request; undefined takes the next queued reply. */
+  respond?: (body: any, request: RecordedRequest) => FakeReply | undefined;
+}
+
+/** The 400 a server gives when the request is larger than its context window (reference §3). */
+export function contextOverflowResponse(tokens: number, window: number) {
+  return errorResponse(400, `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, {
+    param: "input",
+    code: "context_length_exceeded",
+  });
+}
+
+/**
+ * Reasoning items replayed in a request must be ones this endpoint sent, with their encrypted content intact,
+ * in the order they were sent (a stateless API cannot decrypt anything else).
+ */
+export function reasoningProblem(input: any[], issued: { id: string; encrypted_content: string }[]): string | undefined {
+  let lastIndex = -1;
+  for (const item of input) {
+    if (item?.type !== "reasoning") continue;
+    const at = issued.findIndex((r) => r.id === item.id);
+    if (at < 0) return `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false.`;
+    if (item.encrypted_content !== issued[at]!.encrypted_content) return `The encrypted content for item ${item.id} could not be verified.`;
+    if (at <= lastIndex) return `Reasoning item ${item.id} is out of order.`;
+    lastIndex = at;
+  }
+  return undefined;
 }
 
 const encoder = new TextEncoder();
@@ -93,6 +126,7 @@ export function requestProblem(path: string, body: any): string | undefined {
 export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeModel> {
   const replies: FakeReply[] = (opts.replies ?? []).map((r) => FakeReply.parse(r));
   const requests: RecordedRequest[] = [];
+  const reasoningIssued: { id: string; encrypted_content: string }[] = [];
   const stalls = new Set<() => void>(); // hanging responses to release on close()
 
   const stall = (signal: AbortSignal) =>
@@ -149,9 +183,14 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
         return errorResponse(404, `Invalid URL (${req.method} ${path})`);
       }
       if (body === undefined) return errorResponse(400, "We could not parse the JSON body of your request.");
-      const problem = requestProblem(path, body);
+      for (const field of opts.rejectFields ?? []) {
+        if (field in body) return errorResponse(400, `Unrecognized request argument supplied: ${field}`, { param: field, code: "unknown_parameter" });
+      }
+      const problem = requestProblem(path, body) ?? (isResponses ? reasoningProblem(body.input, reasoningIssued) : undefined);
       if (problem) return errorResponse(400, problem, { param: isResponses ? "input" : "messages" });
-      const reply = replies.shift();
+      const tokens = Math.ceil(raw.length / 4);
+      if (opts.contextWindowTokens && tokens > opts.contextWindowTokens) return contextOverflowResponse(tokens, opts.contextWindowTokens);
+      const reply = opts.respond?.(body, record) ?? replies.shift();
       if (!reply) {
         return errorResponse(500, `fake model: the script ran out of replies (request #${n} to ${path}); queue another reply`, {
           type: "server_error",
@@ -168,7 +207,9 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
         await stall(req.signal);
         return new Response(null, { status: 499 });
       }
+      if (reply.kind === "json") return Response.json(renderJson(reply, body, isResponses), { headers: common });
       const rendered = isResponses ? renderResponses(reply, body) : renderChat(reply, body);
+      reasoningIssued.push(...rendered.reasoning);
       return new Response(stream(rendered, req.signal), {
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...common },
       });
@@ -182,6 +223,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     },
     requests,
     pending: () => replies.length,
+    reasoningIssued,
     clear: () => void replies.splice(0),
     async close() {
       for (const release of [...stalls]) release();

@@ -22,7 +22,7 @@ describe("chat wire", () => {
     fake.queue(text("Ünïcode and 🚀 text in chat.", { usage: { input_tokens: 300, output_tokens: 12, cached_tokens: 256 } }));
     const events = await collect(model().stream(request()));
     expect(textOf(events)).toBe("Ünïcode and 🚀 text in chat.");
-    expect(endOf(events)).toEqual({ type: "end", status: "completed", usage: { input_tokens: 300, output_tokens: 12, cached_input_tokens: 256 } });
+    expect(endOf(events)).toEqual({ type: "end", status: "completed", usage: { input_tokens: 300, output_tokens: 12, cached_input_tokens: 256, reasoning_tokens: 0 } });
   });
 
   test("sends system, wrapped tools, include_usage, and replays tool calls and tool messages", async () => {

@@ -310,14 +310,14 @@ describe("the stream never throws", () => {
     expect(end.failure?.message).toContain("headers.X-Bad");
   });
 
-  test("a redirect and a non-streaming JSON answer are config failures", async () => {
+  test("a redirect and a JSON body that is no answer are config failures", async () => {
     const odd = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
       fetch: (req) =>
         new URL(req.url).pathname === "/r/responses"
           ? new Response(null, { status: 307, headers: { location: "https://elsewhere.invalid/v1/responses" } })
-          : Response.json({ id: "x", object: "response", output: [] }),
+          : Response.json({ hello: "not an answer" }),
     });
     try {
       const redirected = endOf(await collect(client(`http://127.0.0.1:${odd.port}/r`, "responses").stream(request())));
@@ -325,7 +325,7 @@ describe("the stream never throws", () => {
       expect(redirected.failure?.message).toContain("elsewhere.invalid");
       const json = endOf(await collect(client(`http://127.0.0.1:${odd.port}/j`, "responses").stream(request())));
       expect(json.failure?.class).toBe("config");
-      expect(json.failure?.message).toContain("text/event-stream");
+      expect(json.failure?.message).toContain("application/json");
     } finally {
       odd.stop(true);
     }

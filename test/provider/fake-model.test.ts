@@ -130,3 +130,37 @@ describe("standalone process", () => {
     expect(await new Response(proc.stderr).text()).toContain("cannot use script");
   });
 });
+
+describe("long-session checks", () => {
+  test("replayed reasoning items must be ones it sent, intact and in order", async () => {
+    fake.queue(text("a", { reasoning: true }), text("b", { reasoning: true }));
+    await post("/responses", { model: "m", input: [], stream: true, store: false }).then((r) => r.text());
+    await post("/responses", { model: "m", input: [], stream: true, store: false }).then((r) => r.text());
+    const [first, second] = fake.reasoningIssued.slice(-2);
+    const item = (r: { id: string; encrypted_content: string }, content = r.encrypted_content) => ({ type: "reasoning", id: r.id, summary: [], encrypted_content: content });
+    const answer = async (input: unknown[]) => {
+      const res = await post("/responses", { model: "m", input, stream: true, store: false });
+      return { status: res.status, text: await res.text() };
+    };
+    expect(await answer([item(first!, "gAAAA-tampered")])).toMatchObject({ status: 400, text: expect.stringContaining("could not be verified") });
+    expect(await answer([item(second!), item(first!)])).toMatchObject({ status: 400, text: expect.stringContaining("out of order") });
+    expect(await answer([item({ id: "rs_unknown", encrypted_content: "x" })])).toMatchObject({ status: 400, text: expect.stringContaining("not found") });
+    fake.queue(text("ok"));
+    expect((await answer([item(first!), item(second!)])).status).toBe(200);
+  });
+
+  test("a context window: a larger request gets context_length_exceeded; a field it does not know gets a 400 naming it", async () => {
+    const small = await startFakeModel({ contextWindowTokens: 100, rejectFields: ["include"] });
+    try {
+      const send = (body: object) => fetch(`${small.url}/responses`, { method: "POST", body: JSON.stringify(body), proxy: false });
+      const big = await send({ model: "m", input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "x".repeat(1000) }] }], stream: true });
+      expect(big.status).toBe(400);
+      expect(((await big.json()) as any).error).toMatchObject({ code: "context_length_exceeded" });
+      const rejected = await send({ model: "m", input: [], stream: true, include: ["reasoning.encrypted_content"] });
+      expect(rejected.status).toBe(400);
+      expect(((await rejected.json()) as any).error).toMatchObject({ param: "include", code: "unknown_parameter" });
+    } finally {
+      await small.close();
+    }
+  });
+});

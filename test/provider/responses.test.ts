@@ -24,7 +24,7 @@ describe("responses wire", () => {
     const events = await collect(model().stream(request()));
     expect(events.filter((e) => e.type === "text").length).toBeGreaterThan(3);
     expect(textOf(events)).toBe("Héllo 🌍, streamed in pieces.");
-    expect(endOf(events)).toEqual({ type: "end", status: "completed", usage: { input_tokens: 120, output_tokens: 9, cached_input_tokens: 64 } });
+    expect(endOf(events)).toEqual({ type: "end", status: "completed", usage: { input_tokens: 120, output_tokens: 9, cached_input_tokens: 64, reasoning_tokens: 0 } });
   });
 
   test("sends a stateless request: instructions, full input, flat function tools, store:false, stream:true", async () => {
@@ -177,7 +177,7 @@ describe("responses payloads the fake does not emit", () => {
     expect(items).toEqual([
       { type: "text", delta: "terse" },
       { type: "tool_call", call: { id: "call_9", name: "read", arguments: '{"path":"x"}' } },
-      { type: "done", status: "completed", usage: { input_tokens: 5, output_tokens: 2, cached_input_tokens: 0 } },
+      { type: "done", status: "completed", usage: { input_tokens: 5, output_tokens: 2, cached_input_tokens: 0, reasoning_tokens: 0 } },
     ]);
   });
 });

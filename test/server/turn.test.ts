@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { errorReply, hang, text, toolCalls } from "../fake/model-server";
+import { errorReply, hang, incomplete, refusal, text, toolCalls } from "../fake/model-server";
 import { type Harness, startHarness } from "../fake/harness";
 
 let h: Harness;
@@ -21,7 +21,7 @@ describe.each(["responses", "chat"] as const)("%s wire API", (wireApi) => {
     const sid = await h.start();
     const ended = await h.turn(sid, "hi");
     expect(ended).toMatchObject({ status: "completed", reply: "Hello there, friend.", origin: { kind: "user" } });
-    expect(ended.usage).toEqual({ input_tokens: 12, output_tokens: 4, cached_input_tokens: 3 });
+    expect(ended.usage).toEqual({ input_tokens: 12, output_tokens: 4, cached_input_tokens: 3, reasoning_tokens: 0 });
     const deltas = h.events.filter((e) => e.method === "assistant.delta").map((e) => e.params.text);
     expect(deltas.join("")).toBe("Hello there, friend.");
     const methods = h.events.map((e) => e.method);
@@ -247,4 +247,24 @@ test("argumentsForDisplay masks values under credential names only", async () =>
   const { argumentsForDisplay } = await import("../../src/tools/tool");
   const shown = argumentsForDisplay({ api_key: "abc", auth_token: "def", Password: "ghi", keywords: "cats", max_tokens: "5", nested: { secret: "x", path: "a/b" } });
   expect(shown).toEqual({ api_key: "…", auth_token: "…", Password: "…", keywords: "cats", max_tokens: "5", nested: { secret: "…", path: "a/b" } });
+});
+
+describe("refusals and incomplete answers", () => {
+  test("turn.ended says a reply was a refusal, even one sent only in the finished item", async () => {
+    h = await startHarness();
+    h.fake.queue(refusal("I can't do that.", { only_done: true }));
+    const sid = await h.start();
+    const ended = await h.turn(sid, "do the bad thing");
+    expect(ended).toMatchObject({ status: "completed", reply: "I can't do that.", refusal: true });
+  });
+
+  test.each(["max_output_tokens", "content_filter"] as const)("turn.ended carries incomplete_reason %s", async (reason) => {
+    h = await startHarness({ wireApi: reason === "content_filter" ? "chat" : "responses" });
+    h.fake.queue(incomplete("half an ans", reason));
+    const sid = await h.start();
+    const ended = await h.turn(sid, "long answer please");
+    expect(ended).toMatchObject({ status: "failed", reply: "half an ans", incomplete_reason: reason, error: { class: "incomplete" } });
+    expect(ended.error.message).toContain(reason);
+    expect(ended.refusal).toBeUndefined();
+  });
 });

@@ -130,6 +130,19 @@ describe("ConversationView", () => {
     expect(view.takeCommitted()).toEqual(["  a", "  b", "  c", "  … 2 more lines of reasoning", "answer"]);
   });
 
+  test("retries show as a passing notice; notices and compactions as lines", () => {
+    const { view } = makeView(100);
+    view.apply("turn.started", { ...ids, origin: user, prompt: "x" });
+    view.takeCommitted();
+    view.apply("model.retrying", { ...ids, attempt: 1, max_retries: 3, delay_ms: 2100, error: { class: "rate_limit", message: "slow", status: 429 } });
+    expect(view.live(0)).toContain("retrying in 2.1 s after HTTP 429 (1/3)");
+    view.apply("assistant.delta", { ...ids, text: "ok" });
+    expect(view.live(0).join("\n")).not.toContain("retrying");
+    view.apply("model.notice", { ...ids, message: "the endpoint rejected include; continuing without it" });
+    view.apply("session.compacted", { session_id: "s-1", reason: "threshold", turns: 12, items: 40, tokens_before: 90000, tokens_after: 9000 });
+    expect(view.takeCommitted()).toEqual(["note: the endpoint rejected include; continuing without it", "compacted 12 earlier turns into a summary (about 90000 → 9000 tokens)"]);
+  });
+
   test("Ctrl-O shows the last result in full", () => {
     const { view } = makeView();
     view.apply("turn.started", { ...ids, origin: user, prompt: "x" });
