@@ -27,6 +27,10 @@ export interface Conversation {
   /** Codex's running usage total, to turn its cumulative figures into per-turn ones. */
   usageTotal?: TokenUsage;
   markerPath?: string;
+  /** A live server serving the conversation (an ACP agent): shut down when the conversation is forgotten. */
+  live?: { close(): Promise<void> };
+  /** Forgets a live conversation left unused for agent.conversation_idle_seconds, so its server ends. */
+  idleTimer?: ReturnType<typeof setTimeout>;
 }
 
 export const MarkerFile = z.object({
@@ -99,6 +103,7 @@ export class ConversationStore {
     conv.busy = true;
     conv.turns++;
     conv.lastUsed = this.now();
+    clearTimeout(conv.idleTimer);
   }
 
   /** The CLI reported its session: remember the ID and leave a marker naming it. */
@@ -114,10 +119,17 @@ export class ConversationStore {
   endTurn(conv: Conversation): void {
     conv.busy = false;
     conv.lastUsed = this.now();
-    if (!conv.reported) this.forget(conv);
+    if (!conv.reported) return this.forget(conv);
+    if (conv.live && this.conversations.get(conv.handle) === conv) {
+      const ms = Math.min(this.opts.idleSeconds * 1000, 2 ** 31 - 1);
+      conv.idleTimer = setTimeout(() => this.forget(conv), ms);
+      conv.idleTimer.unref?.();
+    }
   }
 
   forget(conv: Conversation): void {
+    clearTimeout(conv.idleTimer);
+    if (conv.live) void conv.live.close();
     this.conversations.delete(conv.handle);
     if (conv.markerPath) removeQuietly(conv.markerPath);
     conv.markerPath = undefined;

@@ -29,6 +29,21 @@ export interface SignInContext {
   env: Readonly<Record<string, string | undefined>>;
 }
 
+/** The agent's Agent Client Protocol server (see src/agents/acp). */
+export interface AcpSupport {
+  /** The server's executable, looked up like the CLI (the agent's install directories, then PATH). */
+  command: string;
+  /** The server's arguments; `full` is `permissions = "full"`. */
+  args(full: boolean): string[];
+  /** Session modes that mean full permissions, the first the agent offers being selected (`session/set_mode`). */
+  fullModes: readonly string[];
+  /** Variables for the server under `permissions = "full"`, on top of the CLI's. */
+  fullEnv: Readonly<Record<string, string>>;
+  /** Config option IDs for `model` and `effort`; absent: the agent takes no such selection over ACP. */
+  modelOptions?: readonly string[];
+  effortOptions?: readonly string[];
+}
+
 export interface AgentDescriptor {
   name: ConfigAgentName;
   /** Only one backend exists yet; ACP servers and the nested SCV will add theirs. */
@@ -62,6 +77,8 @@ export interface AgentDescriptor {
   installDirs: readonly string[];
   /** "cli": only the CLI knows (checked when a call fails); otherwise a local-file check. */
   signIn: "cli" | ((ctx: SignInContext) => boolean);
+  /** Present when the agent also speaks ACP; `[agents.<name>] transport` chooses. */
+  acp?: AcpSupport;
 }
 
 const uuidArgs = (flag: string) => (id: string) => [flag, id];
@@ -99,6 +116,14 @@ export const DESCRIPTORS = [
     extraEnv: {},
     installDirs: [".local/bin"],
     signIn: "cli",
+    acp: {
+      command: "claude-agent-acp",
+      args: () => [],
+      fullModes: ["bypassPermissions"],
+      fullEnv: {},
+      modelOptions: ["model"],
+      effortOptions: ["effort"],
+    },
   },
   {
     name: "codex",
@@ -129,6 +154,16 @@ export const DESCRIPTORS = [
     extraEnv: {},
     installDirs: [".local/bin"],
     signIn: "cli",
+    acp: {
+      command: "codex-acp",
+      args: () => [],
+      // @agentclientprotocol/codex-acp 2.x, then Zed's codex-acp 0.16.
+      fullModes: ["agent-full-access", "full-access"],
+      // codex-acp takes no -c overrides; CODEX_CONFIG is its JSON form of them (live web search as with -c).
+      fullEnv: { CODEX_CONFIG: '{"web_search":"live"}' },
+      modelOptions: ["model"],
+      effortOptions: ["reasoning_effort", "effort"],
+    },
   },
   {
     name: "grok",
@@ -150,6 +185,15 @@ export const DESCRIPTORS = [
     extraEnv: { GROK_DISABLE_AUTOUPDATER: "1" },
     installDirs: [".local/bin", ".grok/bin"],
     signIn: grokSignedIn,
+    acp: {
+      command: "grok",
+      // Options of `agent` go before `stdio`; after it they are rejected.
+      args: (full) => (full ? ["agent", "--always-approve", "stdio"] : ["agent", "stdio"]),
+      fullModes: [],
+      fullEnv: {},
+      modelOptions: ["model"],
+      effortOptions: ["reasoning_effort", "effort"],
+    },
   },
   {
     name: "dsh",
@@ -167,6 +211,8 @@ export const DESCRIPTORS = [
     extraEnv: {},
     installDirs: [".local/bin"],
     signIn: dshSignedIn,
+    // Full permissions come from DSH_PERMISSION_MODE, which the CLI's own fullPermissions.env already sets.
+    acp: { command: "dsh", args: () => ["--profile", "acp"], fullModes: [], fullEnv: {} },
   },
   {
     name: "pi",

@@ -5,14 +5,15 @@ import { mkdirSync, openSync, readSync, closeSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { newHandle, startDelegated } from "../process/delegations";
 import type { RunResult } from "../process/types";
-import { type SessionScope, ToolError } from "../tools/tool";
+import { type SessionScope, ToolError, type ToolRisk } from "../tools/tool";
 import type { Conversation } from "./conversations";
+import { runAcpCall } from "./acp/call";
 import { agentEnvironment, preparePrivateHome } from "./environment";
 import { readerFor, type TokenUsage } from "./formats";
 import { isExecutableFile } from "./offer";
 import { type CallPlan, conversationCwd, resolveAgentCwd } from "./plan";
 import { redactProgress } from "./redact";
-import { type AgentCallResult, type AgentStatus, buildResult, fallbackSentence, tailUtf8 } from "./result";
+import { type AgentCallResult, AgentUnavailableError, type AgentStatus, buildResult, fallbackSentence, tailUtf8 } from "./result";
 import type { AgentSessionState } from "./service";
 
 export interface AgentRunContext {
@@ -21,17 +22,14 @@ export interface AgentRunContext {
   /** A status line for the client; the server throttles and never adds it to history or the result. */
   progress(line: string): void;
   outputLimitBytes: number;
+  /** Asks the calling session's approval gate for an agent's own permission request (absent: nobody can). */
+  approve?(request: { risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
 }
 
-/** SCV found the agent unavailable (executable gone or failing to start): the message carries the fallback. */
-export class AgentUnavailableError extends ToolError {
-  constructor(message: string) {
-    super(message);
-    this.name = "AgentUnavailableError";
-  }
-}
+export { AgentUnavailableError };
 
 export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
+  if (plan.offered.transport === "acp") return runAcpCall(ctx, state, plan);
   const { descriptor: d, executable, settings } = plan.offered;
   const offeredNames = state.offered.map((o) => o.descriptor.name);
   const unavailable = (what: string) =>
