@@ -6,8 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DESCRIPTORS } from "../../src/agents/descriptors";
 import type { AgentOverride } from "../../src/config/schema";
+import { afterEach } from "bun:test";
+import { createAgentTool } from "../../src/tools/agent";
+import type { Tool, ToolRisk } from "../../src/tools/tool";
 import { signIn } from "./agent-harness";
-import { type ConfigOverrides, type FakeScope, makeScope } from "./scope";
+import { type ConfigOverrides, type FakeScope, invokeTool, makeCallContext, makeScope } from "./scope";
 
 export const ACP_AGENT = join(import.meta.dir, "acp-agent.sh");
 export const ACP_SERVER = join(import.meta.dir, "acp-server.ts");
@@ -104,4 +107,52 @@ function readServers(logDir: string): AcpServerLog[] {
 /** A prompt script for the stand-in server (see acp-server.ts). */
 export function script(steps: Record<string, unknown>[], extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ steps, ...extra });
+}
+
+type Asked = { risk: ToolRisk; summary: string };
+
+/** Fixtures with their agent tool, each cleaned up after its test. */
+export function acpFixtures(): (opts?: AcpFixtureOptions) => { f: AcpFixture; tool: Tool } {
+  const live: AcpFixture[] = [];
+  afterEach(async () => {
+    for (const f of live.splice(0)) await f.cleanup();
+  });
+  return (opts = {}) => {
+    const f = makeAcpFixture(opts);
+    live.push(f);
+    const tool = createAgentTool(f.scope);
+    if (!tool) throw new Error("no agent tool");
+    return { f, tool };
+  };
+}
+
+/**
+ * One `agent` call as the turn loop makes it. `gate` answers relayed permission requests (absent: no gate);
+ * `cancelAfterMs` cancels the call. `json` is the result object, or {} for SCV's own plain-text errors.
+ */
+export async function acpCall(
+  f: AcpFixture,
+  tool: Tool,
+  args: Record<string, unknown>,
+  opts: { gate?: (r: Asked) => boolean; cancelAfterMs?: number } = {},
+) {
+  const ctx = makeCallContext(f.scope);
+  const asked: Asked[] = [];
+  const gate = opts.gate;
+  if (gate) {
+    ctx.approve = async (r) => {
+      asked.push(r);
+      const approved = gate(r);
+      return { approved, reason: approved ? "approved" : "denied" };
+    };
+  }
+  if (opts.cancelAfterMs !== undefined) setTimeout(() => ctx.cancel(), opts.cancelAfterMs);
+  const inv = await invokeTool(tool, args, ctx);
+  let json: Record<string, any> = {};
+  try {
+    json = JSON.parse(inv.result.output);
+  } catch {
+    // SCV's own errors are plain text
+  }
+  return { ...inv, ctx, asked, json };
 }

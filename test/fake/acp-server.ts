@@ -26,7 +26,7 @@ if (log) writeFileSync(join(log, `${process.pid}.start.json`), JSON.stringify({ 
 if (env.FAKE_ACP_STDERR) process.stderr.write(`${env.FAKE_ACP_STDERR}\n`);
 
 type Json = Record<string, unknown>;
-const send = (m: Json) => process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`);
+const send = (m: Json): void => void process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`);
 let nextId = flavour === "codex-acp" ? 0 : 100;
 const pending = new Map<string | number, (m: Json) => void>();
 function request(method: string, params: Json): Promise<Json> {

@@ -1,39 +1,13 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { createAgentTool } from "../../../src/tools/agent";
-import type { Tool } from "../../../src/tools/tool";
+import { describe, expect, test } from "bun:test";
 import { listRecords } from "../../../src/process/delegations";
-import { type AcpFixture, type AcpFixtureOptions, makeAcpFixture, script } from "../../fake/acp-harness";
-import { invokeTool, makeCallContext } from "../../fake/scope";
+import { acpCall, acpFixtures, script } from "../../fake/acp-harness";
 
-const fixtures: AcpFixture[] = [];
-afterEach(async () => {
-  for (const f of fixtures.splice(0)) await f.cleanup();
-});
-
-function setup(opts: AcpFixtureOptions = {}): { f: AcpFixture; tool: Tool } {
-  const f = makeAcpFixture(opts);
-  fixtures.push(f);
-  const tool = createAgentTool(f.scope);
-  if (!tool) throw new Error("no agent tool");
-  return { f, tool };
-}
-
-async function call(f: AcpFixture, tool: Tool, args: Record<string, unknown>) {
-  const ctx = makeCallContext(f.scope);
-  const inv = await invokeTool(tool, args, ctx);
-  let json: Record<string, any> | undefined;
-  try {
-    json = JSON.parse(inv.result.output);
-  } catch {
-    json = undefined;
-  }
-  return { ...inv, ctx, json };
-}
+const setup = acpFixtures();
 
 describe("conversation over ACP", () => {
   test("one server per conversation: initialize, session/new, prompt per call on the same session", async () => {
     const { f, tool } = setup({ servers: ["claude"] });
-    const first = await call(f, tool, { agent: "claude", prompt: script([{ informational: "Using a custom gateway\n" }, { say: "Hello " }, { say: "there" }], { usage: { inputTokens: 10, outputTokens: 4, cachedReadTokens: 2 } }) });
+    const first = await acpCall(f, tool, { agent: "claude", prompt: script([{ informational: "Using a custom gateway\n" }, { say: "Hello " }, { say: "there" }], { usage: { inputTokens: 10, outputTokens: 4, cachedReadTokens: 2 } }) });
     expect(first.json).toMatchObject({ agent: "claude", status: "completed", reply: "Hello there", session: "claude-1", turn: 1, usage: { input_tokens: 12, output_tokens: 4 } });
     // Between turns the server is recorded and listed as idle.
     const records = listRecords(f.scvHome);
@@ -41,7 +15,7 @@ describe("conversation over ACP", () => {
     expect(records[0]).toMatchObject({ agent: "claude", conversation: "claude-1", turn: 1 });
     expect(records[0]!.idle_since_unix).toBeNumber();
 
-    const second = await call(f, tool, { session: "claude-1", prompt: script([{ say: "again" }]) });
+    const second = await acpCall(f, tool, { session: "claude-1", prompt: script([{ say: "again" }]) });
     expect(second.json).toMatchObject({ status: "completed", reply: "again", session: "claude-1", turn: 2 });
     const servers = f.servers();
     expect(servers).toHaveLength(1);
@@ -60,14 +34,14 @@ describe("conversation over ACP", () => {
     const { f, tool } = setup({ servers: ["grok", "dsh"] });
     const schema = tool.jsonSchema as { properties: Record<string, unknown> };
     expect(Object.keys(schema.properties)).toContain("session");
-    const g = await call(f, tool, { agent: "grok", prompt: script([{ say: "from grok" }]) });
+    const g = await acpCall(f, tool, { agent: "grok", prompt: script([{ say: "from grok" }]) });
     expect(g.json).toMatchObject({ status: "completed", reply: "from grok", session: "grok-1" });
-    const d = await call(f, tool, { agent: "dsh", prompt: script([{ say: "from dsh" }]) });
+    const d = await acpCall(f, tool, { agent: "dsh", prompt: script([{ say: "from dsh" }]) });
     expect(d.json).toMatchObject({ status: "completed", reply: "from dsh", session: "dsh-1" });
     const byFlavour = Object.fromEntries(f.servers().map((s) => [s.flavour, s.args]));
     expect(byFlavour.grok).toEqual(["agent", "stdio"]);
     expect(byFlavour.dsh).toEqual(["--profile", "acp"]);
-    const refused = await call(f, tool, { agent: "dsh", model: "x", prompt: "hi" });
+    const refused = await acpCall(f, tool, { agent: "dsh", model: "x", prompt: "hi" });
     expect(refused.result.output).toContain("dsh does not take model");
   });
 });
