@@ -7,7 +7,7 @@ import { dshSignedIn, grokSignedIn, piSignedIn } from "./signin";
 export type ConfigAgentName = (typeof AGENT_NAMES)[number];
 
 /** How stdout reads: each format has a parser in ./formats. */
-export type OutputFormat = "claude-stream-json" | "codex-json" | "pi-json" | "text";
+export type OutputFormat = "claude-stream-json" | "codex-json" | "pi-json" | "grok-json" | "text";
 
 export interface SessionSupport {
   /** Who picks the CLI's session ID: SCV (a fresh UUID) or the CLI (reported in its event stream). */
@@ -79,6 +79,8 @@ export interface AgentDescriptor {
   signIn: "cli" | ((ctx: SignInContext) => boolean);
   /** Present when the agent also speaks ACP; `[agents.<name>] transport` chooses. */
   acp?: AcpSupport;
+  /** Known-harmless stderr lines, left out of `stderr_tail` and error text. */
+  harmlessStderr?: readonly RegExp[];
 }
 
 const uuidArgs = (flag: string) => (id: string) => [flag, id];
@@ -154,6 +156,8 @@ export const DESCRIPTORS = [
     extraEnv: {},
     installDirs: [".local/bin"],
     signIn: "cli",
+    // Printed even with stdin closed, and when its home is under a temporary directory (0.171.0).
+    harmlessStderr: [/^Reading additional input from stdin\.\.\.$/, /Refusing to create helper binaries under temporary dir/],
     acp: {
       command: "codex-acp",
       args: () => [],
@@ -174,12 +178,20 @@ export const DESCRIPTORS = [
     modelFamily: "Grok model ID",
     command: "grok",
     fixedArgs: [],
-    outputArgs: () => [],
+    outputArgs: () => ["--output-format", "json"],
     modelArgs: (m) => ["-m", m],
     effortArgs: (e) => ["--reasoning-effort", e],
     promptArgs: ["-p"],
     fullPermissions: { args: ["--always-approve"], env: {} },
-    format: "text",
+    format: "grok-json",
+    // Headless Grok starts a session with -s <uuid> and continues it with -r <uuid> (1.0.41).
+    session: {
+      idChosenBy: "scv",
+      startArgs: uuidArgs("-s"),
+      resumeArgs: uuidArgs("-r"),
+      resumePlacement: "options",
+      transcripts: [],
+    },
     stateDir: { env: "GROK_HOME", path: ".grok" },
     ownVariables: [/^GROK_/, /^XAI_/],
     extraEnv: { GROK_DISABLE_AUTOUPDATER: "1" },

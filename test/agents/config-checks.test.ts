@@ -65,7 +65,7 @@ args = ["exec", "--skip-git-repo-check"]
 
   test("capabilities come from the registry", () => {
     expect(capabilitiesOf("codex")).toEqual({ model: true, effort: true, session: true });
-    expect(capabilitiesOf("grok")).toEqual({ model: true, effort: true, session: false });
+    expect(capabilitiesOf("grok")).toEqual({ model: true, effort: true, session: true });
     expect(capabilitiesOf("dsh")).toEqual({ model: false, effort: false, session: false });
   });
 });
