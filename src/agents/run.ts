@@ -7,7 +7,6 @@ import { newHandle, startDelegated } from "../process/delegations";
 import type { RunResult } from "../process/types";
 import { type SessionScope, ToolError, type ToolRisk } from "../tools/tool";
 import type { Conversation } from "./conversations";
-import { runAcpCall } from "./acp/call";
 import { agentEnvironment, preparePrivateHome, privateRunTmp, removeRunTmp } from "./environment";
 import { readerFor, type TokenUsage } from "./formats";
 import { isExecutableFile } from "./offer";
@@ -29,7 +28,8 @@ export interface AgentRunContext {
 export { AgentUnavailableError };
 
 export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
-  if (plan.offered.transport === "acp") return runAcpCall(ctx, state, plan);
+  // Loaded on first use: sessions that never talk ACP never load the client.
+  if (plan.offered.transport === "acp") return (await import("./acp/call")).runAcpCall(ctx, state, plan);
   const { descriptor: d, executable, settings } = plan.offered;
   const offeredNames = state.offered.map((o) => o.descriptor.name);
   const unavailable = (what: string) =>
