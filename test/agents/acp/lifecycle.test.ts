@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { listRecords } from "../../../src/process/delegations";
+import { killDelegation } from "../../../src/process/reconcile";
 import { isAlive } from "../../../src/process/procfs";
 import { acpCall, acpFixtures, script } from "../../fake/acp-harness";
 
@@ -71,6 +72,24 @@ describe("the server's life", () => {
     expect(next.result.output).toContain("conversation grok-1 has ended: its server exited");
     const fresh = await acpCall(f, tool, { agent: "grok", prompt: script([{ say: "new" }]) });
     expect(fresh.json).toMatchObject({ status: "completed", session: "grok-2" });
+  });
+
+  test("scv agents kill mid-turn: the call ends cancelled, the server and its record are gone", async () => {
+    const { f, tool } = setup({ servers: ["claude"] });
+    const pending = acpCall(f, tool, { agent: "claude", prompt: script([{ say: "working\n" }, { hang: true }]) });
+    let records = listRecords(f.scvHome);
+    for (let i = 0; i < 100 && !records.length; i++) {
+      await Bun.sleep(20);
+      records = listRecords(f.scvHome);
+    }
+    expect(records[0]!.idle_since_unix).toBeUndefined(); // running its turn
+    const killed = await killDelegation(f.scvHome, records[0]!.handle, { graceMs: 200 });
+    expect(killed.killed).toBe(true);
+    const r = await pending;
+    expect(r.json.status).toBe("cancelled");
+    expect(r.json.session).toBeUndefined();
+    expect(await serverGone(records[0]!.pid)).toBe(true);
+    expect(listRecords(f.scvHome)).toHaveLength(0);
   });
 
   test("an idle conversation is torn down after agent.conversation_idle_seconds: stdin closed, server gone, TMPDIR removed", async () => {
