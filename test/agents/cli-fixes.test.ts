@@ -29,7 +29,7 @@ describe("grok --output-format json", () => {
     const r = await agentCall(f, tool, { agent: "grok", prompt: "edit the file" });
     expect(r.json.status).toBe("failed");
     expect(r.json.error).toContain('stop reason "cancelled"');
-    expect(r.json.error).toContain('permissions = "full"');
+    expect(r.json.note).toContain('permissions = "full"');
     expect(r.json.fallback).toBeUndefined();
   });
 

@@ -19,8 +19,9 @@ const GrokResult = z.object({
     .catch(undefined),
 });
 
-export const GROK_CANCELLED =
-  'Grok stopped before finishing (stop reason "cancelled"), usually because a tool needed an approval that a headless run cannot give. The user can set [agents.grok] permissions = "full" to let it act without approval prompts.';
+const CANCELLED_ERROR = 'Grok stopped before finishing (stop reason "cancelled")';
+const CANCELLED_NOTE =
+  'Grok usually stops like this when a tool needed an approval that a headless run cannot give. Tell the user; they can set [agents.grok] permissions = "full" to let it act without approval prompts.';
 
 export function grokParser(hooks: ParserHooks): FormatParser {
   let result: z.infer<typeof GrokResult> | undefined;
@@ -45,7 +46,8 @@ export function grokParser(hooks: ParserHooks): FormatParser {
       };
       if (result.stopReason === "cancelled") {
         out.failed = true;
-        out.error = GROK_CANCELLED;
+        out.error = CANCELLED_ERROR;
+        out.note = CANCELLED_NOTE;
       } else if (result.stopReason && !["end_turn", "refusal"].includes(result.stopReason)) {
         out.note = `(stopped early: ${result.stopReason})`;
       }
