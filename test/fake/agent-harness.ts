@@ -2,7 +2,7 @@
 // `command` is the absolute bash executable and its `args` are the fake script plus the agent's default fixed
 // arguments, so argv as the fake sees it is exactly what the real CLI would get, and no test ever executes a
 // freshly written file. Executable resolution itself is tested separately with files that are never run.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DESCRIPTORS } from "../../src/agents/descriptors";
@@ -153,7 +153,11 @@ export function readInvocations(logDir: string): Invocation[] {
 export function agentFixtures(): (opts?: FixtureOptions) => { f: AgentFixture; tool: Tool } {
   const live: AgentFixture[] = [];
   afterEach(async () => {
-    for (const f of live.splice(0)) await f.scope.close();
+    for (const f of live.splice(0)) {
+      await f.scope.close();
+      rmSync(f.root, { recursive: true, force: true });
+      rmSync(f.scope.workspace, { recursive: true, force: true });
+    }
   });
   return (opts = {}) => {
     const f = makeAgentFixture(opts);
