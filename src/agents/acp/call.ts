@@ -173,7 +173,8 @@ export async function runAcpCall(ctx: AgentRunContext, state: AgentSessionState,
     } else if (e instanceof RpcError) {
       await server.exited;
       keep = false;
-      if (server.exit?.cancelled) status = "cancelled";
+      // Killed by `scv agents kill`, or shut down because the call or its session is being cancelled.
+      if (server.exit?.cancelled || ctx.signal.aborted) status = "cancelled";
       else {
         status = "failed";
         died = true;
@@ -252,7 +253,7 @@ async function selectOptions(server: AcpServer, acp: AcpConversation, d: AgentDe
       throw new CallFailure(`${d.name} does not offer ${what} ${JSON.stringify(value)}; it offers: ${values.join(", ")}. Pass one of them, or omit ${what}`);
     }
     const result = await server.setConfigOption(acp.sessionId!, option.id, value);
-    if (result.configOptions) acp.configOptions = result.configOptions;
+    if (result?.configOptions) acp.configOptions = result.configOptions;
   }
 }
 

@@ -58,7 +58,8 @@ export const NewSessionResult = z.object({
 });
 export type NewSessionResult = z.infer<typeof NewSessionResult>;
 
-export const SetConfigOptionResult = z.object({ configOptions: z.array(ConfigOption).nullish() }).passthrough();
+/** `{configOptions}`; some agents answer `{}` or null. */
+export const SetConfigOptionResult = z.object({ configOptions: z.array(ConfigOption).nullish().catch(undefined) }).passthrough().nullish();
 
 export const StopReason = z.string();
 export const PromptResult = z.object({
