@@ -8,13 +8,14 @@ import type { AgentDescriptor } from "../descriptors";
 import { agentEnvironment, preparePrivateHome, privateRunTmp, removeRunTmp } from "../environment";
 import { isExecutableFile } from "../offer";
 import { type CallPlan, conversationCwd, resolveAgentCwd } from "../plan";
-import { redactProgress, redactSecrets } from "../redact";
+import { redactProgress } from "../redact";
 import type { AgentRunContext } from "../run";
 import type { AgentSessionState } from "../service";
 import { ToolError } from "../../tools/tool";
 import { RpcError } from "./connection";
 import { permissionOutcome, permissionRisk, permissionSummary } from "./permissions";
-import type { ConfigOption, PermissionOutcome, PromptResult } from "./schema";
+import { describeRpcError, exitWords, fromStopReason, usageOf } from "./outcome";
+import type { ConfigOption, PermissionOutcome } from "./schema";
 import { AcpServer, SHUTDOWN_GRACE_MS } from "./server";
 import { TurnUpdates } from "./updates";
 
@@ -268,42 +269,4 @@ async function relayPermission(
   // After session/cancel every pending request is answered "cancelled", as the protocol requires.
   if (typeof decision === "string") return { outcome: "cancelled" };
   return permissionOutcome(p, decision.approved);
-}
-
-function fromStopReason(r: PromptResult): { status: AgentStatus; note?: string } {
-  switch (r.stopReason) {
-    case "end_turn":
-      return { status: "completed" };
-    case "cancelled":
-      return { status: "cancelled" };
-    case "refusal":
-      return { status: "declined" };
-    default:
-      return { status: "completed", note: `(stopped early: ${r.stopReason})` };
-  }
-}
-
-function usageOf(r: PromptResult): { input_tokens: number; output_tokens: number } | undefined {
-  const u = r.usage;
-  if (!u) return undefined;
-  return {
-    input_tokens: (u.inputTokens ?? 0) + (u.cachedReadTokens ?? 0) + (u.cachedWriteTokens ?? 0),
-    output_tokens: u.outputTokens ?? 0,
-  };
-}
-
-/** The agent's message (with Grok's `data.message` detail), redacted, and any HTTP status it names. */
-function describeRpcError(e: Error): { message: string; status?: number } {
-  if (!(e instanceof RpcError)) return { message: e.message };
-  const data = e.data && typeof e.data === "object" ? (e.data as Record<string, unknown>) : {};
-  const detail = typeof data.message === "string" && data.message !== e.message ? `: ${data.message}` : "";
-  const status = typeof data.http_status === "number" ? data.http_status : undefined;
-  return { message: redactSecrets(`${e.message}${detail}`), status };
-}
-
-function exitWords(server: AcpServer): string {
-  const exit = server.exit;
-  if (!exit) return "";
-  if (exit.signal) return ` (killed by ${exit.signal})`;
-  return exit.exitCode === null ? "" : ` with code ${exit.exitCode}`;
 }
