@@ -88,7 +88,9 @@ export function signedIn(d: AgentDescriptor, ctx: OfferContext): boolean {
 export function acpExecutableFor(d: AgentDescriptor, settings: AgentSettings, env: OfferContext["env"]): string | undefined {
   if (!d.acp || settings.transport === "resume") return undefined;
   if (settings.transport === "auto" && settings.command !== undefined) return undefined;
-  return resolveExecutable(d.acp.command, { userHome: env.HOME, installDirs: d.installDirs, path: env.PATH });
+  // Grok's and DeepSeek Harness's server is their own CLI: with "acp", a custom command names that CLI.
+  const command = d.acp.command === d.command && settings.command !== undefined ? settings.command : d.acp.command;
+  return resolveExecutable(command, { userHome: env.HOME, installDirs: d.installDirs, path: env.PATH });
 }
 
 /** The agents this session offers, in registry order. */

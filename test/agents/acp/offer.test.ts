@@ -59,6 +59,11 @@ describe("transport", () => {
     expect(w.by("codex")!.transport).toBe("acp");
   });
 
+  test("with acp, a custom command for grok or dsh names the CLI that serves ACP", () => {
+    const w = world(["my-grok", "grok"], '[agents.grok]\ntransport = "acp"\ncommand = "my-grok"\n');
+    expect(w.by("grok")).toMatchObject({ transport: "acp", executable: join(w.bin, "my-grok") });
+  });
+
   test("the plan of an ACP call is the server's command line and always starts a conversation", () => {
     const w = world(["grok"], '[agents.grok]\npermissions = "full"\n');
     const ws = mkdtempSync(join(root, "ws-"));
