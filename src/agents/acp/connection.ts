@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 over a child's stdio, one JSON object per line: SCV's requests with their pending replies, the
 // agent's notifications, and the agent's requests, which a handler answers (or "method not found"). Lines are
 // read by the same bounded reader the CLI formats use, so an oversized line is skipped, not buffered.
+// Written here rather than taken from @agentclientprotocol/sdk: see docs/architecture.md ("Why not …").
 import type { z } from "zod";
 import { StreamReader } from "../formats/stream";
 import { METHOD_NOT_FOUND, RpcMessage } from "./schema";
