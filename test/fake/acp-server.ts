@@ -6,7 +6,8 @@
 // Each prompt's text is a JSON script: {"steps":[...], "stop":"end_turn", "usage":{...}}. Steps:
 //   {"say":"text"}  {"informational":"text"}  {"thought":"text"}  {"sleep":ms}
 //   {"tool":{toolCallId,title,kind,status,...}}  {"toolUpdate":{...}}  {"plan":[{content,status}]}
-//   {"ask":{title,kind,locations?,options?}}  → session/request_permission; says "permission: <optionId|cancelled>"
+//   {"ask":{title,kind,locations?,content?,rawInput?,options?}}  → session/request_permission; says
+//                                            "permission: <optionId|cancelled>"
 //   {"request":"fs/read_text_file"}           → says "<method>: <error code or ok>"
 //   {"waitCancel":true}  waits for session/cancel, then stops "cancelled"
 //   {"hang":true}        ignores session/cancel and never answers
@@ -160,7 +161,15 @@ async function prompt(id: string | number, params: Json): Promise<void> {
       ];
       const answer = await request("session/request_permission", {
         sessionId,
-        toolCall: { toolCallId: `perm-${Date.now()}`, title: ask.title, kind: ask.kind, status: "pending", locations: ask.locations ?? [] },
+        toolCall: {
+          toolCallId: `perm-${Date.now()}`,
+          title: ask.title,
+          kind: ask.kind,
+          status: "pending",
+          locations: ask.locations ?? [],
+          ...(ask.content ? { content: ask.content } : {}),
+          ...(ask.rawInput ? { rawInput: ask.rawInput } : {}),
+        },
         options,
       });
       const outcome = ((answer.result as Json)?.outcome ?? {}) as Json;

@@ -21,7 +21,8 @@ test("relayed through the gate as agent: [claude-1 acp] <title> (<kind>), file-s
   mkdirSync(join(userHome, ".local", "bin"), { recursive: true });
   symlinkSync(ACP_AGENT, join(userHome, ".local", "bin", "claude-agent-acp"));
   h = await startHarness({ env: { HOME: userHome, PATH: "/nonexistent", FAKE_ACP_SERVER: ACP_SERVER, FAKE_ACP_BUN: process.execPath } });
-  const prompt = script([{ ask: { title: "Write notes.txt", kind: "edit", locations: [{ path: "/w/notes.txt" }] } }]);
+  const diff = [{ type: "diff", path: "/w/notes.txt", oldText: null, newText: "a\nb\n" }];
+  const prompt = script([{ ask: { title: "Write notes.txt", kind: "edit", locations: [{ path: "/w/notes.txt" }], content: diff } }]);
   h.fake.queue(toolCalls([{ name: "agent", arguments: { agent: "claude", prompt } }]), text("done"));
   const sid = await h.start();
   const { turn_id } = await h.request("turn.start", { session_id: sid, prompt: "delegate" });
@@ -30,7 +31,7 @@ test("relayed through the gate as agent: [claude-1 acp] <title> (<kind>), file-s
   expect(launch.summary).toContain("as its Agent Client Protocol server");
   await h.request("approval.resolve", { session_id: sid, approval_id: launch.approval_id, approved: true });
   const relayed = await h.waitFor("approval.requested", (p) => p.approval_id !== launch.approval_id);
-  expect(relayed).toMatchObject({ tool: "agent", risk: "filesystem", summary: "[claude-1 acp] Write notes.txt (edit)", call_id: launch.call_id });
+  expect(relayed).toMatchObject({ tool: "agent", risk: "filesystem", summary: "[claude-1 acp] Write notes.txt (edit)\ncreate /w/notes.txt +2 -0", call_id: launch.call_id });
   await h.request("approval.resolve", { session_id: sid, approval_id: relayed.approval_id, approved: false });
   const completed = await h.waitFor("tool.completed", (p) => p.tool === "agent");
   expect(JSON.parse(completed.output)).toMatchObject({ status: "completed", reply: "permission: reject", session: "claude-1" });

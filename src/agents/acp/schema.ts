@@ -108,7 +108,14 @@ export const PermissionOption = z.object({ optionId: z.string(), name: z.string(
 
 export const RequestPermissionParams = z.object({
   sessionId: z.string(),
-  toolCall: z.object({ ...ToolCallFields, toolCallId: z.string().optional() }).passthrough(),
+  toolCall: z
+    .object({
+      ...ToolCallFields,
+      toolCallId: z.string().optional(),
+      content: z.unknown().optional(),
+      rawInput: z.record(z.string(), z.unknown()).nullish().catch(undefined),
+    })
+    .passthrough(),
   options: z.array(PermissionOption),
 });
 export type RequestPermissionParams = z.infer<typeof RequestPermissionParams>;

@@ -64,7 +64,7 @@ describe("permission requests", () => {
       },
       { gate: (req) => !req.summary.includes("rm -rf") },
     );
-    expect(r.asked.map((a) => [a.summary, a.risk])).toEqual([
+    expect(r.asked.map((a) => [a.summary.split("\n")[0], a.risk])).toEqual([
       ["[claude-1 acp] Write notes.txt (edit)", "filesystem"],
       ["[claude-1 acp] rm -rf build (execute)", "process"],
       ["[claude-1 acp] Read src/a.ts (read)", "read_only"],
@@ -79,6 +79,32 @@ describe("permission requests", () => {
       "permission: allow-once",
       "permission: allow-once",
       "permission: allow-once",
+    ]);
+  });
+
+  test("the summary also shows what the request touches: edits with line counts, locations, the command", async () => {
+    const { f, tool } = setup({ servers: ["claude"] });
+    const r = await acpCall(
+      f,
+      tool,
+      {
+        agent: "claude",
+        prompt: script([
+          ask("Edit a.ts", "edit", {
+            locations: [{ path: "/w/src/a.ts" }],
+            content: [
+              { type: "diff", path: "/w/src/a.ts", oldText: "one\ntwo\n", newText: "one\n2\n3\n" },
+              { type: "diff", path: "/w/src/new.ts", oldText: null, newText: "x" },
+            ],
+          }),
+          ask("Terminal", "execute", { rawInput: { command: "curl -H 'Authorization: Bearer abc123def456' https://x.test" } }),
+        ]),
+      },
+      { gate: () => true },
+    );
+    expect(r.asked.map((a) => a.summary)).toEqual([
+      "[claude-1 acp] Edit a.ts (edit)\nedit /w/src/a.ts +3 -2\ncreate /w/src/new.ts +1 -0",
+      "[claude-1 acp] Terminal (execute)\n$ curl -H 'Authorization: Bearer …' https://x.test",
     ]);
   });
 
