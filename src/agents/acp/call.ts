@@ -189,8 +189,9 @@ export async function runAcpCall(ctx: AgentRunContext, state: AgentSessionState,
     ctx.signal.removeEventListener("abort", onAbort);
     server.endTurn();
     if (!keep || !server.alive) {
+      // forget() starts the shutdown (stdin closed, 2 seconds, group stop); the call does not wait for it, so a
+      // cancel returns at once, and the session's close hook still awaits it.
       store.forget(conv);
-      await server.shutdown();
     } else {
       store.endTurn(conv);
     }
