@@ -128,13 +128,13 @@ export function acpFixtures(): (opts?: AcpFixtureOptions) => { f: AcpFixture; to
 
 /**
  * One `agent` call as the turn loop makes it. `gate` answers relayed permission requests (absent: no gate);
- * `cancelAfterMs` cancels the call. `json` is the result object, or {} for SCV's own plain-text errors.
+ * `cancelOnProgress` cancels the call at its first progress line. `json` is the result object, or {} for SCV's own plain-text errors.
  */
 export async function acpCall(
   f: AcpFixture,
   tool: Tool,
   args: Record<string, unknown>,
-  opts: { gate?: (r: Asked) => boolean; cancelAfterMs?: number } = {},
+  opts: { gate?: (r: Asked) => boolean; cancelOnProgress?: boolean } = {},
 ) {
   const ctx = makeCallContext(f.scope);
   const asked: Asked[] = [];
@@ -146,7 +146,13 @@ export async function acpCall(
       return { approved, reason: approved ? "approved" : "denied" };
     };
   }
-  if (opts.cancelAfterMs !== undefined) setTimeout(() => ctx.cancel(), opts.cancelAfterMs);
+  if (opts.cancelOnProgress) {
+    // Cancels once the turn is under way (its first progress line), however slowly the server started.
+    ctx.progress = (line) => {
+      ctx.progressLines.push(line);
+      ctx.cancel();
+    };
+  }
   const inv = await invokeTool(tool, args, ctx);
   let json: Record<string, any> = {};
   try {

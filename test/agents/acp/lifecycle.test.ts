@@ -22,7 +22,7 @@ const serverGone = async (pid: number) => {
 describe("cancel and timeout", () => {
   test("a cancelled turn sends session/cancel; an agent that settles keeps the conversation", async () => {
     const { f, tool } = setup({ servers: ["claude"] });
-    const r = await acpCall(f, tool, { agent: "claude", prompt: script([{ say: "working\n" }, { waitCancel: true }]) }, { cancelAfterMs: 300 });
+    const r = await acpCall(f, tool, { agent: "claude", prompt: script([{ say: "working\n" }, { waitCancel: true }]) }, { cancelOnProgress: true });
     expect(r.json).toMatchObject({ status: "cancelled", session: "claude-1" });
     expect(f.servers()[0]!.received.map((m) => m.method)).toContain("session/cancel");
     const next = await acpCall(f, tool, { session: "claude-1", prompt: script([{ say: "resumed" }]) });
@@ -31,7 +31,7 @@ describe("cancel and timeout", () => {
 
   test("a timed-out turn is resumable when the agent answers session/cancel", async () => {
     const { f, tool } = setup({ servers: ["codex"] });
-    const r = await acpCall(f, tool, { agent: "codex", timeout_seconds: 1, prompt: script([{ waitCancel: true }]) });
+    const r = await acpCall(f, tool, { agent: "codex", timeout_seconds: 2, prompt: script([{ waitCancel: true }]) });
     expect(r.json).toMatchObject({ status: "timeout", session: "codex-1" });
     expect(r.json.note).toContain("session codex-1");
   });
@@ -39,7 +39,7 @@ describe("cancel and timeout", () => {
   test("an agent that ignores session/cancel is shut down after 2 seconds and its conversation forgotten", async () => {
     const { f, tool } = setup({ servers: ["claude"] });
     const started = Date.now();
-    const r = await acpCall(f, tool, { agent: "claude", prompt: script([{ hang: true }]) }, { cancelAfterMs: 200 });
+    const r = await acpCall(f, tool, { agent: "claude", prompt: script([{ say: "working\n" }, { hang: true }]) }, { cancelOnProgress: true });
     expect(r.json.status).toBe("cancelled");
     expect(r.json.session).toBeUndefined();
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
