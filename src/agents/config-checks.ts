@@ -2,7 +2,7 @@
 // descriptor registry so a new agent needs no change here.
 import { isAbsolute } from "node:path";
 import type { AgentOverride, CrossCheck } from "../config/schema";
-import { capabilitiesOf, type ConfigAgentName } from "./descriptors";
+import { capabilitiesOf, type ConfigAgentName, descriptorFor } from "./descriptors";
 
 type Entry = [ConfigAgentName, AgentOverride];
 
@@ -29,9 +29,8 @@ export const agentConfigChecks: CrossCheck[] = [
     ),
   (c, f) =>
     firstProblem(c.agents, f, ([name, o]) =>
-      // Only one CLI process per turn is built yet; the ACP transport comes later.
-      o.transport === "acp"
-        ? `transport: "acp" is not available yet in this SCV; use "auto" or "resume", which run ${name} as one CLI process per turn`
+      o.transport === "acp" && !descriptorFor(name)?.acp
+        ? `transport: ${name} has no Agent Client Protocol server; use "auto" or "resume"`
         : undefined,
     ),
   (c, f) =>

@@ -29,6 +29,10 @@ export interface Conversation {
   /** Codex's running usage total, to turn its cumulative figures into per-turn ones. */
   usageTotal?: TokenUsage;
   markerPath?: string;
+  /** A live server serving the conversation (an ACP agent): shut down when the conversation is forgotten. */
+  live?: { close(): Promise<void> };
+  /** Forgets a live conversation left unused for agent.conversation_idle_seconds, so its server ends. */
+  idleTimer?: ReturnType<typeof setTimeout>;
 }
 
 export const MarkerFile = z.object({
@@ -125,6 +129,7 @@ export class ConversationStore {
     conv.busy = true;
     conv.turns++;
     conv.lastUsed = this.now();
+    clearTimeout(conv.idleTimer);
   }
 
   /** The CLI reported its session: remember the ID and leave a marker naming it. */
@@ -141,8 +146,13 @@ export class ConversationStore {
   endTurn(conv: Conversation): void {
     conv.busy = false;
     conv.lastUsed = this.now();
-    if (!conv.reported) this.forget(conv);
-    else this.record(conv);
+    if (!conv.reported) return this.forget(conv);
+    this.record(conv);
+    if (conv.live && this.conversations.get(conv.handle) === conv) {
+      const ms = Math.min(this.opts.idleSeconds * 1000, 2 ** 31 - 1);
+      conv.idleTimer = setTimeout(() => this.forget(conv), ms);
+      conv.idleTimer.unref?.();
+    }
   }
 
   /** Ends a conversation for good (evicted or expired): a resumed session does not bring it back. */
@@ -153,13 +163,15 @@ export class ConversationStore {
 
   /**
    * Ends every conversation in this process: handles end with the SCV session. The session's record keeps
-   * them, so resuming the session continues them.
+   * them, so resuming the session continues them (a live ACP server does not survive; its handle is ended).
    */
   closeAll(): void {
     for (const c of [...this.conversations.values()]) this.release(c);
   }
 
   private release(conv: Conversation): void {
+    clearTimeout(conv.idleTimer);
+    if (conv.live) void conv.live.close();
     this.conversations.delete(conv.handle);
     if (conv.markerPath) removeQuietly(conv.markerPath);
     conv.markerPath = undefined;

@@ -7,7 +7,7 @@ import { dshSignedIn, grokSignedIn, piSignedIn } from "./signin";
 export type ConfigAgentName = (typeof AGENT_NAMES)[number];
 
 /** How stdout reads: each format has a parser in ./formats. */
-export type OutputFormat = "claude-stream-json" | "codex-json" | "pi-json" | "text";
+export type OutputFormat = "claude-stream-json" | "codex-json" | "pi-json" | "grok-json" | "text";
 
 export interface SessionSupport {
   /** Who picks the CLI's session ID: SCV (a fresh UUID) or the CLI (reported in its event stream). */
@@ -27,6 +27,21 @@ export interface SignInContext {
   home: string;
   /** The server environment after scrubbing, as the agent would see it. */
   env: Readonly<Record<string, string | undefined>>;
+}
+
+/** The agent's Agent Client Protocol server (see src/agents/acp). */
+export interface AcpSupport {
+  /** The server's executable, looked up like the CLI (the agent's install directories, then PATH). */
+  command: string;
+  /** The server's arguments; `full` is `permissions = "full"`. */
+  args(full: boolean): string[];
+  /** Session modes that mean full permissions, the first the agent offers being selected (`session/set_mode`). */
+  fullModes: readonly string[];
+  /** Variables for the server under `permissions = "full"`, on top of the CLI's. */
+  fullEnv: Readonly<Record<string, string>>;
+  /** Config option IDs for `model` and `effort`; absent: the agent takes no such selection over ACP. */
+  modelOptions?: readonly string[];
+  effortOptions?: readonly string[];
 }
 
 export interface AgentDescriptor {
@@ -62,6 +77,10 @@ export interface AgentDescriptor {
   installDirs: readonly string[];
   /** "cli": only the CLI knows (checked when a call fails); otherwise a local-file check. */
   signIn: "cli" | ((ctx: SignInContext) => boolean);
+  /** Present when the agent also speaks ACP; `[agents.<name>] transport` chooses. */
+  acp?: AcpSupport;
+  /** Known-harmless stderr lines, left out of `stderr_tail` and error text. */
+  harmlessStderr?: readonly RegExp[];
 }
 
 const uuidArgs = (flag: string) => (id: string) => [flag, id];
@@ -99,6 +118,14 @@ export const DESCRIPTORS = [
     extraEnv: {},
     installDirs: [".local/bin"],
     signIn: "cli",
+    acp: {
+      command: "claude-agent-acp",
+      args: () => [],
+      fullModes: ["bypassPermissions"],
+      fullEnv: {},
+      modelOptions: ["model"],
+      effortOptions: ["effort"],
+    },
   },
   {
     name: "codex",
@@ -129,6 +156,18 @@ export const DESCRIPTORS = [
     extraEnv: {},
     installDirs: [".local/bin"],
     signIn: "cli",
+    // Printed even with stdin closed, and when its home is under a temporary directory (0.171.0).
+    harmlessStderr: [/^Reading additional input from stdin\.\.\.$/, /Refusing to create helper binaries under temporary dir/],
+    acp: {
+      command: "codex-acp",
+      args: () => [],
+      // @agentclientprotocol/codex-acp 2.x, then Zed's codex-acp 0.16.
+      fullModes: ["agent-full-access", "full-access"],
+      // codex-acp takes no -c overrides; CODEX_CONFIG is its JSON form of them (live web search as with -c).
+      fullEnv: { CODEX_CONFIG: '{"web_search":"live"}' },
+      modelOptions: ["model"],
+      effortOptions: ["reasoning_effort", "effort"],
+    },
   },
   {
     name: "grok",
@@ -139,17 +178,34 @@ export const DESCRIPTORS = [
     modelFamily: "Grok model ID",
     command: "grok",
     fixedArgs: [],
-    outputArgs: () => [],
+    outputArgs: () => ["--output-format", "json"],
     modelArgs: (m) => ["-m", m],
     effortArgs: (e) => ["--reasoning-effort", e],
     promptArgs: ["-p"],
     fullPermissions: { args: ["--always-approve"], env: {} },
-    format: "text",
+    format: "grok-json",
+    // Headless Grok starts a session with -s <uuid> and continues it with -r <uuid> (1.0.41).
+    session: {
+      idChosenBy: "scv",
+      startArgs: uuidArgs("-s"),
+      resumeArgs: uuidArgs("-r"),
+      resumePlacement: "options",
+      transcripts: [],
+    },
     stateDir: { env: "GROK_HOME", path: ".grok" },
     ownVariables: [/^GROK_/, /^XAI_/],
     extraEnv: { GROK_DISABLE_AUTOUPDATER: "1" },
     installDirs: [".local/bin", ".grok/bin"],
     signIn: grokSignedIn,
+    acp: {
+      command: "grok",
+      // Options of `agent` go before `stdio`; after it they are rejected.
+      args: (full) => (full ? ["agent", "--always-approve", "stdio"] : ["agent", "stdio"]),
+      fullModes: [],
+      fullEnv: {},
+      modelOptions: ["model"],
+      effortOptions: ["reasoning_effort", "effort"],
+    },
   },
   {
     name: "dsh",
@@ -167,6 +223,8 @@ export const DESCRIPTORS = [
     extraEnv: {},
     installDirs: [".local/bin"],
     signIn: dshSignedIn,
+    // Full permissions come from DSH_PERMISSION_MODE, which the CLI's own fullPermissions.env already sets.
+    acp: { command: "dsh", args: () => ["--profile", "acp"], fullModes: [], fullEnv: {} },
   },
   {
     name: "pi",

@@ -1,7 +1,7 @@
 // The environment a delegated agent runs with: the server's own, minus every credential, endpoint and state
 // variable that would let it reuse the parent's configuration or another agent's sign-in, plus a private
 // home under $SCV_HOME/agents/<name> that holds its own sign-in and state.
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ALL_OWN_VARIABLES, type AgentDescriptor } from "./descriptors";
 
@@ -59,4 +59,29 @@ export function agentEnvironment(
 export function preparePrivateHome(e: AgentEnvironment): void {
   mkdirSync(e.home, { recursive: true, mode: 0o700 });
   if (e.stateDir) mkdirSync(e.stateDir, { recursive: true, mode: 0o700 });
+}
+
+/**
+ * A private TMPDIR for one run: `$SCV_HOME/agents/<name>/tmp/<handle>` (mode 0700), so what the agent leaves
+ * in its temporary directory (sockets, sandbox mount targets, daemons' state) stays in its home and goes with
+ * the run. Returns the directory; removeRunTmp deletes it when the run ends.
+ */
+export function privateRunTmp(e: AgentEnvironment, handle: string): string {
+  const parent = join(e.home, "tmp");
+  mkdirSync(parent, { recursive: true, mode: 0o700 });
+  chmodSync(parent, 0o700);
+  const dir = join(parent, handle);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  e.env.TMPDIR = dir;
+  return dir;
+}
+
+export function removeRunTmp(dir: string | undefined): void {
+  if (!dir) return;
+  try {
+    // rm never follows symbolic links: a link the agent left removes the link, not its target.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+  } catch {
+    // a leftover the agent still holds open goes with the next gc of the home
+  }
 }

@@ -112,9 +112,13 @@ export function summarizeClaudeStatus(exitCode: number | null, output: string): 
   return unrecognized(exitCode);
 }
 
-/** `codex login status`: "Logged in using ChatGPT", "Logged in using an API key - sk-…", or "Not logged in". */
+/**
+ * `codex login status`: "Logged in using ChatGPT", "Logged in using an API key - sk-…", "API key configured -
+ * sk-…***…" (0.171.0, on stderr), or "Not logged in". The key part is never shown.
+ */
 export function summarizeCodexStatus(exitCode: number | null, output: string): Summary {
   if (SIGNED_OUT.test(output)) return { state: "signed_out" };
+  if (exitCode === 0 && /^\s*API key configured\b/im.test(output)) return { state: "signed_in", detail: "API key" };
   if (exitCode === 0 && SIGNED_IN.test(output)) {
     if (/chatgpt/i.test(output)) return { state: "signed_in", detail: "ChatGPT account" };
     if (/api.?key/i.test(output)) return { state: "signed_in", detail: "API key" };

@@ -4,7 +4,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { AgentOverride, Config } from "../config/schema";
-import { type AgentDescriptor, DESCRIPTORS } from "./descriptors";
+import { type AgentDescriptor, DESCRIPTORS, takes } from "./descriptors";
 import { agentHome, scrubbedEnv } from "./environment";
 
 export interface AgentSettings {
@@ -19,9 +19,11 @@ export interface AgentSettings {
 
 export interface OfferedAgent {
   descriptor: AgentDescriptor;
-  /** Absolute path of the executable found at session start. */
+  /** Absolute path of the executable found at session start: the ACP server's when `transport` is "acp". */
   executable: string;
   settings: AgentSettings;
+  /** "acp": one ACP server per conversation; absent: one CLI process per turn. */
+  transport?: "acp";
 }
 
 export interface OfferContext {
@@ -78,18 +80,40 @@ export function signedIn(d: AgentDescriptor, ctx: OfferContext): boolean {
   return d.signIn({ home: agentHome(ctx.scvHome, d.name), env: scrubbedEnv(ctx.env) });
 }
 
+/**
+ * The ACP server an agent runs on, if any: `transport = "acp"` requires it, `auto` uses it when it resolves
+ * and the agent's `command` is the built-in one (a custom command names a CLI the server would not run),
+ * `resume` never does.
+ */
+export function acpExecutableFor(d: AgentDescriptor, settings: AgentSettings, env: OfferContext["env"]): string | undefined {
+  if (!d.acp || settings.transport === "resume") return undefined;
+  if (settings.transport === "auto" && settings.command !== undefined) return undefined;
+  // Grok's and DeepSeek Harness's server is their own CLI: with "acp", a custom command names that CLI.
+  const command = d.acp.command === d.command && settings.command !== undefined ? settings.command : d.acp.command;
+  return resolveExecutable(command, { userHome: env.HOME, installDirs: d.installDirs, path: env.PATH });
+}
+
 /** The agents this session offers, in registry order. */
 export function offeredAgents(ctx: OfferContext): OfferedAgent[] {
   const offered: OfferedAgent[] = [];
   for (const descriptor of DESCRIPTORS as readonly AgentDescriptor[]) {
     const settings = settingsFor(ctx.config, descriptor.name);
-    // ACP is not built yet; configuration validation already refuses it, so this only guards direct callers.
-    if (settings.transport === "acp") continue;
-    const executable = executableFor(descriptor, settings, ctx.env);
+    const acp = acpExecutableFor(descriptor, settings, ctx.env);
+    // "acp" offers the agent only when its server is installed.
+    if (settings.transport === "acp" && !acp) continue;
+    const executable = acp ?? executableFor(descriptor, settings, ctx.env);
     if (!executable || !signedIn(descriptor, ctx)) continue;
-    offered.push({ descriptor, executable, settings });
+    offered.push({ descriptor, executable, settings, ...(acp ? { transport: "acp" as const } : {}) });
   }
   return offered;
+}
+
+/** What an offered agent takes on the transport it runs on: over ACP every agent takes `session`. */
+export function takesOption(o: OfferedAgent, option: "model" | "effort" | "session"): boolean {
+  const d = o.descriptor;
+  if (o.transport !== "acp") return takes(d, option);
+  if (option === "session") return true;
+  return !!(option === "model" ? d.acp?.modelOptions : d.acp?.effortOptions);
 }
 
 /** The first agent in `[agent] prefer` that is offered: the one a call naming no agent runs on. */

@@ -8,9 +8,9 @@ import { type Config, EFFORTS, MODEL_PATTERN } from "../config/schema";
 import { ToolError } from "../tools/tool";
 import { isInside } from "../tools/workspace-paths";
 import type { Conversation, ConversationStore } from "./conversations";
-import { type AgentDescriptor, takes } from "./descriptors";
+import type { AgentDescriptor } from "./descriptors";
 import { agentHome } from "./environment";
-import { defaultAgent, type OfferedAgent } from "./offer";
+import { defaultAgent, type OfferedAgent, takesOption } from "./offer";
 
 /** The tool's arguments after zod; blank strings still count as omitted. */
 export interface AgentCallArgs {
@@ -68,7 +68,7 @@ export function planCall(ctx: PlanContext, raw: AgentCallArgs): CallPlan {
   const offered = chooseAgent(ctx, args.agent, args.session);
   const d = offered.descriptor;
   for (const option of ["model", "effort", "session"] as const) {
-    if (args[option] !== undefined && !takes(d, option)) throw new ToolError(notTaken(ctx.offered, d, option));
+    if (args[option] !== undefined && !takesOption(offered, option)) throw new ToolError(notTaken(ctx.offered, d, option));
   }
   const conversation = args.session ? findConversation(ctx, args.session, args.agent) : undefined;
   if (args.model !== undefined && !MODEL_PATTERN.test(args.model)) {
@@ -84,9 +84,10 @@ export function planCall(ctx: PlanContext, raw: AgentCallArgs): CallPlan {
   if (conversation?.busy) {
     throw new ToolError(`session busy: conversation ${conversation.handle} is still running a turn; wait for its result, or omit session to start a new conversation`);
   }
-  const startsConversation = !conversation && !!d.session;
-  const newSessionId = startsConversation && d.session?.idChosenBy === "scv" ? randomUUID() : undefined;
-  const outputFile = d.usesOutputFile
+  const acp = offered.transport === "acp";
+  const startsConversation = !conversation && (acp || !!d.session);
+  const newSessionId = startsConversation && !acp && d.session?.idChosenBy === "scv" ? randomUUID() : undefined;
+  const outputFile = d.usesOutputFile && !acp
     ? join(agentHome(ctx.scvHome, d.name), "tmp", `last-message-${randomBytes(6).toString("hex")}.txt`)
     : undefined;
   const plan: CallPlan = {
@@ -155,7 +156,7 @@ function unknownSession(value: string): string {
 }
 
 function notTaken(offered: OfferedAgent[], d: AgentDescriptor, option: Option): string {
-  const others = offered.filter((o) => takes(o.descriptor, option));
+  const others = offered.filter((o) => takesOption(o, option));
   if (others.length === 0) return `${d.name} does not take ${option}, and no agent in this session does. Omit ${option}`;
   return `${d.name} does not take ${option}; these agents do: ${names(others)}. Omit ${option}, or call one of them`;
 }
@@ -209,9 +210,13 @@ export function conversationCwd(workspace: string, conv: Conversation, requested
   return cwd;
 }
 
-/** exe, fixed args, full-permission switches, output format, session, model, effort, prompt args, prompt. */
+/**
+ * exe, fixed args, full-permission switches, output format, session, model, effort, prompt args, prompt. Over
+ * ACP it is the server's command line: the prompt, model and effort travel as ACP messages.
+ */
 export function buildArgv(plan: CallPlan): string[] {
   const { descriptor: d, executable, settings } = plan.offered;
+  if (plan.offered.transport === "acp" && d.acp) return [executable, ...d.acp.args(settings.permissions === "full")];
   const session = d.session;
   const argv = [executable, ...(settings.args ?? d.fixedArgs)];
   if (settings.permissions === "full") argv.push(...d.fullPermissions.args);

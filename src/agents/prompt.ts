@@ -1,8 +1,7 @@
 // Words about the offered agents for the model: each agent's line in the `agent` tool's schema, and the
 // *Delegating work* system-prompt section. Both come from the agents this session actually offers.
 import type { Config } from "../config/schema";
-import { takes } from "./descriptors";
-import { defaultAgent, type OfferedAgent } from "./offer";
+import { defaultAgent, type OfferedAgent, takesOption } from "./offer";
 
 function list(items: string[]): string {
   if (items.length <= 1) return items.join("");
@@ -16,11 +15,11 @@ const sentence = (s: string) => (/[.!?]$/.test(s.trim()) ? s.trim() : `${s.trim(
 function configuredDefaults(o: OfferedAgent): { text: string; names: string } | undefined {
   const parts: string[] = [];
   const names: string[] = [];
-  if (o.settings.model && takes(o.descriptor, "model")) {
+  if (o.settings.model && takesOption(o, "model")) {
     parts.push(`model ${o.settings.model}`);
     names.push("model");
   }
-  if (o.settings.effort && takes(o.descriptor, "effort")) {
+  if (o.settings.effort && takesOption(o, "effort")) {
     parts.push(`effort ${o.settings.effort}`);
     names.push("effort");
   }
@@ -43,9 +42,9 @@ export function userNote(o: OfferedAgent): string {
 export function agentLine(o: OfferedAgent): string {
   const d = o.descriptor;
   const options: string[] = [];
-  if (takes(d, "model")) options.push(`model (${d.modelFamily})`);
-  if (takes(d, "effort")) options.push("effort");
-  if (takes(d, "session")) options.push("session");
+  if (takesOption(o, "model")) options.push(`model (${d.modelFamily})`);
+  if (takesOption(o, "effort")) options.push("effort");
+  if (takesOption(o, "session")) options.push("session");
   const takesText = options.length ? `Takes ${list(options)}.` : "Takes no model, effort, or session.";
   return [`- ${d.name} (${d.product}): ${d.line}.`, takesText, userNote(o)].filter(Boolean).join(" ");
 }

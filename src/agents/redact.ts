@@ -8,10 +8,18 @@ const SECRET_WORD = "(?:key|token|secret|password|passwd)";
 /** Tokens with a well-known credential prefix (API keys, personal access tokens, JWTs). */
 const KNOWN_TOKENS =
   /\b(?:sk-[A-Za-z0-9_-]{8,}|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}|xai-[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+)/g;
-const BEARER = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{6,}/gi;
+/**
+ * An authorization scheme and its credential. The credential must look like one (an inner capital, a digit or
+ * a symbol, or 20+ letters), so prose such as "Missing bearer or basic authentication in header" is left alone.
+ * Case-sensitive after the scheme (the scheme itself matches any case), so a capital can mark a credential.
+ */
+const BEARER = /\b([Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc]|[Tt][Oo][Kk][Ee][Nn])\s+(?:(?=[A-Za-z0-9._~+/=-][a-z]*[A-Z0-9._~+/=-])[A-Za-z0-9._~+/=-]{6,}|[A-Za-z]{20,}(?![A-Za-z0-9._~+/=-]))/g;
 const VALUE = `("[^"]*"|'[^']*'|[^\\s"']+)`;
-/** NAME=value where the name mentions a key, token, secret, or password (env assignments, query-like pairs). */
-const ASSIGNMENT = new RegExp(`([A-Za-z_][A-Za-z0-9_.-]*${SECRET_WORD}[A-Za-z0-9_.-]*)=${VALUE}`, "gi");
+/**
+ * NAME=value where the name mentions a key, token, secret, or password (env assignments, query-like pairs),
+ * including a name that is only the word itself (`TOKEN=…`, `KEY=…`).
+ */
+const ASSIGNMENT = new RegExp(`\\b((?:[A-Za-z_][A-Za-z0-9_.-]*)?${SECRET_WORD}[A-Za-z0-9_.-]*)=${VALUE}`, "gi");
 /** --name value / --name=value for such names. */
 const FLAG = new RegExp(`(--?[A-Za-z0-9-]*${SECRET_WORD}[A-Za-z0-9-]*)(\\s+|=)${VALUE}`, "gi");
 /** "name": "value" in JSON-ish text. */

@@ -2,7 +2,7 @@
 // calling model what to do next (sign-in `hint`, availability `fallback`, `declined` note). `fallback` is
 // decided only from the status and the structured error, never from the reply, so nothing the agent writes
 // can trigger it.
-import { cutUtf8 } from "../tools/tool";
+import { cutUtf8, ToolError } from "../tools/tool";
 import { loginCommand } from "./descriptors";
 import type { TokenUsage } from "./formats/stream";
 import { redactSecrets } from "./redact";
@@ -47,6 +47,18 @@ export interface RunOutcome {
   timeoutSeconds: number;
   session?: string;
   turn?: number;
+  /** SCV found the agent unavailable mid-call (its live server gone): the result gets the fallback. */
+  unavailable?: boolean;
+  /** A note for the calling model when no other note applies, such as an ACP turn that stopped early. */
+  note?: string;
+}
+
+/** SCV found the agent unavailable (executable gone or failing to start): the message carries the fallback. */
+export class AgentUnavailableError extends ToolError {
+  constructor(message: string) {
+    super(message);
+    this.name = "AgentUnavailableError";
+  }
 }
 
 export interface ResultContext {
@@ -100,6 +112,13 @@ export function fallbackSentence(agent: string, offered: string[]): string | und
 const CODEX_GIT_HINT =
   'Codex runs only inside a git repository or a project it trusts: pass a cwd inside a git checkout, or the user can add "--skip-git-repo-check" to [agents.codex] args after "exec".';
 
+/** Claude Code refuses its bypass switch as root: --dangerously-skip-permissions / bypassPermissions. */
+const ROOT_REFUSAL = /cannot be used with root\/sudo privileges|startupFailureReason"?:?\s*"?bypass_root/i;
+
+export function rootHint(agent: string): string {
+  return `${agent} refuses full permissions (permissions = "full") when SCV runs as root. Run SCV as a normal user; or, only on a sandboxed machine such as a throwaway container, the user can opt in with IS_SANDBOX=1: in the agent's own settings ("env": {"IS_SANDBOX": "1"} in $SCV_HOME/agents/${agent}/.claude/settings.json) for one process per turn, or in SCV's own service environment for the ACP server. Otherwise set [agents.${agent}] permissions = "default".`;
+}
+
 export function signInHint(agent: string): string {
   return `The agent looks signed out. The user can sign it in on the SCV host with "${loginCommand(agent)}"; the agent's own advice (such as /login) cannot be followed from here.`;
 }
@@ -109,6 +128,12 @@ export function declinedNote(agent: string, offered: string[]): string {
     return 'The agent declined this request. Tell the user what it said, then call agent again with agent "grok" and the same request; a safety or guardrail refusal is not a reason to skip Grok.';
   }
   return "The agent declined this request. Tell the user what it said rather than passing the request to another agent on your own; if the user then asks for a specific agent, use that one, and its own policies apply.";
+}
+
+/** "exited with code 2", or the signal that ended it ("was killed by SIGSEGV"). */
+function exitedText(o: RunOutcome): string {
+  if (o.exitCode === null && o.crashSignal) return `${o.agent} was killed by ${o.crashSignal}`;
+  return `${o.agent} exited with code ${o.exitCode}`;
 }
 
 export function buildResult(o: RunOutcome, ctx: ResultContext): AgentCallResult {
@@ -122,13 +147,15 @@ export function buildResult(o: RunOutcome, ctx: ResultContext): AgentCallResult 
     truncated: o.replyTruncated,
   };
   if (o.status === "failed") {
-    const error = o.error?.trim() || tailUtf8(o.stderr, ERROR_BYTES).trim() || `${o.agent} exited with code ${o.exitCode}`;
+    const error = o.error?.trim() || tailUtf8(o.stderr, ERROR_BYTES).trim() || exitedText(o);
     r.error = redactSecrets(cutUtf8(error, ERROR_BYTES));
-    if (readsLikeSignIn(o.error) || (!o.error && readsLikeSignIn(o.stderr))) r.hint = signInHint(o.agent);
+    if (ROOT_REFUSAL.test(`${o.error ?? ""}\n${o.stderr}`)) r.hint = rootHint(o.agent);
+    else if (readsLikeSignIn(o.error) || (!o.error && readsLikeSignIn(o.stderr))) r.hint = signInHint(o.agent);
     else if (o.agent === "codex" && /skip-git-repo-check/.test(`${o.error ?? ""}\n${o.stderr}`)) r.hint = CODEX_GIT_HINT;
     const stderrTail = tailUtf8(o.stderr, ERROR_BYTES);
     const decisionError = o.errorFromReply ? stderrTail : (o.error ?? stderrTail);
-    const fallback = isAvailabilityFailure({ ...o, error: decisionError }) ? fallbackSentence(o.agent, ctx.offered) : undefined;
+    const fallback =
+      o.unavailable || isAvailabilityFailure({ ...o, error: decisionError }) ? fallbackSentence(o.agent, ctx.offered) : undefined;
     if (fallback) r.fallback = fallback;
   }
   if (o.status === "declined") r.note = declinedNote(o.agent, ctx.offered);
@@ -137,6 +164,7 @@ export function buildResult(o: RunOutcome, ctx: ResultContext): AgentCallResult 
       ? `The agent was stopped after ${o.timeoutSeconds} seconds. Its conversation is kept: call agent with session ${o.session} to let it continue where it stopped.`
       : `The agent was stopped after ${o.timeoutSeconds} seconds.`;
   }
+  if (o.note && !r.note) r.note = o.note;
   if (o.session) {
     r.session = o.session;
     r.turn = o.turn;

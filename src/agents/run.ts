@@ -5,14 +5,14 @@ import { mkdirSync, openSync, readSync, closeSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { newHandle, startDelegated } from "../process/delegations";
 import type { RunResult } from "../process/types";
-import { type SessionScope, ToolError } from "../tools/tool";
+import { type SessionScope, ToolError, type ToolRisk } from "../tools/tool";
 import type { Conversation } from "./conversations";
-import { agentEnvironment, preparePrivateHome } from "./environment";
+import { agentEnvironment, preparePrivateHome, privateRunTmp, removeRunTmp } from "./environment";
 import { readerFor, type TokenUsage } from "./formats";
 import { isExecutableFile } from "./offer";
 import { type CallPlan, conversationCwd, resolveAgentCwd } from "./plan";
 import { redactProgress } from "./redact";
-import { type AgentCallResult, type AgentStatus, buildResult, fallbackSentence, tailUtf8 } from "./result";
+import { type AgentCallResult, AgentUnavailableError, type AgentStatus, buildResult, fallbackSentence, tailUtf8 } from "./result";
 import type { AgentSessionState } from "./service";
 
 export interface AgentRunContext {
@@ -21,17 +21,15 @@ export interface AgentRunContext {
   /** A status line for the client; the server throttles and never adds it to history or the result. */
   progress(line: string): void;
   outputLimitBytes: number;
+  /** Asks the calling session's approval gate for an agent's own permission request (absent: nobody can). */
+  approve?(request: { risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
 }
 
-/** SCV found the agent unavailable (executable gone or failing to start): the message carries the fallback. */
-export class AgentUnavailableError extends ToolError {
-  constructor(message: string) {
-    super(message);
-    this.name = "AgentUnavailableError";
-  }
-}
+export { AgentUnavailableError };
 
 export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
+  // Loaded on first use: sessions that never talk ACP never load the client.
+  if (plan.offered.transport === "acp") return (await import("./acp/call")).runAcpCall(ctx, state, plan);
   const { descriptor: d, executable, settings } = plan.offered;
   const offeredNames = state.offered.map((o) => o.descriptor.name);
   const unavailable = (what: string) =>
@@ -58,6 +56,8 @@ export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionStat
     conv = state.conversations.start(d.name, cwd, plan.newSessionId);
   }
 
+  const handle = newHandle(d.name);
+  const tmp = privateRunTmp(environment, handle);
   try {
     const reader = readerFor(d.format, {
       progress: (line) => {
@@ -72,7 +72,7 @@ export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionStat
     try {
       const run = startDelegated(
         ctx.scope,
-        { handle: newHandle(d.name), agent: d.name, cwd, conversation: conv?.handle, turn: conv?.turns },
+        { handle, agent: d.name, cwd, conversation: conv?.handle, turn: conv?.turns },
         {
           argv: plan.argv,
           cwd,
@@ -90,6 +90,7 @@ export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionStat
       throw unavailable(`${d.name} could not start (${executable}): ${(e as Error).message}.`);
     }
     const parsed = reader.end();
+    const stderr = withoutHarmless(result.stderr.text, d.harmlessStderr);
 
     const structured = d.format !== "text" && parsed.sawJson;
     let status: AgentStatus;
@@ -109,7 +110,7 @@ export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionStat
     let error = structured ? parsed.error : undefined;
     let errorFromReply = false;
     if (status === "failed" && !error) {
-      error = tailUtf8(result.stderr.text, 1024).trim() || undefined;
+      error = tailUtf8(stderr, 1024).trim() || undefined;
       if (!error && !structured) {
         // A failed plain-text run's closing output: its stdout, which is also its reply.
         error = tailUtf8(result.stdout.text, 1024).trim() || undefined;
@@ -126,20 +127,31 @@ export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionStat
         usage: usageForTurn(conv, parsed.usage, d.name === "codex"),
         exitCode: result.exitCode,
         crashSignal: result.signal && !result.timedOut && status === "failed" ? result.signal : undefined,
-        stderr: result.stderr.text,
+        stderr,
         error,
         errorFromReply,
         errorStatus: parsed.errorStatus,
         timeoutSeconds: plan.timeoutSeconds,
         session: conv?.reported ? conv.handle : undefined,
         turn: conv?.reported ? conv.turns : undefined,
+        note: structured ? parsed.note : undefined,
       },
       { offered: offeredNames, outputLimitBytes: ctx.outputLimitBytes },
     );
   } finally {
     if (conv) state.conversations.endTurn(conv);
     if (plan.outputFile) rmSync(plan.outputFile, { force: true });
+    removeRunTmp(tmp);
   }
+}
+
+/** stderr without the agent's known-harmless notices. */
+function withoutHarmless(text: string, harmless: readonly RegExp[] | undefined): string {
+  if (!harmless?.length || !text) return text;
+  return text
+    .split("\n")
+    .filter((line) => !harmless.some((re) => re.test(line.trim())))
+    .join("\n");
 }
 
 /** Codex reports a running total for the thread (across resume); the turn's share is the difference. */

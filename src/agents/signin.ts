@@ -52,7 +52,8 @@ export function piSignedIn({ home }: SignInContext): boolean {
 
 /**
  * Grok: a `grok login` sign-in in `.grok/auth.json`, or an API key for the `[models] default` profile in
- * `.grok/config.toml` (an `api_key`, or an `env_key` naming a variable the agent will actually see).
+ * `.grok/config.toml` (an `api_key`, or an `env_key` naming a variable the agent will actually see). The
+ * profile is a custom endpoint in a `[model.<key>]` table (Grok's documented layout) or kept under [models].
  */
 export function grokSignedIn({ home, env }: SignInContext): boolean {
   const auth = readJsonObject(join(home, ".grok", "auth.json"));
@@ -68,7 +69,10 @@ export function grokSignedIn({ home, env }: SignInContext): boolean {
   const models = config.models as Record<string, unknown> | undefined;
   const wanted = models?.default;
   if (!models || typeof wanted !== "string") return false;
-  const profile = findProfile(models, wanted);
+  const endpoints = config.model as Record<string, unknown> | undefined;
+  const endpoint = endpoints && typeof endpoints === "object" ? endpoints[wanted] : undefined;
+  const profile =
+    endpoint && typeof endpoint === "object" && !Array.isArray(endpoint) ? (endpoint as Record<string, unknown>) : findProfile(models, wanted);
   if (!profile) return false;
   if (nonEmpty(profile.api_key)) return true;
   return typeof profile.env_key === "string" && nonEmpty(env[profile.env_key]);

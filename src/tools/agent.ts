@@ -3,8 +3,8 @@
 // agent takes when the call is assessed, before any approval; src/agents does the rest.
 import { z } from "zod";
 import { EFFORTS } from "../config/schema";
-import { takes } from "../agents/descriptors";
-import { defaultAgent, type OfferedAgent } from "../agents/offer";
+import type { AcpSupport } from "../agents/descriptors";
+import { defaultAgent, type OfferedAgent, takesOption } from "../agents/offer";
 import { type AgentCallArgs, type CallPlan, planCall } from "../agents/plan";
 import { agentLine, delegatingWorkSection } from "../agents/prompt";
 import { runAgentCall } from "../agents/run";
@@ -33,7 +33,7 @@ const DESCRIPTION =
 const PROMPT_SHOWN_CHARS = 2000;
 
 function namesTaking(offered: OfferedAgent[], option: "model" | "effort" | "session"): string[] {
-  return offered.filter((o) => takes(o.descriptor, option)).map((o) => o.descriptor.name);
+  return offered.filter((o) => takesOption(o, option)).map((o) => o.descriptor.name);
 }
 
 /** The JSON Schema the model sees: the enum of offered agents and only the options some of them take. */
@@ -117,9 +117,17 @@ export function approvalSummary(p: CallPlan, workspace: string): string {
     p.prompt.length > PROMPT_SHOWN_CHARS
       ? `${p.prompt.slice(0, PROMPT_SHOWN_CHARS)}… (${p.prompt.length - PROMPT_SHOWN_CHARS} more characters)`
       : p.prompt;
+  const acp = p.offered.transport === "acp";
+  const launch = !acp
+    ? `agent ${d.name}: Launch ${p.offered.executable} with args ${JSON.stringify(shownArgs)}`
+    : p.conversation
+      ? `agent ${d.name}: Prompt conversation ${p.conversation.handle} on its running ACP server (${p.offered.executable})`
+      : `agent ${d.name}: Launch ${p.offered.executable} with args ${JSON.stringify(p.argv.slice(1))} as its Agent Client Protocol server, then send the prompt`;
+  const selections = [p.model !== undefined ? `model ${p.model}` : "", p.effort !== undefined ? `effort ${p.effort}` : ""].filter(Boolean);
   const lines = [
-    `agent ${d.name}: Launch ${p.offered.executable} with args ${JSON.stringify(shownArgs)}`,
-    `Prompt (the last argument): ${prompt}`,
+    launch,
+    acp && selections.length ? `Selects: ${selections.join(", ")} (session/set_config_option)` : "",
+    acp ? `Prompt: ${prompt}` : `Prompt (the last argument): ${prompt}`,
     `Directory: ${p.cwd}${p.cwd === workspace ? " (the workspace root)" : ""}`,
     p.conversation
       ? `Conversation: ${p.conversation.handle}, turn ${p.conversation.turns + 1}`
@@ -130,13 +138,21 @@ export function approvalSummary(p: CallPlan, workspace: string): string {
     `Risk: delegate. ${d.product} runs on its own: it may read, write, and run commands, use credentials it can reach, and call its own model provider.`,
   ];
   if (p.offered.settings.permissions === "full") {
-    const env = Object.entries(d.fullPermissions.env).map(([k, v]) => `${k}=${v}`);
-    const switches = [...d.fullPermissions.args, ...env];
+    const switches = acp && d.acp ? acpFullSwitches(d.acp, d.fullPermissions.env) : [...d.fullPermissions.args, ...envWords(d.fullPermissions.env)];
     lines.push(
       `FULL PERMISSIONS: [agents.${d.name}] permissions = "full" ${switches.length ? `adds ${switches.join(" ")}, so the agent acts without its own approval prompts` : `is set (${d.product} has no approval prompts to turn off)`}.`,
     );
   }
   return lines.filter(Boolean).join("\n");
+}
+
+const envWords = (env: Readonly<Record<string, string>>) => Object.entries(env).map(([k, v]) => `${k}=${v}`);
+
+/** What `permissions = "full"` changes on the ACP server: a session mode, server arguments, variables. */
+function acpFullSwitches(acp: AcpSupport, cliEnv: Readonly<Record<string, string>>): string[] {
+  const extraArgs = acp.args(true).filter((a) => !acp.args(false).includes(a));
+  const modes = acp.fullModes.length ? [`session mode ${acp.fullModes.join(" or ")}`] : [];
+  return [...modes, ...extraArgs, ...envWords({ ...cliEnv, ...acp.fullEnv })];
 }
 
 function delegationAllowed(scope: SessionScope): boolean {
@@ -202,14 +218,26 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
         const name = p.offered.descriptor.name;
         const job = jobsFor(scope).start(
           name,
-          (signal, progress) => runAgentCall({ scope, signal, progress, outputLimitBytes: ctx.outputLimitBytes }, state, p),
+          (signal, progress) =>
+            runAgentCall(
+              // A job has no turn to carry a question: the answer the session gives without asking anyone.
+              { scope, signal, progress, outputLimitBytes: ctx.outputLimitBytes, approve: async (r) => scope.decideUnattended(r.risk) },
+              state,
+              p,
+            ),
           p.conversation?.handle,
         );
         const output = JSON.stringify({ job: job.job, agent: name, status: "running", background: true });
         return { ok: true, output, event: { jobs: [job.job] }, display: `started in the background as ${job.job}` };
       }
       const result = await runAgentCall(
-        { scope, signal: ctx.signal, progress: (line) => ctx.progress(line), outputLimitBytes: ctx.outputLimitBytes },
+        {
+          scope,
+          signal: ctx.signal,
+          progress: (line) => ctx.progress(line),
+          outputLimitBytes: ctx.outputLimitBytes,
+          approve: ctx.approve ? (r) => ctx.approve!(r) : undefined,
+        },
         state,
         p,
       );

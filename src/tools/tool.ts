@@ -71,6 +71,11 @@ export interface ToolCallContext extends SessionScope {
   outputLimitBytes: number;
   /** A short status line for the client (tool.progress); never enters history or the result. */
   progress(line: string): void;
+  /**
+   * Puts a request the running tool relays (a delegated agent's own permission request) through the session's
+   * approval gate, as this tool. Absent when no gate can be asked.
+   */
+  approve?(request: { risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
 }
 
 export interface ToolResult {

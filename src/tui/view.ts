@@ -12,7 +12,7 @@ export interface ApprovalCard {
   tool: string;
   risk: string;
   summary: string;
-  /** Identity of the call for "approve identical calls": tool plus arguments when the server sent them. */
+  /** Identity of the call for "approve identical calls" (the server's fingerprint when it sent one). */
   identity: string;
 }
 
@@ -48,7 +48,6 @@ export class ConversationView {
   private md: MarkdownRenderer;
   private reasoning = "";
   private readonly running = new Map<string, RunningTool>();
-  private readonly callArgs = new Map<string, string>();
   private turn?: TurnState;
   private lastResult?: { label: string; output: string };
   readonly jobs = new Map<string, string>();
@@ -125,7 +124,6 @@ export class ConversationView {
         this.streamed = "";
         this.flushReasoning();
         this.running.set(p.call_id, { label: sanitize(p.label ?? p.tool), startedAt: this.now() });
-        if (p.arguments !== undefined) this.callArgs.set(p.call_id, `${p.tool}\u0000${JSON.stringify(p.arguments)}`);
         break;
       case "tool.progress": {
         const r = this.running.get(p.call_id);
@@ -136,14 +134,15 @@ export class ConversationView {
         this.completeTool(p);
         break;
       case "approval.requested": {
-        const args = this.callArgs.get(p.call_id);
         this.approval = {
           approvalId: p.approval_id,
           callId: p.call_id,
           tool: p.tool,
           risk: p.risk,
           summary: String(p.summary ?? ""),
-          identity: args ?? `${p.tool}\u0000${p.summary}`,
+          // The server's fingerprint names identical calls (same tool and arguments); a request relayed from a
+          // delegated agent has none, and counts as identical only with the same summary.
+          identity: typeof p.fingerprint === "string" ? p.fingerprint : `${p.tool}\u0000${p.summary}`,
         };
         break;
       }
@@ -262,7 +261,6 @@ export class ConversationView {
     const t = this.theme;
     const r = this.running.get(p.call_id);
     this.running.delete(p.call_id);
-    this.callArgs.delete(p.call_id);
     const label = r?.label ?? sanitize(p.tool ?? "tool");
     const output = String(p.output ?? "");
     const denied = p.denied === true || (!p.ok && /^not run:/.test(output));

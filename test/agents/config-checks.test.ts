@@ -44,8 +44,9 @@ args = ["exec", "--skip-git-repo-check"]
     expect(load('[agents.scv]\nmodel = "gpt-5.5"\n')).not.toThrow();
   });
 
-  test("transport acp says it is not available yet", () => {
-    expect(load('[agents.codex]\ntransport = "acp"\n')).toThrow('agents.codex.transport: "acp" is not available yet');
+  test("transport acp is refused only for agents without an ACP server", () => {
+    expect(load('[agents.pi]\ntransport = "acp"\n')).toThrow("agents.pi.transport: pi has no Agent Client Protocol server");
+    expect(load('[agents.codex]\ntransport = "acp"\n')).not.toThrow();
     expect(load('[agents.codex]\ntransport = "auto"\n')).not.toThrow();
   });
 
@@ -64,7 +65,7 @@ args = ["exec", "--skip-git-repo-check"]
 
   test("capabilities come from the registry", () => {
     expect(capabilitiesOf("codex")).toEqual({ model: true, effort: true, session: true });
-    expect(capabilitiesOf("grok")).toEqual({ model: true, effort: true, session: false });
+    expect(capabilitiesOf("grok")).toEqual({ model: true, effort: true, session: true });
     expect(capabilitiesOf("dsh")).toEqual({ model: false, effort: false, session: false });
   });
 });

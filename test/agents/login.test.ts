@@ -183,6 +183,15 @@ describe("status summaries", () => {
     expect(summaryLine(summarizeCodexStatus(3, `sk-proj-***${KEY_PART}`))).toBe("unknown (unrecognized status output, exit 3)");
   });
 
+  test("codex 0.171.0's 'API key configured' (stderr, exit 0) reads as signed in with an API key", () => {
+    // Verbatim shape from `codex login status` 0.171.0 with a key in auth.json.
+    const out = `API key configured - sk-proj-***${KEY_PART}\nAuthentication is checked when you send a request.\n`;
+    const summary = summaryLine(summarizeCodexStatus(0, out));
+    expect(summary).toBe("signed in (API key)");
+    expect(summary).not.toContain(KEY_PART);
+    expect(summaryLine(summarizeCodexStatus(0, "Not logged in\n"))).toBe("signed out");
+  });
+
   test("every agent is reported; the CLIs run in their private environment; nothing sensitive appears", async () => {
     const { ctx, log, home } = setup({ missing: ["pi"] });
     storeDshKey(home("dsh"), "sk-deep-zzz");

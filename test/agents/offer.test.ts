@@ -139,6 +139,17 @@ describe("sign-in files", () => {
     expect(grokSignedIn({ home: a, env: {} })).toBe(true);
   });
 
+  test("grok: a custom endpoint in a [model.<key>] table made the default by [models] default", () => {
+    // The layout Grok documents ("Add custom model endpoints in ~/.grok/config.toml under [model.<name>]").
+    const h = home();
+    put(h, ".grok/config.toml", '[models]\ndefault = "relay"\n\n[model.relay]\nbase_url = "http://127.0.0.1:9/v1"\napi_backend = "chat_completions"\n');
+    expect(grokSignedIn({ home: h, env: {} })).toBe(false);
+    put(h, ".grok/config.toml", '[models]\ndefault = "relay"\n\n[model.relay]\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "xai-test"\napi_backend = "chat_completions"\n');
+    expect(grokSignedIn({ home: h, env: {} })).toBe(true);
+    put(h, ".grok/config.toml", '[models]\ndefault = "other"\n\n[model.relay]\napi_key = "xai-test"\n');
+    expect(grokSignedIn({ home: h, env: {} })).toBe(false);
+  });
+
   test("an env_key naming a variable SCV removes does not count", () => {
     const t = tree();
     t.exe(t.pathDir, "grok");

@@ -39,3 +39,21 @@ describe("progress redaction", () => {
     expect(redactProgress("search: how to rotate api keys")).toBe("search: how to rotate api keys");
   });
 });
+
+describe("real messages", () => {
+  test("a bare TOKEN=, PASSWORD=, SECRET=, KEY= at the start of a word is masked", () => {
+    expect(redactSecrets("TOKEN=abc123 make deploy")).toBe("TOKEN=… make deploy");
+    expect(redactProgress("$ PASSWORD=hunter2 psql")).toBe("$ PASSWORD=… psql");
+    expect(redactSecrets("env SECRET='s3 cr3t' KEY=k-1 ./run")).toBe("env SECRET=… KEY=… ./run");
+    expect(redactSecrets("export token=xyz")).toBe("export token=…");
+  });
+
+  test("Codex's 401 text keeps its words; real credentials after a scheme are still masked", () => {
+    // codex exec 0.171.0 against a provider without a key.
+    const codex401 = "unexpected status 401 Unauthorized: Missing bearer or basic authentication in header, url: https://api.openai.com/v1/responses";
+    expect(redactSecrets(codex401)).toBe(codex401);
+    expect(redactSecrets("Authorization: Basic dXNlcjpwYXNz")).toBe("Authorization: Basic …");
+    expect(redactSecrets("Authorization: Bearer abcdefghijklmnopqrstuvwxyz")).toBe("Authorization: Bearer …");
+    expect(redactSecrets("Bearer abc.def-123")).toBe("Bearer …");
+  });
+});

@@ -57,7 +57,9 @@ describe("invocation contracts", () => {
     expect(codex!.slice(0, 3)).toEqual(["exec", "--json", "-o"]);
     expect(codex![3]).toStartWith(join(f.scvHome, "agents", "codex", "tmp", "last-message-"));
     expect(codex!.slice(4)).toEqual(["-m", "gpt-5.5", "-c", 'model_reasoning_effort="xhigh"', TRICKY]);
-    expect(grok).toEqual(["-m", "grok-4", "--reasoning-effort", "low", "-p", TRICKY]);
+    expect(grok!.slice(0, 3)).toEqual(["--output-format", "json", "-s"]);
+    expect(grok![3]).toMatch(UUID);
+    expect(grok!.slice(4)).toEqual(["-m", "grok-4", "--reasoning-effort", "low", "-p", TRICKY]);
     expect(dsh).toEqual(["--profile", "headless", TRICKY]);
     expect(pi!.slice(0, 4)).toEqual(["-p", "--mode", "json", "--session-id"]);
     expect(pi![4]).toMatch(UUID);
@@ -75,7 +77,8 @@ describe("invocation contracts", () => {
     const [claude, codex, grok, dsh, pi] = f.invocations();
     expect(claude!.args.slice(0, 6)).toEqual(["-p", "--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose"]);
     expect(codex!.args.slice(0, 6)).toEqual(["exec", "--dangerously-bypass-approvals-and-sandbox", "-c", 'web_search="live"', "--json", "-o"]);
-    expect(grok!.args).toEqual(["--always-approve", "-p", "go"]);
+    expect(grok!.args.slice(0, 4)).toEqual(["--always-approve", "--output-format", "json", "-s"]);
+    expect(grok!.args.slice(5)).toEqual(["-p", "go"]);
     expect(dsh!.args).toEqual(["--profile", "headless", "go"]);
     expect(dsh!.env.DSH_PERMISSION_MODE).toBe("danger-full-access");
     expect(pi!.args.slice(0, 3)).toEqual(["-p", "--mode", "json"]);

@@ -7,6 +7,8 @@
 #   FAKE_AGENT_CHILD    when set, leaves `sleep 300` running in the background (its pid in <id>.child)
 #   FAKE_AGENT_SLEEP    seconds to sleep after writing output
 #   FAKE_AGENT_EXIT     exit code (default 0)
+#   FAKE_AGENT_SIGNAL   a signal it then kills itself with (a crash)
+#   FAKE_AGENT_TMPFILE  a file name it leaves in $TMPDIR (what real CLIs leave there)
 #   FAKE_AGENT_STDIN    when set, copies stdin to <id>.stdin first (hangs unless stdin is at EOF)
 id="$(date +%s%N)-$$"
 session=""
@@ -14,7 +16,7 @@ out_file=""
 prev=""
 for a in "$@"; do
   case "$prev" in
-    --session-id|--resume|resume) session="$a" ;;
+    --session-id|--resume|resume|-s|-r) session="$a" ;;
     -o) out_file="$a" ;;
   esac
   prev="$a"
@@ -37,5 +39,7 @@ if [ -n "$FAKE_AGENT_STDOUT" ]; then
 fi
 [ -n "$FAKE_AGENT_STDERR" ] && printf '%s\n' "$FAKE_AGENT_STDERR" >&2
 [ -n "$out_file" ] && [ -n "$FAKE_AGENT_LAST" ] && printf '%s' "$FAKE_AGENT_LAST" > "$out_file"
+[ -n "$FAKE_AGENT_TMPFILE" ] && [ -n "$TMPDIR" ] && mkdir -p "$TMPDIR/$FAKE_AGENT_TMPFILE" && : > "$TMPDIR/$FAKE_AGENT_TMPFILE/left"
 [ -n "$FAKE_AGENT_SLEEP" ] && sleep "$FAKE_AGENT_SLEEP"
+[ -n "$FAKE_AGENT_SIGNAL" ] && kill -"$FAKE_AGENT_SIGNAL" $$
 exit "${FAKE_AGENT_EXIT:-0}"

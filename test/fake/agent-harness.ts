@@ -2,12 +2,15 @@
 // `command` is the absolute bash executable and its `args` are the fake script plus the agent's default fixed
 // arguments, so argv as the fake sees it is exactly what the real CLI would get, and no test ever executes a
 // freshly written file. Executable resolution itself is tested separately with files that are never run.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DESCRIPTORS } from "../../src/agents/descriptors";
 import type { AgentOverride } from "../../src/config/schema";
-import { type ConfigOverrides, type FakeScope, makeScope } from "./scope";
+import { afterEach } from "bun:test";
+import { createAgentTool } from "../../src/tools/agent";
+import type { Tool } from "../../src/tools/tool";
+import { type ConfigOverrides, type FakeScope, invokeTool, makeCallContext, makeScope } from "./scope";
 
 export const FAKE_AGENT = join(import.meta.dir, "agent-fake.sh");
 export const BASH = Bun.which("bash") ?? "/bin/bash";
@@ -28,6 +31,8 @@ export interface FakeKnobs {
   exit?: number;
   sleep?: number;
   child?: boolean;
+  signal?: string;
+  tmpFile?: string;
 }
 
 export interface AgentFixture {
@@ -113,6 +118,8 @@ export function makeAgentFixture(opts: FixtureOptions = {}): AgentFixture {
       knob("FAKE_AGENT_EXIT", k.exit);
       knob("FAKE_AGENT_SLEEP", k.sleep);
       knob("FAKE_AGENT_CHILD", k.child);
+      knob("FAKE_AGENT_SIGNAL", k.signal);
+      knob("FAKE_AGENT_TMPFILE", k.tmpFile);
     },
   };
 }
@@ -140,4 +147,34 @@ export function readInvocations(logDir: string): Invocation[] {
     }
     return { args: nul("args"), env, cwd: readFileSync(join(logDir, `${id}.cwd`), "utf8").trim(), childPid };
   });
+}
+
+/** Fixtures with their agent tool, each closed after its test. */
+export function agentFixtures(): (opts?: FixtureOptions) => { f: AgentFixture; tool: Tool } {
+  const live: AgentFixture[] = [];
+  afterEach(async () => {
+    for (const f of live.splice(0)) {
+      await f.scope.close();
+      rmSync(f.root, { recursive: true, force: true });
+      rmSync(f.scope.workspace, { recursive: true, force: true });
+    }
+  });
+  return (opts = {}) => {
+    const f = makeAgentFixture(opts);
+    live.push(f);
+    return { f, tool: createAgentTool(f.scope)! };
+  };
+}
+
+/** One `agent` call as an approving turn makes it; `json` is the result object, or {} for plain-text errors. */
+export async function agentCall(f: AgentFixture, tool: Tool, args: Record<string, unknown>) {
+  const ctx = makeCallContext(f.scope);
+  const inv = await invokeTool(tool, args, ctx);
+  let json: Record<string, any> = {};
+  try {
+    json = JSON.parse(inv.result.output);
+  } catch {
+    // SCV's own errors are plain text
+  }
+  return { ...inv, ctx, json };
 }

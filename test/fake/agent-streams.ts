@@ -132,3 +132,31 @@ export const PI_RETRY_503 = lines(
   '{"type":"agent_end","messages":[]}',
   '{"type":"auto_retry_end","success":false,"attempt":1,"finalError":"503 overloaded"}',
 );
+
+// Grok Build 1.0.41 `-p … --output-format json`: one object (verbatim shape; values from a loopback fake).
+const grokResult = (text: string, stopReason: string) =>
+  `{"text":${JSON.stringify(text)},"stopReason":"${stopReason}","sessionId":"@SESSION@","requestId":"0b7c1f9e-3f51-4b0e-9a43-5d2b1c7e8f10","usage":{"input_tokens":300,"cache_read_input_tokens":10,"cache_creation_input_tokens":0,"output_tokens":20,"reasoning_tokens":0,"total_tokens":330},"num_turns":1,"modelUsage":{"grok-build":{"input_tokens":300,"output_tokens":20}}}\n`;
+export const GROK_OK = grokResult("Grok reply.", "end_turn");
+/** A run Grok stopped because a tool needed approval: plain text mode printed nothing and exited 0. */
+export const GROK_CANCELLED = grokResult("", "cancelled");
+export const GROK_REFUSAL = grokResult("I won't do that.", "refusal");
+
+/** Claude Code 2.1.332 signed out: is_error with zero usage; `type` is no longer the first key. */
+export const CLAUDE_SIGNED_OUT = lines(
+  CLAUDE_INIT,
+  '{"subtype":"success","type":"result","is_error":true,"api_error_status":null,"num_turns":1,"result":"Not logged in · Please run /login","stop_reason":"stop_sequence","session_id":"@SESSION@","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"modelUsage":{},"permission_denials":[]}',
+);
+/** The final answer arrives as an assistant text message right before the result carrying the same text. */
+export const CLAUDE_FINAL_TEXT = lines(
+  CLAUDE_INIT,
+  claudeTool('{"type":"text","text":"Let me look.\\nmore"}'),
+  CLAUDE_BASH,
+  CLAUDE_BASH_RESULT,
+  claudeTool('{"type":"text","text":"All tools done."}'),
+  CLAUDE_RESULT,
+);
+/** `claude -p --permission-mode bypassPermissions` run as root (stderr, exit 1). */
+export const CLAUDE_ROOT_STDERR = "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons";
+/** Codex 0.171.0's harmless stderr notices. */
+export const CODEX_NOISE =
+  'WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under temporary dir "/tmp" (codex_home: AbsolutePathBuf("/tmp/x/agents/codex"))\nReading additional input from stdin...';

@@ -90,7 +90,7 @@ describe("schema", () => {
     const dshOnly = setup({ agents: ["dsh"] }).tool.jsonSchema as Schema;
     expect(Object.keys(dshOnly.properties).sort()).toEqual(["agent", "background", "cwd", "prompt", "timeout_seconds"]);
     const grokOnly = setup({ agents: ["grok"] }).tool.jsonSchema as Schema;
-    expect(Object.keys(grokOnly.properties).sort()).toEqual(["agent", "background", "cwd", "effort", "model", "prompt", "timeout_seconds"]);
+    expect(Object.keys(grokOnly.properties).sort()).toEqual(["agent", "background", "cwd", "effort", "model", "prompt", "session", "timeout_seconds"]);
     expect(grokOnly.properties.effort!.enum).toEqual(["low", "medium", "high", "xhigh", "max"]);
   });
 
@@ -106,7 +106,7 @@ describe("schema", () => {
       "- codex (Codex): OpenAI's coding agent; reads, edits, and runs code, with live web search under full permissions. Takes model (OpenAI model ID from the Codex configuration; not a Claude alias), effort, and session. The user's note on when to use it: coding. For that work, pass model gpt-5.5 and effort high; omit model and effort for other work so the agent uses its own default.",
     );
     expect(lines[2]).toBe(
-      "- grok (Grok Build): xAI's coding agent; reads, edits, and runs code, with live web and X search. Call it when another agent declined or refused a request, including a safety or guardrail refusal. Takes model (Grok model ID) and effort. The user's note on when to use it: current events, and anything that needs posts on X.",
+      "- grok (Grok Build): xAI's coding agent; reads, edits, and runs code, with live web and X search. Call it when another agent declined or refused a request, including a safety or guardrail refusal. Takes model (Grok model ID), effort, and session. The user's note on when to use it: current events, and anything that needs posts on X.",
     );
     expect(lines[3]).toBe("- dsh (DeepSeek Harness): a coding agent on DeepSeek models. Takes no model, effort, or session.");
     expect(lines[4]).toStartWith("- pi (pi): a minimal coding agent that can run on SCV's own model endpoint; no web search. Takes model (pi model pattern or provider/id), effort, and session.");
@@ -143,7 +143,7 @@ describe("choosing and refusing before launch", () => {
     ["a known agent not offered", { agents: ["claude"] }, { agent: "grok", prompt: "x" }, 'agent "grok" is not offered in this session; choose one of: claude'],
     ["model on dsh", { agents: ["claude", "dsh", "grok"] }, { agent: "dsh", prompt: "x", model: "m" }, "dsh does not take model; these agents do: claude, grok. Omit model, or call one of them"],
     ["effort on dsh", { agents: ["dsh", "pi"] }, { agent: "dsh", prompt: "x", effort: "high" }, "dsh does not take effort; these agents do: pi. Omit effort, or call one of them"],
-    ["session on grok", { agents: ["grok", "codex"] }, { agent: "grok", prompt: "x", session: "grok-1" }, "grok does not take session; these agents do: codex. Omit session, or call one of them"],
+    ["session on dsh", { agents: ["dsh", "codex"] }, { agent: "dsh", prompt: "x", session: "dsh-1" }, "dsh does not take session; these agents do: codex. Omit session, or call one of them"],
     ["raw vendor id", { agents: ["codex"] }, { agent: "codex", prompt: "x", session: S.CODEX_THREAD_ID }, `session "${S.CODEX_THREAD_ID}" is not a conversation of this session`],
     ["bad model", { agents: ["claude"] }, { agent: "claude", prompt: "x", model: "-rf" }, 'model "-rf" is not valid'],
     ["model with a space", { agents: ["claude"] }, { agent: "claude", prompt: "x", model: "opus --dangerously-skip-permissions" }, "is not valid"],
@@ -193,20 +193,20 @@ describe("choosing and refusing before launch", () => {
   });
 
   test("the handle's agent wins over option checks: an agent that takes no session still gets the disagreement sentence", async () => {
-    const { f, tool } = setup({ agents: ["codex", "grok"] });
+    const { f, tool } = setup({ agents: ["codex", "dsh"] });
     f.set({ stdout: S.CODEX_OK });
     expect((await call(f, tool, { agent: "codex", prompt: "start" })).json?.session).toBe("codex-1");
-    const bad = await tool.assess({ agent: "grok", session: "codex-1", prompt: "x" }, makeCallContext(f.scope));
+    const bad = await tool.assess({ agent: "dsh", session: "codex-1", prompt: "x" }, makeCallContext(f.scope));
     expect(bad.ok).toBe(false);
     if (!bad.ok) {
       expect(bad.result.output).toBe(
-        "conversation codex-1 belongs to codex, not grok; omit agent to continue it, or omit session to start a new conversation with grok",
+        "conversation codex-1 belongs to codex, not dsh; omit agent to continue it, or omit session to start a new conversation with dsh",
       );
     }
     // An unknown handle with an agent that takes no session is still that agent's option error.
-    const unknown = await tool.assess({ agent: "grok", session: "codex-9", prompt: "x" }, makeCallContext(f.scope));
+    const unknown = await tool.assess({ agent: "dsh", session: "codex-9", prompt: "x" }, makeCallContext(f.scope));
     expect(unknown.ok).toBe(false);
-    if (!unknown.ok) expect(unknown.result.output).toBe("grok does not take session; these agents do: codex. Omit session, or call one of them");
+    if (!unknown.ok) expect(unknown.result.output).toBe("dsh does not take session; these agents do: codex. Omit session, or call one of them");
   });
 });
 

@@ -66,14 +66,14 @@ describe("ConversationView", () => {
     expect(text).not.toContain("failed");
   });
 
-  test("the approval card shows the risk in words and colours a diff; identity uses the call's arguments", () => {
+  test("the approval card shows the risk in words and colours a diff; identity is the server's fingerprint", () => {
     const { view } = makeView();
     const theme = createTheme(true);
     const colored = new ConversationView(theme, () => 60);
     for (const v of [view, colored]) {
       v.apply("turn.started", { ...ids, origin: user, prompt: "edit" });
       v.apply("tool.started", { ...ids, call_id: "c1", tool: "write", label: "write a.txt", arguments: { path: "a.txt" } });
-      v.apply("approval.requested", { ...ids, approval_id: "a-1", call_id: "c1", tool: "write", risk: "filesystem", summary: "write a.txt\n-old\n+new", workspace: "/w" });
+      v.apply("approval.requested", { ...ids, approval_id: "a-1", call_id: "c1", tool: "write", risk: "filesystem", summary: "write a.txt\n-old\n+new", workspace: "/w", fingerprint: "f00d" });
     }
     const card = view.live(0);
     expect(card[0]).toBe("╭─ Allow write? filesystem: changes files on this machine");
@@ -81,7 +81,7 @@ describe("ConversationView", () => {
     expect(card).toContain("│ +new");
     expect(card.at(-1)).toContain("y approve once");
     expect(view.live(0).some((l) => l.includes("⠋ write a.txt"))).toBe(false); // the card stands for the call
-    expect(view.approval?.identity).toBe(`write\u0000{"path":"a.txt"}`);
+    expect(view.approval?.identity).toBe("f00d");
     const coloredCard = colored.live(0);
     expect(coloredCard.some((l) => l.includes("\x1b[32m+new"))).toBe(true);
     expect(coloredCard.some((l) => l.includes("\x1b[31m-old"))).toBe(true);

@@ -65,6 +65,11 @@ export function claudeParser(hooks: ParserHooks): FormatParser {
   let result: z.infer<typeof Result> | undefined;
   let sessionId: string | undefined;
   let assistantError: string | undefined;
+  let held: string | undefined;
+  const flushHeld = () => {
+    if (held !== undefined) hooks.progress(held);
+    held = undefined;
+  };
   const noteSession = (id: string | undefined) => {
     if (id && id !== sessionId) {
       sessionId = id;
@@ -79,11 +84,15 @@ export function claudeParser(hooks: ParserHooks): FormatParser {
       if (a.success) {
         noteSession(a.data.session_id);
         if (a.data.error) assistantError = a.data.error;
+        flushHeld();
+        const usesTools = a.data.message.content.some((b) => b.type === "tool_use");
         for (const block of a.data.message.content) {
           if (block.type === "tool_use" && "name" in block) hooks.progress(toolLine(block.name, block.input));
           else if (block.type === "text" && "text" in block && !a.data.error) {
             const line = firstLine(block.text);
-            if (line) hooks.progress(line);
+            // Text beside a tool call is interim; text alone may be the final answer, held until we know.
+            if (line && usesTools) hooks.progress(line);
+            else if (line) held = line;
           }
         }
         return;
@@ -92,6 +101,9 @@ export function claudeParser(hooks: ParserHooks): FormatParser {
       if (r.success) {
         result = r.data;
         noteSession(r.data.session_id);
+        // The final answer is the result, not progress.
+        if (held !== undefined && held === firstLine(r.data.result ?? "")) held = undefined;
+        flushHeld();
       }
     },
     finish(): FormatOutcome {
@@ -105,6 +117,8 @@ export function claudeParser(hooks: ParserHooks): FormatParser {
         sessionId,
         usage: result.usage ? usageOf(result.usage) : undefined,
       };
+      // A run that failed before any model call (signed out) reports zero usage: there was none.
+      if (failed && out.usage && out.usage.input_tokens === 0 && out.usage.output_tokens === 0) out.usage = undefined;
       if (failed) {
         out.error = result.result || result.errors?.join("; ") || assistantError || `Claude Code ended with ${result.subtype}`;
         if (typeof result.api_error_status === "number") out.errorStatus = result.api_error_status;

@@ -1,8 +1,9 @@
-// The output format registry: a descriptor names its format, this picks the parser. Plain text (Grok,
-// DeepSeek Harness) has no parser: stdout is the reply.
+// The output format registry: a descriptor names its format, this picks the parser. Plain text (DeepSeek
+// Harness) has no parser: stdout is the reply.
 import type { OutputFormat } from "../descriptors";
 import { claudeParser } from "./claude";
 import { codexParser } from "./codex";
+import { grokParser } from "./grok";
 import { piParser } from "./pi";
 import { type FormatParser, type ParserHooks, StreamReader } from "./stream";
 
@@ -16,6 +17,8 @@ export function parserFor(format: OutputFormat, hooks: ParserHooks): FormatParse
       return codexParser(hooks);
     case "pi-json":
       return piParser(hooks);
+    case "grok-json":
+      return grokParser(hooks);
     case "text":
       return undefined;
   }

@@ -23,6 +23,8 @@ export interface FormatOutcome {
   declined: boolean;
   /** The CLI's own session or thread ID, once it reported one. */
   sessionId?: string;
+  /** A note for the calling model, such as a run that stopped early. */
+  note?: string;
 }
 
 export interface ParsedOutput extends FormatOutcome {

@@ -1,0 +1,273 @@
+// One `agent` call over ACP: a new conversation starts the agent's server (initialize → session/new → set mode
+// for full permissions), every call selects model/effort when asked and sends one session/prompt, relaying
+// updates as progress and permission requests through the calling session's gate. A cancelled or timed-out
+// turn sends session/cancel; an agent that settles within 2 seconds keeps its conversation.
+import { AgentUnavailableError, type AgentCallResult, type AgentStatus, buildResult, fallbackSentence } from "../result";
+import type { Conversation } from "../conversations";
+import type { AgentDescriptor } from "../descriptors";
+import { agentEnvironment, preparePrivateHome, privateRunTmp, removeRunTmp } from "../environment";
+import { isExecutableFile } from "../offer";
+import { type CallPlan, conversationCwd, resolveAgentCwd } from "../plan";
+import { redactProgress } from "../redact";
+import type { AgentRunContext } from "../run";
+import type { AgentSessionState } from "../service";
+import { ToolError } from "../../tools/tool";
+import { RpcError } from "./connection";
+import { permissionOutcome, permissionRisk, permissionSummary } from "./permissions";
+import { describeRpcError, exitWords, fromStopReason, usageOf } from "./outcome";
+import type { ConfigOption, PermissionOutcome } from "./schema";
+import { AcpServer, SHUTDOWN_GRACE_MS } from "./server";
+import { TurnUpdates } from "./updates";
+
+/** What a conversation keeps between turns: its server and the ACP session on it. */
+class AcpConversation {
+  sessionId: string | undefined;
+  configOptions: ConfigOption[] = [];
+  constructor(
+    readonly server: AcpServer,
+    tmp: string,
+  ) {
+    // The private TMPDIR goes with the server, however it ends.
+    void server.exited.then(() => removeRunTmp(tmp));
+  }
+  close(): Promise<void> {
+    return this.server.shutdown();
+  }
+}
+
+type Stop = "cancelled" | "timeout";
+
+/** Failures of the call that end with a result rather than a thrown error. */
+class CallFailure extends Error {
+  constructor(
+    message: string,
+    readonly errorStatus?: number,
+  ) {
+    super(message);
+  }
+}
+
+export async function runAcpCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
+  const { descriptor: d, executable, settings } = plan.offered;
+  const offeredNames = state.offered.map((o) => o.descriptor.name);
+  const unavailable = (what: string) =>
+    new AgentUnavailableError([what, fallbackSentence(d.name, offeredNames)].filter(Boolean).join(" "));
+  const store = state.conversations;
+  if (plan.conversation && store.get(plan.conversation.handle) !== plan.conversation) {
+    throw new ToolError(`conversation ${plan.conversation.handle} has ended; omit session to start a new conversation`);
+  }
+  const cwd = plan.conversation
+    ? conversationCwd(ctx.scope.workspace, plan.conversation, plan.cwdRequest)
+    : resolveAgentCwd(ctx.scope.workspace, plan.cwdRequest);
+
+  let conv: Conversation;
+  let acp: AcpConversation;
+  if (plan.conversation) {
+    conv = plan.conversation;
+    const live = conv.live;
+    if (!(live instanceof AcpConversation) || !live.server.alive) {
+      store.forget(conv);
+      throw unavailable(`conversation ${conv.handle} has ended: its server exited. Omit session to start a new conversation.`);
+    }
+    acp = live;
+    store.beginTurn(conv);
+    acp.server.beginTurn(conv.turns);
+  } else {
+    if (!isExecutableFile(executable)) {
+      throw unavailable(`${d.name} cannot run: its ACP server ${executable} is missing or not executable.`);
+    }
+    const full = settings.permissions === "full";
+    const environment = agentEnvironment(d, { scvHome: ctx.scope.scvHome, env: ctx.scope.env, full });
+    if (full) Object.assign(environment.env, d.acp?.fullEnv);
+    preparePrivateHome(environment);
+    conv = store.start(d.name, cwd);
+    const tmp = privateRunTmp(environment, `acp-${conv.handle}-${Date.now().toString(36)}`);
+    let server: AcpServer;
+    try {
+      server = new AcpServer({
+        scope: ctx.scope,
+        agent: d.name,
+        argv: plan.argv,
+        cwd,
+        env: environment.env,
+        conversation: conv.handle,
+        turn: conv.turns,
+        version: ctx.scope.version,
+      });
+    } catch (e) {
+      store.endTurn(conv);
+      removeRunTmp(tmp);
+      throw unavailable(`${d.name} could not start its ACP server (${executable}): ${(e as Error).message}.`);
+    }
+    acp = new AcpConversation(server, tmp);
+    conv.live = acp;
+  }
+
+  const server = acp.server;
+  const updates = new TurnUpdates((line) => {
+    const shown = redactProgress(line);
+    if (shown) ctx.progress(shown);
+  });
+  // The stop (cancel or deadline) as a promise every wait races against.
+  let stopped: Stop | undefined;
+  let onStop: (s: Stop) => void = () => {};
+  const stop = new Promise<Stop>((resolve) => (onStop = resolve));
+  const trigger = (s: Stop) => {
+    if (stopped) return;
+    stopped = s;
+    onStop(s);
+  };
+  const onAbort = () => trigger("cancelled");
+  if (ctx.signal.aborted) onAbort();
+  ctx.signal.addEventListener("abort", onAbort, { once: true });
+  const deadline = setTimeout(() => trigger("timeout"), plan.timeoutSeconds * 1000);
+  const orStop = <T>(p: Promise<T>): Promise<T | Stop> => Promise.race([p, stop]);
+
+  let keep = true;
+  let status: AgentStatus = "completed";
+  let error: string | undefined;
+  let errorStatus: number | undefined;
+  let note: string | undefined;
+  let died = false;
+  let usage: { input_tokens: number; output_tokens: number } | undefined;
+  try {
+    if (!acp.sessionId) {
+      const started = await orStop(startSession(server, acp, d, cwd, settings.permissions === "full"));
+      if (typeof started === "string") {
+        keep = false;
+        status = started;
+      } else {
+        store.reported(conv, acp.sessionId!);
+      }
+    }
+    if (!stopped && acp.sessionId) {
+      const selected = await orStop(selectOptions(server, acp, d, plan));
+      if (typeof selected === "string") status = selected;
+    }
+    if (!stopped && acp.sessionId) {
+      const sessionId = acp.sessionId;
+      const prompt = server.prompt(sessionId, plan.prompt, {
+        update: (u) => updates.update(u),
+        permission: (p) => relayPermission(ctx, conv.handle, p, stop),
+      });
+      const outcome = await orStop(prompt);
+      if (typeof outcome === "string") {
+        status = outcome;
+        // session/cancel; an agent that answers within 2 seconds keeps the conversation.
+        server.cancel(sessionId);
+        const grace = new Promise<"gone">((r) => setTimeout(() => r("gone"), SHUTDOWN_GRACE_MS).unref());
+        const settled = await Promise.race([prompt.then(() => "settled" as const, () => "gone" as const), grace]);
+        if (settled !== "settled") keep = false;
+      } else {
+        ({ status, note } = fromStopReason(outcome));
+        usage = usageOf(outcome);
+      }
+    }
+  } catch (e) {
+    if (e instanceof CallFailure || (e instanceof RpcError && server.alive)) {
+      status = "failed";
+      const failure = describeRpcError(e);
+      error = failure.message;
+      errorStatus = failure.status;
+      // A failure before the session exists ends the conversation; a later one keeps it.
+      if (!acp.sessionId) keep = false;
+    } else if (e instanceof RpcError) {
+      await server.exited;
+      keep = false;
+      // Killed by `scv agents kill`, or shut down because the call or its session is being cancelled.
+      if (server.exit?.cancelled || ctx.signal.aborted) status = "cancelled";
+      else {
+        status = "failed";
+        died = true;
+        error = `${d.name}'s ACP server exited mid-turn${exitWords(server)}`;
+      }
+    } else {
+      throw e;
+    }
+  } finally {
+    clearTimeout(deadline);
+    ctx.signal.removeEventListener("abort", onAbort);
+    server.endTurn();
+    if (!keep || !server.alive) {
+      // forget() starts the shutdown (stdin closed, 2 seconds, group stop); the call does not wait for it, so a
+      // cancel returns at once, and the session's close hook still awaits it.
+      store.forget(conv);
+    } else {
+      store.endTurn(conv);
+    }
+  }
+  if (stopped && status !== "failed") status = stopped;
+
+  const exit = server.exit;
+  const kept = keep && !!acp.sessionId && store.get(conv.handle) === conv;
+  return buildResult(
+    {
+      agent: d.name,
+      status,
+      reply: status === "failed" ? "" : updates.reply,
+      replyTruncated: false,
+      usage,
+      exitCode: exit ? exit.exitCode : null,
+      crashSignal: died && exit?.signal ? exit.signal : undefined,
+      stderr: server.takeStderr(),
+      error,
+      errorStatus,
+      unavailable: died,
+      timeoutSeconds: plan.timeoutSeconds,
+      note,
+      session: kept ? conv.handle : undefined,
+      turn: kept ? conv.turns : undefined,
+    },
+    { offered: offeredNames, outputLimitBytes: ctx.outputLimitBytes },
+  );
+}
+
+/** initialize → session/new → session/set_mode for full permissions. */
+async function startSession(server: AcpServer, acp: AcpConversation, d: AgentDescriptor, cwd: string, full: boolean): Promise<void> {
+  await server.initialize();
+  const session = await server.newSession(cwd);
+  acp.configOptions = session.configOptions ?? [];
+  if (full && d.acp?.fullModes.length) {
+    const offered = session.modes?.availableModes.map((m) => m.id) ?? [];
+    const mode = d.acp.fullModes.find((m) => offered.includes(m));
+    if (!mode) {
+      throw new CallFailure(
+        `${d.name}'s ACP server offers no full-permission session mode (it offers: ${offered.join(", ") || "none"}); set [agents.${d.name}] transport = "resume" to use the CLI's own switches, or permissions = "default"`,
+      );
+    }
+    await server.setMode(session.sessionId, mode);
+  }
+  acp.sessionId = session.sessionId;
+}
+
+/** session/set_config_option for the call's model and effort; a value the agent does not offer fails the call. */
+async function selectOptions(server: AcpServer, acp: AcpConversation, d: AgentDescriptor, plan: CallPlan): Promise<void> {
+  const wanted: [string, string | undefined, readonly string[] | undefined][] = [
+    ["model", plan.model, d.acp?.modelOptions],
+    ["effort", plan.effort, d.acp?.effortOptions],
+  ];
+  for (const [what, value, ids] of wanted) {
+    if (value === undefined || !ids) continue;
+    const option = ids.map((id) => acp.configOptions.find((o) => o.id === id)).find(Boolean);
+    if (!option) throw new CallFailure(`${d.name} offers no ${what} selection in this session; omit ${what}`);
+    const values = (option.options ?? []).flatMap((o) => ("value" in o ? [o.value] : o.options.map((v) => v.value)));
+    if (values.length && !values.includes(value)) {
+      throw new CallFailure(`${d.name} does not offer ${what} ${JSON.stringify(value)}; it offers: ${values.join(", ")}. Pass one of them, or omit ${what}`);
+    }
+    const result = await server.setConfigOption(acp.sessionId!, option.id, value);
+    if (result?.configOptions) acp.configOptions = result.configOptions;
+  }
+}
+
+async function relayPermission(
+  ctx: AgentRunContext,
+  handle: string,
+  p: Parameters<typeof permissionOutcome>[0],
+  stop: Promise<Stop>,
+): Promise<PermissionOutcome> {
+  if (!ctx.approve) return permissionOutcome(p, false); // no approval gate: every request is rejected
+  const decision = await Promise.race([ctx.approve({ risk: permissionRisk(p), summary: permissionSummary(handle, p) }), stop]);
+  // After session/cancel every pending request is answered "cancelled", as the protocol requires.
+  if (typeof decision === "string") return { outcome: "cancelled" };
+  return permissionOutcome(p, decision.approved);
+}

@@ -1,0 +1,43 @@
+// `dist/scv exec` delegating to an agent over ACP: the compiled binary finds the stand-in server in
+// ~/.local/bin, relays the agent's permission request through its approval gate and prints the result.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fakeHome, requireBinary } from "../fake/binary";
+import { ACP_AGENT, ACP_SERVER, script } from "../fake/acp-harness";
+import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+
+let fake: FakeModel;
+beforeAll(async () => {
+  fake = await startFakeModel();
+});
+afterAll(() => fake.close());
+
+test("exec --yes: claude over ACP, its permission request approved by the session's gate, progress as events; the server ends with exec", async () => {
+  const { env, workspace, home } = fakeHome(fake.url);
+  const logDir = join(home, "acp-log");
+  mkdirSync(logDir);
+  const bin = join(env.HOME!, ".local", "bin");
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(ACP_AGENT, join(bin, "claude-agent-acp"));
+  const prompt = script([{ say: "Editing the file.\n" }, { ask: { title: "Write notes.txt", kind: "edit" } }, { say: "All done." }]);
+  fake.queue(toolCalls([{ name: "agent", arguments: { agent: "claude", prompt } }]), text("Claude finished."));
+  const proc = Bun.spawn([requireBinary(), "exec", "--yes", "--json", "delegate it"], {
+    cwd: workspace,
+    env: { ...env, FAKE_ACP_SERVER: ACP_SERVER, FAKE_ACP_BUN: process.execPath, FAKE_ACP_LOG: logDir, PATH: dirname(process.execPath) + ":/usr/bin:/bin" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  expect(code, stderr).toBe(0);
+  const events = stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const completed = events.find((e) => e.method === "tool.completed" && e.params?.tool === "agent");
+  const result = JSON.parse(completed.params.output);
+  expect(result).toMatchObject({ agent: "claude", status: "completed", session: "claude-1" });
+  expect(result.reply).toBe("Editing the file.\npermission: allow-once\nAll done.");
+  expect(events.some((e) => e.method === "tool.progress" && e.params.line === "Editing the file.")).toBe(true);
+  const started = readdirSync(logDir).filter((n) => n.endsWith(".start.json"));
+  expect(started).toHaveLength(1);
+  expect(existsSync(`/proc/${Number.parseInt(started[0]!, 10)}`)).toBe(false);
+  rmSync(dirname(home), { recursive: true, force: true });
+}, 30_000);
