@@ -27,6 +27,10 @@ export interface Conversation {
   /** Codex's running usage total, to turn its cumulative figures into per-turn ones. */
   usageTotal?: TokenUsage;
   markerPath?: string;
+  /** A process that lives for the whole conversation (the nested SCV); forgetting the conversation ends it. */
+  live?: { close(): Promise<void> };
+  /** Why a live conversation can no longer run a turn (its server exited between turns). */
+  endedBecause?: string;
 }
 
 export const MarkerFile = z.object({
@@ -119,6 +123,7 @@ export class ConversationStore {
 
   forget(conv: Conversation): void {
     this.conversations.delete(conv.handle);
+    if (conv.live) void conv.live.close();
     if (conv.markerPath) removeQuietly(conv.markerPath);
     conv.markerPath = undefined;
   }

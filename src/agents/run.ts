@@ -5,7 +5,7 @@ import { mkdirSync, openSync, readSync, closeSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { newHandle, startDelegated } from "../process/delegations";
 import type { RunResult } from "../process/types";
-import { type SessionScope, ToolError } from "../tools/tool";
+import { type SessionScope, ToolError, type ToolRisk } from "../tools/tool";
 import type { Conversation } from "./conversations";
 import { agentEnvironment, preparePrivateHome } from "./environment";
 import { readerFor, type TokenUsage } from "./formats";
@@ -21,6 +21,8 @@ export interface AgentRunContext {
   /** A status line for the client; the server throttles and never adds it to history or the result. */
   progress(line: string): void;
   outputLimitBytes: number;
+  /** The calling session's approval gate, for agents that relay their own requests; absent: denied. */
+  approve?(request: { tool: string; risk: ToolRisk; summary: string }): Promise<boolean>;
 }
 
 /** SCV found the agent unavailable (executable gone or failing to start): the message carries the fallback. */

@@ -131,6 +131,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
       if (wait <= 0) flush();
       else timer ??= setTimeout(flush, wait);
     },
+    approve: async (request) => (await deps.gate.decide({ callId: call.id, ...request })).approved,
   };
 
   let result: ToolResult;

@@ -7,7 +7,8 @@ import { takes } from "../agents/descriptors";
 import { defaultAgent, type OfferedAgent } from "../agents/offer";
 import { type AgentCallArgs, type CallPlan, planCall } from "../agents/plan";
 import { agentLine, delegatingWorkSection } from "../agents/prompt";
-import { runAgentCall } from "../agents/run";
+import { type AgentRunContext, runAgentCall } from "../agents/run";
+import { runNestedCall } from "../agents/nested/run";
 import { type AgentSessionState, agentSessionState, rememberPlan, takePlan } from "../agents/service";
 import { jobsFor } from "../agents/jobs";
 import { defineTool, type SessionScope, type Tool, type ToolCallContext, ToolError } from "./tool";
@@ -112,6 +113,7 @@ function plan(state: AgentSessionState, scope: SessionScope, args: AgentCallArgs
 /** The approval summary: the agent, the exact launch, bounded prompt, directory, timeout and delegate risk. */
 export function approvalSummary(p: CallPlan, workspace: string): string {
   const d = p.offered.descriptor;
+  if (d.backend === "nested-scv") return nestedSummary(p, workspace);
   const shownArgs = [...p.argv.slice(1, -1), "<prompt>"];
   const prompt =
     p.prompt.length > PROMPT_SHOWN_CHARS
@@ -137,6 +139,21 @@ export function approvalSummary(p: CallPlan, workspace: string): string {
     );
   }
   return lines.filter(Boolean).join("\n");
+}
+
+/** The nested SCV runs no argv per call: the summary says which server the prompt goes to. */
+function nestedSummary(p: CallPlan, workspace: string): string {
+  const prompt =
+    p.prompt.length > PROMPT_SHOWN_CHARS ? `${p.prompt.slice(0, PROMPT_SHOWN_CHARS)}… (${p.prompt.length - PROMPT_SHOWN_CHARS} more characters)` : p.prompt;
+  return [
+    p.conversation
+      ? `agent scv: Send the prompt to the nested SCV of conversation ${p.conversation.handle}, turn ${p.conversation.turns + 1}`
+      : `agent scv: Start a nested SCV: ${p.offered.executable} with args ${JSON.stringify(p.argv.slice(1))}${p.model ? `, model ${p.model}` : ""}`,
+    `Prompt: ${prompt}`,
+    `Directory: ${p.cwd}${p.cwd === workspace ? " (the workspace root)" : ""}`,
+    `Timeout: ${p.timeoutSeconds} seconds`,
+    "Risk: delegate. The nested SCV runs its own model and tools; each of its side effects asks this session for approval.",
+  ].join("\n");
 }
 
 function delegationAllowed(scope: SessionScope): boolean {
@@ -198,20 +215,20 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
     label: (args) => `agent ${chosenName(args)}`,
     async execute(args, ctx) {
       const p = takePlan(state, ctx.callId) ?? plan(state, scope, args);
+      const run = (runCtx: AgentRunContext) => (p.offered.descriptor.backend === "nested-scv" ? runNestedCall : runAgentCall)(runCtx, state, p);
       if (args.background) {
         const name = p.offered.descriptor.name;
-        const job = jobsFor(scope).start(
-          name,
-          (signal, progress) => runAgentCall({ scope, signal, progress, outputLimitBytes: ctx.outputLimitBytes }, state, p),
-          p.conversation?.handle,
-        );
+        // A background job has no turn to carry a question to a person: relayed approvals are denied.
+        const job = jobsFor(scope).start(name, (signal, progress) => run({ scope, signal, progress, outputLimitBytes: ctx.outputLimitBytes }), p.conversation?.handle);
         return { ok: true, output: JSON.stringify({ job: job.job, agent: name, status: "running", background: true }), event: { jobs: [job.job] } };
       }
-      const result = await runAgentCall(
-        { scope, signal: ctx.signal, progress: (line) => ctx.progress(line), outputLimitBytes: ctx.outputLimitBytes },
-        state,
-        p,
-      );
+      const result = await run({
+        scope,
+        signal: ctx.signal,
+        progress: (line) => ctx.progress(line),
+        outputLimitBytes: ctx.outputLimitBytes,
+        approve: ctx.approve,
+      });
       return { ok: result.status === "completed" || result.status === "declined", output: JSON.stringify(result) };
     },
   });

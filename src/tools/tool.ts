@@ -57,6 +57,11 @@ export interface ToolCallContext extends SessionScope {
   outputLimitBytes: number;
   /** A short status line for the client (tool.progress); never enters history or the result. */
   progress(line: string): void;
+  /**
+   * Puts a request the tool relays (a nested SCV's own approval) through this session's approval gate, as if
+   * the call had made it; resolves whether it was approved. Absent where no gate exists: deny.
+   */
+  approve?(request: { tool: string; risk: ToolRisk; summary: string }): Promise<boolean>;
 }
 
 export interface ToolResult {
