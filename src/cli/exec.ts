@@ -4,7 +4,7 @@ import { defineCommand } from "citty";
 import { createInterface } from "node:readline";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { reconcileAtStartup } from "../process/reconcile";
-import { becomeSubreaper } from "../process/subreaper";
+import { requestSubreaper } from "../process/subreaper";
 import { createInProcessClient } from "./exec-client";
 
 const EXIT = { completed: 0, failed: 1, cancelled: 130, config: 78 } as const;
@@ -47,7 +47,7 @@ export default defineCommand({
       process.exit(EXIT.config);
     }
     // Escapees of the commands this run starts (setsid, cleared environment) reparent to us, so they are found.
-    becomeSubreaper();
+    requestSubreaper();
     void reconcileAtStartup(scvHome(env));
     const prompt = await readPrompt(args.prompt);
     if (!prompt) {
