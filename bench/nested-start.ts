@@ -17,10 +17,10 @@ const { dir, bare } = buildBareHello();
 let firstRequestAt = 0;
 let measuredPid = 0;
 let cpuAtRequest = 0;
-/** CPU time (ms) every thread of `pid` has used so far. */
+/** CPU time (ms) every thread of `pid` has used so far (MAIN_THREAD=1: only its main thread). */
 function cpuMs(pid: number): number {
   let ns = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
+  for (const task of process.env.MAIN_THREAD ? [String(pid)] : readdirSync(`/proc/${pid}/task`)) {
     try {
       ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
     } catch {}

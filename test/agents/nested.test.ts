@@ -2,7 +2,7 @@
 // protocol v3 lines (test/fake/scv-server-fake.sh): conversations on one child, progress, approval relay,
 // cancel and timeout, a child dying, teardown, the depth limit, and the child's own background jobs.
 import { afterEach, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { finishedJobsIn } from "../../src/agents/nested/server";
 import { delegationState, listRecords } from "../../src/process/delegation-records";
@@ -16,7 +16,8 @@ const fixtures: AgentFixture[] = [];
 afterEach(async () => {
   for (const f of fixtures.splice(0)) {
     await f.scope.close();
-    Bun.spawnSync(["rm", "-rf", f.root]);
+    rmSync(f.root, { recursive: true, force: true });
+    rmSync(f.scope.workspace, { recursive: true, force: true });
   }
 });
 
