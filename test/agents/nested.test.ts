@@ -6,6 +6,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { finishedJobsIn } from "../../src/agents/nested/server";
 import { delegationState, listRecords } from "../../src/process/delegation-records";
+import { killDelegation } from "../../src/process/reconcile";
 import { createAgentTool } from "../../src/tools/agent";
 import type { Tool, ToolRisk } from "../../src/tools/tool";
 import { type AgentFixture, type FixtureOptions, makeAgentFixture } from "../fake/agent-harness";
@@ -147,6 +148,15 @@ describe("cancel and timeout", () => {
     expect(r.json!.note).toContain("session scv-1");
   });
 
+  test("a child that never opens its session is stopped at the call's deadline", async () => {
+    const { f, tool } = setup({ env: { FAKE_SCV_MUTE: "1" } });
+    const r = await call(f, tool, { prompt: "hello", timeout_seconds: 1 });
+    expect(r.result.ok).toBe(false);
+    expect(r.result.output).toContain("did not open its session within 1 seconds");
+    expect(await until(() => !alive(childPid(f)))).toBe(true);
+    expect(scvRecords(f)).toEqual([]);
+  });
+
   test("a child that ignores turn.cancel is shut down after 2 s and the conversation forgotten", async () => {
     const { f, tool } = setup();
     const r = await call(f, tool, { prompt: "stubborn work" }, { cancelAfterMs: 200 });
@@ -183,6 +193,20 @@ describe("a nested server that exits", () => {
     const fresh = await call(f, tool, { prompt: "hello" });
     expect(fresh.json).toMatchObject({ status: "completed", session: "scv-2" });
     expect(childPid(f)).not.toBe(pid);
+  });
+});
+
+describe("scv agents kill", () => {
+  test("kills an idle nested SCV like any delegation; the conversation then says its server exited", async () => {
+    const { f, tool } = setup();
+    await call(f, tool, { prompt: "hello" });
+    const [rec] = scvRecords(f);
+    const outcome = await killDelegation(f.scvHome, rec!.handle);
+    expect(outcome.killed).toBe(true);
+    expect(await until(() => scvRecords(f).length === 0)).toBe(true);
+    expect(alive(rec!.pid)).toBe(false);
+    const next = await call(f, tool, { session: "scv-1", prompt: "hello" });
+    expect(next.result.output).toContain("its server exited");
   });
 });
 

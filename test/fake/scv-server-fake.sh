@@ -9,7 +9,8 @@
 #   jobs     starts a background job (tool.completed.jobs), then reports it in a turn of its own 1 s later,
 #            asking an approval in that report turn
 #   seen     an agent_status result that shows job-1 finished (the model has seen it)
-# Every request line is appended to $FAKE_SCV_LOG/requests. FAKE_SCV_IGNORE_EOF=1 keeps running after EOF.
+# Every request line is appended to $FAKE_SCV_LOG/requests. FAKE_SCV_IGNORE_EOF=1 keeps running after EOF;
+# FAKE_SCV_MUTE=1 answers nothing at all.
 log=${FAKE_SCV_LOG:-/dev/null}
 [ "$log" = /dev/null ] || mkdir -p "$log"
 req() { [ "$log" = /dev/null ] || printf '%s\n' "$1" >>"$log/requests"; }
@@ -80,6 +81,7 @@ report_turn() {
 while :; do
   if IFS= read -r -t 0.2 line; then
     req "$line"
+    [ "${FAKE_SCV_MUTE:-}" = 1 ] && continue
     id=$(num id "$line")
     method=$(field method "$line")
     case $method in

@@ -32,6 +32,9 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
   }
   const cwd = conv ? conversationCwd(ctx.scope.workspace, conv, plan.cwdRequest) : resolveAgentCwd(ctx.scope.workspace, plan.cwdRequest);
 
+  // The call's deadline covers starting the nested SCV too, so a child that never answers initialize ends.
+  const timeout = AbortSignal.timeout(plan.timeoutSeconds * 1000);
+  const signal = AbortSignal.any([ctx.signal, timeout]);
   let server: NestedServer;
   if (conv) {
     server = live.get(conv)!;
@@ -56,11 +59,12 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
             started.endedBecause = "its server exited";
           },
         },
-        ctx.signal,
+        signal,
       );
     } catch (e) {
       state.conversations.endTurn(conv); // never reported, so forgotten
       if (ctx.signal.aborted) throw new ToolError("cancelled");
+      if (timeout.aborted) throw new ToolError(`the nested SCV did not open its session within ${plan.timeoutSeconds} seconds (timeout_seconds)`);
       throw unavailable(`the nested SCV could not start (${executable}): ${(e as Error).message}.`);
     }
     live.set(conv, server);
@@ -68,8 +72,6 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
     conv.reported = true;
   }
 
-  const timeout = AbortSignal.timeout(plan.timeoutSeconds * 1000);
-  const signal = AbortSignal.any([ctx.signal, timeout]);
   let outcome: TurnOutcome;
   try {
     outcome = await server.turn(
