@@ -1,6 +1,7 @@
 // Cold-start benchmark: dist/scv --version and `server --stdio` answering initialize, against a bare compiled
 // hello-world built in this same run (machines are noisy, so only same-run ratios mean anything).
 // Targets: --version within 2.5x of the bare binary; initialize answered within 40 ms of spawn.
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildBareHello, median, timeRun as timeRunIn } from "./bare";
 
@@ -45,3 +46,4 @@ console.log(`runs: ${RUNS}`);
 console.log(`bare compiled hello-world: ${b.toFixed(1)} ms (median)`);
 console.log(`scv --version:             ${v.toFixed(1)} ms (median), ratio ${(v / b).toFixed(2)}x (target <= 2.5x)`);
 console.log(`scv server --stdio initialize answered: ${init.toFixed(1)} ms after spawn (median; target <= 40 ms), ratio ${(init / b).toFixed(2)}x bare`);
+rmSync(dir, { recursive: true, force: true });
