@@ -1,27 +1,15 @@
 // Cold-start benchmark: dist/scv --version and `server --stdio` answering initialize, against a bare compiled
 // hello-world built in this same run (machines are noisy, so only same-run ratios mean anything).
 // Targets: --version within 2.5x of the bare binary; initialize answered within 40 ms of spawn.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { buildBareHello, median, timeRun as timeRunIn } from "./bare";
 
 const RUNS = Number(process.env.RUNS ?? 30);
 const scv = join(import.meta.dir, "..", "dist", "scv");
-const dir = mkdtempSync(join(tmpdir(), "scv-bench-"));
-writeFileSync(join(dir, "hello.ts"), `console.log("hello")\n`);
-const bare = join(dir, "hello");
-const built = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--outfile", bare, join(dir, "hello.ts")]);
-if (!built.success) throw new Error(built.stderr.toString());
+const { dir, bare } = buildBareHello();
 const env = { PATH: process.env.PATH ?? "", HOME: dir, SCV_HOME: join(dir, "scv-home") };
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-function timeRun(argv: string[]): number {
-  const t0 = performance.now();
-  const r = Bun.spawnSync(argv, { env, stdout: "pipe", stderr: "pipe" });
-  if (!r.success) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
-  return performance.now() - t0;
-}
+const timeRun = (argv: string[]) => timeRunIn(argv, env);
 
 async function timeInitialize(): Promise<number> {
   const t0 = performance.now();
@@ -58,3 +46,4 @@ console.log(`runs: ${RUNS}`);
 console.log(`bare compiled hello-world: ${b.toFixed(1)} ms (median)`);
 console.log(`scv --version:             ${v.toFixed(1)} ms (median), ratio ${(v / b).toFixed(2)}x (target <= 2.5x)`);
 console.log(`scv server --stdio initialize answered: ${init.toFixed(1)} ms after spawn (median; target <= 40 ms), ratio ${(init / b).toFixed(2)}x bare`);
+rmSync(dir, { recursive: true, force: true });

@@ -29,10 +29,12 @@ export interface Conversation {
   /** Codex's running usage total, to turn its cumulative figures into per-turn ones. */
   usageTotal?: TokenUsage;
   markerPath?: string;
-  /** A live server serving the conversation (an ACP agent): shut down when the conversation is forgotten. */
+  /** A live server serving the conversation (an ACP agent, a nested SCV): shut down when it is forgotten. */
   live?: { close(): Promise<void> };
   /** Forgets a live conversation left unused for agent.conversation_idle_seconds, so its server ends. */
   idleTimer?: ReturnType<typeof setTimeout>;
+  /** Why a live conversation can no longer run a turn (its server exited between turns). */
+  endedBecause?: string;
 }
 
 export const MarkerFile = z.object({
@@ -173,6 +175,7 @@ export class ConversationStore {
     clearTimeout(conv.idleTimer);
     if (conv.live) void conv.live.close();
     this.conversations.delete(conv.handle);
+    if (conv.live) void conv.live.close();
     if (conv.markerPath) removeQuietly(conv.markerPath);
     conv.markerPath = undefined;
   }

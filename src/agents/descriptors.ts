@@ -2,7 +2,7 @@
 // line, what it takes, where its state lives, what it must not inherit, how it signs in, how its output reads)
 // is here, so adding an agent is one more entry.
 import type { AGENT_NAMES } from "../config/schema";
-import { dshSignedIn, grokSignedIn, piSignedIn } from "./signin";
+import { dshSignedIn, grokSignedIn, piSignedIn, scvSignedIn } from "./signin";
 
 export type ConfigAgentName = (typeof AGENT_NAMES)[number];
 
@@ -46,8 +46,8 @@ export interface AcpSupport {
 
 export interface AgentDescriptor {
   name: ConfigAgentName;
-  /** Only one backend exists yet; ACP servers and the nested SCV will add theirs. */
-  backend: "process-per-turn";
+  /** The CLI once per turn, or a nested `scv server --stdio` for a whole conversation (src/agents/nested). */
+  backend: "process-per-turn" | "nested-scv";
   product: string;
   /** The product line in the schema, after `<name> (<product>): `. */
   line: string;
@@ -75,6 +75,10 @@ export interface AgentDescriptor {
   extraEnv: Readonly<Record<string, string>>;
   /** Per-user install directories, relative to the user's home, searched before PATH. */
   installDirs: readonly string[];
+  /** Directories, relative to the user's home, searched after PATH (`~/.cargo/bin` for the nested SCV). */
+  installDirsAfterPath?: readonly string[];
+  /** The running SCV binary itself is this agent's executable when it is the compiled `scv` (the nested SCV). */
+  runningBinaryFirst?: boolean;
   /** "cli": only the CLI knows (checked when a call fails); otherwise a local-file check. */
   signIn: "cli" | ((ctx: SignInContext) => boolean);
   /** Present when the agent also speaks ACP; `[agents.<name>] transport` chooses. */
@@ -254,6 +258,35 @@ export const DESCRIPTORS = [
     installDirs: [".local/bin"],
     signIn: piSignedIn,
   },
+  {
+    name: "scv",
+    backend: "nested-scv",
+    product: "SCV",
+    line: "a nested session for a self-contained sub-task kept out of this context, or work in another project",
+    modelFamily: "a model ID of SCV's own provider, for a new conversation only",
+    command: "scv",
+    fixedArgs: ["server", "--stdio"],
+    outputArgs: () => [],
+    promptArgs: [],
+    // Every nested side effect goes through the calling session's approval gate; there is nothing to bypass.
+    fullPermissions: { args: [], env: {} },
+    format: "text",
+    session: {
+      idChosenBy: "cli",
+      startArgs: () => [],
+      resumeArgs: () => [],
+      resumePlacement: "options",
+      transcripts: [],
+    },
+    // The nested SCV's own home is the private home itself: $SCV_HOME/agents/scv/config.toml, agents/, state/.
+    stateDir: { env: "SCV_HOME", path: "" },
+    ownVariables: [],
+    extraEnv: {},
+    installDirs: [],
+    installDirsAfterPath: [".cargo/bin"],
+    runningBinaryFirst: true,
+    signIn: scvSignedIn,
+  },
 ] as const satisfies readonly AgentDescriptor[];
 
 export type AgentName = (typeof DESCRIPTORS)[number]["name"];
@@ -271,19 +304,15 @@ export interface AgentCapabilities {
   session: boolean;
 }
 
-/** Agents the config schema already names but whose backend comes later (the nested SCV). */
-const PLANNED: Partial<Record<ConfigAgentName, AgentCapabilities>> = {
-  scv: { model: true, effort: false, session: true },
-};
-
 export function capabilitiesOf(name: ConfigAgentName): AgentCapabilities | undefined {
   const d = descriptorFor(name);
-  if (!d) return PLANNED[name];
-  return { model: !!d.modelArgs, effort: !!d.effortArgs, session: !!d.session };
+  if (!d) return undefined;
+  return { model: takes(d, "model"), effort: takes(d, "effort"), session: takes(d, "session") };
 }
 
 export function takes(d: AgentDescriptor, option: "model" | "effort" | "session"): boolean {
-  if (option === "model") return !!d.modelArgs;
+  // The nested SCV takes a model as its session's override (sent in session.start), not as arguments.
+  if (option === "model") return !!d.modelArgs || d.backend === "nested-scv";
   if (option === "effort") return !!d.effortArgs;
   return !!d.session;
 }

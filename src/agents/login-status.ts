@@ -11,6 +11,10 @@ import { type AgentDescriptor, DESCRIPTORS } from "./descriptors";
 import { agentEnvironment, scrubbedEnv } from "./environment";
 import { CLI_SIGNIN, type LoginContext, LoginError, missingExecutable, signInCommand } from "./login";
 import { executableFor, settingsFor } from "./offer";
+import { importStateOf } from "./imports/index";
+import { describeImport } from "./imports/digest";
+import { piStatusDetail } from "./imports/pi";
+import { scvStatusDetail } from "./imports/scv";
 
 export type SignInState = "signed_in" | "signed_out" | "unknown" | "not_installed";
 
@@ -26,6 +30,8 @@ export interface AgentSignInStatus extends Summary {
   /** One line such as `signed in (API key)`. */
   summary: string;
   login: string;
+  /** The last `scv agents import` of this agent: up to date, or the source changed (with the command). */
+  import?: string;
 }
 
 export const DEFAULT_STATUS_TIMEOUT_MS = 15_000;
@@ -35,7 +41,15 @@ export async function agentsSignInStatus(ctx: LoginContext, opts: { timeoutMs?: 
   return Promise.all(
     (DESCRIPTORS as readonly AgentDescriptor[]).map(async (d) => {
       const s = await statusOf(ctx, d, opts.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS);
-      return { name: d.name, product: d.product, ...s, summary: summaryLine(s), login: `scv agents login ${d.name}` };
+      const imported = importStateOf(ctx, d.name);
+      return {
+        name: d.name,
+        product: d.product,
+        ...s,
+        summary: summaryLine(s),
+        login: `scv agents login ${d.name}`,
+        ...(imported ? { import: describeImport(imported) } : {}),
+      };
     }),
   );
 }
@@ -160,10 +174,8 @@ function fileDetail(name: string, home: string): string | undefined {
     } catch {}
     return typeof model === "string" && MODEL_PATTERN.test(model) ? `API key in config, model ${JSON.stringify(model)}` : "API key in config";
   }
-  if (name === "pi") {
-    const providers = Object.keys(readJson(join(home, ".pi", "agent", "auth.json")) ?? {}).filter((p) => /^[\w.-]{1,64}$/.test(p));
-    return providers.length ? `stored sign-ins: ${providers.join(", ")}` : "provider key in models.json";
-  }
+  if (name === "pi") return piStatusDetail(join(home, ".pi", "agent"));
+  if (name === "scv") return scvStatusDetail(home);
   return undefined;
 }
 
@@ -173,7 +185,8 @@ export function formatSignInStatus(rows: readonly AgentSignInStatus[]): string {
   return rows
     .map((r) => {
       const hint = r.state === "signed_out" ? `  (${r.login})` : "";
-      return `${r.name.padEnd(wn)}  ${r.product.padEnd(wp)}  ${r.summary}${hint}`;
+      const imported = r.import ? `\n${" ".repeat(wn + wp + 4)}${r.import}` : "";
+      return `${r.name.padEnd(wn)}  ${r.product.padEnd(wp)}  ${r.summary}${hint}${imported}`;
     })
     .join("\n");
 }

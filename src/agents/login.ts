@@ -98,6 +98,8 @@ export function signInCommand(ctx: LoginContext, d: AgentDescriptor, words: read
 /** Where the executable was looked for, for a `not installed` answer. */
 export function missingExecutable(d: AgentDescriptor, command: string | undefined): string {
   if (command) return `[agents.${d.name}] command ${JSON.stringify(command)} is not an executable file`;
+  const after = d.installDirsAfterPath ?? [];
+  if (after.length) return `no ${JSON.stringify(d.command)} on PATH or in ${after.map((p) => `~/${p}`).join(", ")}`;
   return `no ${JSON.stringify(d.command)} in ${d.installDirs.map((p) => `~/${p}`).join(", ")} or PATH`;
 }
 
@@ -150,7 +152,18 @@ const defaultIo = (): Io => ({ stdin: process.stdin, stderr: process.stderr, std
 export async function agentLogin(ctx: LoginContext, raw: readonly string[], io: Io = defaultIo()): Promise<number> {
   const { name, stray, extra } = splitArgs(raw);
   const d = requireAgent(name);
+  if (d.name === "pi" && stray.includes("--openai-compatible")) {
+    if (extra.length) throw new LoginError("pi --openai-compatible takes no arguments after --", 2);
+    const { loginPiOpenAiCompatible } = await import("./imports/pi");
+    return loginPiOpenAiCompatible(ctx, stray, io);
+  }
   refuseStray(d, "login", stray);
+  if (d.name === "scv") {
+    // The nested SCV signs in with a copy of SCV's own provider: the same as `scv agents import scv`.
+    if (extra.length) throw new LoginError("scv login takes no arguments: it copies SCV's own active provider", 2);
+    const { importScv } = await import("./imports/scv");
+    return importScv(ctx, io);
+  }
   if (d.name === "dsh") {
     if (extra.length) refuseStray(d, "login", extra);
     return loginDsh(ctx, d, io);
@@ -172,10 +185,27 @@ export async function agentLogout(ctx: LoginContext, raw: readonly string[], io:
   if (own) return runAttached(signInCommand(ctx, d, own.logout, extra));
   if (extra.length) throw new LoginError(`${d.name} logout takes no arguments; SCV removes its stored credential itself`, 2);
   const env = agentEnvironment(d, { scvHome: ctx.scvHome, env: ctx.env, full: false });
-  const file = d.name === "dsh" ? dshCredentialsFile(env.home) : join(env.home, ".pi", "agent", "auth.json");
+  if (d.name === "pi" || d.name === "scv") return logoutFileAgent(ctx, d.name, env, io);
+  const file = dshCredentialsFile(env.home);
   const existed = removeFile(file);
   io.stdout.write(existed ? `${d.name}: signed out (removed ${file})\n` : `${d.name}: nothing to remove (no ${file})\n`);
-  if (d.name === "pi" && piSignedIn({ home: env.home, env: env.env })) {
+  return 0;
+}
+
+/** pi: auth.json, the `scv` provider and a default pointing at it; the nested SCV: its config.toml. */
+async function logoutFileAgent(ctx: LoginContext, name: "pi" | "scv", env: AgentEnvironment, io: Io): Promise<number> {
+  const { forgetImport } = await import("./imports/index");
+  let done: string[];
+  if (name === "pi") {
+    const { logoutPi } = await import("./imports/pi");
+    done = logoutPi(env.stateDir!);
+  } else {
+    const file = join(env.home, "config.toml");
+    done = removeFile(file) ? [`removed ${file}`] : [];
+  }
+  forgetImport(ctx.scvHome, name);
+  io.stdout.write(done.length ? `${name}: signed out (${done.join("; ")})\n` : `${name}: nothing to remove\n`);
+  if (name === "pi" && piSignedIn({ home: env.home, env: env.env })) {
     io.stdout.write("pi: a provider key remains in .pi/agent/models.json, so pi still counts as signed in\n");
   }
   return 0;

@@ -71,7 +71,15 @@ export function resolveExecutable(
 }
 
 export function executableFor(d: AgentDescriptor, settings: AgentSettings, env: OfferContext["env"]): string | undefined {
-  return resolveExecutable(settings.command ?? d.command, { userHome: env.HOME, installDirs: d.installDirs, path: env.PATH });
+  if (!settings.command && d.runningBinaryFirst && runningCompiledScv()) return process.execPath;
+  const after = (d.installDirsAfterPath ?? []).map((dir) => join(env.HOME || homedir(), dir));
+  const path = [env.PATH ?? "", ...after].filter(Boolean).join(delimiter);
+  return resolveExecutable(settings.command ?? d.command, { userHome: env.HOME, installDirs: d.installDirs, path });
+}
+
+/** This process is the compiled `scv` binary (not `bun` running the sources), so it can start itself. */
+function runningCompiledScv(): boolean {
+  return Bun.main.startsWith("/$bunfs/") && isExecutableFile(process.execPath);
 }
 
 /** Whether a file-checked agent is signed in; agents only their CLI can check count as signed in. */

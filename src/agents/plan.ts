@@ -71,6 +71,11 @@ export function planCall(ctx: PlanContext, raw: AgentCallArgs): CallPlan {
     if (args[option] !== undefined && !takesOption(offered, option)) throw new ToolError(notTaken(ctx.offered, d, option));
   }
   const conversation = args.session ? findConversation(ctx, args.session, args.agent) : undefined;
+  if (conversation && args.model !== undefined && d.backend === "nested-scv") {
+    throw new ToolError(
+      `${d.name} takes model only when a conversation starts; omit model to continue ${conversation.handle}, or omit session to start a new conversation with that model`,
+    );
+  }
   if (args.model !== undefined && !MODEL_PATTERN.test(args.model)) {
     throw new ToolError(
       `model ${JSON.stringify(args.model)} is not valid: a model is 1-128 ASCII letters, digits, or ._:/@[]- and cannot start with - or @`,
@@ -219,6 +224,8 @@ export function buildArgv(plan: CallPlan): string[] {
   if (plan.offered.transport === "acp" && d.acp) return [executable, ...d.acp.args(settings.permissions === "full")];
   const session = d.session;
   const argv = [executable, ...(settings.args ?? d.fixedArgs)];
+  // The nested SCV is one server for the whole conversation: the prompt and model go over its protocol.
+  if (d.backend === "nested-scv") return argv;
   if (settings.permissions === "full") argv.push(...d.fullPermissions.args);
   argv.push(...d.outputArgs(plan.outputFile));
   let beforePrompt: string[] = [];

@@ -22,7 +22,7 @@ export interface AgentRunContext {
   progress(line: string): void;
   outputLimitBytes: number;
   /** Asks the calling session's approval gate for an agent's own permission request (absent: nobody can). */
-  approve?(request: { risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
+  approve?(request: { tool?: string; risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
 }
 
 export { AgentUnavailableError };

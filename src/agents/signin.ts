@@ -93,3 +93,33 @@ function findProfile(models: Record<string, unknown>, wanted: string): Record<st
   if (byKey) return byKey[1];
   return candidates.find(([, t]) => t.id === wanted || t.model === wanted || t.model_id === wanted)?.[1];
 }
+
+/** The nested SCV's provider as its `config.toml` names it: profile name and table, or undefined. */
+export function scvActiveProvider(home: string): { name: string; profile: Record<string, unknown> } | undefined {
+  const text = readSmall(join(home, "config.toml"));
+  if (!text) return undefined;
+  let config: Record<string, unknown>;
+  try {
+    config = parseToml(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const providers = config.providers as Record<string, unknown> | undefined;
+  if (!providers || typeof providers !== "object") return undefined;
+  const active = (config.provider as Record<string, unknown> | undefined)?.active;
+  const name = typeof active === "string" ? active : Object.keys(providers)[0];
+  const profile = name === undefined ? undefined : providers[name];
+  if (!profile || typeof profile !== "object") return undefined;
+  return { name: name!, profile: profile as Record<string, unknown> };
+}
+
+/**
+ * The nested SCV: `$SCV_HOME/agents/scv/config.toml` names an active provider profile that holds its key
+ * (`api_key`, or an `api_key_env` variable the nested SCV will actually see).
+ */
+export function scvSignedIn({ home, env }: SignInContext): boolean {
+  const p = scvActiveProvider(home)?.profile;
+  if (!p) return false;
+  if (nonEmpty(p.api_key)) return true;
+  return typeof p.api_key_env === "string" && nonEmpty(env[p.api_key_env]);
+}

@@ -1,4 +1,4 @@
-// `scv agents ps|kill|gc|login|logout|status`: delegations of this SCV_HOME seen from any SCV process, transcript
+// `scv agents ps|kill|gc|login|logout|import|status`: delegations of this SCV_HOME seen from any SCV process, transcript
 // cleanup, and signing the delegated agents in and out of their private homes.
 import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
@@ -122,11 +122,17 @@ async function signInAction(command: string, act: (ctx: import("../agents/login"
 }
 
 // Arguments are read from rawArgs: everything after `--` belongs to the agent's own command.
-const agentArg = { type: "positional", required: true, description: "claude, codex, grok, dsh, or pi" } as const;
+const agentArg = { type: "positional", required: true, description: "claude, codex, grok, dsh, pi, or scv" } as const;
 
 const login = defineCommand({
   meta: { name: "login", description: "Sign an agent in inside SCV's private home for it (extra arguments for its own command after --)" },
-  args: { agent: agentArg },
+  args: {
+    agent: agentArg,
+    "openai-compatible": { type: "boolean", description: "pi: use any OpenAI-compatible endpoint (asks for the URL, wire API, model, then the key)" },
+    "base-url": { type: "string", description: "pi --openai-compatible: the endpoint's base URL" },
+    "wire-api": { type: "string", description: "pi --openai-compatible: responses or chat" },
+    model: { type: "string", description: "pi --openai-compatible: the default model" },
+  },
   ownArgs: true,
   async run({ rawArgs }) {
     const { agentLogin } = await import("../agents/login");
@@ -141,6 +147,19 @@ const logout = defineCommand({
   async run({ rawArgs }) {
     const { agentLogout } = await import("../agents/login");
     await signInAction("logout", (ctx) => agentLogout(ctx, rawArgs));
+  },
+});
+
+const importCommand = defineCommand({
+  meta: { name: "import", description: "Copy an existing setup into an agent's private home: codex [--from DIR], grok [--from DIR], pi --from-scv-provider, scv" },
+  args: {
+    agent: { type: "positional", required: true, description: "codex, grok, pi, or scv" },
+    from: { type: "string", description: "codex, grok: the directory to copy from (default $CODEX_HOME or ~/.codex, $GROK_HOME or ~/.grok)" },
+    "from-scv-provider": { type: "boolean", description: "pi: copy SCV's own active provider" },
+  },
+  async run({ rawArgs }) {
+    const { agentImport } = await import("../agents/imports/index");
+    await signInAction("import", (ctx) => agentImport(ctx, rawArgs, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }));
   },
 });
 
@@ -159,5 +178,5 @@ const status = defineCommand({
 
 export default defineCommand({
   meta: { name: "agents", description: "Delegated agents: running delegations, stopping them, transcript cleanup, sign-in" },
-  subCommands: { ps, kill, gc, login, logout, status },
+  subCommands: { ps, kill, gc, login, logout, import: importCommand, status },
 });

@@ -1,5 +1,5 @@
 import { defineCommand } from "./command";
-import { ConfigError, loadConfig } from "../config/load";
+import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { effectiveEntries, renderEntries } from "../config/show";
 
 const show = defineCommand({
@@ -8,14 +8,18 @@ const show = defineCommand({
     cwd: { type: "string", description: "workspace whose .scv/config.toml applies (default: current directory)" },
     json: { type: "boolean", description: "print JSON" },
   },
-  run({ args }) {
+  async run({ args }) {
     try {
       const loaded = loadConfig({ cwd: args.cwd ?? process.cwd() });
       const entries = effectiveEntries(loaded);
-      if (args.json) process.stdout.write(`${JSON.stringify({ user_file: loaded.userFile, project_file: loaded.projectFile ?? null, entries }, null, 2)}\n`);
+      // Imported agent setups: whether each copy still matches its source (docs/configuration.md).
+      const { importSummaries } = await import("../agents/imports/index");
+      const imports = importSummaries({ scvHome: scvHome(), config: loaded.config, env: process.env });
+      if (args.json) process.stdout.write(`${JSON.stringify({ user_file: loaded.userFile, project_file: loaded.projectFile ?? null, entries, imports }, null, 2)}\n`);
       else {
         process.stdout.write(`# user file: ${loaded.userFile}\n# project file: ${loaded.projectFile ?? "(none)"}\n`);
         process.stdout.write(`${renderEntries(entries)}\n`);
+        if (imports.length) process.stdout.write(`# imported agent setups:\n${imports.map((i) => `#   ${i.agent}: ${i.line}`).join("\n")}\n`);
       }
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;

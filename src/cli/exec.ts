@@ -57,7 +57,7 @@ export default defineCommand({
     effort: { type: "string", valueHint: "EFFORT", description: `reasoning effort for this run: ${REASONING_EFFORTS.join(", ")}` },
   },
   async run({ args }) {
-    const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { becomeSubreaper }, { askApproval }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
+    const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { requestSubreaper }, { askApproval }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
       await Promise.all([
         import("../config/load"),
         import("../process/reconcile"),
@@ -92,7 +92,7 @@ export default defineCommand({
     sessions.prune(keepDays);
     const resumeId = args.continue ? newestSessionOf(sessions, cwd) : args.resume;
     // Escapees of the commands this run starts (setsid, cleared environment) reparent to us, so they are found.
-    becomeSubreaper();
+    requestSubreaper();
     void reconcileAtStartup(scvHome(env));
     const prompt = await readPrompt(args.prompt);
     if (!prompt) {

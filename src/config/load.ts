@@ -82,7 +82,33 @@ function mergeSection<T extends z.ZodType>(schema: T, ...layers: unknown[]): z.i
 
 export const DEFAULT_PROFILE_NAME = "openai";
 
+/**
+ * The last load, keyed by everything it read: `server --stdio` checks the configuration at start and loads it
+ * again for session.start, and validating with zod is most of a nested child's start-up before its first model
+ * request. Each caller gets its own copy, since callers may adjust the result.
+ */
+let lastLoad: { key: string; loaded: LoadedConfig } | undefined;
+
+function fileText(file: string | undefined): string | null {
+  if (!file) return null;
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
 export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): LoadedConfig {
+  const env = opts.env ?? process.env;
+  const userFile = join(scvHome(env), "config.toml");
+  const projectFile = opts.cwd ? join(opts.cwd, ".scv", "config.toml") : undefined;
+  const key = JSON.stringify([userFile, projectFile ?? null, fileText(userFile), fileText(projectFile), env.SCV_PROVIDER ?? null, env.SCV_MODEL ?? null]);
+  if (lastLoad?.key !== key) lastLoad = { key, loaded: loadConfigUncached(opts) };
+  const { loaded } = lastLoad;
+  return { ...loaded, config: structuredClone(loaded.config), sources: new Map(loaded.sources) };
+}
+
+function loadConfigUncached(opts: { cwd?: string; env?: NodeJS.ProcessEnv }): LoadedConfig {
   const env = opts.env ?? process.env;
   const userFile = join(scvHome(env), "config.toml");
   const projectFile = opts.cwd ? join(opts.cwd, ".scv", "config.toml") : undefined;

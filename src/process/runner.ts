@@ -17,7 +17,7 @@ import {
 import { makePipe } from "./libc";
 import { OutputPump, StdinWriter } from "./pipes";
 import { identityOf } from "./procfs";
-import { bunOwnedPids, isSubreaper, reapOrphans } from "./subreaper";
+import { applySubreaperRequest, bunOwnedPids, isSubreaper, reapOrphans } from "./subreaper";
 import type { ProcessIdentity, RunningProcess, RunOptions, RunResult } from "./types";
 
 export const DEFAULT_DRAIN_MS = 250;
@@ -81,6 +81,7 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
     const stdout = new StreamCapture(opts.captureBytes);
     const stderr = opts.combined ? undefined : new StreamCapture(opts.captureBytes);
 
+    applySubreaperRequest();
     const out = makePipe();
     const err = opts.combined ? out : makePipe();
     const input = opts.stdin === "pipe" ? makePipe() : undefined;

@@ -16,6 +16,23 @@ export function becomeSubreaper(): boolean {
   return c.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n) === 0 && isSubreaper();
 }
 
+let requested = false;
+
+/**
+ * Asks for subreaping from the first child on, without loading libc now: binding libc through bun:ffi costs
+ * about 10 ms, most of a nested SCV's start-up, and only matters once the runner starts a child.
+ */
+export function requestSubreaper(): void {
+  requested = true;
+}
+
+/** Called by the runner right before each spawn: applies a pending request once. */
+export function applySubreaperRequest(): void {
+  if (!requested) return;
+  requested = false;
+  becomeSubreaper();
+}
+
 export function isSubreaper(): boolean {
   const c = libc();
   if (!c) return false;

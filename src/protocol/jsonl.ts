@@ -66,3 +66,35 @@ export function jsonLineWriter(sink: Writable): { send(message: unknown): Promis
     idle: () => chain,
   };
 }
+
+/** The part of a Bun FileSink (`Bun.stdout.writer()`) the line writer uses. */
+export interface LineSink {
+  write(chunk: string): number | Promise<number>;
+  flush(): number | Promise<number>;
+}
+
+/**
+ * The same over a Bun FileSink. Creating the Node stream behind process.stdout costs 15-30 ms, most of it on
+ * the path to a nested SCV's first answer; a FileSink costs nothing to make. Each line is flushed before the
+ * next is written, so a slow reader holds the senders back and memory stays bounded.
+ */
+export function sinkLineWriter(sink: LineSink): { send(message: unknown): Promise<void>; idle(): Promise<void> } {
+  let chain = Promise.resolve();
+  let broken = false;
+  return {
+    send(message) {
+      const line = `${JSON.stringify(message)}\n`;
+      chain = chain.then(async () => {
+        if (broken) return;
+        try {
+          await sink.write(line);
+          await sink.flush();
+        } catch {
+          broken = true; // the reader went away; drop further output rather than crash
+        }
+      });
+      return chain;
+    },
+    idle: () => chain,
+  };
+}

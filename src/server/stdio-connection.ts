@@ -2,7 +2,7 @@
 // (the server refuses to start on a bad config) and the protocol connection.
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { reconcileAtStartup } from "../process/reconcile";
-import { becomeSubreaper } from "../process/subreaper";
+import { requestSubreaper } from "../process/subreaper";
 import { openSessionStore } from "../sessions/index";
 import { createServerConnection, type ServerConnection } from "./server";
 
@@ -14,9 +14,10 @@ export async function openStdioConnection(opts: { baseDepth: number; send(messag
     if (e instanceof ConfigError) throw new Error(`configuration error, not starting:\n${e.message}`);
     throw e;
   }
-  // On Linux, descendants that escape a run (setsid with a cleared environment) reparent to this process, so
+  // On Linux, descendants that escape a run (setsid with a cleared environment) reparent to this process (from
+  // the first child on: binding libc is left until then, off the start-up path), so
   // the runner finds and stops them after the run; it reaps only those exact pids, never waitpid(-1).
-  becomeSubreaper();
+  requestSubreaper();
   // Orphans left by an SCV process that died (say, a SIGKILLed server) are stopped; not awaited, since
   // stopping one can take the 2 s grace and the client should not wait for it.
   void reconcileAtStartup(scvHome());

@@ -259,7 +259,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
       if (wait <= 0) flush();
       else timer ??= setTimeout(flush, wait);
     },
-    approve: (request) => deps.gate.decide({ callId: call.id, tool: call.name, risk: request.risk, summary: request.summary }),
+    approve: (request) => deps.gate.decide({ callId: call.id, tool: request.tool ?? call.name, risk: request.risk, summary: request.summary }),
   };
 
   let result: ToolResult;

@@ -7,7 +7,8 @@ import type { AcpSupport } from "../agents/descriptors";
 import { defaultAgent, type OfferedAgent, takesOption } from "../agents/offer";
 import { type AgentCallArgs, type CallPlan, planCall } from "../agents/plan";
 import { agentLine, delegatingWorkSection } from "../agents/prompt";
-import { runAgentCall } from "../agents/run";
+import { type AgentRunContext, runAgentCall } from "../agents/run";
+import { runNestedCall } from "../agents/nested/run";
 import { type AgentSessionState, agentSessionState, rememberPlan, takePlan } from "../agents/service";
 import { jobsFor } from "../agents/jobs";
 import { defineTool, type SessionScope, type Tool, type ToolCallContext, ToolError } from "./tool";
@@ -112,6 +113,7 @@ function plan(state: AgentSessionState, scope: SessionScope, args: AgentCallArgs
 /** The approval summary: the agent, the exact launch, bounded prompt, directory, timeout and delegate risk. */
 export function approvalSummary(p: CallPlan, workspace: string): string {
   const d = p.offered.descriptor;
+  if (d.backend === "nested-scv") return nestedSummary(p, workspace);
   const shownArgs = [...p.argv.slice(1, -1), "<prompt>"];
   const prompt =
     p.prompt.length > PROMPT_SHOWN_CHARS
@@ -153,6 +155,21 @@ function acpFullSwitches(acp: AcpSupport, cliEnv: Readonly<Record<string, string
   const extraArgs = acp.args(true).filter((a) => !acp.args(false).includes(a));
   const modes = acp.fullModes.length ? [`session mode ${acp.fullModes.join(" or ")}`] : [];
   return [...modes, ...extraArgs, ...envWords({ ...cliEnv, ...acp.fullEnv })];
+}
+
+/** The nested SCV runs no argv per call: the summary says which server the prompt goes to. */
+function nestedSummary(p: CallPlan, workspace: string): string {
+  const prompt =
+    p.prompt.length > PROMPT_SHOWN_CHARS ? `${p.prompt.slice(0, PROMPT_SHOWN_CHARS)}… (${p.prompt.length - PROMPT_SHOWN_CHARS} more characters)` : p.prompt;
+  return [
+    p.conversation
+      ? `agent scv: Send the prompt to the nested SCV of conversation ${p.conversation.handle}, turn ${p.conversation.turns + 1}`
+      : `agent scv: Start a nested SCV: ${p.offered.executable} with args ${JSON.stringify(p.argv.slice(1))}${p.model ? `, model ${p.model}` : ""}`,
+    `Prompt: ${prompt}`,
+    `Directory: ${p.cwd}${p.cwd === workspace ? " (the workspace root)" : ""}`,
+    `Timeout: ${p.timeoutSeconds} seconds`,
+    "Risk: delegate. The nested SCV runs its own model and tools; each of its side effects asks this session for approval.",
+  ].join("\n");
 }
 
 function delegationAllowed(scope: SessionScope): boolean {
@@ -214,33 +231,25 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
     label: (args) => `agent ${chosenName(args)}: ${args.prompt.trim().split("\n", 1)[0]}`,
     async execute(args, ctx) {
       const p = takePlan(state, ctx.callId) ?? plan(state, scope, args);
+      const run = (runCtx: AgentRunContext) => (p.offered.descriptor.backend === "nested-scv" ? runNestedCall : runAgentCall)(runCtx, state, p);
       if (args.background) {
         const name = p.offered.descriptor.name;
         const job = jobsFor(scope).start(
           name,
-          (signal, progress) =>
-            runAgentCall(
-              // A job has no turn to carry a question: the answer the session gives without asking anyone.
-              { scope, signal, progress, outputLimitBytes: ctx.outputLimitBytes, approve: async (r) => scope.decideUnattended(r.risk) },
-              state,
-              p,
-            ),
+          // A job has no turn to carry a question: relayed requests get the answer the session gives unasked.
+          (signal, progress) => run({ scope, signal, progress, outputLimitBytes: ctx.outputLimitBytes, approve: async (r) => scope.decideUnattended(r.risk) }),
           p.conversation?.handle,
         );
         const output = JSON.stringify({ job: job.job, agent: name, status: "running", background: true });
         return { ok: true, output, event: { jobs: [job.job] }, display: `started in the background as ${job.job}` };
       }
-      const result = await runAgentCall(
-        {
-          scope,
-          signal: ctx.signal,
-          progress: (line) => ctx.progress(line),
-          outputLimitBytes: ctx.outputLimitBytes,
-          approve: ctx.approve ? (r) => ctx.approve!(r) : undefined,
-        },
-        state,
-        p,
-      );
+      const result = await run({
+        scope,
+        signal: ctx.signal,
+        progress: (line) => ctx.progress(line),
+        outputLimitBytes: ctx.outputLimitBytes,
+        approve: ctx.approve,
+      });
       return { ok: result.status === "completed" || result.status === "declined", output: JSON.stringify(result), display: result.status };
     },
   });

@@ -72,10 +72,11 @@ export interface ToolCallContext extends SessionScope {
   /** A short status line for the client (tool.progress); never enters history or the result. */
   progress(line: string): void;
   /**
-   * Puts a request the running tool relays (a delegated agent's own permission request) through the session's
-   * approval gate, as this tool. Absent when no gate can be asked.
+   * Puts a request the running tool relays (a delegated agent's own permission request, a nested SCV's approval)
+   * through the session's approval gate, as this call (or as the relayed `tool` when given). Absent when no gate
+   * can be asked: deny.
    */
-  approve?(request: { risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
+  approve?(request: { tool?: string; risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
 }
 
 export interface ToolResult {

@@ -202,6 +202,7 @@ describe("status summaries", () => {
       ["grok", "signed out"],
       ["dsh", "signed in (API key stored)"],
       ["pi", 'not installed ([agents.pi] command "/nonexistent/pi" is not an executable file)'],
+      ["scv", 'not installed (no "scv" on PATH or in ~/.cargo/bin)'],
     ]);
     const text = JSON.stringify(rows);
     for (const secret of [EMAIL, KEY_PART, "sk-deep-zzz"]) expect(text).not.toContain(secret);

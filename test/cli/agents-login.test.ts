@@ -23,7 +23,8 @@ function setup(missing: string[] = []) {
       ? `[agents.${name}]\ncommand = "/nonexistent/${name}"\n`
       : `[agents.${name}]\ncommand = ${JSON.stringify(BASH)}\nargs = [${JSON.stringify(FAKE)}]\n`,
   );
-  writeFileSync(join(scvHome, "config.toml"), tables.join("\n"));
+  // The nested SCV is never installed here, whatever PATH holds.
+  writeFileSync(join(scvHome, "config.toml"), [...tables, '[agents.scv]\ncommand = "/nonexistent/scv"\n'].join("\n"));
   const env = {
     SCV_HOME: scvHome,
     FAKE_LOGIN_LOG: log,
@@ -171,7 +172,7 @@ describe("scv agents login / logout pi", () => {
     const auth = join(home("pi"), ".pi", "agent", "auth.json");
     writeFileSync(auth, '{"anthropic":{"type":"api_key","key":"pi-secret-key"}}');
     const status = await scv(["status"], env);
-    expect(status.stdout).toMatch(/pi\s+pi\s+signed in \(stored sign-ins: anthropic\)/);
+    expect(status.stdout).toMatch(/pi\s+pi\s+signed in \(no default provider, stored sign-ins: anthropic\)/);
     expect(status.stdout).not.toContain("pi-secret-key");
     expect((await scv(["logout", "pi"], env)).code).toBe(0);
     expect(existsSync(auth)).toBe(false);
@@ -194,6 +195,7 @@ describe("scv agents status", () => {
       ["grok", "signed_out"],
       ["dsh", "signed_out"],
       ["pi", "not_installed"],
+      ["scv", "not_installed"],
     ]);
     for (const out of [text.all, json.all]) {
       expect(out).not.toContain(EMAIL);

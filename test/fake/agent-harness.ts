@@ -14,7 +14,9 @@ import { type ConfigOverrides, type FakeScope, invokeTool, makeCallContext, make
 
 export const FAKE_AGENT = join(import.meta.dir, "agent-fake.sh");
 export const BASH = Bun.which("bash") ?? "/bin/bash";
-export const ALL_AGENTS = DESCRIPTORS.map((d) => d.name);
+/** The agent CLIs the fake script stands in for (the nested SCV has its own stand-in, scv-server-fake.sh). */
+export const ALL_AGENTS = DESCRIPTORS.map((d) => d.name).filter((n) => n !== "scv");
+export const FAKE_SCV_SERVER = join(import.meta.dir, "scv-server-fake.sh");
 
 export interface Invocation {
   /** Arguments after the fake script, i.e. what the real CLI would receive after its executable. */
@@ -67,6 +69,7 @@ export function signIn(scvHome: string, agent: string): void {
   if (agent === "grok") put(".grok/auth.json", '{"grok.com":{"token":"t"}}');
   if (agent === "dsh") put(".dsh/.credentials.yaml", "refs:\n  DEEPSEEK_API_KEY: sk-test\n");
   if (agent === "pi") put(".pi/agent/auth.json", '{"anthropic":{"type":"api_key","key":"k"}}');
+  if (agent === "scv") put("config.toml", '[provider]\nactive = "scv"\n[providers.scv]\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "sk-nested-test"\n');
 }
 
 export function makeAgentFixture(opts: FixtureOptions = {}): AgentFixture {
@@ -82,8 +85,9 @@ export function makeAgentFixture(opts: FixtureOptions = {}): AgentFixture {
 
   const agents: Record<string, Partial<AgentOverride>> = {};
   for (const d of DESCRIPTORS) {
+    const script = d.name === "scv" ? FAKE_SCV_SERVER : FAKE_AGENT;
     agents[d.name] = wanted.includes(d.name)
-      ? { command: BASH, args: [FAKE_AGENT, ...d.fixedArgs], ...opts.overrides?.[d.name] }
+      ? { command: BASH, args: [script, ...d.fixedArgs], ...opts.overrides?.[d.name] }
       : { command: `/nonexistent/${d.name}` };
   }
   const scope = makeScope({

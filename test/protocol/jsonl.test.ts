@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { PassThrough, Writable } from "node:stream";
-import { jsonLineWriter, readLines, type LineEvent } from "../../src/protocol/jsonl";
+import { jsonLineWriter, readLines, sinkLineWriter, type LineEvent } from "../../src/protocol/jsonl";
 
 async function collect(chunks: (string | Uint8Array)[], max: number): Promise<LineEvent[]> {
   async function* gen() {
@@ -57,4 +57,27 @@ test("a closed reader does not crash the writer", async () => {
   sink.destroy();
   await writer.send({ after: "close" });
   expect(sink.destroyed).toBe(true);
+});
+
+test("the FileSink writer waits for each flush, in order, and survives a reader that went away", async () => {
+  const lines: string[] = [];
+  let release!: () => void;
+  let gate = new Promise<void>((r) => (release = r));
+  const sink = {
+    write: (s: string) => (lines.push(s), s.length),
+    flush: () => gate.then(() => 0),
+  };
+  const writer = sinkLineWriter(sink);
+  const sends = [writer.send({ n: 1 }), writer.send({ n: 2 }), writer.send({ n: 3 })];
+  await Bun.sleep(20);
+  expect(lines).toEqual(['{"n":1}\n']); // the next line waits for the first flush
+  release();
+  await Promise.all(sends);
+  expect(lines).toEqual(['{"n":1}\n', '{"n":2}\n', '{"n":3}\n']);
+
+  gate = Promise.reject(new Error("EPIPE"));
+  gate.catch(() => {});
+  await writer.send({ n: 4 });
+  await writer.send({ n: 5 });
+  expect(lines.length).toBe(4); // broken after the failed flush: later lines are dropped, nothing throws
 });

@@ -1,0 +1,144 @@
+// One `agent` call on the nested-SCV backend: the first call of a conversation starts `scv server --stdio` and
+// opens its session, every call runs one turn on it, and the turn's outcome becomes the usual agent result.
+// A cancelled or timed-out turn that settles within 2 s keeps the conversation; otherwise, and when the child
+// exits, the conversation ends.
+import type { SessionScope } from "../../tools/tool";
+import { ToolError } from "../../tools/tool";
+import type { Conversation } from "../conversations";
+import { agentEnvironment, preparePrivateHome } from "../environment";
+import { isExecutableFile } from "../offer";
+import { type CallPlan, conversationCwd, resolveAgentCwd } from "../plan";
+import { redactProgress } from "../redact";
+import { type AgentCallResult, type AgentStatus, buildResult, fallbackSentence, type RunOutcome } from "../result";
+import type { AgentRunContext } from "../run";
+import { AgentUnavailableError } from "../run";
+import type { AgentSessionState } from "../service";
+import { NestedServer, type TurnOutcome } from "./server";
+
+const live = new WeakMap<Conversation, NestedServer>();
+
+export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
+  const { descriptor: d, executable, settings } = plan.offered;
+  const offeredNames = state.offered.map((o) => o.descriptor.name);
+  const unavailable = (what: string) => new AgentUnavailableError([what, fallbackSentence(d.name, offeredNames)].filter(Boolean).join(" "));
+
+  let conv = plan.conversation;
+  if (conv && state.conversations.get(conv.handle) !== conv) {
+    throw new ToolError(`conversation ${conv.handle} has ended; omit session to start a new conversation`);
+  }
+  if (conv?.endedBecause) {
+    state.conversations.forget(conv);
+    throw unavailable(`conversation ${conv.handle} has ended: ${conv.endedBecause}; omit session to start a new conversation.`);
+  }
+  const cwd = conv ? conversationCwd(ctx.scope.workspace, conv, plan.cwdRequest) : resolveAgentCwd(ctx.scope.workspace, plan.cwdRequest);
+
+  // The call's deadline covers starting the nested SCV too, so a child that never answers initialize ends.
+  const timeout = AbortSignal.timeout(plan.timeoutSeconds * 1000);
+  const signal = AbortSignal.any([ctx.signal, timeout]);
+  let server: NestedServer;
+  if (conv) {
+    server = live.get(conv)!;
+    state.conversations.beginTurn(conv);
+  } else {
+    if (!isExecutableFile(executable)) throw unavailable(`scv cannot run: its executable ${executable} is missing or not executable.`);
+    const environment = agentEnvironment(d, { scvHome: ctx.scope.scvHome, env: ctx.scope.env, full: settings.permissions === "full" });
+    preparePrivateHome(environment);
+    conv = state.conversations.start(d.name, cwd);
+    const started = conv;
+    try {
+      server = await NestedServer.start(
+        {
+          scope: ctx.scope,
+          conversation: conv.handle,
+          argv: plan.argv,
+          cwd,
+          env: environment.env,
+          depth: ctx.scope.delegationDepth + 1,
+          model: plan.model,
+          onExit: () => {
+            started.endedBecause = "its server exited";
+          },
+        },
+        signal,
+      );
+    } catch (e) {
+      state.conversations.endTurn(conv); // never reported, so forgotten
+      if (ctx.signal.aborted) throw new ToolError("cancelled");
+      if (timeout.aborted) throw new ToolError(`the nested SCV did not open its session within ${plan.timeoutSeconds} seconds (timeout_seconds)`);
+      throw unavailable(`the nested SCV could not start (${executable}): ${(e as Error).message}.`);
+    }
+    live.set(conv, server);
+    conv.live = server;
+    conv.reported = true;
+  }
+
+  let outcome: TurnOutcome;
+  try {
+    outcome = await server.turn(
+      plan.prompt,
+      {
+        progress: (line) => {
+          const shown = redactProgress(line);
+          if (shown) ctx.progress(shown);
+        },
+        approve: ctx.approve,
+      },
+      signal,
+    );
+  } finally {
+    state.conversations.endTurn(conv);
+  }
+
+  const timedOut = timeout.aborted && !ctx.signal.aborted;
+  const base = { agent: d.name, reply: "", replyTruncated: false, exitCode: null, stderr: "", timeoutSeconds: plan.timeoutSeconds };
+  let o: RunOutcome;
+  if (outcome.kind === "ended") {
+    const e = outcome.ended;
+    const status: AgentStatus = e.status;
+    o = { ...base, status, reply: e.reply, usage: tokens(e.usage), error: e.error ? `${e.error.class}: ${e.error.message}` : undefined };
+  } else if (outcome.kind === "stopped") {
+    o = { ...base, status: timedOut ? "timeout" : "cancelled", reply: outcome.ended?.reply ?? "", usage: outcome.ended ? tokens(outcome.ended.usage) : undefined };
+    if (!outcome.settled) {
+      state.conversations.forget(conv); // a turn that would not stop leaves nothing to continue
+      await server.close();
+    }
+  } else if (outcome.kind === "error") {
+    o = { ...base, status: "failed", error: `the nested SCV refused the turn: ${outcome.message}` };
+  } else {
+    state.conversations.forget(conv);
+    o = {
+      ...base,
+      status: "failed",
+      exitCode: outcome.exitCode,
+      stderr: outcome.stderr,
+      error: `the nested SCV's server exited during the turn${outcome.signal ? ` (${outcome.signal})` : outcome.exitCode !== null ? ` (exit ${outcome.exitCode})` : ""}`,
+      crashSignal: outcome.signal ?? undefined,
+    };
+  }
+  const kept = state.conversations.get(conv.handle) === conv;
+  if (kept) scheduleExpiry(ctx.scope, state, conv);
+  const result = buildResult(
+    { ...o, session: kept ? conv.handle : undefined, turn: kept ? conv.turns : undefined },
+    { offered: offeredNames, outputLimitBytes: ctx.outputLimitBytes },
+  );
+  // Its live conversation's process is gone: SCV found the agent unavailable, so the fallback applies.
+  if (outcome.kind === "exited" && !result.fallback) {
+    const fallback = fallbackSentence(d.name, offeredNames);
+    if (fallback) result.fallback = fallback;
+  }
+  return result;
+}
+
+function tokens(u: { input_tokens: number; output_tokens: number }) {
+  return { input_tokens: u.input_tokens, output_tokens: u.output_tokens };
+}
+
+/** An idle conversation expires after agent.conversation_idle_seconds even if nothing asks for it again. */
+function scheduleExpiry(scope: SessionScope, state: AgentSessionState, conv: Conversation): void {
+  const ms = Math.min(scope.config.agent.conversation_idle_seconds * 1000 + 100, 2 ** 31 - 1);
+  const turns = conv.turns;
+  const timer = setTimeout(() => {
+    if (conv.turns === turns && !conv.busy) state.conversations.list(); // list() forgets expired ones
+  }, ms);
+  timer.unref?.();
+}
