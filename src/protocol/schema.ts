@@ -14,7 +14,8 @@ const Usage = z.object({
   input_tokens: z.number(),
   output_tokens: z.number(),
   cached_input_tokens: z.number(),
-  reasoning_tokens: z.number().describe("the part of output_tokens spent reasoning (0 when the endpoint reports none)"),
+  // A default, so a client reading an SCV older than this field (a nested child) still parses its usage.
+  reasoning_tokens: z.number().default(0).describe("the part of output_tokens spent reasoning (0 when the endpoint reports none)"),
 });
 
 export const Origin = z.discriminatedUnion("kind", [

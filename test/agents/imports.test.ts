@@ -47,7 +47,7 @@ function io(stdin = ""): Io & { text(): string } {
 const RELAY = `[provider]
 active = "relay"
 [providers.relay]
-wire_api = "chat"
+wire_api = "responses"
 model = "relay-model"
 base_url = "https://relay.example.com/v1"
 api_key_env = "RELAY_TOKEN"
@@ -56,6 +56,8 @@ headers = { "x-team" = "blue" }
 [web]
 search = "provider"
 `;
+/** The same relay on the Chat API (hosted search needs the Responses API, so none). */
+const CHAT_RELAY = RELAY.replace('wire_api = "responses"', 'wire_api = "chat"').replace('[web]\nsearch = "provider"\n', "");
 
 async function run(ctx: LoginContext, args: string[], stdin = "") {
   const out = io(stdin);
@@ -81,7 +83,7 @@ describe("import scv", () => {
     writeFileSync(join(home("scv"), "config.toml"), "[tools]\nmax_steps = 7\n");
     const r = await run(ctx, ["scv"]);
     expect(r.error).toBeUndefined();
-    expect(r.text).toContain('provider "relay" (chat API, model relay-model, endpoint relay.example.com)');
+    expect(r.text).toContain('provider "relay" (responses API, model relay-model, endpoint relay.example.com)');
     noSecret(r.text);
     const file = join(home("scv"), "config.toml");
     expect(mode(file)).toBe(0o600);
@@ -89,7 +91,7 @@ describe("import scv", () => {
     expect(written.provider.active).toBe("scv");
     expect(written.providers.scv).toEqual({
       kind: "openai",
-      wire_api: "chat",
+      wire_api: "responses",
       model: "relay-model",
       base_url: "https://relay.example.com/v1",
       timeout_seconds: 120,
@@ -319,7 +321,7 @@ describe("pi on any OpenAI-compatible endpoint", () => {
   });
 
   test("import pi --from-scv-provider takes all four from SCV's provider and records a digest", async () => {
-    const { ctx, home } = setup(RELAY, { RELAY_TOKEN: "sk-relay-secret-123" });
+    const { ctx, home } = setup(CHAT_RELAY, { RELAY_TOKEN: "sk-relay-secret-123" });
     const r = await run(ctx, ["pi", "--from-scv-provider"]);
     expect(r.error).toBeUndefined();
     noSecret(r.text);
