@@ -4,6 +4,7 @@ import { defineCommand } from "citty";
 import { createInterface } from "node:readline";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { reconcileAtStartup } from "../process/reconcile";
+import { recordRunsIn } from "../process/index";
 import { becomeSubreaper } from "../process/subreaper";
 import { createInProcessClient } from "./exec-client";
 
@@ -48,6 +49,7 @@ export default defineCommand({
     }
     // Escapees of the commands this run starts (setsid, cleared environment) reparent to us, so they are found.
     becomeSubreaper();
+    recordRunsIn(scvHome(env)); // recorded before each run starts, so a later SCV stops what a killed one left
     void reconcileAtStartup(scvHome(env));
     const prompt = await readPrompt(args.prompt);
     if (!prompt) {

@@ -7,7 +7,7 @@ import { delegationState, ensurePrivateDir, listRecords, ownerIdentity } from ".
 import { handleExitSignals, liveDelegations, stopAllDelegations } from "../process/delegations";
 import { isAlive } from "../process/procfs";
 import { readReconcileStats, reconcile } from "../process/reconcile";
-import { becomeSubreaper, defaultRunner } from "../process/index";
+import { becomeSubreaper, defaultRunner, recordRunsIn } from "../process/index";
 import { VERSION } from "../version";
 import { probeDaemon } from "./client";
 import { daemonPaths } from "./paths";
@@ -105,6 +105,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const server = await claimAndListen(opts.scvHome, app);
   const subreaper = process.platform === "linux" && becomeSubreaper();
   handleExitSignals(false); // this process decides how its runs end on a signal
+  recordRunsIn(opts.scvHome);
   log(`scv daemon ${VERSION} pid ${process.pid} listening on ${paths.socket}${subreaper ? " (child subreaper)" : ""}`);
 
   let reconciling = false;
@@ -115,6 +116,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       const r = await reconcile(opts.scvHome);
       orphansStopped += r.stopped.length;
       if (r.stopped.length) log(`reconcile: stopped orphans ${r.stopped.join(", ")}`);
+      if (r.runsStopped.length) log(`reconcile: stopped ${r.runsStopped.length} run(s) left by SCV processes that died`);
       if (r.markersRemoved) log(`reconcile: removed ${r.markersRemoved} stale conversation marker(s)`);
     } catch (e) {
       log(`reconcile failed: ${(e as Error).message}`);

@@ -24,6 +24,11 @@ export function startProcess(opts: RunOptions): RunningProcess {
   return defaultRunner().start(opts);
 }
 
+/** Records every later run of the shared runner under $SCV_HOME/state/runs (see ProcessRunner.recordRunsIn). */
+export function recordRunsIn(scvHome: string): void {
+  defaultRunner().recordRunsIn(scvHome);
+}
+
 /** Runs a child to completion; a signal already aborted gives a `cancelled` result without starting anything. */
 export function runProcess(opts: RunOptions): Promise<RunResult> {
   return defaultRunner().run(opts);

@@ -20,13 +20,16 @@ import {
   clearCancelRequest,
   writePrivateFileAtomic,
 } from "./delegation-records";
-import { stopDelegations } from "./delegation-stop";
+import { stopDelegations, stoppableRun } from "./delegation-stop";
+import { listRunRecords, runOwnerAlive, staleRunFiles } from "./run-records";
 
 export interface ReconcileResult {
   /** Handles of the orphans this pass stopped and removed. */
   stopped: string[];
   /** Conversation markers removed because the SCV process that wrote them exited. */
   markersRemoved: number;
+  /** Run tags of other runs (bash calls, helpers) whose owner was gone: their groups and tagged processes were stopped. */
+  runsStopped: string[];
 }
 
 /** Records whose owning SCV process no longer runs. */
@@ -47,12 +50,24 @@ export async function stopOrphans(scvHome: string, orphans: readonly DelegationR
   return removed;
 }
 
+/** Stops the runs recorded by the runner whose owning SCV process is gone, then removes their records. */
+export async function stopOrphanRuns(scvHome: string, opts: { graceMs?: number } = {}): Promise<string[]> {
+  const orphans = listRunRecords(scvHome).filter((r) => !runOwnerAlive(r.record));
+  if (!orphans.length) return [];
+  await stopDelegations(
+    orphans.map((o) => stoppableRun(o.record)),
+    opts,
+  );
+  return orphans.filter((o) => tryUnlink(o.file)).map((o) => o.record.run_tag);
+}
+
 /** One pass: stop orphans, drop stale markers and temporary files. */
 export async function reconcile(scvHome: string, opts: { graceMs?: number } = {}): Promise<ReconcileResult> {
   const stopped = await stopOrphans(scvHome, findOrphans(scvHome), opts);
+  const runsStopped = await stopOrphanRuns(scvHome, opts);
   const markersRemoved = pruneStaleMarkers(scvHome); // the marker format belongs to src/agents/conversations.ts
   removeLeftovers(scvHome);
-  return { stopped, markersRemoved };
+  return { stopped, markersRemoved, runsStopped };
 }
 
 /** The start-up pass for `scv server --stdio` and `scv exec`: never throws, so start-up never fails on it. */
@@ -60,7 +75,7 @@ export async function reconcileAtStartup(scvHome: string): Promise<ReconcileResu
   try {
     return await reconcile(scvHome);
   } catch {
-    return { stopped: [], markersRemoved: 0 };
+    return { stopped: [], markersRemoved: 0, runsStopped: [] };
   }
 }
 
@@ -90,6 +105,7 @@ export async function killDelegation(scvHome: string, handle: string, opts: { gr
 
 // Cancel markers without a record, and temporary files a crashed writer left (older than a minute).
 function removeLeftovers(scvHome: string) {
+  for (const file of staleRunFiles(scvHome)) tryUnlink(file);
   const dir = delegationsDir(scvHome);
   let names: string[];
   try {
@@ -104,11 +120,15 @@ function removeLeftovers(scvHome: string) {
     if (name.endsWith(".cancel-requested") && !records.has(name.slice(0, -".cancel-requested".length))) {
       tryUnlink(file);
     } else if (name.startsWith(".") && name.endsWith(".tmp")) {
-      try {
-        if (now - statSync(file).mtimeMs > 60_000) tryUnlink(file);
-      } catch {}
+      removeIfOlder(file, now);
     }
   }
+}
+
+function removeIfOlder(file: string, now: number) {
+  try {
+    if (now - statSync(file).mtimeMs > 60_000) tryUnlink(file);
+  } catch {}
 }
 
 export const ReconcileStats = z.object({

@@ -4,45 +4,13 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { startStdioServer as startServer } from "../fake/stdio-client";
 
 let fake: FakeModel;
 beforeAll(async () => {
   fake = await startFakeModel();
 });
 afterAll(() => fake.close());
-
-function startServer(env: Record<string, string>, cwd: string) {
-  const proc = Bun.spawn([requireBinary(), "server", "--stdio"], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-  const messages: any[] = [];
-  const waiters: { pred: (m: any) => boolean; resolve(m: any): void }[] = [];
-  void (async () => {
-    const decoder = new TextDecoder();
-    let buf = "";
-    for await (const chunk of proc.stdout) {
-      buf += decoder.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = buf.indexOf("\n")) !== -1) {
-        const msg = JSON.parse(buf.slice(0, nl));
-        buf = buf.slice(nl + 1);
-        messages.push(msg);
-        for (const w of [...waiters]) if (w.pred(msg)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(msg));
-      }
-    }
-  })();
-  const waitFor = (pred: (m: any) => boolean, ms = 10_000) => {
-    const seen = messages.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise<any>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`timeout; got ${JSON.stringify(messages).slice(0, 2000)}`)), ms);
-      waiters.push({ pred, resolve: (m) => (clearTimeout(t), resolve(m)) });
-    });
-  };
-  const send = (obj: unknown) => {
-    proc.stdin.write(typeof obj === "string" ? obj : `${JSON.stringify(obj)}\n`);
-    proc.stdin.flush();
-  };
-  return { proc, messages, waitFor, send };
-}
 
 test("a full turn with a tool call, protocol errors in between, and a clean exit on EOF", async () => {
   const { env, workspace } = fakeHome(fake.url);
