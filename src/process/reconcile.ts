@@ -21,6 +21,7 @@ import {
   writePrivateFileAtomic,
 } from "./delegation-records";
 import { stopDelegations, stoppableRun } from "./delegation-stop";
+import { sweepOwnedFiles } from "./owned-files";
 import { listRunRecords, runOwnerAlive, staleRunFiles } from "./run-records";
 
 export interface ReconcileResult {
@@ -28,6 +29,8 @@ export interface ReconcileResult {
   stopped: string[];
   /** Conversation markers removed because the SCV process that wrote them exited. */
   markersRemoved: number;
+  /** Temporary files (say, a killed `write`'s) removed because the SCV process that made them is gone. */
+  tempFilesRemoved: number;
   /** Run tags of other runs (bash calls, helpers) whose owner was gone: their groups and tagged processes were stopped. */
   runsStopped: string[];
 }
@@ -67,7 +70,8 @@ export async function reconcile(scvHome: string, opts: { graceMs?: number } = {}
   const runsStopped = await stopOrphanRuns(scvHome, opts);
   const markersRemoved = pruneStaleMarkers(scvHome); // the marker format belongs to src/agents/conversations.ts
   removeLeftovers(scvHome);
-  return { stopped, markersRemoved, runsStopped };
+  const tempFilesRemoved = sweepOwnedFiles(scvHome);
+  return { stopped, markersRemoved, runsStopped, tempFilesRemoved };
 }
 
 /** The start-up pass for `scv server --stdio` and `scv exec`: never throws, so start-up never fails on it. */
@@ -75,7 +79,7 @@ export async function reconcileAtStartup(scvHome: string): Promise<ReconcileResu
   try {
     return await reconcile(scvHome);
   } catch {
-    return { stopped: [], markersRemoved: 0, runsStopped: [] };
+    return { stopped: [], markersRemoved: 0, runsStopped: [], tempFilesRemoved: 0 };
   }
 }
 

@@ -111,3 +111,30 @@ test("100 double forks racing the leader's exit leave no survivor", async () => 
   expect(pidsWithArgv(s.argv)).toEqual([]);
   expect(runRecords(scvHome)).toEqual([]);
 }, 180_000);
+
+test("SIGKILL during a big write: the temporary file is removed by the next server's start-up sweep", async () => {
+  const { env, workspace } = home();
+  const temps = () => readdirSync(workspace).filter((n) => n.endsWith(".scv-tmp"));
+  const content = "x".repeat(24 * 1024 * 1024); // below the 32 MiB SSE line bound
+  let left: string[] = [];
+  for (let attempt = 0; attempt < 5 && !left.length; attempt++) {
+    fake.clear();
+    fake.queue(toolCalls([{ name: "write", arguments: { path: "big.txt", content, mode: "create" }, chunk: 1 << 20 }]), text("unreached"));
+    const server = startStdioServer(env, workspace);
+    servers.push(server);
+    const sid = await session(server, workspace);
+    server.send({ jsonrpc: "2.0", id: 3, method: "turn.start", params: { session_id: sid, prompt: "write" } });
+    const end = Date.now() + 20_000;
+    const ended = () => server.messages.some((m) => m.method === "turn.ended");
+    while (!temps().length && !existsSync(join(workspace, "big.txt")) && !ended() && Date.now() < end) await Bun.sleep(1);
+    expect(server.messages.find((m) => m.method === "turn.ended")?.params).toBeUndefined();
+    await server.kill();
+    left = temps(); // empty when the write finished before the kill landed: try again
+  }
+  expect(left.length).toBe(1);
+
+  const next = startStdioServer(env, workspace);
+  servers.push(next);
+  expect((await next.request(1, "initialize", { protocol_version: 3 })).result).toBeDefined();
+  await until("the temporary file to be removed", () => temps().length === 0);
+}, 120_000);
