@@ -1,21 +1,22 @@
 // Sign-in checks that read a local credential file in an agent's private home. They answer only "is one
 // stored", never read a value out, and are cheap enough to run at every session start.
-import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { MiB, readBoundedText } from "../config/safe-read";
 import type { SignInContext } from "./descriptors";
 
-const MAX_FILE_BYTES = 1024 * 1024;
+/** The most a sign-in file may hold; larger ones, FIFOs and devices count as no sign-in. */
+export const MAX_SIGNIN_FILE_BYTES = MiB;
 
-function readSmall(path: string): string | undefined {
+/** A sign-in file's text, or undefined when missing or unsafe (never blocks, never reads past the limit). */
+export function readSignInFile(path: string): string | undefined {
   try {
-    const st = statSync(path);
-    if (!st.isFile() || st.size > MAX_FILE_BYTES) return undefined;
-    return readFileSync(path, "utf8");
+    return readBoundedText(path, { what: "sign-in file", maxBytes: MAX_SIGNIN_FILE_BYTES });
   } catch {
     return undefined;
   }
 }
+const readSmall = readSignInFile;
 
 function readJsonObject(path: string): Record<string, unknown> | undefined {
   const text = readSmall(path);

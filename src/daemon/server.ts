@@ -1,9 +1,9 @@
 // The daemon: one per SCV_HOME, serving Hono on $SCV_HOME/run/scv.sock (0600). On Linux it is a child
 // subreaper and collects orphaned descendants it did not spawn; it reconciles orphans at start and every 60 s.
 // A planned stop waits (bounded) for running turns and delegations; a forced one kills them the tracked way.
-import { closeSync, constants, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { Hono } from "hono";
-import { delegationState, ensurePrivateDir, listRecords, ownerIdentity } from "../process/delegation-records";
+import { delegationState, ensurePrivateDir, listRecords, ownerIdentity, readStateJson } from "../process/delegation-records";
 import { handleExitSignals, liveDelegations, stopAllDelegations } from "../process/delegations";
 import { isAlive } from "../process/procfs";
 import { readReconcileStats, reconcile } from "../process/reconcile";
@@ -215,7 +215,7 @@ function takeStartLock(file: string): () => void {
     }
     let holder: { pid?: number; start_time?: string } = {};
     try {
-      holder = JSON.parse(readFileSync(file, "utf8"));
+      holder = readStateJson(file, "daemon lock") as typeof holder;
     } catch {
       // Empty: its holder may be between create and write, unless the file is old.
       if (Date.now() - (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < 5000) {

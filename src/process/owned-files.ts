@@ -7,9 +7,8 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, writ
 import { randomBytes } from "node:crypto";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { KiB, readBoundedText } from "../config/safe-read";
 import { tryUnlink } from "../config/private-file";
-import { bootId, ownerIdentity } from "./delegation-records";
+import { bootId, ownerIdentity, readStateJson } from "./delegation-records";
 import { readStat } from "./procfs";
 
 /** Only names like this are ever removed by a sweep, whatever a record says. */
@@ -76,7 +75,7 @@ export function sweepOwnedFiles(scvHome: string): number {
     const file = join(dir, name);
     let rec: OwnedFile | undefined;
     try {
-      const parsed = OwnedFile.safeParse(JSON.parse(readBoundedText(file, { what: "temporary-file record", maxBytes: 16 * KiB, followSymlink: false })));
+      const parsed = OwnedFile.safeParse(readStateJson(file, "temporary-file record"));
       if (parsed.success) rec = parsed.data;
     } catch {
       // torn by a writer killed before it created anything; removed below when stale

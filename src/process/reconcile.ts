@@ -2,7 +2,7 @@
 // differs) is an orphan; its group and tagged processes are stopped and the record removed. Each pass also
 // removes conversation markers whose owning SCV process exited. `scv server --stdio` and `scv exec` run one
 // pass at start, the daemon one at start and every 60 s.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { pruneStaleMarkers } from "../agents/conversations";
@@ -12,6 +12,7 @@ import {
   ensurePrivateDir,
   listRecords,
   ownerAlive,
+  readStateJson,
   readRecord,
   removeRecord,
   requestCancel,
@@ -146,7 +147,7 @@ const statsPath = (scvHome: string) => join(stateDir(scvHome), "reconcile.json")
 /** How many orphans any SCV process of this home has stopped (what `scv status` shows without a daemon). */
 export function readReconcileStats(scvHome: string): ReconcileStats {
   try {
-    const parsed = ReconcileStats.safeParse(JSON.parse(readFileSync(statsPath(scvHome), "utf8")));
+    const parsed = ReconcileStats.safeParse(readStateJson(statsPath(scvHome), "reconcile statistics"));
     if (parsed.success) return parsed.data;
   } catch {}
   return { orphans_stopped_total: 0 };

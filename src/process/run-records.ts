@@ -8,9 +8,8 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { KiB, readBoundedText } from "../config/safe-read";
 import { tryUnlink } from "../config/private-file";
-import { bootId, currentBtime, ownerIdentity } from "./delegation-records";
+import { bootId, currentBtime, ownerIdentity, readStateJson } from "./delegation-records";
 import { isAlive } from "./procfs";
 import type { ProcessIdentity } from "./types";
 
@@ -30,7 +29,6 @@ export const RunRecord = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
-const MAX_RECORD_BYTES = 64 * KiB;
 const ID = /^[0-9a-f]{16}$/;
 
 export const runsDir = (scvHome: string) => join(scvHome, "state", "runs");
@@ -145,7 +143,7 @@ function scanRuns(scvHome: string): { file: string; record?: RunRecord; mtimeMs:
     }
     let record: RunRecord | undefined;
     try {
-      const parsed = RunRecord.safeParse(JSON.parse(readBoundedText(file, { what: "run record", maxBytes: MAX_RECORD_BYTES, followSymlink: false })));
+      const parsed = RunRecord.safeParse(readStateJson(file, "run record"));
       if (parsed.success) record = parsed.data;
     } catch {
       // torn, or not a regular file: not a record
