@@ -4,6 +4,8 @@ import { requireBinary } from "./binary";
 export interface StdioServer {
   proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
   messages: any[];
+  /** The same messages as the exact lines received (JSON.parse rounds ids beyond 2^53). */
+  lines: string[];
   /** The first message (past or future) matching `pred`. */
   waitFor(pred: (m: any) => boolean, ms?: number): Promise<any>;
   /** A JSON object (one line) or a raw string as given. */
@@ -17,6 +19,7 @@ export interface StdioServer {
 export function startStdioServer(env: Record<string, string>, cwd: string): StdioServer {
   const proc = Bun.spawn([requireBinary(), "server", "--stdio"], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
   const messages: any[] = [];
+  const lines: string[] = [];
   const waiters: { pred: (m: any) => boolean; resolve(m: any): void }[] = [];
   void (async () => {
     const decoder = new TextDecoder();
@@ -25,6 +28,7 @@ export function startStdioServer(env: Record<string, string>, cwd: string): Stdi
       buf += decoder.decode(chunk, { stream: true });
       let nl: number;
       while ((nl = buf.indexOf("\n")) !== -1) {
+        lines.push(buf.slice(0, nl));
         const msg = JSON.parse(buf.slice(0, nl));
         buf = buf.slice(nl + 1);
         messages.push(msg);
@@ -47,6 +51,7 @@ export function startStdioServer(env: Record<string, string>, cwd: string): Stdi
   return {
     proc,
     messages,
+    lines,
     waitFor,
     send,
     request(id, method, params, ms) {
