@@ -237,7 +237,7 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
   };
 }
 
-const CONFIRM_INTERVAL_MS = 10;
+const CONFIRM_INTERVAL_MS = 5;
 
 /** Rescans until two consecutive scans CONFIRM_INTERVAL_MS apart find nothing, stopping what shows up, within boundMs. */
 async function confirmGone(match: MatcherFactory, boundMs: number, report: (r: StopReport) => void, stopAgain: () => Promise<StopReport>): Promise<void> {
