@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fakeHome } from "../fake/binary";
+import { fakeHome, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { killAll, pidsWithArgv } from "../fake/proc";
 import { type StdioServer, startStdioServer } from "../fake/stdio-client";
@@ -89,6 +89,33 @@ test("SIGKILL mid-bash: all three sleeps live on, and the next server's start-up
   const ended = await next.waitFor((m) => m.method === "turn.ended");
   expect(ended.params.reply).toBe("still here");
 }, 30_000);
+
+test("SIGKILLed scv exec mid-bash: the next scv exec's start-up reconcile stops what it left", async () => {
+  const { env, workspace, home: scvHome } = home();
+  const s = uniqueSleep(300);
+  const command = `(sleep ${s.arg}) & setsid -f bash -c 'sleep ${s.arg}' >/dev/null 2>&1; sleep ${s.arg}`;
+  fake.queue(toolCalls([{ name: "bash", arguments: { command } }]));
+  const exec = Bun.spawn([requireBinary(), "exec", "--yes", "sleep"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  try {
+    await until("the three sleeps", () => pidsWithArgv(s.argv).length === 3);
+  } finally {
+    exec.kill("SIGKILL");
+    await exec.exited;
+  }
+  await Bun.sleep(200);
+  expect(pidsWithArgv(s.argv).length).toBe(3);
+  expect(runRecords(scvHome).length).toBe(1);
+
+  fake.clear();
+  fake.queue(text("done"));
+  const next = Bun.spawn([requireBinary(), "exec", "hello"], { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => next.kill("SIGKILL"), 20_000);
+  expect(await new Response(next.stdout).text()).toContain("done");
+  await next.exited;
+  clearTimeout(timer);
+  // exec does not await its start-up reconcile, but TERM goes out before the turn starts.
+  await until("the orphaned sleeps to be stopped", () => pidsWithArgv(s.argv).length === 0);
+}, 60_000);
 
 test("100 double forks racing the leader's exit leave no survivor", async () => {
   const { env, workspace, home: scvHome } = home();
