@@ -1,9 +1,11 @@
 // Runs before every test file: no test may see the developer's real home, SCV state or keys.
-import { mkdtempSync } from "node:fs";
+import { afterAll } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = mkdtempSync(join(tmpdir(), "scv-test-"));
+afterAll(() => rmSync(root, { recursive: true, force: true })); // global hook: tests leave no temp dirs behind
 process.env.HOME = join(root, "home");
 process.env.SCV_HOME = join(root, "scv-home");
 process.env.XDG_CONFIG_HOME = join(root, "home", ".config");
