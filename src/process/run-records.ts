@@ -69,12 +69,18 @@ export class RunRecorder {
       started_unix: Math.floor(Date.now() / 1000),
       program: program.slice(program.lastIndexOf("/") + 1).slice(0, 64),
     };
-    if (!this.dirReady) {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      this.dirReady = true;
-    }
     const file = join(this.dir, `${id}.json`);
-    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    let fd: number;
+    try {
+      if (!this.dirReady) throw Object.assign(new Error("not made yet"), { code: "ENOENT" });
+      fd = openSync(file, flags, 0o600);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 }); // first run, or someone removed the directory
+      this.dirReady = true;
+      fd = openSync(file, flags, 0o600);
+    }
     const text = JSON.stringify(record);
     try {
       writeSync(fd, text);

@@ -39,6 +39,19 @@ test("the runner records a run before its child starts, with owner, group and ta
   expect(files(h)).toEqual([]);
 });
 
+test("a records directory removed while SCV runs is made again for the next run", async () => {
+  const h = home();
+  const runner = createProcessRunner({ scvHome: h });
+  const opts = { argv: ["true"], cwd: root, env: { PATH: process.env.PATH }, stdin: "null" as const, captureBytes: 1024 };
+  await runner.run(opts);
+  rmSync(join(h, "state"), { recursive: true });
+  const proc = runner.start({ ...opts, argv: ["sleep", "30"] });
+  started.push(proc.identity.pid);
+  expect(files(h)).toEqual([`${proc.tag}.json`]);
+  proc.cancel();
+  await proc.result;
+});
+
 test("a run that cannot be recorded is not started, and the error says where and why", () => {
   const h = home();
   mkdirSync(join(h, "state"), { recursive: true });
