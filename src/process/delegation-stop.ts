@@ -1,5 +1,6 @@
-// The tracked way of stopping delegated runs: their process groups, then every process still tagged with them
-// (SCV_RUN_TAG or an SCV_PARENT chain), TERM, then KILL after 2 s. One /proc pass reads each environ once.
+// The tracked way of stopping delegated runs, and runs a dead SCV left (run records): their process groups, then
+// every process still tagged with them (SCV_RUN_TAG or an SCV_PARENT chain), TERM, then KILL after 2 s. One
+// /proc pass reads each environ once.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { type DelegationRecord, bootId, currentBtime } from "./delegation-records";
 import type { RunRecord } from "./run-records";

@@ -5,8 +5,8 @@ import { randomBytes } from "node:crypto";
 import { closeSync, statSync } from "node:fs";
 import { StreamCapture } from "./capture";
 import {
+  confirmGone,
   DEFAULT_GRACE_MS,
-  findMatching,
   RUN_TAG_VAR,
   runMatcher,
   stopMatching,
@@ -181,9 +181,8 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
       const reports = await Promise.all(stopReports); // a cancel or deadline stop still under way
       // The descendants: whatever is still in the group or session, tagged, or orphaned to us.
       reports.push(await stop(killNow ? 0 : graceMs));
-      // A child forked just as its parent exits can be missed by one scan: it counts as done only after two
-      // scans in a row, a short interval apart, find nothing (bounded by the drain time).
-      await confirmGone(matchAll, drainMs, (r) => reports.push(r), () => stop(killNow ? 0 : graceMs));
+      // Done only when two scans in a row find nothing (bounded by the drain time).
+      reports.push(...(await confirmGone(matchAll, drainMs, () => stop(killNow ? 0 : graceMs))));
       clearTimeout(deadline);
       opts.signal?.removeEventListener("abort", onAbort);
       const drained = (await Promise.all(pumps.map((p) => p.finish(drainMs)))).every(Boolean);
@@ -235,22 +234,6 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
       recorder = new RunRecorder(runsDir(scvHome));
     },
   };
-}
-
-const CONFIRM_INTERVAL_MS = 5;
-
-/** Rescans until two consecutive scans CONFIRM_INTERVAL_MS apart find nothing, stopping what shows up, within boundMs. */
-async function confirmGone(match: MatcherFactory, boundMs: number, report: (r: StopReport) => void, stopAgain: () => Promise<StopReport>): Promise<void> {
-  const until = performance.now() + boundMs;
-  let empty = 1; // the stop pass that just ended saw nothing left
-  while (empty < 2 && performance.now() < until) {
-    await Bun.sleep(CONFIRM_INTERVAL_MS);
-    if (findMatching(match).length === 0) empty++;
-    else {
-      report(await stopAgain());
-      empty = 1;
-    }
-  }
 }
 
 /** A fresh tag; nested below the parent's tag when SCV itself runs inside a run, so cleanup covers the tree. */
