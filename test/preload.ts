@@ -1,11 +1,14 @@
 // Runs before every test file: no test may see the developer's real home, SCV state or keys.
 import { afterAll } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = mkdtempSync(join(tmpdir(), "scv-test-"));
 afterAll(() => rmSync(root, { recursive: true, force: true })); // global hook: tests leave no temp dirs behind
+// Every temp dir a test makes (mkdtemp under tmpdir()) lands inside root, so the hook above removes it too.
+process.env.TMPDIR = join(root, "tmp");
+mkdirSync(process.env.TMPDIR);
 process.env.HOME = join(root, "home");
 process.env.SCV_HOME = join(root, "scv-home");
 process.env.XDG_CONFIG_HOME = join(root, "home", ".config");
@@ -20,5 +23,4 @@ delete process.env.BUN_OPTIONS;
 delete process.env.BUN_BE_BUN;
 delete process.env.SCV_DELEGATION_DEPTH;
 delete process.env.SCV_PARENT;
-import { mkdirSync } from "node:fs";
 mkdirSync(process.env.HOME!, { recursive: true });
