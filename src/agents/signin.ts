@@ -16,10 +16,9 @@ export function readSignInFile(path: string): string | undefined {
     return undefined;
   }
 }
-const readSmall = readSignInFile;
 
 function readJsonObject(path: string): Record<string, unknown> | undefined {
-  const text = readSmall(path);
+  const text = readSignInFile(path);
   if (text === undefined) return undefined;
   try {
     const v = JSON.parse(text);
@@ -33,7 +32,7 @@ const nonEmpty = (v: unknown) => typeof v === "string" && v.trim() !== "";
 
 /** DeepSeek Harness: `refs.DEEPSEEK_API_KEY` in `.dsh/.credentials.yaml`. */
 export function dshSignedIn({ home }: SignInContext): boolean {
-  const text = readSmall(join(home, ".dsh", ".credentials.yaml"));
+  const text = readSignInFile(join(home, ".dsh", ".credentials.yaml"));
   return !!text && /^\s*DEEPSEEK_API_KEY\s*:\s*\S/m.test(text);
 }
 
@@ -58,7 +57,7 @@ export function piSignedIn({ home }: SignInContext): boolean {
 export function grokSignedIn({ home, env }: SignInContext): boolean {
   const auth = readJsonObject(join(home, ".grok", "auth.json"));
   if (auth && Object.keys(auth).length > 0) return true;
-  const text = readSmall(join(home, ".grok", "config.toml"));
+  const text = readSignInFile(join(home, ".grok", "config.toml"));
   if (!text) return false;
   let config: Record<string, unknown>;
   try {
