@@ -9,7 +9,7 @@ const root = mkdtempSync(join(tmpdir(), "scv-test-"));
 process.env.TMPDIR = join(root, "tmp");
 mkdirSync(process.env.TMPDIR);
 const removeRoot = () => rmSync(root, { recursive: true, force: true });
-afterAll(removeRoot);
+afterAll(removeRoot); // global hook: tests leave no temp dirs behind
 process.on("exit", removeRoot);
 process.env.HOME = join(root, "home");
 process.env.SCV_HOME = join(root, "scv-home");

@@ -3,10 +3,11 @@
 // forgotten beyond agent.max_conversations, and one left unused for agent.conversation_idle_seconds expires.
 // A conversation whose CLI reported its session leaves a marker in $SCV_HOME/state/conversations so
 // `scv agents gc` keeps its transcript while this SCV process runs.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../config/private-file";
 import { z } from "zod";
+import { readStateJson } from "../process/delegation-records";
 import { identityOf, isAlive } from "../process/procfs";
 import type { ProcessIdentity } from "../process/types";
 import type { SessionRecorder, StoredConversation } from "../sessions/index";
@@ -242,7 +243,7 @@ export function readMarkers(scvHome: string): { path: string; marker?: MarkerFil
   return names.map((name) => {
     const path = join(dir, name);
     try {
-      const marker = MarkerFile.parse(JSON.parse(readFileSync(path, "utf8")));
+      const marker = MarkerFile.parse(readStateJson(path, "conversation marker"));
       return { path, marker, live: isAlive({ pid: marker.owner.pid, startTime: marker.owner.start_time }) };
     } catch {
       return { path, live: false };

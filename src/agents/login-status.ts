@@ -2,7 +2,7 @@
 // own status command, whose output names the account email or part of the key, so only a summary built here
 // from recognised fields is ever shown; the others are answered by reading their credential files for
 // presence only.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { MODEL_PATTERN } from "../config/schema";
@@ -15,6 +15,7 @@ import { importStateOf } from "./imports/index";
 import { describeImport } from "./imports/digest";
 import { piStatusDetail } from "./imports/pi";
 import { scvStatusDetail } from "./imports/scv";
+import { readSignInFile } from "./signin";
 
 export type SignInState = "signed_in" | "signed_out" | "unknown" | "not_installed";
 
@@ -155,7 +156,7 @@ function firstJsonObject(text: string): Record<string, unknown> | undefined {
 
 function readJson(path: string): Record<string, unknown> | undefined {
   try {
-    const v = JSON.parse(readFileSync(path, "utf8"));
+    const v = JSON.parse(readSignInFile(path) ?? "");
     return v && typeof v === "object" && !Array.isArray(v) ? v : undefined;
   } catch {
     return undefined;
@@ -170,7 +171,7 @@ function fileDetail(name: string, home: string): string | undefined {
     if (auth && Object.keys(auth).length) return "grok login";
     let model: unknown;
     try {
-      model = (parseToml(readFileSync(join(home, ".grok", "config.toml"), "utf8")).models as Record<string, unknown> | undefined)?.default;
+      model = (parseToml(readSignInFile(join(home, ".grok", "config.toml")) ?? "").models as Record<string, unknown> | undefined)?.default;
     } catch {}
     return typeof model === "string" && MODEL_PATTERN.test(model) ? `API key in config, model ${JSON.stringify(model)}` : "API key in config";
   }

@@ -2,14 +2,15 @@
 // Codex and Grok run their own command with the exact environment their delegated runs get, terminal attached;
 // DeepSeek Harness takes an API key read without echo; pi opens interactively for its own /login. No key is
 // ever printed or accepted as an argument.
-import { chmodSync, mkdirSync, readFileSync, unlinkSync } from "node:fs";
+import { chmodSync, mkdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { writePrivateFileAtomic } from "../config/private-file";
+import { readBoundedTextIfExists, SafeReadError } from "../config/safe-read";
 import type { Config } from "../config/schema";
 import { type AgentDescriptor, DESCRIPTORS, descriptorFor } from "./descriptors";
 import { type AgentEnvironment, agentEnvironment, preparePrivateHome } from "./environment";
 import { executableFor, settingsFor } from "./offer";
-import { piSignedIn } from "./signin";
+import { MAX_SIGNIN_FILE_BYTES, piSignedIn } from "./signin";
 
 export interface LoginContext {
   scvHome: string;
@@ -298,9 +299,10 @@ export function storeDshKey(home: string, key: string): string {
   mkdirSync(join(home, ".dsh"), { recursive: true, mode: 0o700 });
   let existing: string | undefined;
   try {
-    existing = readFileSync(file, "utf8");
-  } catch {
-    existing = undefined;
+    existing = readBoundedTextIfExists(file, { what: "sign-in file", maxBytes: MAX_SIGNIN_FILE_BYTES });
+  } catch (e) {
+    // Rewriting would drop whatever else the file holds: say what is wrong instead.
+    throw new LoginError(e instanceof SafeReadError ? e.message : `could not read ${file}: ${(e as Error).message}`);
   }
   const text = withDshKey(existing, key);
   try {

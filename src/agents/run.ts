@@ -1,7 +1,7 @@
 // One delegated call on the one-process-per-turn backend: start the CLI through the delegation tracker with a
 // private home and a scrubbed environment, read its output as it arrives, and shape the result. Kept apart
 // from the tool wrapper so a background job can run the very same call.
-import { mkdirSync, openSync, readSync, closeSync, rmSync } from "node:fs";
+import { constants, fstatSync, mkdirSync, openSync, readSync, closeSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { newHandle, startDelegated } from "../process/delegations";
 import type { RunResult } from "../process/types";
@@ -167,11 +167,12 @@ function usageForTurn(conv: Conversation | undefined, usage: TokenUsage | undefi
 function readBounded(path: string, limit: number): { text: string; truncated: boolean } {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK); // the agent could leave a FIFO there
   } catch {
     return { text: "", truncated: false };
   }
   try {
+    if (!fstatSync(fd).isFile()) return { text: "", truncated: false };
     const buf = Buffer.alloc(limit + 1);
     const n = readSync(fd, buf, 0, buf.length, 0);
     const truncated = n > limit;

@@ -1,24 +1,24 @@
 // Sign-in checks that read a local credential file in an agent's private home. They answer only "is one
 // stored", never read a value out, and are cheap enough to run at every session start.
-import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { MiB, readBoundedText } from "../config/safe-read";
 import type { SignInContext } from "./descriptors";
 
-const MAX_FILE_BYTES = 1024 * 1024;
+/** The most a sign-in file may hold; larger ones, FIFOs and devices count as no sign-in. */
+export const MAX_SIGNIN_FILE_BYTES = MiB;
 
-function readSmall(path: string): string | undefined {
+/** A sign-in file's text, or undefined when missing or unsafe (never blocks, never reads past the limit). */
+export function readSignInFile(path: string): string | undefined {
   try {
-    const st = statSync(path);
-    if (!st.isFile() || st.size > MAX_FILE_BYTES) return undefined;
-    return readFileSync(path, "utf8");
+    return readBoundedText(path, { what: "sign-in file", maxBytes: MAX_SIGNIN_FILE_BYTES });
   } catch {
     return undefined;
   }
 }
 
 function readJsonObject(path: string): Record<string, unknown> | undefined {
-  const text = readSmall(path);
+  const text = readSignInFile(path);
   if (text === undefined) return undefined;
   try {
     const v = JSON.parse(text);
@@ -32,7 +32,7 @@ const nonEmpty = (v: unknown) => typeof v === "string" && v.trim() !== "";
 
 /** DeepSeek Harness: `refs.DEEPSEEK_API_KEY` in `.dsh/.credentials.yaml`. */
 export function dshSignedIn({ home }: SignInContext): boolean {
-  const text = readSmall(join(home, ".dsh", ".credentials.yaml"));
+  const text = readSignInFile(join(home, ".dsh", ".credentials.yaml"));
   return !!text && /^\s*DEEPSEEK_API_KEY\s*:\s*\S/m.test(text);
 }
 
@@ -58,7 +58,7 @@ export function piSignedIn({ home }: SignInContext): boolean {
 export function grokSignedIn({ home, env }: SignInContext): boolean {
   const auth = readJsonObject(join(home, ".grok", "auth.json"));
   if (auth && Object.keys(auth).length > 0) return true;
-  const text = readSmall(join(home, ".grok", "config.toml"));
+  const text = readSignInFile(join(home, ".grok", "config.toml"));
   if (!text) return false;
   let config: Record<string, unknown>;
   try {
@@ -96,7 +96,7 @@ function findProfile(models: Record<string, unknown>, wanted: string): Record<st
 
 /** The nested SCV's provider as its `config.toml` names it: profile name and table, or undefined. */
 export function scvActiveProvider(home: string): { name: string; profile: Record<string, unknown> } | undefined {
-  const text = readSmall(join(home, "config.toml"));
+  const text = readSignInFile(join(home, "config.toml"));
   if (!text) return undefined;
   let config: Record<string, unknown>;
   try {

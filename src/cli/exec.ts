@@ -93,6 +93,8 @@ export default defineCommand({
     const resumeId = args.continue ? newestSessionOf(sessions, cwd) : args.resume;
     // Escapees of the commands this run starts (setsid, cleared environment) reparent to us, so they are found.
     requestSubreaper();
+    const { recordRunsIn } = await import("../process/index");
+    recordRunsIn(scvHome(env)); // recorded before each run starts, so a later SCV stops what a killed one left
     void reconcileAtStartup(scvHome(env));
     const prompt = await readPrompt(args.prompt);
     if (!prompt) {

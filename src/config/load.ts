@@ -1,10 +1,11 @@
 // Loads the layered configuration: built-in defaults < user file < project file < environment selectors.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { agentConfigChecks } from "../agents/config-checks";
+import { MiB, readBoundedTextIfExists, SafeReadError } from "./safe-read";
 import { AgentConfig, ChannelsConfig, type Config, ConfigFile, type CrossCheck, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
 
 export class ConfigError extends Error {
@@ -40,20 +41,57 @@ function describeIssue(file: string, issue: z.core.$ZodIssue): string {
   return `${file}: ${key}: ${issue.message}`;
 }
 
+/** The most a config file may hold; a workspace can ship a FIFO or a link to /dev/zero as one. */
+export const MAX_CONFIG_BYTES = MiB;
+
 function readFile(file: string): ConfigFile | undefined {
-  if (!existsSync(file)) return undefined;
+  let text: string | undefined;
+  try {
+    // Non-blocking, regular files only, bounded: a bad workspace file fails at once and blocks nothing else.
+    text = readBoundedTextIfExists(file, { what: "config file", maxBytes: MAX_CONFIG_BYTES });
+  } catch (e) {
+    if (e instanceof SafeReadError) throw new ConfigError(e.message);
+    throw e;
+  }
+  if (text === undefined) return undefined;
   let raw: unknown;
   try {
-    raw = parseToml(readFileSync(file, "utf8"));
+    raw = parseToml(text);
   } catch (e) {
-    // Only the first line and the position: the parser's code excerpt could echo a secret from the file.
+    // Only the first line, the position and a duplicated key's name: the parser's code excerpt could echo a
+    // secret from the file.
     const { line, column } = e as { line?: number; column?: number };
     const where = typeof line === "number" ? ` at line ${line}${typeof column === "number" ? `, column ${column}` : ""}` : "";
-    throw new ConfigError(`${file}: not valid TOML${where}: ${(e as Error).message.split("\n")[0]}`);
+    const first = (e as Error).message.split("\n")[0];
+    const duplicate = /redefine an already defined/.test(first ?? "") && typeof line === "number" ? duplicatedKey(text, line) : undefined;
+    if (duplicate) {
+      throw new ConfigError(`${file}: ${duplicate} is defined twice${where}; keep one of the two definitions`);
+    }
+    throw new ConfigError(`${file}: not valid TOML${where}: ${first}`);
   }
   const parsed = ConfigFile.safeParse(raw);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => describeIssue(file, i)).join("\n"));
   return raw as ConfigFile; // raw keeps only what the file set; defaults are applied when merging
+}
+
+/**
+ * The key or table a duplicate-definition error points at (`providers.fake.model`, `[tools]`), from the
+ * offending line's key part only (never its value), qualified by the table it sits in.
+ */
+export function duplicatedKey(text: string, line: number): string | undefined {
+  const lines = text.split(/\r?\n/);
+  const at = lines[line - 1]?.trim();
+  if (!at) return undefined;
+  const header = /^\[\[?\s*([^\]]+?)\s*\]\]?/.exec(at);
+  if (header) return `table [${header[1]}]`;
+  const eq = at.indexOf("=");
+  if (eq <= 0) return undefined;
+  const key = at.slice(0, eq).trim().replace(/\s*\.\s*/g, ".");
+  for (let i = line - 2; i >= 0; i--) {
+    const table = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?/.exec(lines[i]!);
+    if (table) return `key ${table[1]}.${key}`;
+  }
+  return `key ${key}`;
 }
 
 function leafPaths(value: unknown, prefix = ""): string[] {
@@ -92,9 +130,11 @@ let lastLoad: { key: string; loaded: LoadedConfig } | undefined;
 function fileText(file: string | undefined): string | null {
   if (!file) return null;
   try {
-    return readFileSync(file, "utf8");
+    // The same bounded, non-blocking read as the load itself: a FIFO here must not hang the cache key.
+    return readBoundedTextIfExists(file, { what: "config file", maxBytes: MAX_CONFIG_BYTES }) ?? null;
   } catch {
-    return null;
+    // Unreadable: a key that matches no cached load, so the full load runs and reports the file.
+    return `\0unreadable ${Math.random()}`;
   }
 }
 

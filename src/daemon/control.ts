@@ -1,6 +1,6 @@
 // `scv daemon start|stop|restart`: start re-executes this binary detached with `daemon run`, logging to
 // $SCV_HOME/log/daemon.log, and waits for /health; stop asks POST /shutdown and waits for that process to exit.
-import { closeSync, constants, openSync, readFileSync, unlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, unlinkSync } from "node:fs";
 import { ensurePrivateDir } from "../process/delegation-records";
 import { isAlive } from "../process/procfs";
 import { daemonFetch, probeDaemon } from "./client";
@@ -118,17 +118,27 @@ export async function stopDaemon(opts: StopOptions): Promise<StopOutcome> {
 
 function logSize(file: string): number {
   try {
-    return readFileSync(file).length;
+    return statSync(file).size; // a daemon log grows for months: never read it whole
   } catch {
     return 0;
   }
 }
 
+/** The last lines written since `from`, reading at most the log's last 64 KiB (non-blocking, regular file only). */
 function logTail(file: string, from: number): string {
+  let fd: number | undefined;
   try {
-    const text = readFileSync(file).subarray(from).toString("utf8").trim();
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    const st = fstatSync(fd);
+    if (!st.isFile()) return "(no log)";
+    const start = Math.max(from, st.size - 64 * 1024);
+    const buf = Buffer.alloc(Math.max(0, st.size - start));
+    const n = buf.length ? readSync(fd, buf, 0, buf.length, start) : 0;
+    const text = buf.subarray(0, n).toString("utf8").trim();
     return text.split("\n").slice(-20).join("\n") || "(no output)";
   } catch {
     return "(no log)";
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -1,13 +1,13 @@
 // The daemon: one per SCV_HOME, serving Hono on $SCV_HOME/run/scv.sock (0600). On Linux it is a child
 // subreaper and collects orphaned descendants it did not spawn; it reconciles orphans at start and every 60 s.
 // A planned stop waits (bounded) for running turns and delegations; a forced one kills them the tracked way.
-import { closeSync, constants, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { Hono } from "hono";
-import { delegationState, ensurePrivateDir, listRecords, ownerIdentity } from "../process/delegation-records";
+import { delegationState, ensurePrivateDir, listRecords, ownerIdentity, readStateJson } from "../process/delegation-records";
 import { handleExitSignals, liveDelegations, stopAllDelegations } from "../process/delegations";
 import { isAlive } from "../process/procfs";
 import { readReconcileStats, reconcile } from "../process/reconcile";
-import { becomeSubreaper, defaultRunner } from "../process/index";
+import { becomeSubreaper, defaultRunner, recordRunsIn } from "../process/index";
 import { VERSION } from "../version";
 import { probeDaemon } from "./client";
 import { daemonPaths } from "./paths";
@@ -109,6 +109,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const server = await claimAndListen(opts.scvHome, app);
   const subreaper = process.platform === "linux" && becomeSubreaper();
   handleExitSignals(false); // this process decides how its runs end on a signal
+  recordRunsIn(opts.scvHome);
   log(`scv daemon ${VERSION} pid ${process.pid} listening on ${paths.socket}${subreaper ? " (child subreaper)" : ""}`);
 
   let reconciling = false;
@@ -119,6 +120,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       const r = await reconcile(opts.scvHome);
       orphansStopped += r.stopped.length;
       if (r.stopped.length) log(`reconcile: stopped orphans ${r.stopped.join(", ")}`);
+      if (r.runsStopped.length) log(`reconcile: stopped ${r.runsStopped.length} run(s) left by SCV processes that died`);
       if (r.markersRemoved) log(`reconcile: removed ${r.markersRemoved} stale conversation marker(s)`);
     } catch (e) {
       log(`reconcile failed: ${(e as Error).message}`);
@@ -223,7 +225,7 @@ function takeStartLock(file: string): () => void {
     }
     let holder: { pid?: number; start_time?: string } = {};
     try {
-      holder = JSON.parse(readFileSync(file, "utf8"));
+      holder = readStateJson(file, "daemon lock") as typeof holder;
     } catch {
       // Empty: its holder may be between create and write, unless the file is old.
       if (Date.now() - (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < 5000) {

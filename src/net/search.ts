@@ -3,6 +3,7 @@
 // The backend URL comes from the user's own config (a user-only key), so it is not subject to the
 // private-address policy: a user's SearXNG commonly runs on localhost. Proxy variables are still ignored.
 import { z } from "zod";
+import { scrubKnown } from "../config/scrub";
 import { decodeEntities } from "./entities";
 import { readCapped } from "./fetch";
 import { NetError } from "./policy";
@@ -100,8 +101,9 @@ export function searxngBackend(baseUrl: string, http: SearchHttpOptions): Search
 
 export function braveBackend(apiKey: string, http: SearchHttpOptions & { endpoint?: string }): SearchBackend {
   const endpoint = http.endpoint ?? BRAVE_ENDPOINT;
-  // The key is never part of a message; anything echoed back from the service is scrubbed of it too.
-  const scrub = (s: string) => (apiKey ? s.split(apiKey).join("[key]") : s);
+  // The key is never part of a message; anything echoed back from the service (errors and results alike) is
+  // scrubbed of it in every form it could take (raw, percent-encoded, JSON-escaped, a quote of its end).
+  const scrub = (s: string) => scrubKnown(s, [apiKey], { replacement: "[key]" });
   return {
     name: "Brave",
     async search(query, count, signal) {
@@ -123,7 +125,7 @@ export function braveBackend(apiKey: string, http: SearchHttpOptions & { endpoin
       const hits: SearchHit[] = [];
       for (const raw of parsed.data.web?.results ?? []) {
         const r = BraveResult.safeParse(raw);
-        if (r.success) hits.push({ title: clean(r.data.title ?? ""), url: r.data.url, snippet: clean(r.data.description ?? "") });
+        if (r.success) hits.push({ title: scrub(clean(r.data.title ?? "")), url: scrub(r.data.url), snippet: scrub(clean(r.data.description ?? "")) });
       }
       return hits.slice(0, count);
     },

@@ -98,6 +98,28 @@ export async function stopMatching(match: MatcherFactory, opts: StopOptions): Pr
   return { signalled: [...seen.values()], killed: killedIds.size };
 }
 
+const CONFIRM_INTERVAL_MS = 5;
+
+/**
+ * After a stop pass that found nothing left: rescans until two scans in a row, CONFIRM_INTERVAL_MS apart, find
+ * nothing, running `stopAgain` on whatever shows up (a child forked as its parent exits can hide from one scan),
+ * for at most boundMs. Returns the reports of those extra stops.
+ */
+export async function confirmGone(match: MatcherFactory, boundMs: number, stopAgain: () => Promise<StopReport>): Promise<StopReport[]> {
+  const reports: StopReport[] = [];
+  const until = performance.now() + boundMs;
+  let empty = 1; // the stop pass that just ended
+  while (empty < 2 && performance.now() < until) {
+    await Bun.sleep(CONFIRM_INTERVAL_MS);
+    if (findMatching(match).length === 0) empty++;
+    else {
+      reports.push(await stopAgain());
+      empty = 1;
+    }
+  }
+  return reports;
+}
+
 /**
  * Stops everything tagged `tag` (or nested below it) and, when `leader` is given, its group and session:
  * TERM, up to `graceMs` for cleanup, then KILL. For tracking and the daemon (also across SCV restarts).

@@ -1,6 +1,7 @@
 // Delegation records ($SCV_HOME/state/delegations/<handle>.json): schema, private atomic files, cancel
 // markers, and the identities (owner PID + start time + boot) that tell a live owner from an orphan's.
-import { readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { KiB, readBoundedText } from "../config/safe-read";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../config/private-file";
 import { join } from "node:path";
 import { z } from "zod";
@@ -45,6 +46,14 @@ const cancelPath = (scvHome: string, handle: string) => join(delegationsDir(scvH
 
 export { ensurePrivateDir, tryUnlink, writePrivateFileAtomic };
 
+/**
+ * A JSON state file under $SCV_HOME/state (records, markers, stats): anything there could have been replaced
+ * by whatever runs as the user, so it is read without blocking or following a final link, and bounded.
+ */
+export function readStateJson(file: string, what: string): unknown {
+  return JSON.parse(readBoundedText(file, { what, maxBytes: 256 * KiB, followSymlink: false }));
+}
+
 export function writeRecord(scvHome: string, record: DelegationRecord): void {
   ensurePrivateDir(stateDir(scvHome));
   ensurePrivateDir(delegationsDir(scvHome));
@@ -54,7 +63,7 @@ export function writeRecord(scvHome: string, record: DelegationRecord): void {
 export function readRecord(scvHome: string, handle: string): DelegationRecord | undefined {
   if (!validHandle(handle)) return undefined;
   try {
-    const parsed = DelegationRecord.safeParse(JSON.parse(readFileSync(recordPath(scvHome, handle), "utf8")));
+    const parsed = DelegationRecord.safeParse(readStateJson(recordPath(scvHome, handle), "delegation record"));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -90,8 +99,7 @@ export function requestCancel(scvHome: string, handle: string): void {
 }
 export function cancelRequested(scvHome: string, handle: string): boolean {
   try {
-    readFileSync(cancelPath(scvHome, handle));
-    return true;
+    return lstatSync(cancelPath(scvHome, handle)).isFile(); // its presence is the request; nothing is read
   } catch {
     return false;
   }

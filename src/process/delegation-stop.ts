@@ -1,7 +1,9 @@
-// The tracked way of stopping delegated runs: their process groups, then every process still tagged with them
-// (SCV_RUN_TAG or an SCV_PARENT chain), TERM, then KILL after 2 s. One /proc pass reads each environ once.
+// The tracked way of stopping delegated runs, and runs a dead SCV left (run records): their process groups, then
+// every process still tagged with them (SCV_RUN_TAG or an SCV_PARENT chain), TERM, then KILL after 2 s. One
+// /proc pass reads each environ once.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { type DelegationRecord, bootId, currentBtime } from "./delegation-records";
+import type { RunRecord } from "./run-records";
 import { isAlive, listPids, readStat } from "./procfs";
 import type { ProcessIdentity } from "./types";
 
@@ -47,6 +49,27 @@ function readEnviron(pid: number): number {
   }
 }
 
+/**
+ * What stopping a run needs: a key, its tag, and where known its group leader and SCV_PARENT chain. A delegation
+ * record is one; a plain run record (bash, helpers) becomes one through `stoppableRun`.
+ */
+export type StoppableRun = Pick<DelegationRecord, "handle" | "run_tag" | "boot_id" | "btime"> & {
+  scv_parent?: string;
+  pid?: number;
+  start_time?: string;
+};
+
+/** A run record as something stopDelegations can stop (keyed by its tag). */
+export function stoppableRun(rec: RunRecord): StoppableRun {
+  return {
+    handle: `run:${rec.run_tag}`,
+    run_tag: rec.run_tag,
+    ...(rec.pid !== undefined && rec.start_time !== undefined ? { pid: rec.pid, start_time: rec.start_time } : {}),
+    ...(rec.boot_id !== undefined ? { boot_id: rec.boot_id } : {}),
+    ...(rec.btime !== undefined ? { btime: rec.btime } : {}),
+  };
+}
+
 const USER_HZ = 100; // /proc/<pid>/stat start times are in USER_HZ ticks on every Linux ABI
 
 /**
@@ -55,7 +78,7 @@ const USER_HZ = 100; // /proc/<pid>/stat start times are in USER_HZ ticks on eve
  * rounding and clock slew) cannot belong to any of them, and its environ need not be read. Returns undefined,
  * meaning "read every environ", when a record's start time is unknown or the clock was stepped since.
  */
-function bornAfterCutoff(records: readonly DelegationRecord[]): number | undefined {
+function bornAfterCutoff(records: readonly StoppableRun[]): number | undefined {
   const btime = currentBtime();
   if (btime === undefined) return undefined;
   const now = Date.now() / 1000;
@@ -71,11 +94,11 @@ function bornAfterCutoff(records: readonly DelegationRecord[]): number | undefin
 }
 
 /** The handles of `records` each live process is tagged with, from one /proc pass (environ is read once). */
-export function scanTagged(records: readonly DelegationRecord[], opts: { everyProcess?: boolean } = {}): Map<string, ProcessIdentity[]> {
+export function scanTagged(records: readonly StoppableRun[], opts: { everyProcess?: boolean } = {}): Map<string, ProcessIdentity[]> {
   const found = new Map<string, ProcessIdentity[]>();
   if (!records.length) return found;
   const byTag = new Map(records.map((r) => [r.run_tag, r.handle]));
-  const byParent = new Map(records.map((r) => [r.scv_parent, r.handle]));
+  const byParent = new Map(records.flatMap((r) => (r.scv_parent ? [[r.scv_parent, r.handle] as const] : [])));
   const cutoff = opts.everyProcess ? undefined : bornAfterCutoff(records);
   const cutoffMs = cutoff === undefined ? undefined : cutoff * 1000;
   for (const pid of listPids()) {
@@ -122,7 +145,8 @@ function longestPrefixHit(value: string | undefined, sep: string, map: Map<strin
  * The record's process group may be signalled unless its leader's PID now names another process; a group with
  * members left keeps its PGID from being reused, and after a reboot nothing of it survives.
  */
-function groupIsOurs(rec: DelegationRecord): boolean {
+function groupIsOurs(rec: StoppableRun): rec is StoppableRun & { pid: number } {
+  if (rec.pid === undefined) return false;
   if (rec.boot_id && rec.boot_id !== bootId()) return false;
   const st = readStat(rec.pid);
   return !st || st.startTime === rec.start_time;
@@ -142,7 +166,7 @@ function groupHasLiveMembers(pgid: number): boolean {
 }
 
 /** Signals the groups and tagged processes; returns what it hit (tagged identities, groups still present). */
-function signalAll(records: readonly DelegationRecord[], signal: NodeJS.Signals): { targets: ProcessIdentity[]; groups: number } {
+function signalAll(records: readonly StoppableRun[], signal: NodeJS.Signals): { targets: ProcessIdentity[]; groups: number } {
   const tagged = scanTagged(records);
   const targets: ProcessIdentity[] = [];
   let groups = 0;
@@ -167,7 +191,7 @@ function signalAll(records: readonly DelegationRecord[], signal: NodeJS.Signals)
   return { targets, groups };
 }
 
-function allGone(records: readonly DelegationRecord[], targets: ProcessIdentity[]): boolean {
+function allGone(records: readonly StoppableRun[], targets: ProcessIdentity[]): boolean {
   return targets.every((t) => !isAlive(t)) && records.every((r) => !groupIsOurs(r) || !groupHasLiveMembers(r.pid));
 }
 
@@ -178,9 +202,9 @@ export interface StopOptions {
 }
 
 /** Stops the runs' groups and tagged processes: TERM, up to graceMs (2 s) for them to go, then KILL. */
-export function stopDelegations(records: readonly DelegationRecord[], opts: StopOptions & { sync: true }): void;
-export function stopDelegations(records: readonly DelegationRecord[], opts?: StopOptions): Promise<void>;
-export function stopDelegations(records: readonly DelegationRecord[], opts: StopOptions = {}): Promise<void> | void {
+export function stopDelegations(records: readonly StoppableRun[], opts: StopOptions & { sync: true }): void;
+export function stopDelegations(records: readonly StoppableRun[], opts?: StopOptions): Promise<void>;
+export function stopDelegations(records: readonly StoppableRun[], opts: StopOptions = {}): Promise<void> | void {
   const grace = opts.graceMs ?? 2000;
   const { targets, groups } = signalAll(records, "SIGTERM");
   const deadline = Date.now() + grace;

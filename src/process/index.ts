@@ -7,7 +7,7 @@ import type { RunningProcess, RunOptions, RunResult } from "./types";
 export type { CapturedStream, ProcessIdentity, RunningProcess, RunOptions, RunResult } from "./types";
 export { createProcessRunner, newTag, childEnv, DEFAULT_DRAIN_MS, type ProcessRunner } from "./runner";
 export { cleanupTagged, killIdentity, tagMatches, RUN_TAG_VAR, DEFAULT_GRACE_MS, type StopReport } from "./cleanup";
-export { becomeSubreaper, isSubreaper, reapOrphans } from "./subreaper";
+export { becomeSubreaper, isSubreaper, reapOrphans, requestSubreaper } from "./subreaper";
 export { identityOf, isAlive } from "./procfs";
 
 // Module state, on purpose: which children are ours (and which orphans the kernel reparented to us) is a
@@ -22,6 +22,11 @@ export function defaultRunner(): ProcessRunner {
 /** Starts a child; throws when it cannot start (missing program or cwd, bad argv, already cancelled). */
 export function startProcess(opts: RunOptions): RunningProcess {
   return defaultRunner().start(opts);
+}
+
+/** Records every later run of the shared runner under $SCV_HOME/state/runs (see ProcessRunner.recordRunsIn). */
+export function recordRunsIn(scvHome: string): void {
+  defaultRunner().recordRunsIn(scvHome);
 }
 
 /** Runs a child to completion; a signal already aborted gives a `cancelled` result without starting anything. */

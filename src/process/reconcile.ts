@@ -2,7 +2,7 @@
 // differs) is an orphan; its group and tagged processes are stopped and the record removed. Each pass also
 // removes conversation markers whose owning SCV process exited. `scv server --stdio` and `scv exec` run one
 // pass at start, the daemon one at start and every 60 s.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { pruneStaleMarkers } from "../agents/conversations";
@@ -12,6 +12,7 @@ import {
   ensurePrivateDir,
   listRecords,
   ownerAlive,
+  readStateJson,
   readRecord,
   removeRecord,
   requestCancel,
@@ -20,13 +21,19 @@ import {
   clearCancelRequest,
   writePrivateFileAtomic,
 } from "./delegation-records";
-import { stopDelegations } from "./delegation-stop";
+import { stopDelegations, stoppableRun } from "./delegation-stop";
+import { sweepOwnedFiles } from "./owned-files";
+import { listRunRecords, runOwnerAlive, staleRunFiles } from "./run-records";
 
 export interface ReconcileResult {
   /** Handles of the orphans this pass stopped and removed. */
   stopped: string[];
   /** Conversation markers removed because the SCV process that wrote them exited. */
   markersRemoved: number;
+  /** Temporary files (say, a killed `write`'s) removed because the SCV process that made them is gone. */
+  tempFilesRemoved: number;
+  /** Run tags of other runs (bash calls, helpers) whose owner was gone: their groups and tagged processes were stopped. */
+  runsStopped: string[];
 }
 
 /** Records whose owning SCV process no longer runs. */
@@ -47,12 +54,25 @@ export async function stopOrphans(scvHome: string, orphans: readonly DelegationR
   return removed;
 }
 
+/** Stops the runs recorded by the runner whose owning SCV process is gone, then removes their records. */
+export async function stopOrphanRuns(scvHome: string, opts: { graceMs?: number } = {}): Promise<string[]> {
+  const orphans = listRunRecords(scvHome).filter((r) => !runOwnerAlive(r.record));
+  if (!orphans.length) return [];
+  await stopDelegations(
+    orphans.map((o) => stoppableRun(o.record)),
+    opts,
+  );
+  return orphans.filter((o) => tryUnlink(o.file)).map((o) => o.record.run_tag);
+}
+
 /** One pass: stop orphans, drop stale markers and temporary files. */
 export async function reconcile(scvHome: string, opts: { graceMs?: number } = {}): Promise<ReconcileResult> {
   const stopped = await stopOrphans(scvHome, findOrphans(scvHome), opts);
+  const runsStopped = await stopOrphanRuns(scvHome, opts);
   const markersRemoved = pruneStaleMarkers(scvHome); // the marker format belongs to src/agents/conversations.ts
   removeLeftovers(scvHome);
-  return { stopped, markersRemoved };
+  const tempFilesRemoved = sweepOwnedFiles(scvHome);
+  return { stopped, markersRemoved, runsStopped, tempFilesRemoved };
 }
 
 /** The start-up pass for `scv server --stdio` and `scv exec`: never throws, so start-up never fails on it. */
@@ -60,7 +80,7 @@ export async function reconcileAtStartup(scvHome: string): Promise<ReconcileResu
   try {
     return await reconcile(scvHome);
   } catch {
-    return { stopped: [], markersRemoved: 0 };
+    return { stopped: [], markersRemoved: 0, runsStopped: [], tempFilesRemoved: 0 };
   }
 }
 
@@ -90,6 +110,7 @@ export async function killDelegation(scvHome: string, handle: string, opts: { gr
 
 // Cancel markers without a record, and temporary files a crashed writer left (older than a minute).
 function removeLeftovers(scvHome: string) {
+  for (const file of staleRunFiles(scvHome)) tryUnlink(file);
   const dir = delegationsDir(scvHome);
   let names: string[];
   try {
@@ -104,11 +125,15 @@ function removeLeftovers(scvHome: string) {
     if (name.endsWith(".cancel-requested") && !records.has(name.slice(0, -".cancel-requested".length))) {
       tryUnlink(file);
     } else if (name.startsWith(".") && name.endsWith(".tmp")) {
-      try {
-        if (now - statSync(file).mtimeMs > 60_000) tryUnlink(file);
-      } catch {}
+      removeIfOlder(file, now);
     }
   }
+}
+
+function removeIfOlder(file: string, now: number) {
+  try {
+    if (now - statSync(file).mtimeMs > 60_000) tryUnlink(file);
+  } catch {}
 }
 
 export const ReconcileStats = z.object({
@@ -122,7 +147,7 @@ const statsPath = (scvHome: string) => join(stateDir(scvHome), "reconcile.json")
 /** How many orphans any SCV process of this home has stopped (what `scv status` shows without a daemon). */
 export function readReconcileStats(scvHome: string): ReconcileStats {
   try {
-    const parsed = ReconcileStats.safeParse(JSON.parse(readFileSync(statsPath(scvHome), "utf8")));
+    const parsed = ReconcileStats.safeParse(readStateJson(statsPath(scvHome), "reconcile statistics"));
     if (parsed.success) return parsed.data;
   } catch {}
   return { orphans_stopped_total: 0 };

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, statSync } from "node:fs";
 import { StreamCapture } from "./capture";
 import {
+  confirmGone,
   DEFAULT_GRACE_MS,
   RUN_TAG_VAR,
   runMatcher,
@@ -17,6 +18,7 @@ import {
 import { makePipe } from "./libc";
 import { OutputPump, StdinWriter } from "./pipes";
 import { identityOf } from "./procfs";
+import { RunRecorder, runsDir, type OpenRunRecord } from "./run-records";
 import { applySubreaperRequest, bunOwnedPids, isSubreaper, reapOrphans } from "./subreaper";
 import type { ProcessIdentity, RunningProcess, RunOptions, RunResult } from "./types";
 
@@ -33,6 +35,11 @@ export interface ProcessRunner {
   activeRuns(): number;
   /** Reaps zombie orphans when this process is a subreaper; returns the pids reaped. */
   reap(): number[];
+  /**
+   * From now on, write every run's record under $SCV_HOME/state/runs before its child starts, so a later SCV
+   * stops what this one leaves behind if it is killed. `server --stdio`, `exec` and the daemon call this at start.
+   */
+  recordRunsIn(scvHome: string): void;
 }
 
 interface ActiveRun {
@@ -47,9 +54,10 @@ interface ActiveRun {
  * the default). Reaping stays safe even with several, because Bun-owned children are also recognised by
  * their pidfds.
  */
-export function createProcessRunner(defaults: { graceMs?: number; drainMs?: number } = {}): ProcessRunner {
+export function createProcessRunner(defaults: { graceMs?: number; drainMs?: number; scvHome?: string } = {}): ProcessRunner {
   const spawned = new Set<number>();
   const active = new Set<ActiveRun>();
+  let recorder = defaults.scvHome ? new RunRecorder(runsDir(defaults.scvHome)) : undefined;
 
   /** Orphans reparented to us (we are a subreaper) that belong to `run` rather than to another live run. */
   function orphanMatcher(run: ActiveRun): ProcessMatcher {
@@ -82,6 +90,13 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
     const stderr = opts.combined ? undefined : new StreamCapture(opts.captureBytes);
 
     applySubreaperRequest();
+    // Written before the child exists: a SCV killed from here on leaves a record naming the tag.
+    let record: OpenRunRecord | undefined;
+    try {
+      record = recorder?.begin(tag, opts.argv[0]!);
+    } catch (e) {
+      throw new Error(`cannot record the run in ${recorder!.dir} (${e instanceof Error ? e.message : String(e)}), so it was not started; check that the directory is writable`);
+    }
     const out = makePipe();
     const err = opts.combined ? out : makePipe();
     const input = opts.stdin === "pipe" ? makePipe() : undefined;
@@ -99,6 +114,7 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
       });
     } catch (e) {
       closeAll(ourEnds);
+      if (record) recorder!.finish(record);
       throw new Error(`cannot start ${JSON.stringify(opts.argv[0])}: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       closeAll(childEnds);
@@ -108,6 +124,7 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
     const leader = identityOf(pid) ?? { pid, startTime: "0" };
     const run: ActiveRun = { tag, leader, startTicks: Number(leader.startTime) };
     active.add(run);
+    if (record) recorder!.started(record, leader);
 
     const pumps = [
       new OutputPump(out.read, (c) => {
@@ -165,12 +182,15 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
       const reports = await Promise.all(stopReports); // a cancel or deadline stop still under way
       // The descendants: whatever is still in the group or session, tagged, or orphaned to us.
       reports.push(await stop(killNow ? 0 : graceMs));
+      // Done only when two scans in a row find nothing (bounded by the drain time).
+      reports.push(...(await confirmGone(matchAll, drainMs, () => stop(killNow ? 0 : graceMs))));
       clearTimeout(deadline);
       opts.signal?.removeEventListener("abort", onAbort);
       const drained = (await Promise.all(pumps.map((p) => p.finish(drainMs)))).every(Boolean);
       stdin?.close();
       spawned.delete(pid);
       active.delete(run);
+      if (record) recorder!.finish(record);
       try {
         if (isSubreaper()) reapOrphans(spawned);
       } catch {
@@ -211,6 +231,9 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
     spawned,
     activeRuns: () => active.size,
     reap: () => (isSubreaper() ? reapOrphans(spawned) : []),
+    recordRunsIn: (scvHome) => {
+      recorder = new RunRecorder(runsDir(scvHome));
+    },
   };
 }
 

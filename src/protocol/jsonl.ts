@@ -1,38 +1,124 @@
 // Newline-delimited framing over byte streams, with a line bound and write backpressure.
 import type { Writable } from "node:stream";
 
-export type LineEvent = { kind: "line"; text: string } | { kind: "oversize"; bytes: number };
+export type LineEvent =
+  | { kind: "line"; text: string }
+  | { kind: "oversize"; bytes: number }
+  /** A line whose JSON shape exceeds the limits; skipped unparsed, `reason` says which limit. */
+  | { kind: "rejected"; bytes: number; reason: string };
 
-/** Splits a byte stream on LF. A line longer than maxBytes is skipped and reported, never buffered whole. */
-export async function* readLines(stream: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<LineEvent> {
+/** Bounds on the JSON a line may hold, checked on the bytes as they arrive, before anything is parsed. */
+export interface ShapeLimits {
+  /** Most nested arrays/objects. */
+  maxDepth: number;
+  /** Most values in containers (commas, plus one per array or object). */
+  maxValues: number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Tracks nesting and value count of a JSON text across chunks without parsing it. Strings are skipped with
+ * native indexOf, so a long prompt costs little; structure is walked byte by byte only until a limit is hit.
+ */
+class ShapeScanner {
+  private inString = false;
+  private escaped = false;
+  private depth = 0;
+  private values = 0;
+  constructor(private readonly limits: ShapeLimits) {}
+
+  reset(): void {
+    this.inString = this.escaped = false;
+    this.depth = this.values = 0;
+  }
+
+  /** Scans bytes; returns why the line is refused, or undefined while it is within the limits. */
+  scan(b: Uint8Array): string | undefined {
+    let i = 0;
+    const end = b.length;
+    let nextBackslash = -2; // unknown
+    while (i < end) {
+      if (this.escaped) {
+        this.escaped = false;
+        i++;
+        continue;
+      }
+      if (this.inString) {
+        const q = b.indexOf(QUOTE, i);
+        if (nextBackslash !== -1 && nextBackslash < i) nextBackslash = b.indexOf(BACKSLASH, i);
+        if (nextBackslash !== -1 && (q === -1 || nextBackslash < q)) {
+          this.escaped = true;
+          i = nextBackslash + 1;
+          continue;
+        }
+        if (q === -1) return undefined;
+        this.inString = false;
+        i = q + 1;
+        continue;
+      }
+      const c = b[i++]!;
+      if (c === QUOTE) this.inString = true;
+      else if (c === 0x5b || c === 0x7b) {
+        if (++this.depth > this.limits.maxDepth) return `nested more than ${this.limits.maxDepth} levels deep`;
+        if (++this.values > this.limits.maxValues) return `more than ${this.limits.maxValues} values`;
+      } else if (c === 0x5d || c === 0x7d) this.depth--;
+      else if (c === 0x2c && ++this.values > this.limits.maxValues) return `more than ${this.limits.maxValues} values`;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Splits a byte stream on LF. A line longer than maxBytes is skipped and reported, never buffered whole; with
+ * `shape`, so is a line whose JSON nests too deep or holds too many values (found before it is decoded).
+ */
+export async function* readLines(stream: AsyncIterable<Uint8Array>, maxBytes: number, shape?: ShapeLimits): AsyncGenerator<LineEvent> {
   let parts: Uint8Array[] = [];
   let size = 0;
   let oversize = false;
+  let rejected: string | undefined;
+  const scanner = shape ? new ShapeScanner(shape) : undefined;
   const decoder = new TextDecoder();
+  const finishLine = (): LineEvent => {
+    if (oversize) return { kind: "oversize", bytes: size };
+    if (rejected) return { kind: "rejected", bytes: size, reason: rejected };
+    // Decoded piece by piece (no second copy of the whole line's bytes), and the bytes dropped before the
+    // consumer parses the text.
+    let text = "";
+    for (const p of parts) text += decoder.decode(p, { stream: true });
+    parts = [];
+    return { kind: "line", text: text + decoder.decode() };
+  };
   for await (const chunk of stream) {
     let start = 0;
     while (start < chunk.length) {
       const nl = chunk.indexOf(10, start);
       const end = nl === -1 ? chunk.length : nl;
       const piece = chunk.subarray(start, end);
-      if (!oversize) {
+      if (!oversize && !rejected) {
         if (size + piece.length > maxBytes) {
           oversize = true;
           parts = [];
-        } else if (piece.length) parts.push(piece);
+        } else if (piece.length) {
+          rejected = scanner?.scan(piece);
+          if (rejected) parts = [];
+          else parts.push(piece);
+        }
       }
       size += piece.length;
       if (nl === -1) break;
-      if (oversize) yield { kind: "oversize", bytes: size };
-      else yield { kind: "line", text: decoder.decode(parts.length === 1 ? parts[0] : Buffer.concat(parts)) };
+      yield finishLine();
       parts = [];
       size = 0;
       oversize = false;
+      rejected = undefined;
+      scanner?.reset();
       start = nl + 1;
     }
   }
-  if (oversize) yield { kind: "oversize", bytes: size };
-  else if (size > 0) yield { kind: "line", text: decoder.decode(Buffer.concat(parts)) };
+  if (oversize || rejected || size > 0) yield finishLine();
 }
 
 /** Writes one JSON object per line, waiting for 'drain' when the sink is full so memory stays bounded. */

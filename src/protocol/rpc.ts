@@ -25,11 +25,36 @@ export class RpcError extends Error {
 
 export type RpcHandlers = { [M in RequestMethod]: (params: RequestParams<M>) => Promise<RequestResult<M>> };
 
-type Id = string | number | null;
+/** A request id as echoed: an integer beyond 2^53 goes back as its exact source digits (JSON.rawJSON). */
+type Id = string | number | null | RawId;
+type RawId = { readonly rawJSON: string };
+const rawJSON = (JSON as unknown as { rawJSON(text: string): RawId }).rawJSON;
+
+/**
+ * The id to echo. JSON.parse rounds integers beyond 2^53, so such an id is read again with the parser's
+ * source text (only then: a reviver on every message would cost every message).
+ */
+function echoId(text: string, raw: unknown): Id {
+  const id = (raw as { id?: unknown } | null)?.id;
+  if (typeof id === "string") return id;
+  if (typeof id !== "number" || !Number.isInteger(id)) return null; // not a valid id: answered as null
+  if (Number.isSafeInteger(id)) return id;
+  const sources = new Map<object, string>();
+  let root: unknown;
+  JSON.parse(text, function (this: object, key: string, value: unknown, ctx?: { source?: string }) {
+    if (key === "id" && ctx?.source !== undefined) sources.set(this, ctx.source);
+    if (key === "") root = value;
+    return value;
+  } as (key: string, value: unknown) => unknown);
+  const source = root && typeof root === "object" ? sources.get(root) : undefined;
+  return source !== undefined && /^-?\d+$/.test(source) ? rawJSON(source) : id;
+}
 
 export interface RpcEndpoint {
   handleLine(text: string): Promise<void>;
   handleOversize(bytes: number): Promise<void>;
+  /** A line the reader refused unparsed (too deep, too many values): `reason` says which limit. */
+  handleRejected(bytes: number, reason: string): Promise<void>;
   notify<M extends NotificationMethod>(method: M, params: NotificationParams<M>): Promise<void>;
 }
 
@@ -38,7 +63,12 @@ function describeIssues(error: z.ZodError, root = "params"): string {
   return error.issues.map((i) => `${i.path.join(".") || root}: ${i.message}`).join("; ");
 }
 
-export function createRpcEndpoint(opts: { handlers: RpcHandlers; send(message: unknown): Promise<void> }): RpcEndpoint {
+export function createRpcEndpoint(opts: {
+  handlers: RpcHandlers;
+  send(message: unknown): Promise<void>;
+  /** Until this is true, an unknown method is answered -32002 (initialize first) rather than -32601. */
+  initialized?: () => boolean;
+}): RpcEndpoint {
   const reply = (id: Id, result: unknown) => opts.send({ jsonrpc: "2.0", id, result });
   const fail = (id: Id, code: number, message: string, data?: unknown) =>
     opts.send({ jsonrpc: "2.0", id, error: { code, message, ...(data === undefined ? {} : { data }) } });
@@ -56,8 +86,7 @@ export function createRpcEndpoint(opts: { handlers: RpcHandlers; send(message: u
         return; // a response to something we never ask; nothing to do
       }
       const envelope = JsonRpcRequest.safeParse(raw);
-      const rawId = (raw as { id?: unknown })?.id;
-      const id: Id = typeof rawId === "string" || typeof rawId === "number" ? rawId : null;
+      const id = echoId(text, raw);
       if (!envelope.success) {
         return fail(id, ERROR_CODES.invalid_request, `invalid request: ${describeIssues(envelope.error, "the message")}; expected {"jsonrpc":"2.0","id":…,"method":…,"params":{…}}`);
       }
@@ -66,6 +95,9 @@ export function createRpcEndpoint(opts: { handlers: RpcHandlers; send(message: u
       const spec = (requests as Record<string, (typeof requests)[RequestMethod]>)[method];
       if (!spec || !Object.hasOwn(requests, method)) {
         if (isNotification) return;
+        if (opts.initialized && !opts.initialized()) {
+          return fail(id, ERROR_CODES.not_initialized, `method ${method} is not known, and the connection is not initialized: send initialize {protocol_version: 3} first`);
+        }
         return fail(id, ERROR_CODES.method_not_found, `method not found: ${method}; known methods: ${Object.keys(requests).join(", ")}`);
       }
       const parsed = spec.params.safeParse(params ?? {});
@@ -85,6 +117,9 @@ export function createRpcEndpoint(opts: { handlers: RpcHandlers; send(message: u
     },
     handleOversize(bytes) {
       return fail(null, ERROR_CODES.invalid_request, `line of ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte limit and was skipped`);
+    },
+    handleRejected(bytes, reason) {
+      return fail(null, ERROR_CODES.invalid_request, `invalid request: the ${bytes}-byte line is ${reason}, more than a protocol message needs; it was skipped without parsing`);
     },
     notify(method, params) {
       return opts.send({ jsonrpc: "2.0", method, params });

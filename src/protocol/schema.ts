@@ -224,7 +224,8 @@ export type NotificationParams<M extends NotificationMethod> = z.infer<(typeof n
 
 export const JsonRpcRequest = z.object({
   jsonrpc: z.literal("2.0"),
-  id: z.union([z.string(), z.number().int()]).optional(),
+  // Any integer: one beyond 2^53 is echoed with its exact digits (rpc.ts), so it is not refused here.
+  id: z.union([z.string(), z.number().refine(Number.isInteger, "must be an integer or a string")]).optional(),
   method: z.string().min(1),
   params: z.unknown().optional(),
 });

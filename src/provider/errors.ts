@@ -1,5 +1,6 @@
 // Failure classification (reference §3 classifier table): error.code first, then error.type, then the HTTP
 // status. Also the retry-after parsing and the secret scrubbing every message passes through.
+import { scrubKnown } from "../config/scrub";
 import type { FailureClass, ModelFailure } from "./types";
 import { ErrorEnvelope, type ErrorBody } from "./wire";
 
@@ -133,17 +134,13 @@ export function classifyException(e: unknown, phase: "connect" | "body", ctx: { 
 }
 
 /**
- * Removes the key (and anything shaped like one, or a masked echo of one) from a message. Providers echo
- * partial keys ("Incorrect API key provided: sk-inval***c66a"), so masks and the key's prefix are scrubbed too.
+ * Removes the key (raw, percent-encoded, JSON-escaped, its prefix, a quote of its end; see config/scrub.ts),
+ * anything shaped like a key, and masked echoes ("Incorrect API key provided: sk-inval***c66a") from a message.
  */
 export function scrubSecrets(text: string, key?: string, others: readonly string[] = []): string {
-  let out = text;
+  let out = scrubKnown(text, [key]);
   // Other configured secrets (extra header values): whole values only, and not short ones that are ordinary words.
-  for (const secret of others) if (secret.length >= 8) out = out.split(secret).join("***");
-  if (key && key.length >= 4) {
-    out = out.split(key).join("***");
-    if (key.length >= 12) out = out.split(key.slice(0, 8)).join("***");
-  }
+  out = scrubKnown(out, others.filter((s) => s.length >= 8), { partial: false });
   return out
     .replace(/\b(?:sk|xai|gsk|rk|pk)[-_][A-Za-z0-9*._-]{3,}/g, "***")
     .replace(/\bBearer\s+[^\s"',]+/gi, "Bearer ***")

@@ -116,6 +116,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
 
   const endpoint: RpcEndpoint = createRpcEndpoint({
     send: opts.send,
+    initialized: () => initialized,
     handlers: {
       async initialize(p) {
         if (p.protocol_version !== PROTOCOL_VERSION) {

@@ -2,6 +2,7 @@
 // (the server refuses to start on a bad config) and the protocol connection.
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { reconcileAtStartup } from "../process/reconcile";
+import { recordRunsIn } from "../process/index";
 import { requestSubreaper } from "../process/subreaper";
 import { openSessionStore } from "../sessions/index";
 import { createServerConnection, type ServerConnection } from "./server";
@@ -20,6 +21,7 @@ export async function openStdioConnection(opts: { baseDepth: number; send(messag
   requestSubreaper();
   // Orphans left by an SCV process that died (say, a SIGKILLed server) are stopped; not awaited, since
   // stopping one can take the 2 s grace and the client should not wait for it.
+  recordRunsIn(scvHome()); // every run is recorded before it starts, so a later SCV can stop what a killed one left
   void reconcileAtStartup(scvHome());
   const sessions = openSessionStore({ home: scvHome() });
   sessions.prune(keepDays);

@@ -1,11 +1,23 @@
 // `scv server --stdio`: the protocol over this process's stdin/stdout. To answer `initialize` quickly, this
 // module loads nothing heavy: it starts reading at once and loads the configuration check and the server
 // (zod, providers, tools) in parallel. EOF on stdin ends the server cleanly, cancelling running turns.
-import { MAX_LINE_BYTES, PROTOCOL_VERSION } from "../protocol/constants";
+import { MAX_JSON_VALUES, MAX_LINE_BYTES, MAX_NESTING_DEPTH, PROTOCOL_VERSION } from "../protocol/constants";
 import { writeSync } from "node:fs";
-import { readLines, sinkLineWriter } from "../protocol/jsonl";
+import { type LineEvent, readLines, sinkLineWriter } from "../protocol/jsonl";
 import { VERSION } from "../version";
 import type { ServerConnection } from "./server";
+
+const GC_EVERY_BYTES = 4 * 1024 * 1024;
+const GC_WAIT_MS = 100;
+
+/** Hands an event to the connection; the line's text is taken out of the event, so only the request holds it. */
+function dispatch(connection: ServerConnection, ev: LineEvent): Promise<void> {
+  if (ev.kind === "oversize") return connection.handleOversize(ev.bytes);
+  if (ev.kind === "rejected") return connection.handleRejected(ev.bytes, ev.reason);
+  const text = ev.text;
+  ev.text = "";
+  return connection.handleLine(text);
+}
 
 export interface StdioOptions {
   baseDepth: number;
@@ -22,7 +34,8 @@ export function earlyInitializeReply(text: string): unknown {
   } catch {
     return undefined;
   }
-  if (!msg || msg.jsonrpc !== "2.0" || msg.method !== "initialize" || !(typeof msg.id === "string" || Number.isInteger(msg.id))) return undefined;
+  // An id beyond 2^53 was rounded by JSON.parse: the full connection echoes it exactly.
+  if (!msg || msg.jsonrpc !== "2.0" || msg.method !== "initialize" || !(typeof msg.id === "string" || Number.isSafeInteger(msg.id))) return undefined;
   const p = msg.params;
   if (!p || typeof p !== "object" || p.protocol_version !== PROTOCOL_VERSION) return undefined;
   if (Object.keys(p).some((k) => k !== "protocol_version" && k !== "client")) return undefined;
@@ -55,6 +68,7 @@ export async function serveStdio(opts: StdioOptions): Promise<void> {
   let initializedEarly = false;
   const inFlight = new Set<Promise<void>>();
   let stopping = false;
+  let inputSinceGc = 0;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
@@ -66,7 +80,8 @@ export async function serveStdio(opts: StdioOptions): Promise<void> {
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     process.on(sig, () => void stop().then(() => process.exit(0)));
   }
-  for await (const ev of readLines(Bun.stdin.stream(), MAX_LINE_BYTES)) {
+  // Depth and value count are bounded on the raw bytes, so a hostile line costs no parse and no decoded copy.
+  for await (const ev of readLines(Bun.stdin.stream(), MAX_LINE_BYTES, { maxDepth: MAX_NESTING_DEPTH, maxValues: MAX_JSON_VALUES })) {
     if (!connection && ev.kind === "line" && !initializedEarly) {
       const early = earlyInitializeReply(ev.text);
       if (early) {
@@ -81,9 +96,19 @@ export async function serveStdio(opts: StdioOptions): Promise<void> {
       if (initializedEarly) connection.markInitialized();
     }
     // Requests run concurrently so an approval.resolve is read while a long request is pending.
-    const p = ev.kind === "line" ? connection.handleLine(ev.text) : connection.handleOversize(ev.bytes);
+    const size = ev.kind === "line" ? ev.text.length : ev.bytes;
+    const p = dispatch(connection, ev);
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
+    // Input leaves garbage (chunks, text, parsed copies) about as large as itself. After every GC_EVERY_BYTES
+    // of it, once this request is answered (or has had a moment), collect before reading on, so big lines
+    // cannot pile up faster than the collector's own pace.
+    inputSinceGc += size;
+    if (inputSinceGc > GC_EVERY_BYTES) {
+      inputSinceGc = 0;
+      await Promise.race([p, Bun.sleep(GC_WAIT_MS)]);
+      Bun.gc(true);
+    }
   }
   await stop();
 }

@@ -5,6 +5,7 @@ import * as fs from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
 import * as path from "node:path";
 import { z } from "zod";
+import { ownerGone, ownerTag, recordOwnedFile, TEMP_SUFFIX } from "../process/owned-files";
 import { cutUtf8, defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext } from "./tool";
 import { lineCounts, unifiedDiff } from "./line-diff";
 import { changePreview, currentText } from "./write-preview";
@@ -36,7 +37,7 @@ type WriteArgs = z.infer<typeof WriteArgs>;
 /** Mode of a created file, before the umask (a replaced file keeps its permission bits). */
 export const CREATE_FILE_MODE = 0o644;
 
-export function createWriteTool(_scope: SessionScope): Tool {
+export function createWriteTool(scope: SessionScope): Tool {
   return defineTool({
     name: "write",
     description:
@@ -53,7 +54,7 @@ export function createWriteTool(_scope: SessionScope): Tool {
     label: (args) => `write ${displayPath(args.path)}`,
     execute: async (args, ctx) => {
       const before = args.mode === "replace" ? currentText(resolveInWorkspace(ctx.workspace, args.path, { forWrite: true })) : "";
-      const result = await writeFile(args, ctx);
+      const result = await writeFile(args, ctx, scope.scvHome);
       const diff = before === undefined ? undefined : unifiedDiff(before, args.content, { maxLines: 0, maxChars: 1 });
       return diff ? { ...result, display: lineCounts(diff.added, diff.removed) } : result;
     },
@@ -78,7 +79,7 @@ function checkMode(args: WriteArgs, current: fs.Stats | undefined): void {
   }
 }
 
-async function writeFile(args: WriteArgs, ctx: ToolCallContext) {
+async function writeFile(args: WriteArgs, ctx: ToolCallContext, scvHome: string) {
   const data = Buffer.from(args.content, "utf8");
   const real = resolveInWorkspace(ctx.workspace, args.path, { forWrite: true });
   const dir = path.dirname(real);
@@ -90,12 +91,22 @@ async function writeFile(args: WriteArgs, ctx: ToolCallContext) {
   const base = fs.existsSync(`/proc/self/fd/${dirFd}`) ? `/proc/self/fd/${dirFd}` : dir;
   const inDir = (n: string) => `${base}/${n}`;
   let temp: string | undefined;
+  const owned: (() => void)[] = [];
   try {
     assertOpenedInside(dirFd, ctx.workspace, args.path);
+    removeStaleTemporaries(inDir);
     const current = lstatOrUndefined(inDir(name));
     checkMode(args, current);
     const fileMode = current ? current.mode & 0o777 : CREATE_FILE_MODE & ~process.umask();
-    temp = await writeTemporary(inDir, name, data, fileMode, current);
+    // Recorded before it exists, so a SCV killed mid-write leaves a record the next start-up sweep acts on.
+    const record = (t: string) => {
+      try {
+        owned.push(recordOwnedFile(scvHome, path.join(dir, t)));
+      } catch {
+        // the owner in the name still lets the next write here remove it
+      }
+    };
+    temp = await writeTemporary(inDir, name, data, fileMode, current, record);
     if (ctx.signal.aborted) throw new ToolError("cancelled before the file was installed; nothing changed");
     // "Observed immediately before the write": the check runs after the slow part, right before the install.
     if (args.expected_sha256) await checkExpectedSha256(inDir(name), args.expected_sha256.toLowerCase(), args.path);
@@ -106,6 +117,7 @@ async function writeFile(args: WriteArgs, ctx: ToolCallContext) {
   } finally {
     if (temp) tryUnlink(inDir(temp));
     fs.closeSync(dirFd);
+    for (const release of owned) release();
   }
   const sha256 = createHash("sha256").update(data).digest("hex");
   const verb = args.mode === "create" ? "created" : "replaced";
@@ -123,10 +135,13 @@ async function writeTemporary(
   data: Buffer,
   fileMode: number,
   replaced: fs.Stats | undefined,
+  record: (temp: string) => void,
 ): Promise<string> {
   const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
   for (let attempt = 0; ; attempt++) {
-    const temp = `.${cutUtf8(name, 100)}.${process.pid}.${randomBytes(6).toString("hex")}.scv-tmp`;
+    // The owner (PID and start time) is in the name, so a later write here can tell a killed writer's file.
+    const temp = `.${cutUtf8(name, 100)}.${ownerTag()}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
+    record(temp);
     let fh: fs.promises.FileHandle;
     try {
       fh = await fs.promises.open(inDir(temp), flags, 0o600); // private until complete
@@ -147,6 +162,24 @@ async function writeTemporary(
       await fh.close().catch(() => {});
       tryUnlink(inDir(temp));
       throw new ToolError(`writing the new content failed: ${errCode(e)}; the original file is unchanged`);
+    }
+  }
+}
+
+/** Removes temporary files in the directory left by writers that no longer run (SIGKILLed mid-write). */
+function removeStaleTemporaries(inDir: (n: string) => string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(inDir("."));
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (!n.startsWith(".") || !n.endsWith(TEMP_SUFFIX) || !ownerGone(n)) continue;
+    try {
+      if (fs.lstatSync(inDir(n)).isFile()) tryUnlink(inDir(n));
+    } catch {
+      // gone meanwhile
     }
   }
 }

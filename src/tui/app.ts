@@ -91,11 +91,13 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   // The server loads after the first frame is on screen.
   try {
     const { createInProcessClient } = await import("../server/in-process-client");
-    const { becomeSubreaper } = await import("../process/subreaper");
+    const { recordRunsIn, requestSubreaper } = await import("../process/index");
     const { reconcileAtStartup } = await import("../process/reconcile");
     const { loadConfig, scvHome } = await import("../config/load");
     const { openSessionStore } = await import("../sessions/index");
-    becomeSubreaper();
+    // As in exec: escapees reparent to us, and every run is recorded so a later SCV stops what a killed one left.
+    requestSubreaper();
+    recordRunsIn(scvHome(opts.env));
     void reconcileAtStartup(scvHome(opts.env));
     store = openSessionStore({ home: scvHome(opts.env) });
     store.prune(loadConfig({ cwd: opts.cwd, env: opts.env }).config.sessions.keep_days);

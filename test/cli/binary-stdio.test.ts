@@ -3,8 +3,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, requireBinary } from "../fake/binary";
-import { startServer } from "../fake/stdio-server";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { startStdioServer as startServer } from "../fake/stdio-client";
 
 let fake: FakeModel;
 beforeAll(async () => {

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { listRecords } from "../../src/process/delegation-records";
-import { fakeHome, startStdioServer } from "../fake/binary";
+import { fakeHome } from "../fake/binary";
+import { startStdioServer } from "../fake/stdio-client";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 
 let fake: FakeModel;

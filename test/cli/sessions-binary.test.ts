@@ -9,7 +9,7 @@ import { CODEX_OK, CODEX_RESUMED, CODEX_THREAD_ID } from "../fake/agent-streams"
 import { fakeHome, requireBinary } from "../fake/binary";
 import { type FakeModel, hang, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { alive } from "../fake/proc";
-import { startServer } from "../fake/stdio-server";
+import { startStdioServer as startServer } from "../fake/stdio-client";
 
 let fake: FakeModel;
 beforeAll(async () => {
@@ -62,15 +62,15 @@ test("SIGKILL mid-turn: a new server resumes with the completed turns, the cut-o
   const home = codexHome(CODEX_OK, { FAKE_AGENT_SLEEP: "30" });
   const a = startServer(home.env, home.workspace);
   servers.push(a);
-  expect((await a.request("initialize", { protocol_version: 3 })).result.protocol_version).toBe(3);
-  const sid = (await a.request("session.start", { cwd: home.workspace, auto_approve: true })).result.session_id;
+  expect((await a.call("initialize", { protocol_version: 3 })).result.protocol_version).toBe(3);
+  const sid = (await a.call("session.start", { cwd: home.workspace, auto_approve: true })).result.session_id;
 
   fake.queue(toolCalls([{ name: "agent", arguments: { agent: "codex", prompt: "refactor the parser", background: true } }]), text("Started job-1 for the parser."));
-  await a.request("turn.start", { session_id: sid, prompt: "refactor the parser in the background" });
+  await a.call("turn.start", { session_id: sid, prompt: "refactor the parser in the background" });
   expect((await a.waitFor((m) => m.method === "turn.ended" && m.params.turn_id === "t1")).params.status).toBe("completed");
 
   fake.queue(hang("half an answer"));
-  await a.request("turn.start", { session_id: sid, prompt: "a question the crash cuts off" });
+  await a.call("turn.start", { session_id: sid, prompt: "a question the crash cuts off" });
   await a.waitFor((m) => m.method === "assistant.delta" && m.params.turn_id === "t2");
   a.proc.kill("SIGKILL");
   await a.proc.exited;
@@ -78,8 +78,8 @@ test("SIGKILL mid-turn: a new server resumes with the completed turns, the cut-o
 
   const b = startServer(home.env, home.workspace);
   servers.push(b);
-  await b.request("initialize", { protocol_version: 3 });
-  const resumed = (await b.request("session.resume", { session_id: sid, auto_approve: true })).result;
+  await b.call("initialize", { protocol_version: 3 });
+  const resumed = (await b.call("session.resume", { session_id: sid, auto_approve: true })).result;
   expect(resumed.turns.map((t: any) => [t.turn_id, t.status])).toEqual([
     ["t1", "completed"],
     ["t2", "interrupted"],
@@ -90,7 +90,7 @@ test("SIGKILL mid-turn: a new server resumes with the completed turns, the cut-o
 
   const before = fake.requests.length;
   fake.queue(text("Back after the crash."));
-  await b.request("turn.start", { session_id: sid, prompt: "are you there?" });
+  await b.call("turn.start", { session_id: sid, prompt: "are you there?" });
   const ended = (await b.waitFor((m) => m.method === "turn.ended" && m.params.turn_id === "t3")).params;
   expect(ended).toMatchObject({ status: "completed", reply: "Back after the crash." });
   const sent = inputOf(before);
@@ -114,14 +114,14 @@ const BIG_OUTPUT = "[tools]\noutput_limit_bytes = 16777216\n";
 async function killWhileWritingRecord(home: ReturnType<typeof codexHome>): Promise<{ sid: string; torn: boolean }> {
   const s = startServer(home.env, home.workspace);
   servers.push(s);
-  await s.request("initialize", { protocol_version: 3 });
-  const sid = (await s.request("session.start", { cwd: home.workspace, auto_approve: true })).result.session_id;
+  await s.call("initialize", { protocol_version: 3 });
+  const sid = (await s.call("session.start", { cwd: home.workspace, auto_approve: true })).result.session_id;
   fake.clear();
   fake.queue(text("Kept answer."));
-  await s.request("turn.start", { session_id: sid, prompt: "a turn that completes" });
+  await s.call("turn.start", { session_id: sid, prompt: "a turn that completes" });
   await s.waitFor((m) => m.method === "turn.ended" && m.params.turn_id === "t1");
   fake.queue(toolCalls([{ name: "bash", arguments: { command: "head -c 16000000 /dev/zero | tr '\\0' a" } }]), text("never sent"));
-  await s.request("turn.start", { session_id: sid, prompt: "print a lot" });
+  await s.call("turn.start", { session_id: sid, prompt: "print a lot" });
   await s.waitFor((m) => m.method === "tool.started" && m.params.turn_id === "t2");
   const file = join(home.home, "state", "sessions", `${sid}.jsonl`);
   const base = statSync(file).size;
@@ -144,8 +144,8 @@ test("SIGKILL in the middle of writing a record: the torn record is skipped with
 
   const b = startServer(home.env, home.workspace);
   servers.push(b);
-  await b.request("initialize", { protocol_version: 3 });
-  const resumed = (await b.request("session.resume", { session_id: killed.sid })).result;
+  await b.call("initialize", { protocol_version: 3 });
+  const resumed = (await b.call("session.resume", { session_id: killed.sid })).result;
   expect(resumed.turns.map((t: any) => [t.turn_id, t.status, t.reply])).toEqual([
     ["t1", "completed", "Kept answer."],
     ["t2", "interrupted", ""],
@@ -154,7 +154,7 @@ test("SIGKILL in the middle of writing a record: the torn record is skipped with
   fake.clear();
   const before = fake.requests.length;
   fake.queue(text("Fine again."));
-  await b.request("turn.start", { session_id: killed.sid, prompt: "still there?" });
+  await b.call("turn.start", { session_id: killed.sid, prompt: "still there?" });
   expect((await b.waitFor((m) => m.method === "turn.ended" && m.params.turn_id === "t3")).params).toMatchObject({ status: "completed", reply: "Fine again." });
   const sent = inputOf(before);
   expect(sent).toContain("Kept answer.");

@@ -21,37 +21,3 @@ export function fakeHome(baseUrl: string, extra = ""): { home: string; workspace
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(root, "home"), SCV_HOME: home };
   return { home, workspace, env };
 }
-
-/** `dist/scv server --stdio` with its messages collected; `waitFor` resolves on the first matching one. */
-export function startStdioServer(env: Record<string, string>, cwd: string) {
-  const proc = Bun.spawn([requireBinary(), "server", "--stdio"], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-  const messages: any[] = [];
-  const waiters: { pred: (m: any) => boolean; resolve(m: any): void }[] = [];
-  void (async () => {
-    const decoder = new TextDecoder();
-    let buf = "";
-    for await (const chunk of proc.stdout) {
-      buf += decoder.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = buf.indexOf("\n")) !== -1) {
-        const msg = JSON.parse(buf.slice(0, nl));
-        buf = buf.slice(nl + 1);
-        messages.push(msg);
-        for (const w of [...waiters]) if (w.pred(msg)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(msg));
-      }
-    }
-  })();
-  const waitFor = (pred: (m: any) => boolean, ms = 10_000) => {
-    const seen = messages.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise<any>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`timeout; got ${JSON.stringify(messages).slice(0, 2000)}`)), ms);
-      waiters.push({ pred, resolve: (m) => (clearTimeout(t), resolve(m)) });
-    });
-  };
-  const send = (obj: unknown) => {
-    proc.stdin.write(typeof obj === "string" ? obj : `${JSON.stringify(obj)}\n`);
-    proc.stdin.flush();
-  };
-  return { proc, messages, waitFor, send };
-}

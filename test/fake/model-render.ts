@@ -19,9 +19,17 @@ const obfuscation = () => crypto.randomUUID().replaceAll("-", "").slice(0, 10);
 
 /** Small pieces, split on code points, so clients see many deltas. */
 export function pieces(s: string, size = 4): string[] {
-  const cps = Array.from(s);
   const out: string[] = [];
-  for (let i = 0; i < cps.length; i += size) out.push(cps.slice(i, i + size).join(""));
+  // `size` code points per piece, walking UTF-16 units (no array of every code point: arguments can be MiBs).
+  for (let start = 0; start < s.length; ) {
+    let end = start;
+    for (let n = 0; n < size && end < s.length; n++) {
+      const c = s.charCodeAt(end);
+      end += c >= 0xd800 && c <= 0xdbff && end + 1 < s.length ? 2 : 1;
+    }
+    out.push(s.slice(start, end));
+    start = end;
+  }
   return out;
 }
 
@@ -108,7 +116,7 @@ export function renderResponses(reply: StreamReply, request: Json): Rendered {
     const output_index = output.length;
     const args = argsText(c);
     emit("response.output_item.added", { item: { id: item_id, type: "function_call", status: "in_progress", arguments: "", call_id, name: c.name }, output_index });
-    for (const d of pieces(args, 5)) emit("response.function_call_arguments.delta", { delta: d, item_id, obfuscation: obfuscation(), output_index });
+    for (const d of pieces(args, c.chunk ?? 5)) emit("response.function_call_arguments.delta", { delta: d, item_id, obfuscation: obfuscation(), output_index });
     emit("response.function_call_arguments.done", { arguments: args, item_id, name: c.name, output_index });
     const done = { id: item_id, type: "function_call", status: "completed", arguments: args, call_id, name: c.name };
     emit("response.output_item.done", { item: done, output_index });
@@ -224,7 +232,7 @@ export function renderChat(reply: StreamReply, request: Json): Rendered {
         const opener = { index, id: c.id ?? id("call"), type: "function", function: { name: c.name, arguments: "" } };
         if (index === 0 && !reply.text) chunk({ role: "assistant", content: null, tool_calls: [opener], refusal: null });
         else chunk({ tool_calls: [opener] });
-        for (const d of pieces(argsText(c), 5)) chunk({ tool_calls: [{ index, function: { arguments: d } }] });
+        for (const d of pieces(argsText(c), c.chunk ?? 5)) chunk({ tool_calls: [{ index, function: { arguments: d } }] });
       });
       finish("tool_calls", reply.usage, (reply.text ?? "") + reply.calls.map(argsText).join(""));
       break;

@@ -16,6 +16,8 @@ const FakeCall = z.strictObject({
   /** An object is sent as its JSON text; a string is sent as is (even if it is not valid JSON). */
   arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
   id: z.string().min(1).optional(),
+  /** Characters per argument delta (default 5); a large value sends big arguments in few events. */
+  chunk: z.number().int().positive().optional(),
 });
 
 /** A reasoning item first (Responses); a string is its summary, streamed when the request asks for one. */

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** True while the process exists and is not a zombie. */
 export function alive(pid: number): boolean {
@@ -7,5 +7,31 @@ export function alive(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z";
   } catch {
     return false;
+  }
+}
+
+/** Live processes whose argv is exactly `argv` (say a `sleep` with a duration unique to one test). */
+export function pidsWithArgv(argv: string[]): number[] {
+  const want = `${argv.join("\0")}\0`;
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8") === want && alive(+name)) out.push(+name);
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+/** SIGKILLs each pid that is still running (test cleanup). */
+export function killAll(pids: Iterable<number>): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
   }
 }

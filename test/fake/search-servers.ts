@@ -2,7 +2,12 @@
 // /work/shared/reference/providers-wire.md §6. A test picks a scenario by setting `mode`.
 
 export type SearxngMode = "ok" | "json-disabled" | "limited" | "engines-down" | "not-json";
-export type BraveMode = "ok" | "rate" | "quota" | "no-web" | "plural-error" | "echo-key";
+export type BraveMode = "ok" | "rate" | "quota" | "no-web" | "plural-error" | "echo-key" | "leak-results" | "leak-error";
+
+/** How a leaky service may echo a key: raw, percent-encoded, JSON-escaped inside text, and by its end. */
+export function keyEchoes(key: string): string[] {
+  return [key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1).replace(/\//g, "\\/"), `key ending in ${key.slice(-6)}`];
+}
 
 export interface FakeServer<M> {
   url: string;
@@ -67,6 +72,12 @@ export function fakeBrave(validKey: string): FakeServer<BraveMode> {
       if (url.pathname !== "/res/v1/web/search") return new Response("Not Found", { status: 404 });
       const token = req.headers.get("x-subscription-token");
       if (fake.mode === "echo-key") return error(422, "VALIDATION", `bad request for token ${token}`, "validation");
+      if (fake.mode === "leak-error") return error(422, "VALIDATION", `bad token: ${keyEchoes(token ?? "").join(" | ")}`, "validation");
+      if (fake.mode === "leak-results") {
+        const leak = keyEchoes(token ?? "");
+        const results = leak.map((l, i) => ({ title: `Leak ${i}: ${l}`, url: `https://brave.example/?k=${encodeURIComponent(token ?? "")}&n=${i}`, description: `echo ${l}` }));
+        return Response.json({ type: "search", web: { type: "search", results } });
+      }
       if (token !== validKey) {
         if (fake.mode === "plural-error") {
           return Response.json(

@@ -177,7 +177,7 @@ describe("markers and leftovers", () => {
   });
 
   test("an SCV home without state is fine", async () => {
-    expect(await reconcile(tempHome())).toEqual({ stopped: [], markersRemoved: 0 });
+    expect(await reconcile(tempHome())).toEqual({ stopped: [], markersRemoved: 0, runsStopped: [], tempFilesRemoved: 0 });
   });
 });
 

@@ -25,6 +25,39 @@ test("a line over the bound is reported, skipped, and the next line still arrive
   expect(out).toEqual([{ kind: "oversize", bytes: 110 }, { kind: "line", text: "ok" }]);
 });
 
+test("lines nesting too deep or holding too many values are refused before decoding; strings do not count", async () => {
+  const shape = { maxDepth: 3, maxValues: 6 };
+  async function collectShaped(chunks: string[]): Promise<LineEvent[]> {
+    async function* gen() {
+      for (const c of chunks) yield new TextEncoder().encode(c);
+    }
+    const out: LineEvent[] = [];
+    for await (const ev of readLines(gen(), 1000, shape)) out.push(ev);
+    return out;
+  }
+  const quotedBrackets = JSON.stringify({ s: '[[[[{{{{,,,,,,,,\\"[[[[' });
+  const out = await collectShaped([
+    "[[[", "]]]\n", // 3 levels across chunks: fine
+    "[[[[]]]]\n",
+    "[1,2,3,4,", "5,6,7]\n",
+    `${quotedBrackets}\n`,
+    '{"a":"\\\\"}\n', // an escaped backslash ends the string: the brace after it counts
+    '"x\\"[[[["\n', // an escaped quote keeps the string open
+    "[[[[",
+    "]]]]\n{}\n",
+  ]);
+  expect(out).toEqual([
+    { kind: "line", text: "[[[]]]" },
+    { kind: "rejected", bytes: 8, reason: "nested more than 3 levels deep" },
+    { kind: "rejected", bytes: 15, reason: "more than 6 values" },
+    { kind: "line", text: quotedBrackets },
+    { kind: "line", text: '{"a":"\\\\"}' },
+    { kind: "line", text: '"x\\"[[[["' },
+    { kind: "rejected", bytes: 8, reason: "nested more than 3 levels deep" },
+    { kind: "line", text: "{}" },
+  ]);
+});
+
 test("a final line without LF is delivered", async () => {
   expect(await collect(["a\nb"], 10)).toEqual([{ kind: "line", text: "a" }, { kind: "line", text: "b" }]);
 });

@@ -21,8 +21,9 @@ test("malformed JSON, invalid envelope, unknown method, bad params, then a good 
   await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "initialize", params: { protocol_version: 3 } }));
   expect(out[0]).toMatchObject({ id: null, error: { code: ERROR_CODES.parse_error } });
   expect(out[1]).toMatchObject({ id: 1, error: { code: ERROR_CODES.invalid_request } });
-  expect(out[2]).toMatchObject({ id: 2, error: { code: ERROR_CODES.method_not_found } });
-  expect(out[2].error.message).toContain("session.start");
+  // Before initialize an unknown method is a "send initialize first" error, like every other method.
+  expect(out[2]).toMatchObject({ id: 2, error: { code: ERROR_CODES.not_initialized } });
+  expect(out[2].error.message).toContain("send initialize");
   expect(out[3]).toMatchObject({ id: 3, error: { code: ERROR_CODES.invalid_params } });
   expect(out[3].error.message).toContain("protocol_version");
   expect(out[4]).toMatchObject({ id: 4, result: { protocol_version: 3, server: { name: "scv" } } });
@@ -40,11 +41,36 @@ test("JSON that is not a request object: batches, null, strings and method names
     expect(m).toMatchObject({ id: null, error: { code: ERROR_CODES.invalid_request } });
     expect(m.error.message).toMatch(/^invalid request: the message: .*expected object/);
   }
-  for (const m of out.slice(4, 8)) expect(m.error.code).toBe(ERROR_CODES.method_not_found);
+  for (const m of out.slice(4, 8)) expect(m.error.code).toBe(ERROR_CODES.not_initialized);
   expect(out[8]).toMatchObject({ id: 9, error: { code: ERROR_CODES.invalid_params } });
   expect(out[9]).toMatchObject({ id: 10, error: { code: ERROR_CODES.invalid_params } });
   await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 11, method: "initialize", params: { protocol_version: 3 } }));
   expect(out[10]).toMatchObject({ id: 11, result: { protocol_version: 3 } });
+  // Once initialized, an unknown method is -32601 and names the known ones.
+  await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 12, method: "toString", params: {} }));
+  expect(out[11]).toMatchObject({ id: 12, error: { code: ERROR_CODES.method_not_found } });
+  expect(out[11].error.message).toContain("session.start");
+});
+
+test("request ids beyond 2^53 are echoed with their exact digits", async () => {
+  const lines: string[] = [];
+  const conn = createServerConnection({ env: process.env, send: async (m) => void lines.push(JSON.stringify(m)) });
+  const ids = ["12345678901234567890123", "-9007199254740993", "9007199254740993"];
+  await conn.handleLine(`{"jsonrpc":"2.0","id":${ids[0]},"method":"nope"}`);
+  await conn.handleLine(`{"jsonrpc":"2.0","id":${ids[1]},"method":"initialize","params":{"protocol_version":3}}`);
+  await conn.handleLine(`{"jsonrpc":"2.0","params":{"id":1},"id":${ids[2]},"method":"session.start"}`);
+  expect(lines[0]).toStartWith(`{"jsonrpc":"2.0","id":${ids[0]},"error":{"code":-32002`);
+  expect(lines[1]).toStartWith(`{"jsonrpc":"2.0","id":${ids[1]},"result":`);
+  expect(lines[2]).toStartWith(`{"jsonrpc":"2.0","id":${ids[2]},"error":{"code":-32602`);
+  await conn.handleLine(`{"jsonrpc":"2.0","id":1.5,"method":"initialize","params":{"protocol_version":3}}`);
+  expect(JSON.parse(lines[3]!)).toMatchObject({ id: null, error: { code: ERROR_CODES.invalid_request } });
+});
+
+test("a line the reader refused for its shape is answered -32600 with the limit it broke", async () => {
+  const { conn, out } = connect();
+  await conn.handleRejected(5000, "nested more than 256 levels deep");
+  expect(out[0]).toMatchObject({ id: null, error: { code: ERROR_CODES.invalid_request } });
+  expect(out[0].error.message).toContain("nested more than 256 levels deep");
 });
 
 test("wrong protocol version and requests before initialize", async () => {

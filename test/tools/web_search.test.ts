@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createWebSearchTool, hostedSearchEnabled } from "../../src/tools/web_search";
-import { type BraveMode, fakeBrave, fakeSearxng, type SearxngMode } from "../fake/search-servers";
+import { type BraveMode, fakeBrave, fakeSearxng, keyEchoes, type SearxngMode } from "../fake/search-servers";
 import { installLoopbackTripwire, testConfig, toolContext } from "../net/helpers";
 import { withProxyTrap } from "../fake/proxy-trap";
 
@@ -156,6 +156,17 @@ describe("Brave", () => {
     expect(result.ok).toBe(false);
     expect(result.output).toContain("bad request for token [key]");
     expect(result.output).not.toContain(KEY);
+  });
+
+  test("results and errors are scrubbed of the key in every echoed form, and of quotes of its end", async () => {
+    const key = "BSA/secret+key=0123 MARK-123";
+    const forms = [...keyEchoes(key), key.slice(-4)];
+    for (const mode of ["leak-results", "leak-error"] as const) {
+      brave.mode = mode;
+      const { result } = await call(testConfig({ search: "brave", brave_api_key: key }), { query: "x" });
+      expect(result.output).toContain("[key]");
+      for (const form of forms) expect(result.output).not.toContain(form.replace("key ending in ", ""));
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -283,4 +283,44 @@ test("bad arguments are refused before anything runs", async () => {
     expect(result.output).toContain(message);
   }
   expect(fs.readdirSync(ws)).toEqual([]);
+});
+
+describe("temporary files of killed writers", () => {
+  const cleanups: string[] = [];
+  afterAll(() => {
+    for (const d of cleanups) fs.rmSync(d, { recursive: true, force: true });
+  });
+  test("the next write in a directory removes temporaries whose owner is gone, and keeps a live writer's", async () => {
+    const { write, ws, scope, outside } = setup();
+    cleanups.push(ws, outside);
+    const me = fs.readFileSync(`/proc/${process.pid}/stat`, "utf8");
+    const myStart = me.slice(me.lastIndexOf(")") + 2).split(" ")[19];
+    const stale = [".big.txt.999999999-12345.0123456789ab.scv-tmp", ".big.txt.999999998.0123456789ab.scv-tmp", `.big.txt.${process.pid}-1.0123456789ab.scv-tmp`];
+    const live = `.other.txt.${process.pid}-${myStart}.0123456789ab.scv-tmp`;
+    for (const n of [...stale, live]) fs.writeFileSync(path.join(ws, n), "half");
+    fs.mkdirSync(path.join(ws, ".dir.999999999-1.0123456789ab.scv-tmp")); // not a regular file: left alone
+    const { result } = await write({ path: "new.txt", content: "x", mode: "create" });
+    expect(result.ok).toBe(true);
+    expect(listAll(ws)).toEqual([".dir.999999999-1.0123456789ab.scv-tmp", live, "new.txt"].sort());
+    // While a write runs its temporary is recorded in $SCV_HOME/state/tmp; afterwards the record is gone.
+    const records = path.join(scope.scvHome, "state", "tmp");
+    expect(fs.existsSync(records) ? fs.readdirSync(records) : []).toEqual([]);
+  });
+
+  test("the start-up sweep removes a recorded temporary whose owner is gone", async () => {
+    const { ws, scope, outside } = setup();
+    cleanups.push(ws, outside);
+    const { sweepOwnedFiles } = await import("../../src/process/owned-files");
+    const temp = path.join(ws, ".big.txt.999999999-7.00aa00aa00aa.scv-tmp");
+    const notOurs = path.join(ws, "precious.txt");
+    fs.writeFileSync(temp, "half");
+    fs.writeFileSync(notOurs, "keep");
+    const dir = path.join(scope.scvHome, "state", "tmp");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "a.json"), JSON.stringify({ path: temp, owner_pid: 999_999_999, owner_start_time: "7" }));
+    fs.writeFileSync(path.join(dir, "b.json"), JSON.stringify({ path: notOurs, owner_pid: 999_999_999, owner_start_time: "7" }));
+    expect(sweepOwnedFiles(scope.scvHome)).toBe(1);
+    expect(listAll(ws)).toEqual(["precious.txt"]); // a record never deletes a file that is not a .scv-tmp
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
 });

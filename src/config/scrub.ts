@@ -1,0 +1,66 @@
+// The one scrubber for configured secrets (provider keys, search keys, extra header values) in text that came
+// back from a service: error messages, echoed bodies, search results. A service can echo a key as is, inside a
+// URL (percent-encoded), inside JSON (escaped), or quote only its end ("key ending in MARK-123"); all of these
+// are replaced.
+
+export interface ScrubOptions {
+  /** What replaces a secret (default "***"). */
+  replacement?: string;
+  /**
+   * Also replace the key's first 8 characters (keys of 12+) and any run of its last 4+ characters, as masked
+   * echoes quote them. Meant for the one key a service was sent; default true.
+   */
+  partial?: boolean;
+}
+
+/** Secrets shorter than this are not scrubbed as whole values: they would hit ordinary words. */
+const MIN_SECRET = 4;
+const MIN_QUOTED_END = 4;
+
+/** The forms a value takes when a service echoes it: raw, percent-encoded (both hex cases, form style), JSON-escaped. */
+export function secretForms(secret: string): string[] {
+  const forms = new Set<string>([secret]);
+  const pct = encodeURIComponent(secret);
+  forms.add(pct);
+  forms.add(pct.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
+  forms.add(new URLSearchParams({ k: secret }).toString().slice(2)); // form encoding: space as +
+  const json = JSON.stringify(secret).slice(1, -1);
+  forms.add(json);
+  forms.add(json.replace(/\//g, "\\/"));
+  // Every non-alphanumeric character as \uXXXX, as some encoders write them.
+  forms.add(secret.replace(/[^A-Za-z0-9]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+  return [...forms].filter((f) => f.length >= MIN_SECRET).sort((a, b) => b.length - a.length);
+}
+
+/** Replaces every known form of each secret; with `partial`, also the first key's prefix and quoted end. */
+export function scrubKnown(text: string, secrets: readonly (string | undefined)[], opts: ScrubOptions = {}): string {
+  const rep = opts.replacement ?? "***";
+  let out = text;
+  const given = secrets.filter((s): s is string => !!s && s.length >= MIN_SECRET);
+  for (const secret of given) for (const form of secretForms(secret)) out = out.split(form).join(rep);
+  const key = given[0];
+  if (key && opts.partial !== false && key === secrets[0]) {
+    if (key.length >= 12) out = out.split(key.slice(0, 8)).join(rep);
+    out = scrubQuotedEnd(out, key, rep);
+  }
+  return out;
+}
+
+/**
+ * Every run of the key's last characters of length 4 or more ("ending in MARK-123", "…c66a"). A run longer
+ * than the key's last 4 is removed whole, so no extra character of the key stays.
+ */
+function scrubQuotedEnd(text: string, key: string, rep: string): string {
+  if (key.length < MIN_QUOTED_END + 2) return text; // a short key was removed whole above; its end is the key
+  const tail = key.slice(-MIN_QUOTED_END);
+  let out = "";
+  let from = 0;
+  for (let at = text.indexOf(tail); at !== -1; at = text.indexOf(tail, at + tail.length)) {
+    let start = at;
+    // Extend backwards while the text keeps matching the key from its end.
+    for (let k = key.length - MIN_QUOTED_END - 1; k >= 0 && start > from && text[start - 1] === key[k]; k--) start--;
+    out += text.slice(from, start) + rep;
+    from = at + tail.length;
+  }
+  return out + text.slice(from);
+}

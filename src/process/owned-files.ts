@@ -1,0 +1,109 @@
+// Temporary files an SCV process creates outside its home (the `write` tool's `.<name>.<owner>.<hex>.scv-tmp`
+// beside the destination). Each is recorded in $SCV_HOME/state/tmp before it is created and the record removed
+// once the file was installed or deleted, so a SCV killed mid-write leaves a record the next start-up sweep
+// uses to remove the file. The name itself carries the owner too (see ownerTag/ownerGone), so the next write
+// in the same directory removes stale ones even without the record.
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { basename, join } from "node:path";
+import { z } from "zod";
+import { tryUnlink } from "../config/private-file";
+import { bootId, ownerIdentity, readStateJson } from "./delegation-records";
+import { readStat } from "./procfs";
+
+/** Only names like this are ever removed by a sweep, whatever a record says. */
+export const TEMP_SUFFIX = ".scv-tmp";
+
+const OwnedFile = z.object({
+  path: z.string(),
+  owner_pid: z.number().int(),
+  owner_start_time: z.string(),
+  boot_id: z.string().optional(),
+});
+type OwnedFile = z.infer<typeof OwnedFile>;
+
+const ownedDir = (scvHome: string) => join(scvHome, "state", "tmp");
+
+/** `<pid>-<start ticks>` of this process, for temporary file names. */
+export function ownerTag(): string {
+  const me = ownerIdentity();
+  return `${me.pid}-${me.startTime}`;
+}
+
+const OWNER_IN_NAME = /\.(\d+)(?:-(\d+))?\.[0-9a-f]+\.scv-tmp$/;
+
+/**
+ * For a name ending `.<pid>[-<start ticks>].<hex>.scv-tmp`: true when that process no longer runs (PID gone or
+ * another start time). Names without a start time (older SCV) count as gone when the PID does not exist.
+ */
+export function ownerGone(name: string): boolean {
+  const m = OWNER_IN_NAME.exec(name);
+  if (!m) return false;
+  const st = readStat(Number(m[1]));
+  if (!st || st.state === "Z") return true;
+  return m[2] !== undefined && st.startTime !== m[2];
+}
+
+/** Records `path` before it is created; returns the release function (call it once the file is gone or renamed). */
+export function recordOwnedFile(scvHome: string, path: string): () => void {
+  const dir = ownedDir(scvHome);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const me = ownerIdentity();
+  const rec: OwnedFile = { path, owner_pid: me.pid, owner_start_time: me.startTime, boot_id: bootId() };
+  const file = join(dir, `${randomBytes(8).toString("hex")}.json`);
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, JSON.stringify(rec));
+  } finally {
+    closeSync(fd);
+  }
+  return () => void tryUnlink(file);
+}
+
+/** Removes the recorded files (and records) whose owner is gone; returns how many files it removed. */
+export function sweepOwnedFiles(scvHome: string): number {
+  const dir = ownedDir(scvHome);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (!name.endsWith(".json")) continue;
+    const file = join(dir, name);
+    let rec: OwnedFile | undefined;
+    try {
+      const parsed = OwnedFile.safeParse(readStateJson(file, "temporary-file record"));
+      if (parsed.success) rec = parsed.data;
+    } catch {
+      // torn by a writer killed before it created anything; removed below when stale
+    }
+    if (!rec) {
+      if (olderThanAMinute(file)) tryUnlink(file);
+      continue;
+    }
+    const ownerRuns = (!rec.boot_id || rec.boot_id === bootId()) && readStat(rec.owner_pid)?.startTime === rec.owner_start_time;
+    if (ownerRuns) continue;
+    if (basename(rec.path).endsWith(TEMP_SUFFIX) && isRegularFile(rec.path) && tryUnlink(rec.path)) removed++;
+    tryUnlink(file);
+  }
+  return removed;
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function olderThanAMinute(file: string): boolean {
+  try {
+    return Date.now() - lstatSync(file).mtimeMs > 60_000;
+  } catch {
+    return false;
+  }
+}

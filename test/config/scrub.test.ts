@@ -1,0 +1,42 @@
+import { expect, test } from "bun:test";
+import { scrubKnown, secretForms } from "../../src/config/scrub";
+
+const KEY = "prov/AbC+dEf=gHi jkl\"x-MARK-123";
+
+/** Every way the key may be echoed, as a test can write them independently of the scrubber. */
+const echoes = [
+  KEY,
+  encodeURIComponent(KEY),
+  encodeURIComponent(KEY).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()), // lower-case hex
+  new URLSearchParams({ q: KEY }).toString().slice(2),
+  JSON.stringify(KEY).slice(1, -1),
+  JSON.stringify(KEY).slice(1, -1).replace(/\//g, "\\/"),
+];
+
+test("the raw, percent-encoded and JSON-escaped key are all replaced", () => {
+  for (const echo of echoes) {
+    const out = scrubKnown(`before ${echo} after`, [KEY]);
+    expect(out).toBe("before *** after");
+  }
+});
+
+test("a quote of the key's end, 4 characters or more, is replaced whole; the prefix of a long key too", () => {
+  expect(scrubKnown("the key ending in MARK-123 was refused", [KEY])).toBe("the key ending in *** was refused");
+  expect(scrubKnown("key …x-MARK-123 refused", [KEY])).toBe("key …*** refused");
+  expect(scrubKnown("last four -123.", [KEY])).toBe("last four ***.");
+  expect(scrubKnown("starts prov/AbC here", [KEY])).toBe("starts *** here"); // the first 8 characters
+  expect(scrubKnown("unrelated 123 text", [KEY])).toBe("unrelated 123 text");
+});
+
+test("other secrets are scrubbed in every form but not by their ends; short ones are left alone", () => {
+  const other = "hdr/value+secret";
+  expect(scrubKnown(`${encodeURIComponent(other)} and cret`, [undefined, other], { partial: false })).toBe("*** and cret");
+  expect(scrubKnown("abc", ["abc"])).toBe("abc");
+  expect(scrubKnown(`x ${KEY} y`, [KEY], { replacement: "[key]" })).toBe("x [key] y");
+});
+
+test("forms are distinct and longest first, so a longer form is never left half-replaced", () => {
+  const forms = secretForms(KEY);
+  expect(new Set(forms).size).toBe(forms.length);
+  for (let i = 1; i < forms.length; i++) expect(forms[i - 1]!.length).toBeGreaterThanOrEqual(forms[i]!.length);
+});
