@@ -16,7 +16,7 @@ export interface ChannelService {
 /** Throws ConfigError on a bad config; returns undefined when no channel is configured. */
 export function createChannelService(opts: { scvHome: string; env: NodeJS.ProcessEnv; log(line: string): void }): ChannelService | undefined {
   const config = loadConfig({ env: opts.env }).config;
-  const adapters = configuredAdapters(config);
+  const adapters = configuredAdapters(config, opts.scvHome);
   if (adapters.length === 0) return undefined;
   const host = new ChannelHost({ scvHome: opts.scvHome, config, env: opts.env, adapters, log: opts.log });
   return {

@@ -23,10 +23,14 @@ const list = defineCommand({
     const config = configured("list");
     if (!config) return;
     const { configuredAdapters } = await import("../channels/registry");
-    const rows = configuredAdapters(config).map((a) => ({ name: a.kind, kind: a.kind, account: a.account, owner: a.owner }));
+    const rows = configuredAdapters(config, scvHome()).map((a) => ({ name: a.kind, kind: a.kind, account: a.account, owner: a.owner }));
     if (args.json) return void process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     if (!rows.length) return void process.stdout.write(NONE);
-    for (const r of rows) process.stdout.write(`${r.kind}/${r.account}  owner ${r.owner}${r.kind === "dir" && config.channels.dir ? `  path ${config.channels.dir.path}` : ""}\n`);
+    for (const r of rows) {
+      // A WeChat owner is a platform user ID from the login: not shown, like the rest of the login.
+      const owner = r.kind === "wechat" ? (r.owner ? "logged in" : "logged out") : `owner ${r.owner}`;
+      process.stdout.write(`${r.kind}/${r.account}  ${owner}${r.kind === "dir" && config.channels.dir ? `  path ${config.channels.dir.path}` : ""}\n`);
+    }
   },
 });
 
@@ -41,11 +45,17 @@ const status = defineCommand({
     const probe = await probeDaemon(home);
     if (probe.state !== "running") {
       const { configuredAdapters } = await import("../channels/registry");
-      const rows = configuredAdapters(config).map((a) => ({ name: a.kind, kind: a.kind, account: a.account, state: "stopped" }));
+      const rows = configuredAdapters(config, home).map((a) => ({
+        name: a.kind,
+        kind: a.kind,
+        account: a.account,
+        state: "stopped",
+        ...(a.kind === "wechat" && !a.owner ? { reason: "logged out: run `scv channels login wechat`" } : {}),
+      }));
       if (args.json) return void process.stdout.write(`${JSON.stringify({ daemon: "not running", channels: rows }, null, 2)}\n`);
       if (!rows.length) return void process.stdout.write(NONE);
       process.stdout.write("the daemon is not running (start it with `scv daemon start`); its channels are stopped:\n");
-      for (const r of rows) process.stdout.write(`${r.kind}/${r.account}  stopped\n`);
+      for (const r of rows) process.stdout.write(`${r.kind}/${r.account}  stopped${r.reason ? ` (${r.reason})` : ""}\n`);
       return;
     }
     const res = await daemonFetch(home, "/channels");
@@ -62,7 +72,58 @@ const status = defineCommand({
   },
 });
 
+/** The channels that log in from the command line, and each one's login module. */
+const LOGINS = { wechat: () => import("./channels-wechat") } as const;
+
+function loginTarget(command: string, channel: string, rawArgs: string[]): keyof typeof LOGINS | undefined {
+  const unknown = rawArgs.find((a) => a.startsWith("-"));
+  const problem = unknown
+    ? `unknown option ${unknown}`
+    : channel in LOGINS
+      ? undefined
+      : `${JSON.stringify(channel)} is not a channel that logs in; use \`scv channels ${command} wechat\``;
+  if (!problem) return channel as keyof typeof LOGINS;
+  process.stderr.write(`scv channels ${command}: ${problem}\n`);
+  process.exitCode = 2;
+  return undefined;
+}
+
+/** A delegated SCV may not manage channels, as it may not manage the daemon. */
+async function refusedWhenDelegated(command: string): Promise<boolean> {
+  const { delegatedRefusal } = await import("../daemon/refuse");
+  const message = delegatedRefusal("log chat channels in or out");
+  if (message) {
+    process.stderr.write(`scv channels ${command}: ${message}\n`);
+    process.exitCode = 3;
+  }
+  return !!message;
+}
+
+const login = defineCommand({
+  meta: { name: "login", description: "Log a channel in: `scv channels login wechat` shows a QR code to scan with the owner's WeChat" },
+  args: { channel: { type: "positional", required: true, description: "the channel (wechat)" } },
+  async run({ args, rawArgs }) {
+    if (await refusedWhenDelegated("login")) return;
+    const target = loginTarget("login", args.channel, rawArgs);
+    const config = target && configured("login");
+    if (!target || !config) return;
+    await (await LOGINS[target]()).login(config, scvHome());
+  },
+});
+
+const logout = defineCommand({
+  meta: { name: "logout", description: "Forget a channel's stored login (a running daemon stops the channel)" },
+  args: { channel: { type: "positional", required: true, description: "the channel (wechat)" } },
+  async run({ args, rawArgs }) {
+    if (await refusedWhenDelegated("logout")) return;
+    const target = loginTarget("logout", args.channel, rawArgs);
+    const config = target && configured("logout");
+    if (!target || !config) return;
+    await (await LOGINS[target]()).logout(config, scvHome());
+  },
+});
+
 export default defineCommand({
   meta: { name: "channels", description: "Chat channels the daemon hosts" },
-  subCommands: { list, status },
+  subCommands: { list, status, login, logout },
 });
