@@ -32,6 +32,8 @@ export interface FakeIlink {
   failSends: number;
   /** Tokens answered with errcode -14. */
   staleTokens: Set<string>;
+  /** Answer the next `n` getupdates calls with HTTP 502 (a gateway failure). */
+  failPolls: number;
   /** When set, the next getupdates ignores its cursor and delivers everything from the start (a replay). */
   replayAll: boolean;
   /** Queues a message from `from` (default the owner) and returns its message_id. */
@@ -84,6 +86,7 @@ export async function startFakeIlink(opts: { pollMs?: number } = {}): Promise<Fa
     failSends: 0,
     staleTokens: new Set(),
     replayAll: false,
+    failPolls: 0,
     push(items, o = {}) {
       const id = o.id ?? nextId++;
       log.push({
@@ -184,6 +187,10 @@ export async function startFakeIlink(opts: { pollMs?: number } = {}): Promise<Fa
         case "/ilink/bot/getupdates": {
           const cursor: string = body.get_updates_buf ?? "";
           fake.cursors.push(cursor);
+          if (fake.failPolls > 0) {
+            fake.failPolls--;
+            return new Response("bad gateway", { status: 502 });
+          }
           let from = fake.replayAll ? 0 : Number(cursor.replace(/^c/, "") || 0);
           fake.replayAll = false;
           if (from >= log.length) {
