@@ -184,9 +184,13 @@ export class WechatAdapter implements ChannelAdapter {
           ctx.setState({ state: "connected" });
         }
         if (res.longpolling_timeout_ms) pollMs = Math.min(60_000, Math.max(1000, res.longpolling_timeout_ms));
-        for (const msg of res.msgs) {
-          if (live.aborted) break;
-          await this.take(ctx, msg, live);
+        try {
+          for (const msg of res.msgs) {
+            if (live.aborted) break;
+            await this.take(ctx, msg, live);
+          }
+        } catch (e) {
+          if (!live.aborted) throw e; // the core could not queue it: the host reconnects, the batch comes again
         }
         // Only a batch queued in full moves the cursor: a stop or crash before this line means redelivery, and
         // redelivered messages are dropped as duplicates.
