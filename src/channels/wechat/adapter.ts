@@ -174,8 +174,9 @@ export class WechatAdapter implements ChannelAdapter {
           if ((e as Error).name === "TimeoutError") continue; // a quiet long poll; the cursor stays
           failures++;
           const wait = backoffMs(failures);
-          ctx.setState({ state: "connecting" });
-          ctx.log(`getupdates failed: ${(e as Error).message}; retrying in ${(wait / 1000).toFixed(1)} s (cursor kept)`);
+          const why = `getupdates failed: ${(e as Error).message}; retrying in ${(wait / 1000).toFixed(1)} s (cursor kept)`;
+          ctx.setState({ state: "connecting", reason: why });
+          ctx.log(why);
           await sleep(wait, live);
           continue;
         }

@@ -69,6 +69,7 @@ test("network failures back off, reconnect and keep the cursor", async () => {
   ilink.failPolls = 2;
   await waitFor(() => ilink.failPolls === 0, 5000, "two failed polls");
   await waitFor(() => states.at(-1)?.state === "connecting", 1000, "the channel to show it is reconnecting");
+  expect((states.at(-1) as { reason?: string }).reason).toMatch(/getupdates failed: WeChat getupdates answered HTTP 502; retrying in \d\.\d s/);
   ilink.push([{ type: 1, text_item: { text: "two" } }]);
   await waitFor(() => received.length === 2, 10_000, "the message after the failures");
   expect(received.map((m) => m.text)).toEqual(["one", "two"]);
