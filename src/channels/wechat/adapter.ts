@@ -53,6 +53,24 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Runs `fn` with a signal that aborts with `parent` or after `ms` (a TimeoutError). Made by hand rather than with
+ * AbortSignal.any, so that months of polls leave no listener behind on the long-lived parent signal.
+ */
+async function bounded<T>(parent: AbortSignal, ms: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(parent.reason);
+  parent.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => ac.abort(new DOMException("the long poll timed out", "TimeoutError")), ms);
+  try {
+    if (parent.aborted) ac.abort(parent.reason);
+    return await fn(ac.signal);
+  } finally {
+    clearTimeout(timer);
+    parent.removeEventListener("abort", onAbort);
+  }
+}
+
 export class WechatAdapter implements ChannelAdapter {
   readonly kind = "wechat";
   readonly account: string;
@@ -152,7 +170,7 @@ export class WechatAdapter implements ChannelAdapter {
     const live = AbortSignal.any([signal, stop.signal]);
     const client = this.client!;
     try {
-      await client.post("msg/notifystart", {}, BaseResponse, AbortSignal.any([live, AbortSignal.timeout(10_000)])).catch((e) => {
+      await bounded(live, 10_000, (signal) => client.post("msg/notifystart", {}, BaseResponse, signal)).catch((e) => {
         if (e instanceof IlinkError && e.stale) this.goStale();
       });
       if (live.aborted) return;
@@ -164,7 +182,7 @@ export class WechatAdapter implements ChannelAdapter {
       while (!live.aborted) {
         let res;
         try {
-          res = await client.post("getupdates", { get_updates_buf: cursor }, GetUpdatesResponse, AbortSignal.any([live, AbortSignal.timeout(pollMs + 5000)]));
+          res = await bounded(live, pollMs + 5000, (signal) => client.post("getupdates", { get_updates_buf: cursor }, GetUpdatesResponse, signal));
         } catch (e) {
           if (live.aborted) break;
           if (e instanceof IlinkError && e.stale) {
