@@ -88,8 +88,8 @@ export const WechatChannelConfig = z.strictObject({
   account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
   /** Proxy variables in the environment are ignored; name a proxy here if WeChat must go through one. */
   proxy: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional(),
-  /** Messages SCV sends after each of the owner's before it holds the rest (WeChat allows about 10). */
-  /** One of them is kept for the notice that more is waiting, so at least 2. */
+  /** Messages SCV sends after each of the owner's before it holds the rest (WeChat allows about 10); the last
+   * one is kept for the notice that more is waiting, so at least 2. */
   reply_budget: positiveInt(100).min(2, "must be at least 2 (one message is kept to say that more is waiting)").default(10),
   /** Hours after the owner's last message that replies still get through (WeChat allows 24). */
   reply_window_hours: z.number().positive("must be greater than 0").max(24).default(23),
