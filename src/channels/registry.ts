@@ -1,13 +1,15 @@
 // The adapters for the channels configured in [channels.*]: adding a platform is one more entry here.
+import { resolve } from "node:path";
 import type { Config } from "../config/schema";
 import type { ChannelAdapter } from "./core/adapter";
 import { DirAdapter } from "./dir/adapter";
 import { WechatAdapter } from "./wechat/adapter";
 
+/** A relative `path` is taken from $SCV_HOME, whatever directory the daemon was started in. */
 export function configuredAdapters(config: Config, scvHome: string): ChannelAdapter[] {
   const adapters: ChannelAdapter[] = [];
   const dir = config.channels.dir;
-  if (dir) adapters.push(new DirAdapter({ path: dir.path, owner: dir.owner, account: dir.account }));
+  if (dir) adapters.push(new DirAdapter({ path: resolve(scvHome, dir.path), owner: dir.owner, account: dir.account }));
   const wechat = config.channels.wechat;
   if (wechat?.enabled) {
     adapters.push(

@@ -18,14 +18,18 @@ export function createChannelService(opts: { scvHome: string; env: NodeJS.Proces
   const config = loadConfig({ env: opts.env }).config;
   const adapters = configuredAdapters(config, opts.scvHome);
   if (adapters.length === 0) return undefined;
-  const host = new ChannelHost({ scvHome: opts.scvHome, config, env: opts.env, adapters, log: opts.log });
+  // Built only in start(), once the daemon owns the socket: the host's stores assume one daemon per SCV_HOME.
+  let host: ChannelHost | undefined;
   return {
-    busy: () => host.busy(),
+    busy: () => host?.busy() ?? 0,
     extend(app) {
-      app.get("/channels", (c) => c.json({ channels: host.status() }));
+      app.get("/channels", (c) => c.json({ channels: host?.status() ?? [] }));
     },
-    pause: () => host.pause(),
-    start: () => host.start(),
-    stop: () => host.stop(),
+    pause: () => host?.pause(),
+    start() {
+      host = new ChannelHost({ scvHome: opts.scvHome, config, env: opts.env, adapters, log: opts.log });
+      host.start();
+    },
+    stop: async () => host?.stop(),
   };
 }

@@ -82,7 +82,13 @@ const run = defineCommand({
         onStopping: channels && (() => channels.pause()),
         beforeExit: channels && (() => channels.stop()),
       });
-      channels?.start();
+      try {
+        channels?.start();
+      } catch (e) {
+        fail("run", `cannot start the chat channels: ${(e as Error).message}`);
+        await daemon.shutdown({ force: true });
+        process.exit(1);
+      }
       await daemon.stopped;
       process.exit(0);
     });

@@ -79,11 +79,13 @@ test("/stop cancels the running turn; /new starts a fresh session and episode", 
   await startDaemon(b);
   const long = sendMessage(b, { text: "a long task" });
   await waitFor(() => fake.requests.length === 1, 10_000, "the first model request");
+  expect(readdirSync(join(b.chat, "typing"))).toEqual(["owner-1"]); // typing… while the turn runs
   await Bun.sleep(100);
   sendMessage(b, { text: "/stop" });
   const [stopped] = await waitForOut(b, 1);
   expect(stopped!.in_reply_to).toBe(long);
   expect(stopped!.text).toContain("[stopped]");
+  await waitFor(() => readdirSync(join(b.chat, "typing")).length === 0, 5000, "typing to be cleared");
   sendMessage(b, { text: "remember the blue door" });
   await waitForOut(b, 2);
   sendMessage(b, { text: "/new" });
@@ -93,8 +95,17 @@ test("/stop cancels the running turn; /new starts a fresh session and episode", 
   const last = fake.requests.at(-1)!.body;
   expect(inputText(last)).toContain("what did I say?");
   expect(inputText(last)).not.toContain("blue door"); // a new session: the old history is gone
-  const logDir = readdirSync(join(b.home, "archive", "dir", "default"));
-  expect(logDir.length).toBe(1);
+  const convs = readdirSync(join(b.home, "archive", "dir", "default"));
+  expect(convs.length).toBe(1);
+  const { listEpisodes, readEpisode } = await import("../../src/chatlog/log");
+  const logDir = join(b.home, "archive", "dir", "default", convs[0]!);
+  const episodes = listEpisodes(logDir);
+  expect(episodes.length).toBe(2);
+  expect(readEpisode(logDir, episodes[1]!).at(-1)).toMatchObject({ type: "end", reason: "new" });
+  expect(readEpisode(logDir, episodes[0]!).map((e: any) => [e.author, e.text])).toEqual([
+    ["owner", "what did I say?"],
+    ["scv", "fresh answer"],
+  ]);
 }, 30_000);
 
 test("a redelivered message is answered once, also after a restart", async () => {
@@ -307,3 +318,77 @@ test("scv channels list and status show each channel, its state, queue depths an
   expect(json.channels[0]).toMatchObject({ kind: "dir", account: "default", state: "connected", outbound_pending: 1 });
   expect((await scv("bogus")).code).not.toBe(0);
 }, 30_000);
+
+test("a reply carries at most 8 files; the rest are reported as not sent and their copies removed", async () => {
+  const b = makeBridge(fake.url);
+  const calls = [];
+  for (let i = 1; i <= 9; i++) {
+    writeFileSync(join(b.workspace, `f${i}.txt`), `file ${i}`);
+    calls.push({ name: "chat_attach", arguments: { path: `f${i}.txt` }, id: `call_${i}` });
+  }
+  fake.queue(toolCalls(calls), text("nine files"));
+  await startDaemon(b);
+  sendMessage(b, { text: "send them all" });
+  const [m] = await waitForOut(b, 1);
+  expect(m!.files.length).toBe(8);
+  expect(m!.text).toContain("nine files");
+  expect(m!.text).toContain("not sent, a reply carries at most 8 files: f9.txt");
+  await waitFor(() => readdirSync(join(b.home, "state", "media", "outbox")).length === 0, 5000, "every outbox copy to go");
+}, 30_000);
+
+test("scv daemon restart --force does not wait: the stopped job is reported after the restart", async () => {
+  const b = await backgroundBridge(30);
+  await startDaemon(b);
+  sendMessage(b, { text: "migrate in the background" });
+  await waitForOut(b, 1, 20_000);
+  const began = Date.now();
+  const restart = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "daemon", "restart", "--force"], { env: b.env, stdout: "pipe", stderr: "pipe" });
+  expect(await restart.exited).toBe(0);
+  expect(Date.now() - began).toBeLessThan(10_000);
+  await b.daemon!.exited;
+  b.daemon = undefined;
+  const out = await waitForOut(b, 2, 20_000);
+  const notice = out.find((m) => m.in_reply_to === undefined)!;
+  expect(notice.text).toContain("job-1 (dsh)");
+  expect(notice.text).toContain("not completed");
+}, 40_000);
+
+test("a planned restart past its bound cuts the running turn, which is reported as interrupted, not answered", async () => {
+  const b = makeBridge(fake.url);
+  fake.queue(hang("half an answer "));
+  await startDaemon(b);
+  const id = sendMessage(b, { text: "think hard" });
+  await waitFor(() => fake.requests.length === 1, 10_000, "the turn to start");
+  const restart = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "daemon", "restart", "--timeout", "1"], { env: b.env, stdout: "pipe", stderr: "pipe" });
+  expect(await restart.exited).toBe(0);
+  await b.daemon!.exited;
+  b.daemon = undefined;
+  const [m] = await waitForOut(b, 1, 20_000);
+  expect(m!.in_reply_to).toBe(id);
+  expect(m!.text).toContain("interrupted");
+  await Bun.sleep(500);
+  expect(outMessages(b).length).toBe(1);
+}, 40_000);
+
+test("a file in in/ that is not a message is moved to rejected/ with the reason, and the rest go on", async () => {
+  const b = makeBridge(fake.url);
+  fake.queue(text("fine"));
+  await startDaemon(b);
+  mkdirSync(join(b.chat, "in"), { recursive: true });
+  writeFileSync(join(b.chat, "in", "000-bad.json"), "{not json");
+  writeFileSync(join(b.chat, "in", "001-noid.json"), JSON.stringify({ from: "owner-1", text: "x" }));
+  sendMessage(b, { text: "good" });
+  await waitForOut(b, 1);
+  await waitFor(() => inboxEmpty(b), 5000, "the inbox to be emptied");
+  expect(readFileSync(join(b.chat, "rejected", "000-bad.json.error.txt"), "utf8")).toContain("not valid JSON");
+  expect(readFileSync(join(b.chat, "rejected", "001-noid.json.error.txt"), "utf8")).toContain("id:");
+  expect(readFileSync(join(b.chat, "rejected", "000-bad.json"), "utf8")).toBe("{not json"); // nothing lost
+}, 30_000);
+
+test("a bad [channels] table stops `scv daemon run` with the file, key and fix", async () => {
+  const b = makeBridge(fake.url, "keep_days = 0");
+  const p = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "daemon", "run"], { env: b.env, stdout: "pipe", stderr: "pipe" });
+  const [code, stderr] = await Promise.all([p.exited, new Response(p.stderr).text()]);
+  expect(code).toBe(78);
+  expect(stderr).toContain("config.toml: channels.keep_days: must be greater than 0");
+}, 20_000);

@@ -3,17 +3,18 @@
 // the outbox. The owner's direct chat gets tools and auto_approve; anyone else a tool-free session.
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { JobManager } from "../../agents/jobs";
 import { ChatLog, type LoggedFile } from "../../chatlog/log";
 import { conversationDirName, conversationLogDir, conversationMediaDir } from "../../chatlog/paths";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../../config/private-file";
+import { readBoundedTextIfExists } from "../../config/safe-read";
 import type { Config } from "../../config/schema";
-import { createInProcessClient } from "../../server/in-process-client";
 import type { Session } from "../../server/session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
+import { interruptedNotice, jobsListing, jobsOf, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
 import type { Outbox } from "./outbox";
+import { type Attachment, SessionLink } from "./sessions";
 
 /** The most files one reply carries; the rest are reported as not sent. */
 export const MAX_FILES_PER_REPLY = 8;
@@ -23,19 +24,6 @@ export interface ChannelRuntime {
   key: string;
   adapter: ChannelAdapter;
   inbound: InboundStore;
-}
-
-interface TurnEnd {
-  status: "completed" | "failed" | "cancelled";
-  reply: string;
-  error?: { message: string };
-  origin?: { kind: string; jobs?: string[] };
-}
-
-interface Attachment {
-  path: string;
-  name: string;
-  caption?: string;
 }
 
 interface Conversation {
@@ -49,7 +37,7 @@ interface Conversation {
   /** Sessions ended by /new whose background jobs still run; closed once those are reported. */
   retired: Session[];
   /** The queued message whose turn runs now. */
-  running?: { record: QueuedInbound; sessionId: string; turnId?: string };
+  running?: { record: QueuedInbound; sessionId: string };
   pumping: boolean;
 }
 
@@ -64,33 +52,28 @@ export interface ConversationOptions {
 export class Conversations {
   private readonly conversations = new Map<string, Conversation>();
   private readonly bySession = new Map<string, Conversation>();
-  private readonly sessions = new Map<string, Session>();
-  /** Turns running in each session (user and background ones). */
-  private readonly activeTurns = new Map<string, Set<string>>();
-  private readonly attachments = new Map<string, Attachment[]>();
-  private readonly turnWaiters = new Map<string, (end: TurnEnd) => void>();
-  private readonly endedEarly = new Map<string, TurnEnd>();
-  private readonly client: ReturnType<typeof createInProcessClient>;
-  private ready: Promise<void>;
+  private readonly sessions: SessionLink;
   private accepting = true;
+  private closing = false;
   private sweepTimer?: ReturnType<typeof setInterval>;
 
   constructor(private readonly opts: ConversationOptions) {
-    this.client = createInProcessClient({
-      env: opts.env,
-      onSession: (s) => this.sessions.set(s.id, s),
-      onNotification: (method, p) => this.onNotification(method, p),
+    this.sessions = new SessionLink(opts.env, {
+      activity: (sessionId, busy) => {
+        const conv = this.bySession.get(sessionId);
+        if (conv) void conv.channel.adapter.typing?.(conv.id, busy).catch(() => {});
+      },
+      unprompted: (sessionId, { end, attachments }) => {
+        const conv = this.bySession.get(sessionId);
+        if (conv) this.reply(conv, undefined, replyText(end), attachments);
+      },
     });
-    this.ready = this.client.request("initialize", { protocol_version: 3, client: { name: "scv-chat-bridge" } }).then(() => undefined);
     this.sweepTimer = setInterval(() => void this.closeRetired(), 2000);
   }
 
   /** Running turns plus running background jobs, over every conversation (a planned stop waits for these). */
   busy(): number {
-    let n = 0;
-    for (const turns of this.activeTurns.values()) n += turns.size;
-    for (const s of this.sessions.values()) n += jobsOf(s)?.running().length ?? 0;
-    return n;
+    return this.sessions.busy();
   }
 
   /** A planned stop began: no new turn starts (messages stay queued for the next start). */
@@ -101,8 +84,15 @@ export class Conversations {
   /** Closes every session (cancelling what still runs; its queued message is reported after the restart). */
   async close(): Promise<void> {
     this.accepting = false;
+    this.closing = true;
     clearInterval(this.sweepTimer);
-    await this.client.closeAll();
+    // Jobs still running now are stopped with their sessions: say so (durably, sent after the restart).
+    for (const conv of this.conversations.values()) {
+      const running = [conv.session, ...conv.retired].flatMap((s) => (s ? (jobsOf(s)?.running() ?? []) : []));
+      if (!running.length) continue;
+      this.reply(conv, undefined, stoppedJobsNotice(running), [], "system");
+    }
+    await this.sessions.closeAll();
   }
 
   /** After a restart: turns that were running are reported, not re-run; queued messages are processed. */
@@ -112,8 +102,7 @@ export class Conversations {
       const conv = this.conversation(channel, record.conversation, record.from, record.direct);
       const id = replyId(record);
       if (!this.opts.outbox.known(id)) {
-        const start = record.text.length > 120 ? `${record.text.slice(0, 119)}…` : record.text;
-        const text = `SCV was restarted while it worked on your message “${start}”, so that turn was interrupted and has not been run again. Send it again if you still want it.`;
+        const text = interruptedNotice(record);
         this.opts.outbox.add({ id, channel: channel.key, conversation: record.conversation, text, inReplyTo: record.id });
         conv.log.add({ author: "system", text });
       }
@@ -202,9 +191,9 @@ export class Conversations {
 
   private async process(conv: Conversation, record: QueuedInbound): Promise<void> {
     if (record.text.trim().toLowerCase() === "/new") {
-      conv.log.end();
+      this.reply(conv, record, "Started a new conversation. The previous one stays in the chat log.", [], "system");
+      conv.log.end(); // the acknowledgement closes the old episode
       if (conv.session) this.retire(conv);
-      this.reply(conv, record, "Started a new conversation. The previous one stays in the chat log.", []);
       conv.channel.inbound.remove(record);
       return;
     }
@@ -213,16 +202,24 @@ export class Conversations {
     conv.channel.inbound.update(record); // from here a restart reports it instead of running it again
     conv.running = { record, sessionId: session.id };
     try {
-      const { turn_id } = await this.client.request<{ turn_id: string }>("turn.start", { session_id: session.id, prompt: promptFor(record) });
-      conv.running.turnId = turn_id;
-      const end = await this.turnEnd(session.id, turn_id);
-      const text = replyText(end);
-      this.reply(conv, record, text, this.attachments.get(`${session.id}/${turn_id}`) ?? []);
-      this.attachments.delete(`${session.id}/${turn_id}`);
+      const { end, attachments } = await this.sessions.runTurn(session.id, promptFor(record));
+      // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
+      if (this.closing && end.status === "cancelled") return;
+      this.reply(conv, record, replyText(end), attachments);
     } finally {
       conv.running = undefined;
     }
     conv.channel.inbound.remove(record);
+  }
+
+  /** The session ID a conversation had before a restart, from its durable state. */
+  private storedSessionId(conv: Conversation): string | undefined {
+    try {
+      const raw = readBoundedTextIfExists(conv.stateFile, { what: "conversation state", maxBytes: 64 * 1024, followSymlink: false });
+      return raw ? (JSON.parse(raw) as { session_id?: string }).session_id : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -231,18 +228,18 @@ export class Conversations {
    */
   private async openSession(conv: Conversation): Promise<Session> {
     if (conv.session) return conv.session;
-    await this.ready;
-    const place = { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id };
-    const { session_id } = await this.client.request<{ session_id: string }>("session.start", {
+    const previous = this.storedSessionId(conv);
+    if (previous && !this.sessions.has(previous)) this.opts.log(`channel ${conv.channel.key}: a new session for a conversation that had ${previous}`);
+    const session = await this.sessions.start({
       cwd: this.opts.config.channels.workspace ?? this.opts.env.HOME ?? homedir(),
       tools: conv.owner,
-      auto_approve: conv.owner,
-      channel: { ...place, ...(conv.owner ? { log: conv.log.dir } : {}) },
+      autoApprove: conv.owner,
+      channel: { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id, ...(conv.owner ? { log: conv.log.dir } : {}) },
+      ...(previous ? { previous } : {}),
     });
-    const session = this.sessions.get(session_id)!;
     conv.session = session;
-    this.bySession.set(session_id, conv);
-    writePrivateFileAtomic(conv.stateFile, JSON.stringify({ conversation: conv.id, session_id, owner: conv.owner, started: new Date().toISOString() }));
+    this.bySession.set(session.id, conv);
+    writePrivateFileAtomic(conv.stateFile, JSON.stringify({ conversation: conv.id, session_id: session.id, owner: conv.owner, started: new Date().toISOString() }));
     return session;
   }
 
@@ -259,10 +256,9 @@ export class Conversations {
       for (const s of [...conv.retired]) {
         const jobs = jobsOf(s);
         const pending = jobs ? jobs.list().some((j) => j.status === "running" || !j.seen) : false;
-        if (pending || (this.activeTurns.get(s.id)?.size ?? 0) > 0 || s.scope.turns.busy()) continue;
+        if (pending || this.sessions.running(s.id) > 0 || s.scope.turns.busy()) continue;
         conv.retired.splice(conv.retired.indexOf(s), 1);
-        await this.client.request("session.close", { session_id: s.id }).catch(() => {});
-        this.sessions.delete(s.id);
+        await this.sessions.close(s.id);
         this.bySession.delete(s.id);
       }
     }
@@ -270,28 +266,19 @@ export class Conversations {
 
   private async stop(conv: Conversation, record: QueuedInbound) {
     const session = conv.session;
-    if (session && (this.activeTurns.get(session.id)?.size ?? 0) > 0) {
-      await this.client.request("turn.cancel", { session_id: session.id }).catch(() => {});
+    if (session && this.sessions.running(session.id) > 0) {
+      await this.sessions.cancel(session.id);
       return; // the cancelled turn's own reply says it stopped
     }
     this.reply(conv, record, "Nothing is running in this conversation.", []);
   }
 
   private jobs(conv: Conversation, record: QueuedInbound) {
-    const lines: string[] = [];
-    for (const s of [conv.session, ...conv.retired]) {
-      const jobs = s && jobsOf(s);
-      if (!jobs) continue;
-      for (const j of jobs.list()) {
-        const view = jobs.describe(j, false);
-        lines.push(`${view.job}: ${view.agent}, ${view.status}, ${Math.round(view.elapsed_seconds)} s${view.progress ? ` (${view.progress})` : ""}`);
-      }
-    }
-    this.reply(conv, record, lines.length ? `Background jobs:\n${lines.join("\n")}` : "No background jobs in this conversation.", []);
+    this.reply(conv, record, jobsListing([conv.session, ...conv.retired]), []);
   }
 
   /** Queues a message in the outbox (and the log). `record` is the message it answers, if any. */
-  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[]) {
+  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[], author: "scv" | "system" = "scv") {
     const sent = attachments.slice(0, MAX_FILES_PER_REPLY);
     const dropped = attachments.slice(MAX_FILES_PER_REPLY);
     const captions = sent.filter((a) => a.caption).map((a) => `${a.name}: ${a.caption}`);
@@ -308,84 +295,6 @@ export class Conversations {
       ...(record ? { inReplyTo: record.id } : {}),
     });
     const logged: LoggedFile[] = sent.map((a) => ({ name: a.name, state: "sent" }));
-    conv.log.add({ author: "scv", text: body, ...(logged.length ? { files: logged } : {}) });
+    conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}) });
   }
-
-  private turnEnd(sessionId: string, turnId: string): Promise<TurnEnd> {
-    const key = `${sessionId}/${turnId}`;
-    const early = this.endedEarly.get(key);
-    if (early) {
-      this.endedEarly.delete(key);
-      return Promise.resolve(early);
-    }
-    return new Promise((resolve) => this.turnWaiters.set(key, resolve));
-  }
-
-  private onNotification(method: string, p: any) {
-    const sessionId = p?.session_id as string | undefined;
-    if (!sessionId) return;
-    const conv = this.bySession.get(sessionId);
-    const key = `${sessionId}/${p.turn_id}`;
-    switch (method) {
-      case "turn.started": {
-        let turns = this.activeTurns.get(sessionId);
-        if (!turns) this.activeTurns.set(sessionId, (turns = new Set()));
-        turns.add(p.turn_id);
-        if (conv) void conv.channel.adapter.typing?.(conv.id, true).catch(() => {});
-        break;
-      }
-      case "tool.completed":
-        if (p.chat_attachment) {
-          const list = this.attachments.get(key) ?? [];
-          list.push(p.chat_attachment as Attachment);
-          this.attachments.set(key, list);
-        }
-        break;
-      case "approval.requested":
-        // Owner sessions approve unasked and others have no tools; nobody in a chat can answer a request.
-        void this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: false }).catch(() => {});
-        break;
-      case "turn.ended": {
-        const turns = this.activeTurns.get(sessionId);
-        turns?.delete(p.turn_id);
-        if (conv && !turns?.size) void conv.channel.adapter.typing?.(conv.id, false).catch(() => {});
-        const end = p as TurnEnd;
-        const waiter = this.turnWaiters.get(key);
-        if (waiter) {
-          this.turnWaiters.delete(key);
-          waiter(end);
-        } else if (end.origin?.kind === "background") {
-          if (conv) {
-            this.reply(conv, undefined, replyText(end), this.attachments.get(key) ?? []);
-            this.attachments.delete(key);
-          }
-        } else this.endedEarly.set(key, end);
-        break;
-      }
-    }
-  }
-}
-
-function jobsOf(session: Session): JobManager | undefined {
-  return session.scope.services.jobs as JobManager | undefined;
-}
-
-function replyId(record: QueuedInbound): string {
-  return `r-${record.seq}`;
-}
-
-function promptFor(record: QueuedInbound): string {
-  const parts = [record.text];
-  if (record.quote) parts.push(`[quoting: ${record.quote}]`);
-  if (record.transcript) parts.push(`[voice message transcript: ${record.transcript}]`);
-  for (const f of record.files) {
-    parts.push(f.path ? `[file from the user: ${f.path}]` : `[file ${f.name} could not be saved: ${f.reason ?? "unknown reason"}]`);
-  }
-  return parts.filter(Boolean).join("\n") || "(an empty message)";
-}
-
-function replyText(end: TurnEnd): string {
-  if (end.status === "cancelled") return end.reply ? `${end.reply}\n\n[stopped]` : "Stopped. Background jobs keep running; /jobs lists them.";
-  if (end.status === "failed") return `${end.reply ? `${end.reply}\n\n` : ""}[SCV: this turn failed: ${end.error?.message ?? "unknown error"}]`;
-  return end.reply || "(no answer)";
 }

@@ -55,6 +55,7 @@ export class Outbox {
   private counter = 0;
   private wakeUp?: () => void;
 
+  /** Build it before any session runs: it removes outbox copies that no record holds. */
   constructor(private readonly opts: OutboxOptions) {
     this.dir = join(opts.scvHome, "state", "channels", "outbox");
     this.mediaDir = outboxMediaDir(opts.scvHome);
@@ -66,6 +67,9 @@ export class Outbox {
       if (r.state === "sent" && Date.now() - Date.parse(r.sentAt ?? r.created) > TOMBSTONE_MS) tryUnlink(join(this.dir, name));
       else this.records.set(r.id, r);
     }
+    // Copies no record holds (a turn cut off before its reply was queued) would otherwise stay forever.
+    const held = new Set([...this.records.values()].flatMap((r) => r.files.map((f) => f.path)));
+    for (const name of readdirSync(this.mediaDir)) if (!held.has(join(this.mediaDir, name))) tryUnlink(join(this.mediaDir, name));
   }
 
   /** A record with this ID exists (pending, held, failed, or recently sent). */
@@ -80,7 +84,13 @@ export class Outbox {
     return { path, name };
   }
 
+  /** Queues a message; an ID already known (a step repeated after a crash) keeps the existing record. */
   add(message: { id?: string; channel: string; conversation: string; text: string; files?: OutboundFile[]; inReplyTo?: string }): DeliveryRecord {
+    const existing = message.id ? this.records.get(message.id) : undefined;
+    if (existing) {
+      for (const f of message.files ?? []) this.discard(f.path);
+      return existing;
+    }
     const seq = `${String(Date.now()).padStart(15, "0")}-${String(++this.counter % 1e6).padStart(6, "0")}`;
     const record: DeliveryRecord = {
       id: message.id ?? `m-${randomBytes(8).toString("hex")}`,

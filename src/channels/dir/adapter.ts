@@ -95,6 +95,15 @@ export class DirAdapter implements ChannelAdapter {
     }
   }
 
+  /** "Typing…" is a marker file <path>/typing/<conversation> while a turn runs. */
+  async typing(conversation: string, on: boolean): Promise<void> {
+    const dir = join(this.root, "typing");
+    const marker = join(dir, safeFileName(conversation));
+    if (!on) return void tryUnlink(marker);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    closeSync(openSync(marker, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o600));
+  }
+
   /** A readable, valid message, or undefined after moving the file to <path>/rejected/ with the reason beside it. */
   private parse(file: string, name: string, ctx: AdapterContext): InboundMessage | undefined {
     let problem: string;

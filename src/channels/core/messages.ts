@@ -1,0 +1,61 @@
+// What the bridge says in a chat: the prompt a queued message becomes, a turn's reply text, and the bridge's own
+// notices (interrupted turns, stopped jobs, /jobs). Pure text, so the wording lives in one place.
+import type { JobManager } from "../../agents/jobs";
+import type { Session } from "../../server/session";
+import type { QueuedInbound } from "./inbound";
+
+export interface TurnEnd {
+  status: "completed" | "failed" | "cancelled";
+  reply: string;
+  error?: { message: string };
+  origin?: { kind: string; jobs?: string[] };
+}
+
+export function jobsOf(session: Session): JobManager | undefined {
+  return session.scope.services.jobs as JobManager | undefined;
+}
+
+export function replyId(record: QueuedInbound): string {
+  return `r-${record.seq}`;
+}
+
+export function promptFor(record: QueuedInbound): string {
+  const parts = [record.text];
+  if (record.quote) parts.push(`[quoting: ${record.quote}]`);
+  if (record.transcript) parts.push(`[voice message transcript: ${record.transcript}]`);
+  for (const f of record.files) {
+    parts.push(f.path ? `[file from the user: ${f.path}]` : `[file ${f.name} could not be saved: ${f.reason ?? "unknown reason"}]`);
+  }
+  return parts.filter(Boolean).join("\n") || "(an empty message)";
+}
+
+export function replyText(end: TurnEnd): string {
+  if (end.status === "cancelled") return end.reply ? `${end.reply}\n\n[stopped]` : "Stopped. Background jobs keep running; /jobs lists them.";
+  if (end.status === "failed") return `${end.reply ? `${end.reply}\n\n` : ""}[SCV: this turn failed: ${end.error?.message ?? "unknown error"}]`;
+  return end.reply || "(no answer)";
+}
+
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+export function interruptedNotice(record: QueuedInbound): string {
+  return `SCV was restarted while it worked on your message “${cut(record.text, 120)}”, so that turn was interrupted and has not been run again. Send it again if you still want it.`;
+}
+
+export function stoppedJobsNotice(jobs: { job: string; agent: string }[]): string {
+  const names = jobs.map((j) => `${j.job} (${j.agent})`).join(", ");
+  const one = jobs.length === 1;
+  return `SCV stopped before ${one ? "this background job" : "these background jobs"} finished: ${names}. ${one ? "It was" : "They were"} not completed; ask again if you still need it.`;
+}
+
+export function jobsListing(sessions: (Session | undefined)[]): string {
+  const lines: string[] = [];
+  for (const s of sessions) {
+    const jobs = s && jobsOf(s);
+    if (!jobs) continue;
+    for (const j of jobs.list()) {
+      const view = jobs.describe(j, false);
+      lines.push(`${view.job}: ${view.agent}, ${view.status}, ${Math.round(view.elapsed_seconds)} s${view.progress ? ` (${view.progress})` : ""}`);
+    }
+  }
+  return lines.length ? `Background jobs:\n${lines.join("\n")}` : "No background jobs in this conversation.";
+}

@@ -1,0 +1,146 @@
+// The conversations' link to SCV sessions: sessions are started and driven through the same protocol any client
+// speaks (the in-process client), so a chat session is an ordinary session. This is where a conversation's
+// stored session will be resumed once sessions are durable.
+import type { Session } from "../../server/session";
+import { createInProcessClient } from "../../server/in-process-client";
+import { jobsOf, type TurnEnd } from "./messages";
+
+export interface Attachment {
+  path: string;
+  name: string;
+  caption?: string;
+}
+
+export interface TurnResult {
+  end: TurnEnd;
+  /** Files chat_attach staged in the outbox during the turn. */
+  attachments: Attachment[];
+}
+
+export interface SessionStart {
+  cwd: string;
+  tools: boolean;
+  autoApprove: boolean;
+  channel: { kind: string; account: string; conversation: string; log?: string };
+  /** The session this conversation had before a restart. */
+  previous?: string;
+}
+
+export interface SessionEvents {
+  /** A session began running a turn (`true`) or finished its last one (`false`): typing on and off. */
+  activity(sessionId: string, busy: boolean): void;
+  /** A turn the session started itself (a background report) ended. */
+  unprompted(sessionId: string, result: TurnResult): void;
+}
+
+export class SessionLink {
+  private readonly sessions = new Map<string, Session>();
+  private readonly activeTurns = new Map<string, Set<string>>();
+  private readonly attachments = new Map<string, Attachment[]>();
+  private readonly waiters = new Map<string, (end: TurnEnd) => void>();
+  private readonly endedEarly = new Map<string, TurnEnd>();
+  private readonly client: ReturnType<typeof createInProcessClient>;
+  private readonly ready: Promise<unknown>;
+
+  constructor(env: NodeJS.ProcessEnv, private readonly events: SessionEvents) {
+    this.client = createInProcessClient({
+      env,
+      onSession: (s) => this.sessions.set(s.id, s),
+      onNotification: (method, p) => this.onNotification(method, p),
+    });
+    this.ready = this.client.request("initialize", { protocol_version: 3, client: { name: "scv-chat-bridge" } });
+  }
+
+  has(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
+  /** Starts a session (resuming `previous` comes with durable sessions; until then it is a new one). */
+  async start(params: SessionStart): Promise<Session> {
+    await this.ready;
+    const { session_id } = await this.client.request<{ session_id: string }>("session.start", {
+      cwd: params.cwd,
+      tools: params.tools,
+      auto_approve: params.autoApprove,
+      channel: params.channel,
+    });
+    return this.sessions.get(session_id)!;
+  }
+
+  /** Runs one user turn to its end (queued behind a running one, as any client's prompt). */
+  async runTurn(sessionId: string, prompt: string): Promise<TurnResult> {
+    const { turn_id } = await this.client.request<{ turn_id: string }>("turn.start", { session_id: sessionId, prompt });
+    const key = `${sessionId}/${turn_id}`;
+    const end = this.endedEarly.get(key) ?? (await new Promise<TurnEnd>((resolve) => this.waiters.set(key, resolve)));
+    this.endedEarly.delete(key);
+    return { end, attachments: this.takeAttachments(key) };
+  }
+
+  /** Turns running in the session now (user and background ones). */
+  running(sessionId: string): number {
+    return this.activeTurns.get(sessionId)?.size ?? 0;
+  }
+
+  /** Running turns plus running background jobs over every session. */
+  busy(): number {
+    let n = 0;
+    for (const turns of this.activeTurns.values()) n += turns.size;
+    for (const s of this.sessions.values()) n += jobsOf(s)?.running().length ?? 0;
+    return n;
+  }
+
+  async cancel(sessionId: string): Promise<void> {
+    await this.client.request("turn.cancel", { session_id: sessionId }).catch(() => {});
+  }
+
+  async close(sessionId: string): Promise<void> {
+    await this.client.request("session.close", { session_id: sessionId }).catch(() => {});
+    this.sessions.delete(sessionId);
+    this.activeTurns.delete(sessionId);
+  }
+
+  closeAll(): Promise<void> {
+    return this.client.closeAll();
+  }
+
+  private takeAttachments(key: string): Attachment[] {
+    const list = this.attachments.get(key) ?? [];
+    this.attachments.delete(key);
+    return list;
+  }
+
+  private onNotification(method: string, p: any) {
+    const sessionId = p?.session_id as string | undefined;
+    if (!sessionId) return;
+    const key = `${sessionId}/${p.turn_id}`;
+    switch (method) {
+      case "turn.started": {
+        let turns = this.activeTurns.get(sessionId);
+        if (!turns) this.activeTurns.set(sessionId, (turns = new Set()));
+        turns.add(p.turn_id);
+        if (turns.size === 1) this.events.activity(sessionId, true);
+        break;
+      }
+      case "tool.completed":
+        if (p.chat_attachment) this.attachments.set(key, [...(this.attachments.get(key) ?? []), p.chat_attachment as Attachment]);
+        break;
+      case "approval.requested":
+        // Owner sessions approve unasked and others have no tools; nobody in a chat can answer a request.
+        void this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: false }).catch(() => {});
+        break;
+      case "turn.ended": {
+        const turns = this.activeTurns.get(sessionId);
+        turns?.delete(p.turn_id);
+        if (!turns?.size) this.events.activity(sessionId, false);
+        const end = p as TurnEnd;
+        const waiter = this.waiters.get(key);
+        if (waiter) {
+          this.waiters.delete(key);
+          waiter(end);
+        } else if (end.origin?.kind === "background") this.events.unprompted(sessionId, { end, attachments: this.takeAttachments(key) });
+        else this.endedEarly.set(key, end);
+        break;
+      }
+    }
+  }
+}
