@@ -1,6 +1,7 @@
 // WeChat media on the CDN: AES-128-ECB (PKCS#7) both ways. Inbound media is downloaded and decrypted;
 // outbound files are encrypted with a fresh key, uploaded, and referred to by the parameter the CDN returns.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { readCapped } from "../../net/fetch";
 import { MAX_INBOUND_FILE } from "../core/media";
 import { IlinkTransportError, type IlinkClient } from "./api";
 import { type CdnMedia, UploadUrlResponse } from "./wire";
@@ -45,10 +46,11 @@ export async function downloadMedia(client: IlinkClient, media: CdnMedia | undef
         : media.full_url!; // refused by the host check, with a clear error
   const res = await client.fetch(url, { method: "GET", signal });
   if (!res.ok) throw new IlinkTransportError(`the WeChat CDN answered HTTP ${res.status} for a download`, res.status);
-  const declared = Number(res.headers.get("content-length") ?? 0);
-  if (declared > MAX_INBOUND_FILE + 16) throw new Error(`the file is larger than ${MAX_INBOUND_FILE / 1048576} MiB`);
-  const data = Buffer.from(await res.arrayBuffer());
-  if (data.length > MAX_INBOUND_FILE + 16) throw new Error(`the file is larger than ${MAX_INBOUND_FILE / 1048576} MiB`);
+  const tooLarge = `the file is larger than ${MAX_INBOUND_FILE / 1048576} MiB`;
+  if (Number(res.headers.get("content-length") ?? 0) > MAX_INBOUND_FILE + 16) throw new Error(tooLarge);
+  const { bytes, truncated } = await readCapped(res, MAX_INBOUND_FILE + 16, signal); // never more in memory
+  if (truncated) throw new Error(tooLarge);
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   const key = mediaKey(media, hexKey);
   return key ? decryptEcb(data, key) : data;
 }
