@@ -23,12 +23,17 @@ const list = defineCommand({
     const config = configured("list");
     if (!config) return;
     const { configuredAdapters } = await import("../channels/registry");
-    const rows = configuredAdapters(config, scvHome()).map((a) => ({ name: a.kind, kind: a.kind, account: a.account, owner: a.owner }));
+    // A WeChat owner is a platform user ID from the stored login: not shown, like the rest of the login.
+    const rows = configuredAdapters(config, scvHome()).map((a) => ({
+      name: a.kind,
+      kind: a.kind,
+      account: a.account,
+      ...(a.kind === "wechat" ? { logged_in: !!a.owner } : { owner: a.owner }),
+    }));
     if (args.json) return void process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     if (!rows.length) return void process.stdout.write(NONE);
     for (const r of rows) {
-      // A WeChat owner is a platform user ID from the login: not shown, like the rest of the login.
-      const owner = r.kind === "wechat" ? (r.owner ? "logged in" : "logged out") : `owner ${r.owner}`;
+      const owner = "logged_in" in r ? (r.logged_in ? "logged in" : "logged out") : `owner ${r.owner}`;
       process.stdout.write(`${r.kind}/${r.account}  ${owner}${r.kind === "dir" && config.channels.dir ? `  path ${config.channels.dir.path}` : ""}\n`);
     }
   },

@@ -88,6 +88,9 @@ test("QR login while the daemon runs, then a text turn: typing, the latest conte
   const stored = join(b.home, "state", "channels", "wechat", "default", "login.json");
   expect(statSync(stored).mode & 0o777).toBe(0o600);
   expect(JSON.parse(readFileSync(stored, "utf8"))).toMatchObject({ bot_token: ilink.token, bot_id: ilink.botId, owner: ilink.ownerId });
+  const listed = await scv(b, ["channels", "list", "--json"]);
+  expect(JSON.parse(listed.stdout)).toEqual([{ name: "wechat", kind: "wechat", account: "default", logged_in: true }]);
+  expect((await scv(b, ["channels", "list"])).stdout).toBe("wechat/default  logged in\n");
 
   // The running daemon picks the login up by itself.
   await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "the channel to connect after the login");
