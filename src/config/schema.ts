@@ -106,6 +106,21 @@ export const DirChannelConfig = z.strictObject({
   account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
 });
 
+/** `[channels.wechat]`: WeChat over Tencent's iLink bot API; log in with `scv channels login wechat` (docs/channels.md). */
+export const WechatChannelConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).default("https://ilinkai.weixin.qq.com"),
+  cdn_base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).default("https://novac2c.cdn.weixin.qq.com/c2c"),
+  account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
+  /** Proxy variables in the environment are ignored; name a proxy here if WeChat must go through one. */
+  proxy: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional(),
+  /** Messages SCV sends after each of the owner's before it holds the rest (WeChat allows about 10); the last
+   * one is kept for the notice that more is waiting, so at least 2. */
+  reply_budget: positiveInt(100).min(2, "must be at least 2 (one message is kept to say that more is waiting)").default(10),
+  /** Hours after the owner's last message that replies still get through (WeChat allows 24). */
+  reply_window_hours: z.number().positive("must be greater than 0").max(24).default(23),
+});
+
 export const ChannelsConfig = z.strictObject({
   /** Where chat logs and kept files live; default $SCV_HOME/archive. */
   archive_dir: z.string().min(1).optional(),
@@ -118,6 +133,7 @@ export const ChannelsConfig = z.strictObject({
   /** The first retry delay; each further one doubles it (at most 10 minutes). */
   send_retry_seconds: z.number().positive("must be greater than 0").max(600).default(2),
   dir: DirChannelConfig.optional(),
+  wechat: WechatChannelConfig.optional(),
 });
 
 export const ConfigFile = z.strictObject({

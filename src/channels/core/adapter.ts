@@ -55,7 +55,8 @@ export type SendResult =
   | { status: "held"; reason: string };
 
 export type ChannelState =
-  | { state: "connecting" }
+  /** `reason`: why it is not connected yet (the last network failure, while the adapter retries). */
+  | { state: "connecting"; reason?: string }
   | { state: "connected" }
   /** Reachable but not usable until something changes (a stale token, a platform limit). */
   | { state: "paused"; reason: string }
