@@ -21,6 +21,9 @@ export interface Job {
   result?: AgentCallResult;
   /** The latest progress line while it runs. */
   progress?: string;
+  /** The line last sent to the client as job.progress, and the pending throttle timer. */
+  progressSent?: string;
+  progressTimer?: ReturnType<typeof setTimeout>;
   /** The model has seen the final result (wait, status, cancel, or a report turn). */
   seen: boolean;
   abort: AbortController;
@@ -39,6 +42,7 @@ export interface JobView {
 }
 
 const REMEMBERED_FINISHED = 16;
+const JOB_PROGRESS_INTERVAL_MS = 500;
 const REPORTS_PER_TURN = 4;
 const CANCEL_SETTLE_MS = 10_000;
 export const REPORT_PREFIX = "[SCV background report]";
@@ -92,7 +96,7 @@ export class JobManager {
     }
     const abort = new AbortController();
     const job: Job = { job: `job-${++this.counter}`, agent, conversation, status: "running", startedAt: Date.now(), seen: false, abort, done: Promise.resolve() };
-    job.done = run(abort.signal, (line) => (job.progress = line))
+    job.done = run(abort.signal, (line) => this.progress(job, line))
       .then(
         (result) => this.finish(job, result),
         (e) => this.finish(job, failedResult(agent, abort.signal.aborted, e)),
@@ -100,6 +104,21 @@ export class JobManager {
     this.jobs.set(job.job, job);
     this.scope.journal?.recorder.append({ type: "job_started", job: job.job, agent, ...(conversation ? { conversation } : {}) });
     return job;
+  }
+
+  /** Keeps a job's latest line and tells the client, at most twice a second per job (the last line always arrives). */
+  private progress(job: Job, line: string) {
+    job.progress = line;
+    if (job.progressTimer) return;
+    const send = () => {
+      job.progressTimer = undefined;
+      if (job.status !== "running" || job.progress === job.progressSent || job.progress === undefined) return;
+      job.progressSent = job.progress;
+      this.scope.notify?.("job.progress", { session_id: this.scope.sessionId, job: job.job, agent: job.agent, line: job.progress });
+      job.progressTimer = setTimeout(send, JOB_PROGRESS_INTERVAL_MS);
+      job.progressTimer.unref?.();
+    };
+    send();
   }
 
   get(handle: string): Job {

@@ -167,6 +167,11 @@ export const notifications = {
     description: "A short status line from a running tool, at most twice a second per call; never part of history.",
     params: z.object({ ...inTurn, call_id: z.string(), line: z.string() }),
   },
+  "job.progress": {
+    description:
+      "The latest status line of a running background job (`agent` with `background: true`), at most twice a second per job, so a client can show what its jobs are doing between turns; never part of history.",
+    params: z.object({ session_id: SessionId, job: z.string(), agent: z.string(), line: z.string() }),
+  },
   "tool.completed": {
     description:
       "A tool call finished. `output` is what the model sees (bounded). `display` is the outcome as a person reads it after the label (`exit 0, 1.2 s`, `+12 -3 lines`, `200, 5120 bytes`); `denied` is true when approval was refused. Tools may add fields, such as `jobs`.",

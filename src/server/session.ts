@@ -17,7 +17,7 @@ interface QueuedTurn {
 }
 
 export interface SessionOptions {
-  scope: Omit<SessionScope, "onClose" | "turns" | "decideUnattended">;
+  scope: Omit<SessionScope, "onClose" | "turns" | "decideUnattended" | "notify">;
   buildTools(scope: SessionScope): ToolRegistry;
   model: ModelClient;
   modelName: string;
@@ -66,6 +66,7 @@ export class Session {
         busy: () => !!this.running || this.queue.length > 0,
       },
       decideUnattended: (risk) => this.gate.decideUnattended(risk),
+      notify: (method, params) => this.opts.emit(method, params),
     };
     this.history = [...((opts.restored?.history ?? []) as HistoryItem[])];
     for (const t of opts.restored?.turns ?? []) this.turnCounter = Math.max(this.turnCounter, handleNumber(t.turn_id, "t"));

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { redactSecrets } from "../agents/redact";
 import type { Config } from "../config/schema";
+import type { NotificationMethod, NotificationParams } from "../protocol/schema";
 import type { SessionJournal } from "../sessions/index";
 
 export const TOOL_RISKS = ["read_only", "filesystem", "process", "delegate", "network"] as const;
@@ -33,6 +34,8 @@ export interface SessionScope {
   decideUnattended(risk: ToolRisk): { approved: boolean; reason: string };
   /** The session's durable record, when the server keeps sessions (src/sessions). */
   journal?: SessionJournal;
+  /** Sends a notification to the session's client (services that report between turns, such as jobs). */
+  notify?<M extends NotificationMethod>(method: M, params: NotificationParams<M>): void;
 }
 
 export interface SessionChannel {

@@ -82,7 +82,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     if (!sessionId) return `  ${status}`;
     const u = view.lastUsage;
     if (u) parts.push(`context ${formatTokens(u.input_tokens)}`);
-    if (view.jobs.size) parts.push(`jobs: ${[...view.jobs.keys()].join(", ")}`);
+    if (view.jobs.size) parts.push(`jobs: ${[...view.jobs].map(([job, line]) => (line === "running" ? job : `${job} (${line})`)).join(", ")}`);
     return `  ${parts.join(" · ")}`;
   }
 

@@ -154,6 +154,9 @@ export class ConversationView {
         this.notice = `retrying in ${(Number(p.delay_ms) / 1000).toFixed(1)} s after ${after} (${p.attempt}/${p.max_retries})`;
         break;
       }
+      case "job.progress":
+        if (this.jobs.has(p.job)) this.jobs.set(p.job, sanitize(String(p.line ?? "")));
+        break;
       case "model.notice":
         this.say(`note: ${p.message}`, this.theme.yellow);
         break;

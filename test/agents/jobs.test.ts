@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JobManager } from "../../src/agents/jobs";
 import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
+import { CLAUDE_OK } from "../fake/agent-streams";
 import { type Harness, startHarness } from "../fake/harness";
 import { text, toolCalls } from "../fake/model-server";
 import { makeScope } from "../fake/scope";
@@ -135,6 +136,19 @@ describe("agent_wait, agent_status, agent_cancel", () => {
     expect(JSON.parse(completedOf(h, "agent_wait")[0].output)).toMatchObject({ job: "job-1", status: "running" });
     const report = await h.waitFor("turn.started", (p) => p.origin.kind === "background", 15_000);
     expect(report.origin.jobs).toEqual(["job-1"]);
+  }, 20_000);
+
+  test("a running job's progress reaches the client as job.progress between turns", async () => {
+    // Claude Code's stream-json carries interim progress (a command, interim text); plain text carries none.
+    const { harness } = await jobHarness({ sleep: 2, reply: CLAUDE_OK, extraConfig: `[agents.claude]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}"]\n` });
+    h = harness;
+    h.fake.queue(toolCalls([{ name: "agent", arguments: { agent: "claude", prompt: "fix the parser", background: true } }]), text("started"), text("report"));
+    const sid = await h.start({ auto_approve: true });
+    await h.turn(sid, "start it");
+    const progress = await h.waitFor("job.progress", (p) => p.job === "job-1", 10_000);
+    expect(progress).toMatchObject({ session_id: sid, job: "job-1", agent: "claude" });
+    expect(progress.line.length).toBeGreaterThan(0);
+    await h.waitFor("turn.started", (p) => p.origin.kind === "background", 15_000);
   }, 20_000);
 
   test("agent_status describes one job and all jobs", async () => {

@@ -97,6 +97,9 @@ describe("ConversationView", () => {
     view.apply("tool.completed", { ...ids, call_id: "c1", tool: "agent", ok: true, output: '{"job":"codex-1"}', jobs: ["codex-1"] });
     view.apply("turn.ended", { ...ids, origin: user, status: "completed", reply: "started", usage });
     expect([...view.jobs.keys()]).toEqual(["codex-1"]);
+    view.apply("job.progress", { session_id: "s-1", job: "codex-1", agent: "codex", line: "$ cargo test" });
+    view.apply("job.progress", { session_id: "s-1", job: "other-9", agent: "codex", line: "not ours" });
+    expect([...view.jobs]).toEqual([["codex-1", "$ cargo test"]]);
     view.takeCommitted();
     const bg = { kind: "background", jobs: ["codex-1"] };
     view.apply("turn.started", { session_id: "s-1", turn_id: "t2", origin: bg, prompt: "[SCV background report]" });

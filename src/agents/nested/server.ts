@@ -199,7 +199,7 @@ export class NestedServer {
         return;
       }
     }
-    if (!current || n.params.turn_id !== current.turnId) return;
+    if (!current || !("turn_id" in n.params) || n.params.turn_id !== current.turnId) return;
     if (n.method === "assistant.delta") {
       current.lineBuffer += n.params.text;
       this.flushLine(current, false);
