@@ -1,11 +1,16 @@
-// A small, strict command-line layer: each command declares its options in one table (adding a flag is one
-// line), and anything else — an unknown option, a missing value, a word too many — is a usage error (exit 2)
-// that names the word and shows the usage line, the way codex, claude and git behave. Definitions keep citty's
-// shape (meta, args with type/alias/description, subCommands, run), so flags written the citty way carry over.
+// The strict command-line layer on top of citty: each command declares its options in one table in citty's shape
+// (meta, args with type/alias/description, subCommands, run), so adding a flag is one line, and citty's parseArgs
+// turns the words into values. What citty leaves out is ours: anything not in the table — an unknown option, a
+// missing value, a word too many — is a usage error (exit 2) that names the word and shows the usage line, the
+// way codex, claude and git behave; `scv help [COMMAND]`; colour only on a terminal; commands that read their
+// own words (ownArgs); subcommands loaded only when they run.
+import { parseArgs as cittyParseArgs } from "citty";
 import { styleFor } from "./style";
 
 export const USAGE_EXIT = 2;
 
+// A subset of citty's ArgDef (every table goes straight to citty's parseArgs, which type-checks it): a
+// description always, one short alias, no defaults or required options, which the help and checks here do not show.
 export type ArgDef =
   | { type: "boolean"; description: string; alias?: string }
   | { type: "string"; description: string; alias?: string; valueHint?: string }
@@ -29,6 +34,8 @@ export interface RunContext<A extends ArgsDef> {
 
 type Lazy<T> = T | (() => Promise<T>);
 
+// citty's command shape, narrowed to plain meta and args and widened by notes and ownArgs; citty's own
+// defineCommand would refuse those two fields, so this identity function types them instead.
 export interface CommandDef<A extends ArgsDef = ArgsDef> {
   meta: { name: string; description: string; version?: string };
   args?: A;
@@ -61,8 +68,27 @@ async function resolve<T>(value: Lazy<T>): Promise<T> {
 
 const HELP_FLAGS = new Set(["-h", "--help"]);
 
-/** Parses one command's own words against its table; throws UsageError naming the first bad word. */
+/**
+ * Parses one command's own words against its table; throws UsageError naming the first bad word.
+ *
+ * citty's parseArgs does the parsing: short aliases to names, booleans and strings, `--name=value`, the `--`
+ * separator, positionals in declared order. It is lenient by design (node's parseArgs with strict: false):
+ * an unknown option becomes one more value, `-my` reads as `-m y`, `--no-yes` and `--yes=false` turn a flag
+ * off, `--outputLastMessage` matches `--output-last-message`, and it cannot say which word it did not know.
+ * So every word is checked here first, and only a command line that passes reaches citty.
+ */
 export function parseArgs<A extends ArgsDef>(cmd: CommandDef<A>, words: string[], path: string[]): ParsedArgs<A> {
+  const defs = cmd.args ?? ({} as A);
+  refuseStrayWords(cmd, words, path);
+  const parsed = cittyParseArgs(words, defs);
+  // Only the table's own names: citty also answers to each alias, camelCase spelling and `_`.
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(defs)) if (parsed[name] !== undefined) out[name] = parsed[name];
+  return out as ParsedArgs<A>;
+}
+
+/** Every option must be one of the table's, in a form citty reads the way the person meant; words must fit. */
+function refuseStrayWords(cmd: CommandDef<any>, words: string[], path: string[]): void {
   const defs = Object.entries(cmd.args ?? {}) as [string, ArgDef][];
   const fail = (message: string): never => {
     throw new UsageError(message, cmd, path);
@@ -70,7 +96,6 @@ export function parseArgs<A extends ArgsDef>(cmd: CommandDef<A>, words: string[]
   const byLong = new Map(defs.filter(([, d]) => d.type !== "positional"));
   const byShort = new Map(defs.flatMap(([name, d]) => (d.type !== "positional" && d.alias ? [[d.alias, name] as const] : [])));
   const positionals = defs.filter(([, d]) => d.type === "positional");
-  const out: Record<string, unknown> = {};
   const given: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
@@ -79,24 +104,28 @@ export function parseArgs<A extends ArgsDef>(cmd: CommandDef<A>, words: string[]
       given.push(...words.slice(i + 1));
       break;
     }
-    if (word.startsWith("-") && word !== "-") {
-      const eq = word.indexOf("=");
-      const flag = eq > 0 ? word.slice(0, eq) : word;
-      const inline = eq > 0 ? word.slice(eq + 1) : undefined;
-      const name = flag.startsWith("--") ? flag.slice(2) : flag.length === 2 ? byShort.get(flag.slice(1)) : undefined;
-      const def = name === undefined ? undefined : byLong.get(name);
-      if (!def) fail(`unknown option ${JSON.stringify(flag)}`);
-      if (def!.type === "boolean") {
-        if (inline !== undefined) fail(`option ${flag} takes no value (got ${JSON.stringify(word)})`);
-        out[name!] = true;
-      } else {
-        const value = inline ?? words[++i];
-        if (value === undefined) fail(`option ${flag} needs a value`);
-        out[name!] = value;
-      }
+    if (!isOptionLike(word)) {
+      given.push(word);
       continue;
     }
-    given.push(word);
+    const eq = word.indexOf("=");
+    const flag = eq > 0 ? word.slice(0, eq) : word;
+    const isLong = flag.startsWith("--");
+    const name = isLong ? flag.slice(2) : flag.length === 2 ? byShort.get(flag.slice(1)) : undefined;
+    const def = name === undefined ? undefined : byLong.get(name);
+    if (!def) return fail(`unknown option ${JSON.stringify(flag)}`);
+    if (def.type === "boolean") {
+      if (eq > 0) fail(`option ${flag} takes no value (got ${JSON.stringify(word)})`);
+      continue;
+    }
+    // citty (like POSIX getopt) would read `-m=gpt` as the value "=gpt".
+    if (eq > 0 && !isLong) fail(`option ${flag} takes its value as the next word: ${flag} ${word.slice(eq + 1)} or --${name}=${word.slice(eq + 1)}`);
+    if (eq > 0) continue;
+    const value = words[++i];
+    if (value === undefined) fail(`option ${flag} needs a value`);
+    // An option word where a value belongs is almost always a forgotten value (`-m --json`); citty would also
+    // read a value such as `--no-x` as turning x off. A value that does start with a dash goes after `=`.
+    if (isOptionLike(value!)) fail(`option ${flag} needs a value (got ${JSON.stringify(value)}; write --${name}=${value} if that is the value)`);
   }
   if (given.length > positionals.length) {
     const extra = given[positionals.length]!;
@@ -105,10 +134,13 @@ export function parseArgs<A extends ArgsDef>(cmd: CommandDef<A>, words: string[]
     fail(`unexpected argument ${JSON.stringify(extra)}${quoteHint}`);
   }
   positionals.forEach(([name, def], i) => {
-    if (given[i] !== undefined) out[name] = given[i];
-    else if (def.type === "positional" && def.required !== false) fail(`missing ${name.toUpperCase()}`);
+    if (given[i] === undefined && def.type === "positional" && def.required !== false) fail(`missing ${name.toUpperCase()}`);
   });
-  return out as ParsedArgs<A>;
+}
+
+/** `-x`, `--name`, `--name=value`; a lone `-` is a word (stdin). */
+function isOptionLike(word: string): boolean {
+  return word.startsWith("-") && word !== "-";
 }
 
 /** The one-line usage: `scv exec [options] PROMPT`. */
@@ -122,7 +154,12 @@ export function usageLine(cmd: CommandDef<any>, path: string[]): string {
   return parts.join(" ");
 }
 
-/** The full --help text; coloured only when `stream` is a terminal and NO_COLOR is unset. */
+/**
+ * The full --help text; coloured only when `stream` is a terminal and NO_COLOR is unset. Not citty's
+ * renderUsage: its layout (`USAGE scv exec [OPTIONS] <PROMPT>`, `-m, --model=<model>`) is not the one usage
+ * errors and scripts quote, and it decides colour once from the environment (TEST, CI, NO_COLOR=1), never from
+ * whether the output is a terminal.
+ */
 export async function helpText(cmd: CommandDef<any>, path: string[], stream: { isTTY?: boolean }): Promise<string> {
   const s = styleFor(stream);
   const defs = Object.entries(cmd.args ?? {}) as [string, ArgDef][];
@@ -176,6 +213,9 @@ export function reportUsageError(e: UsageError, stderr: { write(s: string): unkn
 /**
  * Runs `argv` against the root command: `scv help [COMMAND…]`, `-h/--help` at any level, `-V/--version` at the
  * top, subcommands by their first word. Usage errors are printed here and set exit status 2.
+ * Not citty's runMain or runCommand: they parse each level before any check can see its words, report
+ * errors as exit 1 with their own wording and no command path for the usage line, and have no `help` word
+ * or ownArgs; what would have to wrap them is this dispatch already.
  */
 export async function runCli(root: CommandDef<any>, argv: string[]): Promise<void> {
   try {

@@ -41,6 +41,17 @@ describe("parseArgs", () => {
     expect(refusal()).toBe("missing PROMPT");
   });
 
+  test("what citty's lenient parser would take differently is refused, naming the word", () => {
+    expect(refusal("--no-yes", "hi")).toBe('unknown option "--no-yes"');
+    expect(refusal("--effort=high", "--Model", "x", "hi")).toBe('unknown option "--Model"');
+    expect(refusal("-mgpt", "hi")).toBe('unknown option "-mgpt"');
+    expect(refusal("-m=gpt", "hi")).toBe("option -m takes its value as the next word: -m gpt or --model=gpt");
+    expect(refusal("-m", "--yes", "hi")).toBe('option -m needs a value (got "--yes"; write --model=--yes if that is the value)');
+    expect(refusal("--model", "--no-x", "hi")).toBe('option --model needs a value (got "--no-x"; write --model=--no-x if that is the value)');
+    expect(parse("--model=--no-x", "-m", "-", "--", "--no-y")).toEqual({ model: "-", prompt: "--no-y" });
+    expect(parse("--model=--no-x", "hi")).toEqual({ model: "--no-x", prompt: "hi" });
+  });
+
   test("help lists every option with its short form; colour only on a terminal", async () => {
     const plain = await helpText(cmd, ["scv", "exec"], { isTTY: false });
     expect(plain).toContain("Usage: scv exec [options] PROMPT");
