@@ -5,7 +5,7 @@
 // way codex, claude and git behave; `scv help [COMMAND]`; colour only on a terminal; commands that read their
 // own words (ownArgs); subcommands loaded only when they run.
 import { parseArgs as cittyParseArgs } from "citty";
-import { styleFor } from "./style";
+import { styleFor } from "../terminal/style";
 
 export const USAGE_EXIT = 2;
 

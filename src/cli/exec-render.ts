@@ -2,7 +2,7 @@
 // (`$ cargo test`, `write src/x.ts`) with its outcome (`exit 0, 1.2 s`, `+12 -3 lines`, `denied`), approval
 // cards, and — on a terminal only — the last output line of a running call, a waiting indicator and provider
 // retries. It knows no tool by name: everything it prints comes from the notifications.
-import { styleFor } from "./style";
+import { styleFor } from "../terminal/style";
 
 export interface Stream {
   write(s: string): unknown;

@@ -7,7 +7,7 @@ import { completions, KEY_HELP, parseSlash, SLASH_COMMANDS } from "./commands";
 import { PromptEditor } from "./editor";
 import { createKeyDecoder, type Key } from "./keys";
 import { Screen } from "./screen";
-import { createTheme, wantsColor } from "./style";
+import { styleFor } from "../terminal/style";
 import { openTerminal, type Terminal } from "./terminal";
 import { truncate } from "./text";
 import { ConversationView } from "./view";
@@ -31,7 +31,7 @@ const DOUBLE_PRESS_MS = 2000;
 
 export async function runTui(opts: TuiOptions): Promise<number> {
   const term = openTerminal();
-  const theme = createTheme(wantsColor(true, opts.env));
+  const theme = styleFor(process.stdout, opts.env);
   const screen = new Screen(term);
   const view = new ConversationView(theme, () => term.columns());
   const editor = new PromptEditor();

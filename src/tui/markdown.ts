@@ -3,7 +3,7 @@
 // not). Covers what models write: headings, code blocks with a language label, lists, quotes, rules, and
 // inline bold, italic, code and links. Everything is sanitised of control characters first.
 import { sanitize, wrapLine } from "./text";
-import type { Theme } from "./style";
+import type { Style as Theme } from "../terminal/style";
 
 export interface MarkdownRenderer {
   /** Renders one complete source line (without its newline) to display lines. */

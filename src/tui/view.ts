@@ -3,7 +3,7 @@
 // and what still changes (streaming text, running tools, the approval card, the thinking line) is drawn
 // fresh each frame (`live`). Tools appear by the label the server gives them; nothing here knows a tool.
 import { createMarkdownRenderer, type MarkdownRenderer } from "./markdown";
-import type { Theme } from "./style";
+import type { Style as Theme } from "../terminal/style";
 import { sanitize, truncate, wrapLine, wrapText } from "./text";
 
 export interface ApprovalCard {

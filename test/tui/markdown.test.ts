@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createMarkdownRenderer } from "../../src/tui/markdown";
-import { createTheme } from "../../src/tui/style";
+import { createStyle as createTheme } from "../../src/terminal/style";
 import { truncate, wrapLine } from "../../src/tui/text";
 
 describe("markdown lines", () => {

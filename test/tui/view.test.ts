@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createTheme } from "../../src/tui/style";
+import { createStyle as createTheme } from "../../src/terminal/style";
 import { stripAnsi } from "../../src/tui/text";
 import { ConversationView } from "../../src/tui/view";
 
