@@ -1,9 +1,9 @@
 // Files chat users send: saved (0600) in the conversation's media directory, removed after channels.keep_days.
-import { closeSync, constants, fsyncSync, openSync, lstatSync, readdirSync, rmdirSync, writeSync } from "node:fs";
+import { lstatSync, readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { LoggedFile } from "../../chatlog/log";
-import { ensurePrivateDir, tryUnlink } from "../../config/private-file";
+import { createPrivateFile, ensurePrivateDir, tryUnlink } from "../../config/private-file";
 import { MiB, readBoundedBytes } from "../../config/safe-read";
 import type { InboundFile } from "./adapter";
 
@@ -24,13 +24,7 @@ export function saveInboundFiles(files: InboundFile[], mediaDir: string): Logged
       const bytes = readBoundedBytes(f.path, { what: "attached file", maxBytes: MAX_INBOUND_FILE });
       ensurePrivateDir(mediaDir);
       const path = join(mediaDir, `${randomBytes(3).toString("hex")}-${name}`);
-      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      try {
-        writeSync(fd, bytes);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      createPrivateFile(path, bytes);
       return { name, path, state: "saved" };
     } catch (e) {
       return { name, state: "not_saved", reason: (e as Error).message };
