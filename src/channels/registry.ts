@@ -3,11 +3,14 @@ import { resolve } from "node:path";
 import type { Config } from "../config/schema";
 import type { ChannelAdapter } from "./core/adapter";
 import { DirAdapter } from "./dir/adapter";
+import { FeishuAdapter } from "./feishu/adapter";
 
 /** A relative `path` is taken from $SCV_HOME, whatever directory the daemon was started in. */
-export function configuredAdapters(config: Config, scvHome: string): ChannelAdapter[] {
+export function configuredAdapters(config: Config, scvHome: string, env: NodeJS.ProcessEnv = process.env): ChannelAdapter[] {
   const adapters: ChannelAdapter[] = [];
   const dir = config.channels.dir;
   if (dir) adapters.push(new DirAdapter({ path: resolve(scvHome, dir.path), owner: dir.owner, account: dir.account }));
+  const feishu = config.channels.feishu;
+  if (feishu?.enabled) adapters.push(new FeishuAdapter(feishu, scvHome, env));
   return adapters;
 }

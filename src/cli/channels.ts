@@ -16,6 +16,11 @@ function configured(command: string) {
 
 const NONE = "no chat channels are configured; add one to $SCV_HOME/config.toml, e.g.\n  [channels.dir]\n  path = \"/path/to/chat\"\n  owner = \"me\"\n";
 
+/** A channel without a known owner answers everyone tool-free: say so, and how to set the owner. */
+function writeOwnerHints(adapters: Array<{ kind: string; account: string; owner: string; ownerHint?: string }>) {
+  for (const a of adapters) if (!a.owner && a.ownerHint) process.stdout.write(`  ${a.kind}/${a.account}: ${a.ownerHint}\n`);
+}
+
 const list = defineCommand({
   meta: { name: "list", description: "Show the configured chat channels" },
   args: { json: { type: "boolean", description: "print JSON" } },
@@ -23,10 +28,12 @@ const list = defineCommand({
     const config = configured("list");
     if (!config) return;
     const { configuredAdapters } = await import("../channels/registry");
-    const rows = configuredAdapters(config, scvHome()).map((a) => ({ name: a.kind, kind: a.kind, account: a.account, owner: a.owner }));
+    const adapters = configuredAdapters(config, scvHome());
+    const rows = adapters.map((a) => ({ name: a.kind, kind: a.kind, account: a.account, owner: a.owner }));
     if (args.json) return void process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     if (!rows.length) return void process.stdout.write(NONE);
-    for (const r of rows) process.stdout.write(`${r.kind}/${r.account}  owner ${r.owner}${r.kind === "dir" && config.channels.dir ? `  path ${config.channels.dir.path}` : ""}\n`);
+    for (const r of rows) process.stdout.write(`${r.kind}/${r.account}  owner ${r.owner || "(none)"}${r.kind === "dir" && config.channels.dir ? `  path ${config.channels.dir.path}` : ""}\n`);
+    writeOwnerHints(adapters);
   },
 });
 
@@ -46,6 +53,7 @@ const status = defineCommand({
       if (!rows.length) return void process.stdout.write(NONE);
       process.stdout.write("the daemon is not running (start it with `scv daemon start`); its channels are stopped:\n");
       for (const r of rows) process.stdout.write(`${r.kind}/${r.account}  stopped\n`);
+      writeOwnerHints(configuredAdapters(config, scvHome()));
       return;
     }
     const res = await daemonFetch(home, "/channels");
@@ -59,10 +67,76 @@ const status = defineCommand({
       );
       if (c.last_error) process.stdout.write(`  last error: ${c.last_error}\n`);
     }
+    const { configuredAdapters } = await import("../channels/registry");
+    writeOwnerHints(configuredAdapters(config, home));
+  },
+});
+
+/** `login|logout <platform> [options]`: options are read from rawArgs so an unknown one is refused. */
+function platformArgs(action: string, rawArgs: string[], allowed: Record<string, "value" | "flag">) {
+  const [platform, ...rest] = rawArgs;
+  const options: Record<string, string | true> = {};
+  for (let i = 0; i < rest.length; i++) {
+    const [name, inline] = rest[i]!.replace(/^--/, "").split(/=(.*)/s, 2) as [string, string | undefined];
+    const kind = rest[i]!.startsWith("--") ? allowed[name] : undefined;
+    if (!kind) throw new Error(`scv channels ${action}: unknown option ${rest[i]}; options: ${Object.keys(allowed).map((k) => `--${k}`).join(", ") || "none"}`);
+    if (kind === "flag") options[name] = true;
+    else {
+      const value = inline ?? rest[++i];
+      if (!value) throw new Error(`scv channels ${action}: --${name} needs a value`);
+      options[name] = value;
+    }
+  }
+  if (platform !== "feishu") throw new Error(`scv channels ${action}: name the platform: \`scv channels ${action} feishu\`${platform ? ` (not ${platform})` : ""}`);
+  return options;
+}
+
+async function platformAction(action: string, fn: () => Promise<void>) {
+  try {
+    await fn();
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message.startsWith("scv ") ? "" : `scv channels ${action}: `}${(e as Error).message}\n`);
+    process.exitCode = e instanceof ConfigError ? 78 : 1;
+  }
+}
+
+async function feishuConfig(options: Record<string, string | true>) {
+  const config = loadConfig().config;
+  const { FeishuChannelConfig } = await import("../config/schema");
+  const account = typeof options.account === "string" ? options.account : undefined;
+  return FeishuChannelConfig.parse({ ...(config.channels.feishu ?? {}), ...(account ? { account } : {}) });
+}
+
+const login = defineCommand({
+  meta: { name: "login", description: "Sign a chat channel in: `scv channels login feishu [--app-id cli_…] [--brand feishu|lark]`" },
+  async run({ rawArgs }) {
+    await platformAction("login", async () => {
+      const options = platformArgs("login", rawArgs, { "app-id": "value", brand: "value", account: "value" });
+      if (options.brand && options.brand !== "feishu" && options.brand !== "lark") throw new Error("scv channels login: --brand is feishu or lark");
+      const { feishuLogin } = await import("../channels/feishu/login");
+      await feishuLogin({
+        scvHome: scvHome(),
+        config: await feishuConfig(options),
+        ...(typeof options["app-id"] === "string" ? { appId: options["app-id"] } : {}),
+        ...(options.brand ? { brand: options.brand as "feishu" | "lark" } : {}),
+        io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+      });
+    });
+  },
+});
+
+const logout = defineCommand({
+  meta: { name: "logout", description: "Remove a chat channel's stored sign-in: `scv channels logout feishu`" },
+  async run({ rawArgs }) {
+    await platformAction("logout", async () => {
+      const options = platformArgs("logout", rawArgs, { account: "value" });
+      const { feishuLogout } = await import("../channels/feishu/login");
+      feishuLogout(scvHome(), await feishuConfig(options), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+    });
   },
 });
 
 export default defineCommand({
   meta: { name: "channels", description: "Chat channels the daemon hosts" },
-  subCommands: { list, status },
+  subCommands: { list, status, login, logout },
 });

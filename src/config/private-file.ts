@@ -9,12 +9,13 @@ export function ensurePrivateDir(dir: string): void {
 }
 
 /** Writes `data` to `file` with mode 0600, atomically and durably (fsync before the rename). */
-export function writePrivateFileAtomic(file: string, data: string): void {
+export function writePrivateFileAtomic(file: string, data: string | Uint8Array): void {
   const dir = file.slice(0, file.lastIndexOf("/"));
   const tmp = `${dir}/.${file.slice(dir.length + 1)}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
-    writeSync(fd, data);
+    if (typeof data === "string") writeSync(fd, data);
+    else writeSync(fd, data);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

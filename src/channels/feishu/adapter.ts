@@ -1,0 +1,281 @@
+// The Feishu / Lark channel: events arrive over the SDK's long connection (WSClient); each push is written to
+// a durable spool and acknowledged at once (the platform pushes again after 3 s), duplicates included; a
+// worker turns spooled events into messages (downloading their files) for the core. Replies go out through
+// the REST Client, every part with a `uuid` derived from its delivery record, so a retried send is one message.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { appendLine, parseLines } from "../../chatlog/log";
+import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
+import { MiB, readBoundedBytes, readBoundedTextIfExists } from "../../config/safe-read";
+import type { AdapterContext, ChannelAdapter, InboundFile, InboundMessage, OutboundMessage, SendResult } from "../core/adapter";
+import { MAX_INBOUND_FILE, safeFileName } from "../core/media";
+import { connectionError, FeishuApi, FeishuError, feishuError, type LarkSdk, loadSdk, partUuid, sdkLogger } from "./api";
+import { type FeishuConfig, resolveFeishu } from "./credentials";
+import { imageName, inboundContent, outboundParts } from "./render";
+
+interface SpooledEvent {
+  event_id: string;
+  received: number;
+  sender: { sender_id?: { open_id?: string }; sender_type?: string };
+  message: { message_id: string; chat_id: string; chat_type: string; message_type: string; content: string; mentions?: any[]; parent_id?: string };
+}
+
+/** How many event and message IDs the adapter's own dedupe log keeps (the core dedupes messages for good). */
+const SEEN_KEEP = 5000;
+/** A download that fails for a reason that may pass is retried until the event is this old. */
+const DOWNLOAD_PATIENCE_MS = 10 * 60_000;
+const TYPING_EMOJI = "Typing";
+
+export class FeishuAdapter implements ChannelAdapter {
+  readonly kind = "feishu";
+  readonly account: string;
+  readonly owner: string;
+  readonly ownerHint = "no owner is known, so every Feishu chat is tool-free: run `scv channels login feishu`, or set owner_open_id in [channels.feishu]";
+  private readonly dir: string;
+  private readonly spoolDir: string;
+  private readonly downloadDir: string;
+  private readonly seenFile: string;
+  private readonly seen = new Set<string>();
+  private seenLines = 0;
+  private api?: FeishuApi;
+  private botOpenId = "";
+  private wake?: () => void;
+  /** The newest message of each conversation, where the typing reaction goes. */
+  private readonly lastMessage = new Map<string, string>();
+  private readonly typingOn = new Map<string, { messageId: string; reactionId?: Promise<string | undefined> }>();
+
+  constructor(
+    private readonly cfg: FeishuConfig,
+    private readonly scvHome: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.account = cfg.account;
+    this.owner = resolveFeishu(cfg, scvHome, env).owner;
+    this.dir = join(scvHome, "state", "channels", "feishu", cfg.account);
+    this.spoolDir = join(this.dir, "events");
+    this.downloadDir = join(this.dir, "downloads");
+    this.seenFile = join(this.dir, "events-seen.jsonl");
+  }
+
+  ownerConversation(): string {
+    return this.owner; // a direct chat is addressed by the person's open_id
+  }
+
+  async connect(ctx: AdapterContext, signal: AbortSignal): Promise<void> {
+    const resolved = resolveFeishu(this.cfg, this.scvHome, this.env);
+    if (!resolved.creds) {
+      ctx.setState({ state: "logged_out", reason: resolved.problem! });
+      // A login while the daemon runs is picked up: look again every few seconds.
+      while (!signal.aborted && !resolveFeishu(this.cfg, this.scvHome, this.env).creds) await abortableSleep(3000, signal);
+      return;
+    }
+    const creds = resolved.creds;
+    this.loadSeen();
+    const sdk = await loadSdk();
+    const api = new FeishuApi(sdk, creds, ctx.log);
+    try {
+      this.botOpenId = (await api.botInfo()).openId;
+    } catch (e) {
+      const err = feishuError(e, creds.appId);
+      ctx.setState({ state: "paused", reason: err.message });
+      throw err;
+    }
+    this.api = api;
+    const worker = this.drain(ctx, signal);
+    try {
+      await this.listen(sdk, ctx, signal);
+    } finally {
+      this.wake?.();
+      await worker;
+    }
+  }
+
+  /** Runs the long connection until `signal` aborts; throws what makes it give up. */
+  private async listen(sdk: LarkSdk, ctx: AdapterContext, signal: AbortSignal): Promise<void> {
+    const { appId, appSecret, baseUrl } = this.api!.creds;
+    let fail: (e: Error) => void = () => {};
+    const failed = new Promise<never>((_, reject) => (fail = reject));
+    const ws = new sdk.WSClient({
+      appId,
+      appSecret,
+      domain: baseUrl,
+      logger: sdkLogger(ctx.log),
+      loggerLevel: sdk.LoggerLevel.warn,
+      autoReconnect: true,
+      onReady: () => ctx.setState({ state: "connected" }),
+      onReconnecting: () => ctx.setState({ state: "connecting" }),
+      onReconnected: () => ctx.setState({ state: "connected" }),
+      onError: (e: Error) => {
+        const err = connectionError(e, appId);
+        ctx.setState({ state: "paused", reason: err.message });
+        fail(err);
+      },
+    });
+    const dispatcher = new sdk.EventDispatcher({ logger: sdkLogger(ctx.log), loggerLevel: sdk.LoggerLevel.warn }).register({
+      // Returns once the event is spooled: the SDK acknowledges then, well inside the 3-second rule.
+      "im.message.receive_v1": async (data: any) => this.spool(data, ctx),
+    });
+    const aborted = new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+    try {
+      await ws.start({ eventDispatcher: dispatcher });
+      await Promise.race([aborted, failed]);
+    } finally {
+      ws.close({ force: true });
+    }
+  }
+
+  /** Writes one pushed event to the spool (unless it was seen before). Never throws: the push is acknowledged. */
+  private spool(data: any, ctx: AdapterContext): void {
+    try {
+      const message = data?.message;
+      const eventId = String(data?.event_id ?? data?.uuid ?? "");
+      if (!message?.message_id || !eventId) return;
+      if (this.seen.has(`e:${eventId}`) || this.seen.has(`m:${message.message_id}`)) return;
+      if (data.sender?.sender_type && data.sender.sender_type !== "user") return;
+      if (message.chat_type !== "p2p" && !(message.mentions ?? []).some((m: any) => m?.id?.open_id === this.botOpenId)) return;
+      const event: SpooledEvent = { event_id: eventId, received: Date.now(), sender: data.sender ?? {}, message };
+      ensurePrivateDir(this.spoolDir);
+      writePrivateFileAtomic(join(this.spoolDir, `${String(Date.now()).padStart(15, "0")}-${safeFileName(eventId)}.json`), JSON.stringify(event));
+      this.remember(`e:${eventId}`, `m:${message.message_id}`);
+      this.wake?.();
+    } catch (e) {
+      ctx.log(`could not spool event ${data?.event_id}: ${(e as Error).message}`);
+    }
+  }
+
+  /** Hands spooled events to the core in arrival order; an event leaves the spool once durably queued. */
+  private async drain(ctx: AdapterContext, signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(this.spoolDir).filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort();
+      } catch {}
+      for (const name of names) {
+        if (signal.aborted) break;
+        const file = join(this.spoolDir, name);
+        const [event] = parseLines<SpooledEvent>(readBoundedTextIfExists(file, { what: "spooled Feishu event", maxBytes: 4 * MiB, followSymlink: false }));
+        if (!event) {
+          tryUnlink(file);
+          continue;
+        }
+        const downloaded: string[] = [];
+        try {
+          const message = await this.toInbound(event, downloaded);
+          await ctx.receive(message);
+          this.lastMessage.set(message.conversation, event.message.message_id);
+          tryUnlink(file);
+        } catch (e) {
+          ctx.log(`event ${event.event_id} waits in the spool: ${(e as Error).message}`);
+          for (const p of downloaded) tryUnlink(p);
+          await abortableSleep(2000, signal);
+          break; // keep the order: retry this event before later ones
+        }
+        for (const p of downloaded) tryUnlink(p);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 1000);
+        this.wake = () => (clearTimeout(timer), resolve());
+        signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
+  }
+
+  private async toInbound(event: SpooledEvent, downloaded: string[]): Promise<InboundMessage> {
+    const m = event.message;
+    const from = event.sender.sender_id?.open_id ?? "";
+    const direct = m.chat_type === "p2p";
+    const content = inboundContent(m.message_type, m.content, m.mentions ?? [], this.botOpenId);
+    const files: InboundFile[] = [];
+    for (const r of content.resources) {
+      try {
+        const bytes = await this.api!.download(m.message_id, r.key, r.type, MAX_INBOUND_FILE);
+        ensurePrivateDir(this.downloadDir);
+        const path = join(this.downloadDir, `${safeFileName(event.event_id)}-${files.length}`);
+        writePrivateFileAtomic(path, bytes);
+        downloaded.push(path);
+        files.push({ name: r.type === "image" ? imageName(r.key, bytes) : r.name, path });
+      } catch (e) {
+        const err = feishuError(e, this.api!.creds.appId);
+        if (err.retryable && Date.now() - event.received < DOWNLOAD_PATIENCE_MS) throw err;
+        files.push({ name: r.name, error: err.message });
+      }
+    }
+    return { id: m.message_id, conversation: direct ? from : m.chat_id, from, direct, text: content.text, files };
+  }
+
+  async send(message: OutboundMessage): Promise<SendResult> {
+    const api = this.api;
+    if (!api) return { status: "retry", error: "the Feishu channel is not connected yet" };
+    let part = 0;
+    try {
+      for (const p of outboundParts(message.text)) {
+        const uuid = partUuid(message.idempotencyKey, part++);
+        try {
+          await api.create(message.conversation, p.msgType, p.content, uuid);
+        } catch (e) {
+          const err = feishuError(e, api.creds.appId);
+          if (p.msgType !== "post" || err.kind !== "refused") throw err;
+          await api.create(message.conversation, "text", { text: message.text }, `${uuid}t`); // a post Feishu cannot take goes as plain text
+        }
+      }
+      for (const f of message.files) {
+        const uuid = partUuid(message.idempotencyKey, part++);
+        const bytes = readBoundedBytes(f.path, { what: "file to send", maxBytes: 30 * MiB, followSymlink: false });
+        const upload = await api.upload(f.name, bytes);
+        await api.create(message.conversation, upload.msgType, upload.content, uuid);
+      }
+      return { status: "sent" };
+    } catch (e) {
+      const err = e instanceof FeishuError ? e : feishuError(e, api.creds.appId);
+      return err.retryable || err.kind === "auth" ? { status: "retry", error: err.message } : { status: "refused", error: err.message };
+    }
+  }
+
+  /** A "Typing" reaction on the conversation's newest message while a turn runs. */
+  async typing(conversation: string, on: boolean): Promise<void> {
+    const api = this.api;
+    if (!api) return;
+    if (on) {
+      const messageId = this.lastMessage.get(conversation);
+      if (!messageId || this.typingOn.has(conversation)) return;
+      const reactionId = api.addReaction(messageId, TYPING_EMOJI).catch(() => undefined);
+      this.typingOn.set(conversation, { messageId, reactionId });
+      await reactionId;
+      return;
+    }
+    const current = this.typingOn.get(conversation);
+    if (!current) return;
+    this.typingOn.delete(conversation);
+    const id = await current.reactionId;
+    if (id) await api.removeReaction(current.messageId, id);
+  }
+
+  private loadSeen() {
+    if (this.seenLines) return;
+    const ids = parseLines<string>(readBoundedTextIfExists(this.seenFile, { what: "Feishu dedupe log", maxBytes: 16 * MiB, followSymlink: false }));
+    for (const id of ids) this.seen.add(id);
+    this.seenLines = ids.length || 1;
+  }
+
+  private remember(...ids: string[]) {
+    for (const id of ids) {
+      this.seen.add(id);
+      appendLine(this.seenFile, id);
+      this.seenLines++;
+    }
+    if (this.seenLines > SEEN_KEEP * 2) {
+      const keep = [...this.seen].slice(-SEEN_KEEP);
+      writePrivateFileAtomic(this.seenFile, keep.map((k) => `${JSON.stringify(k)}\n`).join(""));
+      this.seen.clear();
+      for (const k of keep) this.seen.add(k);
+      this.seenLines = keep.length;
+    }
+  }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
