@@ -195,3 +195,21 @@ test("a wrong secret, a missing scope and a tenant without long connections are 
   await waitFor(async () => /im:message:send_as_bot/.test((await channelStatus(scope))[0]?.last_error ?? ""), 15_000, `the scope error; log:\n${scope.logText()}`);
   expect((await channelStatus(scope))[0].last_error).toContain("developer console");
 }, 60_000);
+
+test("a dropped long connection reconnects and an expired token is fetched again", async () => {
+  const b = feishuBridge(model.url, fake, trap);
+  model.queue(text("first"), text("after reconnect"));
+  await startDaemon(b);
+  await waitConnected(fake, b);
+  fake.push(fake.messageEvent({ message_id: "om_a", chat_id: "oc_p2p_owner", sender: OWNER, content: { text: "one" } }));
+  await waitFor(() => fake.messages.length === 1, 15_000, "the first reply");
+  const tokensBefore = fake.tokenRequests;
+  fake.expireTokens();
+  fake.dropConnections();
+  await waitFor(() => fake.connections() === 0, 5000, "the drop");
+  await waitConnected(fake, b);
+  fake.push(fake.messageEvent({ message_id: "om_b", chat_id: "oc_p2p_owner", sender: OWNER, content: { text: "two" } }));
+  await waitFor(() => fake.messages.length === 2, 15_000, `the second reply; log:\n${b.logText()}`);
+  expect(fake.messages.map(messageText)).toEqual(["first", "after reconnect"]);
+  expect(fake.tokenRequests).toBeGreaterThan(tokensBefore); // the rejected token was replaced
+}, 40_000);

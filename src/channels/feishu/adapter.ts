@@ -95,6 +95,7 @@ export class FeishuAdapter implements ChannelAdapter {
     const { appId, appSecret, baseUrl } = this.api!.creds;
     let fail: (e: Error) => void = () => {};
     const failed = new Promise<never>((_, reject) => (fail = reject));
+    failed.catch(() => {}); // it may reject while start() still runs; the race below reports it
     const ws = new sdk.WSClient({
       appId,
       appSecret,
@@ -161,8 +162,8 @@ export class FeishuAdapter implements ChannelAdapter {
         const downloaded: string[] = [];
         try {
           const message = await this.toInbound(event, downloaded);
+          this.lastMessage.set(message.conversation, event.message.message_id); // before its turn can start
           await ctx.receive(message);
-          this.lastMessage.set(message.conversation, event.message.message_id);
           tryUnlink(file);
         } catch (e) {
           ctx.log(`event ${event.event_id} waits in the spool: ${(e as Error).message}`);

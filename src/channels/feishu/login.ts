@@ -119,7 +119,9 @@ async function awaitOwner(creds: FeishuCredentials, io: Io, waitMs: number): Pro
   const tick = setInterval(() => io.stderr.write("."), 2000);
   try {
     await ws.start({ eventDispatcher: dispatcher });
-    return await Promise.race([owner, Bun.sleep(waitMs).then(() => undefined)]);
+    const openId = await Promise.race([owner, Bun.sleep(waitMs).then(() => undefined)]);
+    if (openId) await Bun.sleep(300); // the SDK acknowledges the message once the handler returned: let it go out
+    return openId;
   } finally {
     clearInterval(tick);
     io.stderr.write("\n");
