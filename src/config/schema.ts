@@ -83,11 +83,14 @@ export const DirChannelConfig = z.strictObject({
 /** `[channels.feishu]`: the Feishu / Lark bot (docs/channels.md). The secret never lives in config. */
 export const FeishuChannelConfig = z.strictObject({
   enabled: z.boolean().default(true),
-  /** `feishu` (open.feishu.cn), `lark` (open.larksuite.com), or a base URL (an on-premise gateway, a test server). */
+  /**
+   * `feishu` (open.feishu.cn), `lark` (open.larksuite.com), or a base URL (an on-premise gateway, a test
+   * server); default: where `scv channels login feishu` registered the app, else feishu.
+   */
   domain: z
     .string()
     .refine((d) => d === "feishu" || d === "lark" || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(d), "use feishu, lark, or a base URL such as https://open.example.com")
-    .default("feishu"),
+    .optional(),
   /** The app ID (cli_…); default: the one `scv channels login feishu` stored. */
   app_id: z.string().regex(/^cli_[0-9A-Za-z]{4,64}$/, "an app ID looks like cli_a1b2c3d4e5f60718").optional(),
   /** The environment variable holding the app secret; default: the secret `scv channels login feishu` stored. */

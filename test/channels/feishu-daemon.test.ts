@@ -213,3 +213,20 @@ test("a dropped long connection reconnects and an expired token is fetched again
   expect(fake.messages.map(messageText)).toEqual(["first", "after reconnect"]);
   expect(fake.tokenRequests).toBeGreaterThan(tokensBefore); // the rejected token was replaced
 }, 40_000);
+
+test("what `scv channels login feishu` stored is enough to run: app, secret, domain and owner", async () => {
+  const b = feishuBridge(model.url, fake, trap);
+  const file = join(b.home, "config.toml");
+  const login = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "channels", "login", "feishu"], { env: b.env, stdout: "pipe", stderr: "pipe" });
+  expect(await login.exited).toBe(0);
+  // Only the table remains: no domain, app_id, app_secret_env or owner in the config.
+  writeFileSync(file, readFileSync(file, "utf8").replace(/\[channels\.feishu\][\s\S]*$/, "[channels.feishu]\n"));
+  delete b.env.FEISHU_TEST_SECRET;
+  model.queue(text("hello owner"));
+  await startDaemon(b);
+  await waitConnected(fake, b);
+  fake.push(fake.messageEvent({ message_id: "om_l", chat_id: "oc_p2p_owner", sender: fake.registration.openId, content: { text: "hi" } }));
+  await waitFor(() => fake.messages.length === 1, 15_000, `the reply; log:\n${b.logText()}`);
+  expect(fake.messages[0]!.receive_id).toBe(fake.registration.openId);
+  expect(toolNames(model.requests[0]!.body)).toContain("bash"); // the recorded owner's chat has tools
+}, 40_000);

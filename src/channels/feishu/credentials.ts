@@ -61,7 +61,7 @@ export function resolveFeishu(cfg: FeishuConfig, scvHome: string, env: NodeJS.Pr
   }
   const appId = cfg.app_id ?? stored?.app_id;
   const owner = cfg.owner_open_id ?? (stored && stored.app_id === appId ? stored.owner_open_id : undefined) ?? "";
-  const baseUrl = baseUrlFor(cfg.domain);
+  const baseUrl = baseUrlFor(cfg.domain ?? (stored && stored.app_id === appId ? stored.domain : undefined) ?? "feishu");
   if (!appId) return { owner, problem: "no Feishu app: run `scv channels login feishu`, or set app_id and app_secret_env in [channels.feishu]" };
   if (cfg.app_secret_env) {
     const secret = env[cfg.app_secret_env];

@@ -50,7 +50,7 @@ async function showQr(io: Io, url: string) {
 /** The device flow; resolves with the new app's credentials and the owner's open_id. */
 async function registerPersonalAgent(opts: FeishuLoginOptions): Promise<{ appId: string; appSecret: string; ownerOpenId?: string; domain: string }> {
   const { io } = opts;
-  let domain = opts.brand ?? opts.config.domain;
+  let domain = opts.brand ?? opts.config.domain ?? "feishu";
   let base = accountsUrl(domain);
   const begin = await registration(base, { action: "begin", archetype: "PersonalAgent", auth_method: "client_secret", request_user_info: "open_id" });
   if (!begin.device_code || !begin.verification_uri_complete) throw new FeishuLoginError(`the registration could not start: ${begin.error_description ?? begin.error ?? "no device code"}`);
@@ -136,18 +136,19 @@ export async function feishuLogin(opts: FeishuLoginOptions): Promise<void> {
     const reg = await registerPersonalAgent(opts);
     const file = writeStored(scvHome, account, { app_id: reg.appId, app_secret: reg.appSecret, ...(reg.ownerOpenId ? { owner_open_id: reg.ownerOpenId } : {}), domain: reg.domain });
     io.stdout.write(`Signed in: Feishu app ${reg.appId}${reg.ownerOpenId ? `, owner ${reg.ownerOpenId}` : ""}; stored in ${file} (0600).\n`);
-    if (reg.domain !== config.domain) io.stdout.write(`This app lives on ${reg.domain}: set domain = "${reg.domain}" in [channels.feishu].\n`);
+    if (config.domain && reg.domain !== config.domain) io.stdout.write(`This app lives on ${reg.domain}: set domain = "${reg.domain}" in [channels.feishu], or remove domain.\n`);
     if (config.app_id && config.app_id !== reg.appId) io.stdout.write(`[channels.feishu] app_id names ${config.app_id}: remove it to use the new app.\n`);
     io.stdout.write("In the Feishu developer console, grant the bot the im:message scopes and publish a version; then restart the daemon (`scv daemon restart`).\n");
     return;
   }
   const secret = io.stdin.isTTY ? await readHidden(io, `App secret for ${opts.appId}: `) : await readPiped(io.stdin);
   if (!secret) throw new FeishuLoginError("no app secret was given; type it at the prompt or pipe it on stdin");
-  const creds: FeishuCredentials = { appId: opts.appId, appSecret: secret, baseUrl: baseUrlFor(opts.brand ?? config.domain) };
+  const domain = opts.brand ?? config.domain ?? "feishu";
+  const creds: FeishuCredentials = { appId: opts.appId, appSecret: secret, baseUrl: baseUrlFor(domain) };
   const bot = await verify(creds, io);
   const previous = readStored(scvHome, account);
   const keepOwner = previous?.app_id === opts.appId ? previous.owner_open_id : undefined;
-  const file = writeStored(scvHome, account, { app_id: opts.appId, app_secret: secret, ...(keepOwner ? { owner_open_id: keepOwner } : {}), domain: opts.brand ?? config.domain });
+  const file = writeStored(scvHome, account, { app_id: opts.appId, app_secret: secret, ...(keepOwner ? { owner_open_id: keepOwner } : {}), domain });
   io.stdout.write(`The credentials of ${opts.appId} (bot "${bot}") work; stored in ${file} (0600).\n`);
   if (config.owner_open_id || keepOwner) {
     io.stdout.write(`Owner: ${config.owner_open_id ?? keepOwner}.\n`);
@@ -158,7 +159,7 @@ export async function feishuLogin(opts: FeishuLoginOptions): Promise<void> {
     io.stdout.write("No direct message arrived: until an owner is set every chat is tool-free. Run this again, or set owner_open_id in [channels.feishu].\n");
     return;
   }
-  writeStored(scvHome, account, { app_id: opts.appId, app_secret: secret, owner_open_id: owner, domain: opts.brand ?? config.domain });
+  writeStored(scvHome, account, { app_id: opts.appId, app_secret: secret, owner_open_id: owner, domain });
   io.stdout.write(`Owner recorded: ${owner}. Restart the daemon (\`scv daemon restart\`) to use it.\n`);
 }
 
