@@ -81,6 +81,7 @@ test("login --app-id in a terminal: the secret is read without echo, then the ow
   const envArgs = Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
   const spawned = Bun.spawnSync(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", ...envArgs, requireBinary(), "channels", "login", "feishu", "--app-id", fake.appId]);
   expect(spawned.exitCode).toBe(0);
+  Bun.spawnSync(["tmux", "set-option", "-t", session, "remain-on-exit", "on"]); // keep the pane readable after the command ends
   const pane = () => Bun.spawnSync(["tmux", "capture-pane", "-p", "-t", session, "-S", "-100"]).stdout.toString();
   await waitFor(() => pane().includes(`App secret for ${fake.appId}:`), 10_000, "the secret prompt");
   Bun.spawnSync(["tmux", "send-keys", "-t", session, "-l", fake.appSecret]);
@@ -94,4 +95,7 @@ test("login --app-id in a terminal: the secret is read without echo, then the ow
   expect(stored().owner_open_id).toBe("ou_newowner123456");
   expect(pane()).not.toContain(fake.appSecret);
   await waitFor(() => fake.acks.length === 1, 5000, "the claim message to be acknowledged");
+  // The command ends by itself once the owner is recorded (nothing keeps it waiting), with status 0.
+  const dead = () => Bun.spawnSync(["tmux", "display-message", "-p", "-t", session, "#{pane_dead} #{pane_dead_status}"]).stdout.toString().trim();
+  await waitFor(() => dead() === "1 0", 5000, `login to exit; pane:\n${pane()}`);
 }, 30_000);

@@ -117,12 +117,14 @@ async function awaitOwner(creds: FeishuCredentials, io: Io, waitMs: number): Pro
   });
   io.stderr.write("Now send the bot a direct message from your own Feishu account, so SCV knows you are its owner ");
   const tick = setInterval(() => io.stderr.write("."), 2000);
+  let timer: Timer | undefined;
   try {
     await ws.start({ eventDispatcher: dispatcher });
-    const openId = await Promise.race([owner, Bun.sleep(waitMs).then(() => undefined)]);
+    const openId = await Promise.race([owner, new Promise<undefined>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
     if (openId) await Bun.sleep(300); // the SDK acknowledges the message once the handler returned: let it go out
     return openId;
   } finally {
+    clearTimeout(timer);
     clearInterval(tick);
     io.stderr.write("\n");
     ws.close({ force: true });
