@@ -230,3 +230,37 @@ test("what `scv channels login feishu` stored is enough to run: app, secret, dom
   expect(fake.messages[0]!.receive_id).toBe(fake.registration.openId);
   expect(toolNames(model.requests[0]!.body)).toContain("bash"); // the recorded owner's chat has tools
 }, 40_000);
+
+test("a voice message is saved and the model told it has no text; a reply carries what it quoted", async () => {
+  const b = feishuBridge(model.url, fake, trap);
+  model.queue(text("I heard nothing"), text("about that"));
+  await startDaemon(b);
+  await waitConnected(fake, b);
+  const OPUS = new TextEncoder().encode("OggS fake opus");
+  fake.addResource("om_v", "file_v1", OPUS, "file");
+  fake.push(fake.messageEvent({ message_id: "om_v", chat_id: "oc_p2p_owner", sender: OWNER, message_type: "audio", content: { file_key: "file_v1", duration: 3000 } }));
+  await waitFor(() => fake.messages.length === 1, 15_000, `the first reply; log:\n${b.logText()}`);
+  const prompt = inputText(model.requests[0]!.body);
+  expect(prompt).toContain("a voice message (3 s) arrived without text");
+  const saved = /\[file from the user: ([^\]]+)\]/.exec(prompt)![1]!;
+  expect(saved.endsWith("voice-file_v1.opus")).toBe(true);
+  expect(readFileSync(saved, "utf8")).toBe("OggS fake opus");
+  fake.push(fake.messageEvent({ message_id: "om_q", chat_id: "oc_p2p_owner", sender: OWNER, content: { text: "why?" }, parent_id: fake.messages[0]!.message_id }));
+  await waitFor(() => fake.messages.length === 2, 15_000, "the second reply");
+  expect(inputText(model.requests[1]!.body)).toContain("[quoting: I heard nothing]");
+}, 40_000);
+
+test("with no owner known every chat is tool-free, and scv channels status says how to set one", async () => {
+  const b = feishuBridge(model.url, fake, trap, { owner: null });
+  model.queue(text("no tools here"));
+  await startDaemon(b);
+  await waitConnected(fake, b);
+  fake.push(fake.messageEvent({ message_id: "om_n", chat_id: "oc_p2p_owner", sender: OWNER, content: { text: "hi" } }));
+  await waitFor(() => fake.messages.length === 1, 15_000, "the reply");
+  expect(toolNames(model.requests[0]!.body)).toEqual([]);
+  const p = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "channels", "status"], { env: b.env, stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(p.stdout).text();
+  expect(await p.exited).toBe(0);
+  expect(out).toContain("feishu/default  connected");
+  expect(out).toContain("no owner is known, so every Feishu chat is tool-free: run `scv channels login feishu`, or set owner_open_id");
+}, 40_000);

@@ -34,7 +34,7 @@ export interface FakeFeishu {
   /** Pushes an event over every open connection; resolves with the frame ID. */
   push(event: { event_id?: string; event_type?: string; event: any }): string;
   /** An `im.message.receive_v1` event for a message. */
-  messageEvent(m: { message_id: string; chat_id: string; chat_type?: "p2p" | "group"; sender: string; message_type?: string; content: any; mentions?: any[]; event_id?: string }): { event_id: string; event: any };
+  messageEvent(m: { message_id: string; chat_id: string; chat_type?: "p2p" | "group"; sender: string; message_type?: string; content: any; mentions?: any[]; event_id?: string; parent_id?: string }): { event_id: string; event: any };
   /** A file the client can download with messageResource.get. */
   addResource(messageId: string, key: string, bytes: Uint8Array, type?: "image" | "file"): void;
   /**
@@ -123,6 +123,7 @@ export async function startFakeFeishu(opts: { appId?: string; appSecret?: string
             content: JSON.stringify(m.content),
             create_time: String(Date.now()),
             mentions: m.mentions ?? [],
+            ...(m.parent_id ? { parent_id: m.parent_id, root_id: m.parent_id } : {}),
           },
         },
       };
@@ -215,6 +216,12 @@ export async function startFakeFeishu(opts: { appId?: string; appSecret?: string
       const key = next(kind === "image" ? "img_" : "file_");
       fake.uploads.push({ kind, key, bytes, ...(kind === "file" ? { name: new TextDecoder().decode(form.get("file_name")) } : {}) });
       return ok(kind === "image" ? { image_key: key } : { file_key: key });
+    }
+    const single = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(path);
+    if (single && req.method === "GET") {
+      const m = fake.messages.find((x) => x.message_id === single[1]);
+      if (!m) return Response.json({ code: 230011, msg: "The message was withdrawn or does not exist." }, { status: 400 });
+      return ok({ items: [{ message_id: m.message_id, msg_type: m.msg_type, body: { content: JSON.stringify(m.content) } }] });
     }
     const resource = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/resources\/([^/]+)$/.exec(path);
     if (resource && req.method === "GET") {

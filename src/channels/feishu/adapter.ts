@@ -201,7 +201,19 @@ export class FeishuAdapter implements ChannelAdapter {
         files.push({ name: r.name, error: err.message });
       }
     }
-    return { id: m.message_id, conversation: direct ? from : m.chat_id, from, direct, text: content.text, files };
+    const quote = m.parent_id ? await this.quoted(m.parent_id) : undefined;
+    return { id: m.message_id, conversation: direct ? from : m.chat_id, from, direct, text: content.text, files, ...(quote ? { quote } : {}) };
+  }
+
+  /** The text of the message this one replies to; nothing when Feishu will not say (it is only context). */
+  private async quoted(parentId: string): Promise<string | undefined> {
+    try {
+      const parent = await this.api!.message(parentId);
+      const text = parent && inboundContent(parent.msgType, parent.content, [], this.botOpenId).text;
+      return text ? (text.length > 2000 ? `${text.slice(0, 1999)}…` : text) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   async send(message: OutboundMessage): Promise<SendResult> {

@@ -228,6 +228,13 @@ export class FeishuApi {
     return Buffer.concat(chunks);
   }
 
+  /** A message's type and content (for what a reply quotes); undefined when it cannot be read. */
+  async message(messageId: string): Promise<{ msgType: string; content: string } | undefined> {
+    const reply = await this.call(() => this.client.im.v1.message.get({ path: { message_id: messageId } }));
+    const item = reply.data?.items?.[0];
+    return item?.msg_type && item.body?.content !== undefined ? { msgType: item.msg_type, content: item.body.content } : undefined;
+  }
+
   async addReaction(messageId: string, emoji: string): Promise<string | undefined> {
     const reply = await this.call(() => this.client.im.v1.messageReaction.create({ path: { message_id: messageId }, data: { reaction_type: { emoji_type: emoji } } }));
     return reply.data?.reaction_id;
