@@ -264,3 +264,16 @@ test("with no owner known every chat is tool-free, and scv channels status says 
   expect(out).toContain("feishu/default  connected");
   expect(out).toContain("no owner is known, so every Feishu chat is tool-free: run `scv channels login feishu`, or set owner_open_id");
 }, 40_000);
+
+test("a rich-text post Feishu refuses goes out as plain text, once", async () => {
+  const b = feishuBridge(model.url, fake, trap);
+  model.queue(text("# Title\n\nbody"));
+  fake.fail("/open-apis/im/v1/messages", 400, { code: 230099, msg: "Failed to create card content" });
+  await startDaemon(b);
+  await waitConnected(fake, b);
+  fake.push(fake.messageEvent({ message_id: "om_p", chat_id: "oc_p2p_owner", sender: OWNER, content: { text: "hi" } }));
+  await waitFor(() => fake.messages.length === 1, 15_000, `the reply; log:\n${b.logText()}`);
+  await Bun.sleep(500);
+  expect(fake.messages.map((m) => [m.msg_type, messageText(m)])).toEqual([["text", "# Title\n\nbody"]]);
+  expect((await channelStatus(b))[0]).toMatchObject({ outbound_pending: 0, outbound_failed: 0 });
+}, 40_000);

@@ -228,7 +228,7 @@ export class FeishuAdapter implements ChannelAdapter {
         } catch (e) {
           const err = feishuError(e, api.creds.appId);
           if (p.msgType !== "post" || err.kind !== "refused") throw err;
-          await api.create(message.conversation, "text", { text: message.text }, `${uuid}t`); // a post Feishu cannot take goes as plain text
+          await api.create(message.conversation, "text", { text: p.text }, `${uuid}t`); // a post Feishu cannot take goes as plain text
         }
       }
       for (const f of message.files) {

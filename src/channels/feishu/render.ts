@@ -91,6 +91,8 @@ export function imageName(key: string, bytes: Uint8Array): string {
 export interface OutboundPart {
   msgType: "text" | "post";
   content: unknown;
+  /** The part's markdown, sent as plain text if Feishu refuses the post. */
+  text: string;
 }
 
 /** Longer replies are split at paragraph boundaries into parts of at most this many characters. */
@@ -131,5 +133,5 @@ function post(text: string): unknown {
 /** The model's reply as Feishu message parts: plain `text` when it has no markdown, otherwise `post`. */
 export function outboundParts(text: string): OutboundPart[] {
   if (!text.trim()) return [];
-  return chunks(text).map((t) => (MARKDOWN.test(t) ? { msgType: "post", content: post(t) } : { msgType: "text", content: { text: t } }));
+  return chunks(text).map((t) => (MARKDOWN.test(t) ? { msgType: "post", content: post(t), text: t } : { msgType: "text", content: { text: t }, text: t }));
 }

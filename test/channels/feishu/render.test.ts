@@ -44,11 +44,12 @@ test("downloaded images are named by their content", () => {
 });
 
 test("plain replies go as text, markdown as a post with code blocks, long ones split at paragraphs", () => {
-  expect(outboundParts("just words")).toEqual([{ msgType: "text", content: { text: "just words" } }]);
+  expect(outboundParts("just words")).toEqual([{ msgType: "text", content: { text: "just words" }, text: "just words" }]);
   expect(outboundParts("")).toEqual([]);
   const [post] = outboundParts("**Done.**\n\n```bash\nls -l\n```\nafter");
   expect(post).toEqual({
     msgType: "post",
+    text: "**Done.**\n\n```bash\nls -l\n```\nafter",
     content: { zh_cn: { title: "", content: [[{ tag: "md", text: "**Done.**" }], [{ tag: "code_block", language: "BASH", text: "ls -l" }], [{ tag: "md", text: "after" }]] } },
   });
   const long = Array.from({ length: 30 }, (_, i) => `${i}`.padEnd(500, "x")).join("\n\n");
