@@ -2,26 +2,16 @@
 // a durable spool and acknowledged at once (the platform pushes again after 3 s), duplicates included; a
 // worker turns spooled events into messages (downloading their files) for the core. Replies go out through
 // the REST Client, every part with a `uuid` derived from its delivery record, so a retried send is one message.
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { appendLine, parseLines } from "../../chatlog/log";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
-import { MiB, readBoundedBytes, readBoundedTextIfExists } from "../../config/safe-read";
+import { MiB, readBoundedBytes } from "../../config/safe-read";
 import type { AdapterContext, ChannelAdapter, InboundFile, InboundMessage, OutboundMessage, SendResult } from "../core/adapter";
 import { MAX_INBOUND_FILE, safeFileName } from "../core/media";
 import { connectionError, FeishuApi, FeishuError, feishuError, type LarkSdk, loadSdk, partUuid, sdkLogger } from "./api";
 import { type FeishuConfig, resolveFeishu } from "./credentials";
 import { imageName, inboundContent, outboundParts } from "./render";
+import { EventSpool, type SpooledEvent } from "./spool";
 
-interface SpooledEvent {
-  event_id: string;
-  received: number;
-  sender: { sender_id?: { open_id?: string }; sender_type?: string };
-  message: { message_id: string; chat_id: string; chat_type: string; message_type: string; content: string; mentions?: any[]; parent_id?: string };
-}
-
-/** How many event and message IDs the adapter's own dedupe log keeps (the core dedupes messages for good). */
-const SEEN_KEEP = 5000;
 /** A download that fails for a reason that may pass is retried until the event is this old. */
 const DOWNLOAD_PATIENCE_MS = 10 * 60_000;
 const TYPING_EMOJI = "Typing";
@@ -32,14 +22,10 @@ export class FeishuAdapter implements ChannelAdapter {
   readonly owner: string;
   readonly ownerHint = "no owner is known, so every Feishu chat is tool-free: run `scv channels login feishu`, or set owner_open_id in [channels.feishu]";
   private readonly dir: string;
-  private readonly spoolDir: string;
   private readonly downloadDir: string;
-  private readonly seenFile: string;
-  private readonly seen = new Set<string>();
-  private seenLines = 0;
+  private spool?: EventSpool;
   private api?: FeishuApi;
   private botOpenId = "";
-  private wake?: () => void;
   /** The newest message of each conversation, where the typing reaction goes. */
   private readonly lastMessage = new Map<string, string>();
   private readonly typingOn = new Map<string, { messageId: string; reactionId?: Promise<string | undefined> }>();
@@ -52,9 +38,7 @@ export class FeishuAdapter implements ChannelAdapter {
     this.account = cfg.account;
     this.owner = resolveFeishu(cfg, scvHome, env).owner;
     this.dir = join(scvHome, "state", "channels", "feishu", cfg.account);
-    this.spoolDir = join(this.dir, "events");
     this.downloadDir = join(this.dir, "downloads");
-    this.seenFile = join(this.dir, "events-seen.jsonl");
   }
 
   ownerConversation(): string {
@@ -70,7 +54,7 @@ export class FeishuAdapter implements ChannelAdapter {
       return;
     }
     const creds = resolved.creds;
-    this.loadSeen();
+    const spool = (this.spool ??= new EventSpool(this.dir));
     const sdk = await loadSdk();
     const api = new FeishuApi(sdk, creds, ctx.log);
     try {
@@ -81,17 +65,21 @@ export class FeishuAdapter implements ChannelAdapter {
       throw err;
     }
     this.api = api;
-    const worker = this.drain(ctx, signal);
+    const stop = new AbortController(); // the worker stops when the connection ends, for whatever reason
+    const onAbort = () => stop.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const worker = spool.run(stop.signal, (event) => this.handOn(event, ctx), ctx.log);
     try {
-      await this.listen(sdk, ctx, signal);
+      await this.listen(sdk, spool, ctx, signal);
     } finally {
-      this.wake?.();
+      signal.removeEventListener("abort", onAbort);
+      stop.abort();
       await worker;
     }
   }
 
   /** Runs the long connection until `signal` aborts; throws what makes it give up. */
-  private async listen(sdk: LarkSdk, ctx: AdapterContext, signal: AbortSignal): Promise<void> {
+  private async listen(sdk: LarkSdk, spool: EventSpool, ctx: AdapterContext, signal: AbortSignal): Promise<void> {
     const { appId, appSecret, baseUrl } = this.api!.creds;
     let fail: (e: Error) => void = () => {};
     const failed = new Promise<never>((_, reject) => (fail = reject));
@@ -114,7 +102,7 @@ export class FeishuAdapter implements ChannelAdapter {
     });
     const dispatcher = new sdk.EventDispatcher({ logger: sdkLogger(ctx.log), loggerLevel: sdk.LoggerLevel.warn }).register({
       // Returns once the event is spooled: the SDK acknowledges then, well inside the 3-second rule.
-      "im.message.receive_v1": async (data: any) => this.spool(data, ctx),
+      "im.message.receive_v1": async (data: any) => this.accept(data, spool, ctx),
     });
     const aborted = new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
     try {
@@ -125,59 +113,33 @@ export class FeishuAdapter implements ChannelAdapter {
     }
   }
 
-  /** Writes one pushed event to the spool (unless it was seen before). Never throws: the push is acknowledged. */
-  private spool(data: any, ctx: AdapterContext): void {
+  /**
+   * Spools one pushed event unless it is a repeat, from a bot, or a group message not for us; the SDK then
+   * acknowledges it. Throws only when the event cannot be written: Feishu is told, and pushes it again.
+   */
+  private accept(data: any, spool: EventSpool, ctx: AdapterContext): void {
+    const message = data?.message;
+    const event: SpooledEvent = { event_id: String(data?.event_id ?? data?.uuid ?? ""), received: Date.now(), sender: data?.sender ?? {}, message };
+    if (!message?.message_id || !event.event_id || spool.seenBefore(event)) return;
+    if (event.sender.sender_type && event.sender.sender_type !== "user") return;
+    if (message.chat_type !== "p2p" && !(message.mentions ?? []).some((m: any) => m?.id?.open_id === this.botOpenId)) return;
     try {
-      const message = data?.message;
-      const eventId = String(data?.event_id ?? data?.uuid ?? "");
-      if (!message?.message_id || !eventId) return;
-      if (this.seen.has(`e:${eventId}`) || this.seen.has(`m:${message.message_id}`)) return;
-      if (data.sender?.sender_type && data.sender.sender_type !== "user") return;
-      if (message.chat_type !== "p2p" && !(message.mentions ?? []).some((m: any) => m?.id?.open_id === this.botOpenId)) return;
-      const event: SpooledEvent = { event_id: eventId, received: Date.now(), sender: data.sender ?? {}, message };
-      ensurePrivateDir(this.spoolDir);
-      writePrivateFileAtomic(join(this.spoolDir, `${String(Date.now()).padStart(15, "0")}-${safeFileName(eventId)}.json`), JSON.stringify(event));
-      this.remember(`e:${eventId}`, `m:${message.message_id}`);
-      this.wake?.();
+      spool.add(event);
     } catch (e) {
-      ctx.log(`could not spool event ${data?.event_id}: ${(e as Error).message}`);
+      ctx.log(`could not spool event ${event.event_id}: ${(e as Error).message}`); // not acknowledged as handled: Feishu pushes it again
+      throw e;
     }
   }
 
-  /** Hands spooled events to the core in arrival order; an event leaves the spool once durably queued. */
-  private async drain(ctx: AdapterContext, signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      let names: string[] = [];
-      try {
-        names = readdirSync(this.spoolDir).filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort();
-      } catch {}
-      for (const name of names) {
-        if (signal.aborted) break;
-        const file = join(this.spoolDir, name);
-        const [event] = parseLines<SpooledEvent>(readBoundedTextIfExists(file, { what: "spooled Feishu event", maxBytes: 4 * MiB, followSymlink: false }));
-        if (!event) {
-          tryUnlink(file);
-          continue;
-        }
-        const downloaded: string[] = [];
-        try {
-          const message = await this.toInbound(event, downloaded);
-          this.lastMessage.set(message.conversation, event.message.message_id); // before its turn can start
-          await ctx.receive(message);
-          tryUnlink(file);
-        } catch (e) {
-          ctx.log(`event ${event.event_id} waits in the spool: ${(e as Error).message}`);
-          for (const p of downloaded) tryUnlink(p);
-          await abortableSleep(2000, signal);
-          break; // keep the order: retry this event before later ones
-        }
-        for (const p of downloaded) tryUnlink(p);
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 1000);
-        this.wake = () => (clearTimeout(timer), resolve());
-        signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-      });
+  /** One spooled event to the core: its files downloaded, then durably queued there. */
+  private async handOn(event: SpooledEvent, ctx: AdapterContext): Promise<void> {
+    const downloaded: string[] = [];
+    try {
+      const message = await this.toInbound(event, downloaded);
+      this.lastMessage.set(message.conversation, event.message.message_id); // before its turn can start
+      await ctx.receive(message);
+    } finally {
+      for (const p of downloaded) tryUnlink(p);
     }
   }
 
@@ -262,33 +224,16 @@ export class FeishuAdapter implements ChannelAdapter {
     const id = await current.reactionId;
     if (id) await api.removeReaction(current.messageId, id);
   }
-
-  private loadSeen() {
-    if (this.seenLines) return;
-    const ids = parseLines<string>(readBoundedTextIfExists(this.seenFile, { what: "Feishu dedupe log", maxBytes: 16 * MiB, followSymlink: false }));
-    for (const id of ids) this.seen.add(id);
-    this.seenLines = ids.length || 1;
-  }
-
-  private remember(...ids: string[]) {
-    for (const id of ids) {
-      this.seen.add(id);
-      appendLine(this.seenFile, id);
-      this.seenLines++;
-    }
-    if (this.seenLines > SEEN_KEEP * 2) {
-      const keep = [...this.seen].slice(-SEEN_KEEP);
-      writePrivateFileAtomic(this.seenFile, keep.map((k) => `${JSON.stringify(k)}\n`).join(""));
-      this.seen.clear();
-      for (const k of keep) this.seen.add(k);
-      this.seenLines = keep.length;
-    }
-  }
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
   });
 }
