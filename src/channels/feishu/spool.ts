@@ -16,7 +16,7 @@ export interface SpooledEvent {
   message: { message_id: string; chat_id: string; chat_type: string; message_type: string; content: string; mentions?: any[]; parent_id?: string };
 }
 
-/** How many IDs the dedupe log keeps (the core dedupes message IDs for good). */
+/** How many events' IDs the dedupe log keeps (the core dedupes message IDs for good). */
 const SEEN_KEEP = 5000;
 
 export class EventSpool {
@@ -26,13 +26,17 @@ export class EventSpool {
   private seenLines = 0;
   private wakeUp?: () => void;
 
-  constructor(dir: string) {
+  constructor(
+    dir: string,
+    private readonly keep = SEEN_KEEP,
+  ) {
     this.queueDir = join(dir, "events");
     this.seenFile = join(dir, "events-seen.jsonl");
     ensurePrivateDir(this.queueDir);
-    const ids = parseLines<string>(readBoundedTextIfExists(this.seenFile, { what: "Feishu dedupe log", maxBytes: 16 * MiB, followSymlink: false }));
-    for (const id of ids) this.seen.add(id);
-    this.seenLines = ids.length;
+    // One line per event: its event and message IDs.
+    const lines = parseLines<string[]>(readBoundedTextIfExists(this.seenFile, { what: "Feishu dedupe log", maxBytes: 16 * MiB, followSymlink: false }));
+    for (const ids of lines) for (const id of Array.isArray(ids) ? ids : []) this.seen.add(String(id));
+    this.seenLines = lines.length;
   }
 
   seenBefore(event: Pick<SpooledEvent, "event_id" | "message">): boolean {
@@ -98,17 +102,16 @@ export class EventSpool {
   }
 
   private remember(...ids: string[]) {
-    for (const id of ids) {
-      this.seen.add(id);
-      appendLine(this.seenFile, id);
-      this.seenLines++;
-    }
-    if (this.seenLines > SEEN_KEEP * 2) {
-      const keep = [...this.seen].slice(-SEEN_KEEP);
-      writePrivateFileAtomic(this.seenFile, keep.map((k) => `${JSON.stringify(k)}\n`).join(""));
+    for (const id of ids) this.seen.add(id);
+    appendLine(this.seenFile, ids); // one write (and fsync) per event: acknowledgements wait for it
+    if (++this.seenLines > this.keep * 2) {
+      const keep = [...this.seen].slice(-this.keep * 2);
+      const lines: string[] = [];
+      for (let i = 0; i < keep.length; i += 2) lines.push(`${JSON.stringify(keep.slice(i, i + 2))}\n`);
+      writePrivateFileAtomic(this.seenFile, lines.join(""));
       this.seen.clear();
       for (const k of keep) this.seen.add(k);
-      this.seenLines = keep.length;
+      this.seenLines = lines.length;
     }
   }
 }
