@@ -72,10 +72,21 @@ const status = defineCommand({
   },
 });
 
+type Options = Record<string, string | true>;
+type Io = import("../agents/login").Io;
+
+/** Each platform's sign-in: the options `login` and `logout` take, and the module that runs them (lazily). */
+const SIGN_INS: Record<string, { login: Record<string, "value" | "flag">; logout: Record<string, "value" | "flag">; load(): Promise<{ login(o: Options, io: Io): Promise<void>; logout(o: Options, io: Io): Promise<void> }> }> = {
+  feishu: { login: { "app-id": "value", brand: "value", account: "value" }, logout: { account: "value" }, load: () => import("../channels/feishu/cli") },
+};
+
 /** `login|logout <platform> [options]`: options are read from rawArgs so an unknown one is refused. */
-function platformArgs(action: string, rawArgs: string[], allowed: Record<string, "value" | "flag">) {
+function platformArgs(action: "login" | "logout", rawArgs: string[]) {
   const [platform, ...rest] = rawArgs;
-  const options: Record<string, string | true> = {};
+  const signIn = platform ? SIGN_INS[platform] : undefined;
+  if (!signIn) throw new Error(`scv channels ${action}: name the platform: ${Object.keys(SIGN_INS).map((k) => `\`scv channels ${action} ${k}\``).join(", ")}${platform ? ` (not ${platform})` : ""}`);
+  const allowed = signIn[action];
+  const options: Options = {};
   for (let i = 0; i < rest.length; i++) {
     const [name, inline] = rest[i]!.replace(/^--/, "").split(/=(.*)/s, 2) as [string, string | undefined];
     const kind = rest[i]!.startsWith("--") ? allowed[name] : undefined;
@@ -87,54 +98,28 @@ function platformArgs(action: string, rawArgs: string[], allowed: Record<string,
       options[name] = value;
     }
   }
-  if (platform !== "feishu") throw new Error(`scv channels ${action}: name the platform: \`scv channels ${action} feishu\`${platform ? ` (not ${platform})` : ""}`);
-  return options;
+  return { signIn, options };
 }
 
-async function platformAction(action: string, fn: () => Promise<void>) {
-  try {
-    await fn();
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message.startsWith("scv ") ? "" : `scv channels ${action}: `}${(e as Error).message}\n`);
-    process.exitCode = e instanceof ConfigError ? 78 : 1;
-  }
+function platformCommand(action: "login" | "logout", description: string) {
+  return defineCommand({
+    meta: { name: action, description },
+    async run({ rawArgs }) {
+      try {
+        const { signIn, options } = platformArgs(action, rawArgs);
+        const module = await signIn.load();
+        await module[action](options, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+      } catch (e) {
+        const message = (e as Error).message;
+        process.stderr.write(`${message.startsWith("scv ") ? "" : `scv channels ${action}: `}${message}\n`);
+        process.exitCode = e instanceof ConfigError ? 78 : 1;
+      }
+    },
+  });
 }
 
-async function feishuConfig(options: Record<string, string | true>) {
-  const config = loadConfig().config;
-  const { FeishuChannelConfig } = await import("../config/schema");
-  const account = typeof options.account === "string" ? options.account : undefined;
-  return FeishuChannelConfig.parse({ ...(config.channels.feishu ?? {}), ...(account ? { account } : {}) });
-}
-
-const login = defineCommand({
-  meta: { name: "login", description: "Sign a chat channel in: `scv channels login feishu [--app-id cli_…] [--brand feishu|lark]`" },
-  async run({ rawArgs }) {
-    await platformAction("login", async () => {
-      const options = platformArgs("login", rawArgs, { "app-id": "value", brand: "value", account: "value" });
-      if (options.brand && options.brand !== "feishu" && options.brand !== "lark") throw new Error("scv channels login: --brand is feishu or lark");
-      const { feishuLogin } = await import("../channels/feishu/login");
-      await feishuLogin({
-        scvHome: scvHome(),
-        config: await feishuConfig(options),
-        ...(typeof options["app-id"] === "string" ? { appId: options["app-id"] } : {}),
-        ...(options.brand ? { brand: options.brand as "feishu" | "lark" } : {}),
-        io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
-      });
-    });
-  },
-});
-
-const logout = defineCommand({
-  meta: { name: "logout", description: "Remove a chat channel's stored sign-in: `scv channels logout feishu`" },
-  async run({ rawArgs }) {
-    await platformAction("logout", async () => {
-      const options = platformArgs("logout", rawArgs, { account: "value" });
-      const { feishuLogout } = await import("../channels/feishu/login");
-      feishuLogout(scvHome(), await feishuConfig(options), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
-    });
-  },
-});
+const login = platformCommand("login", "Sign a chat channel in: `scv channels login feishu [--app-id cli_…] [--brand feishu|lark]`");
+const logout = platformCommand("logout", "Remove a chat channel's stored sign-in: `scv channels logout feishu`");
 
 export default defineCommand({
   meta: { name: "channels", description: "Chat channels the daemon hosts" },

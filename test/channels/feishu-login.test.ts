@@ -73,6 +73,8 @@ test("login --app-id refuses a wrong secret clearly and stores nothing; unknown 
   expect(bad.code).not.toBe(0);
   expect(bad.stderr).toContain("unknown option --bogus");
   expect((await scv(["login", "telegram"])).stderr).toContain("scv channels login feishu");
+  const account = await scv(["logout", "feishu", "--account", "../x"]);
+  expect([account.code, account.stderr.trim()]).toEqual([1, "scv channels logout: --account: use 1-64 letters, digits, _ and -"]);
 });
 
 test("login --app-id in a terminal: the secret is read without echo, then the owner's first direct message records them", async () => {
