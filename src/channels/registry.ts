@@ -4,9 +4,10 @@ import type { Config } from "../config/schema";
 import type { ChannelAdapter } from "./core/adapter";
 import { DirAdapter } from "./dir/adapter";
 import { WechatAdapter } from "./wechat/adapter";
+import { FeishuAdapter } from "./feishu/adapter";
 
 /** A relative `path` is taken from $SCV_HOME, whatever directory the daemon was started in. */
-export function configuredAdapters(config: Config, scvHome: string): ChannelAdapter[] {
+export function configuredAdapters(config: Config, scvHome: string, env: NodeJS.ProcessEnv = process.env): ChannelAdapter[] {
   const adapters: ChannelAdapter[] = [];
   const dir = config.channels.dir;
   if (dir) adapters.push(new DirAdapter({ path: resolve(scvHome, dir.path), owner: dir.owner, account: dir.account }));
@@ -25,5 +26,7 @@ export function configuredAdapters(config: Config, scvHome: string): ChannelAdap
       }),
     );
   }
+  const feishu = config.channels.feishu;
+  if (feishu?.enabled) adapters.push(new FeishuAdapter(feishu, scvHome, env));
   return adapters;
 }

@@ -16,7 +16,7 @@ export interface ChannelService {
 /** Throws ConfigError on a bad config; returns undefined when no channel is configured. */
 export function createChannelService(opts: { scvHome: string; env: NodeJS.ProcessEnv; log(line: string): void }): ChannelService | undefined {
   const config = loadConfig({ env: opts.env }).config;
-  const adapters = configuredAdapters(config, opts.scvHome);
+  const adapters = configuredAdapters(config, opts.scvHome, opts.env);
   if (adapters.length === 0) return undefined;
   // Built only in start(), once the daemon owns the socket: the host's stores assume one daemon per SCV_HOME.
   let host: ChannelHost | undefined;

@@ -16,6 +16,11 @@ function configured(command: string) {
 
 const NONE = "no chat channels are configured; add one to $SCV_HOME/config.toml, e.g.\n  [channels.dir]\n  path = \"/path/to/chat\"\n  owner = \"me\"\n";
 
+/** A channel without a known owner answers everyone tool-free: say so, and how to set the owner. */
+function writeOwnerHints(adapters: Array<{ kind: string; account: string; owner: string; ownerHint?: string }>) {
+  for (const a of adapters) if (!a.owner && a.ownerHint) process.stdout.write(`  ${a.kind}/${a.account}: ${a.ownerHint}\n`);
+}
+
 const list = defineCommand({
   meta: { name: "list", description: "Show the configured chat channels" },
   args: { json: { type: "boolean", description: "print JSON" } },
@@ -23,8 +28,9 @@ const list = defineCommand({
     const config = configured("list");
     if (!config) return;
     const { configuredAdapters } = await import("../channels/registry");
+    const adapters = configuredAdapters(config, scvHome());
     // A WeChat owner is a platform user ID from the stored login: not shown, like the rest of the login.
-    const rows = configuredAdapters(config, scvHome()).map((a) => ({
+    const rows = adapters.map((a) => ({
       name: a.kind,
       kind: a.kind,
       account: a.account,
@@ -33,9 +39,10 @@ const list = defineCommand({
     if (args.json) return void process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     if (!rows.length) return void process.stdout.write(NONE);
     for (const r of rows) {
-      const owner = "logged_in" in r ? (r.logged_in ? "logged in" : "logged out") : `owner ${r.owner}`;
+      const owner = "logged_in" in r ? (r.logged_in ? "logged in" : "logged out") : `owner ${r.owner || "(none)"}`;
       process.stdout.write(`${r.kind}/${r.account}  ${owner}${r.kind === "dir" && config.channels.dir ? `  path ${config.channels.dir.path}` : ""}\n`);
     }
+    writeOwnerHints(adapters);
   },
 });
 
@@ -61,6 +68,7 @@ const status = defineCommand({
       if (!rows.length) return void process.stdout.write(NONE);
       process.stdout.write("the daemon is not running (start it with `scv daemon start`); its channels are stopped:\n");
       for (const r of rows) process.stdout.write(`${r.kind}/${r.account}  stopped${r.reason ? ` (${r.reason})` : ""}\n`);
+      writeOwnerHints(configuredAdapters(config, home));
       return;
     }
     const res = await daemonFetch(home, "/channels");
@@ -74,16 +82,37 @@ const status = defineCommand({
       );
       if (c.last_error) process.stdout.write(`  last error: ${c.last_error}\n`);
     }
+    const { configuredAdapters } = await import("../channels/registry");
+    writeOwnerHints(configuredAdapters(config, home));
   },
 });
 
-/** The channels that log in from the command line, and each one's login module. */
-const LOGINS = { wechat: () => import("./channels-wechat") } as const;
+type Io = import("../agents/login").Io;
+/** Options of `login`/`logout` that only some platforms take (the others refuse them). */
+type SignInOptions = { "app-id"?: string; brand?: string; account?: string };
+
+/** The channels that log in from the command line: each one's login and logout, loaded when used. */
+const LOGINS: Record<string, () => Promise<{ login(o: SignInOptions, io: Io): Promise<void>; logout(o: SignInOptions, io: Io): Promise<void> }>> = {
+  wechat: async () => {
+    const m = await import("./channels-wechat");
+    const run = (action: "login" | "logout") => async (o: SignInOptions) => {
+      const given = Object.keys(o).filter((k) => o[k as keyof SignInOptions] !== undefined);
+      if (given.length) throw new UsageRefusal(`--${given[0]} is for feishu; \`scv channels ${action} wechat\` takes no options`);
+      const config = configured(action);
+      if (config) await m[action](config, scvHome());
+    };
+    return { login: run("login"), logout: run("logout") };
+  },
+  feishu: () => import("../channels/feishu/cli"),
+};
+
+/** A wrong option for the platform named: exit 2, as the command layer does for unknown ones. */
+class UsageRefusal extends Error {}
 
 /** The channel named, when it is one that logs in (unknown options were refused by the command layer). */
-function loginTarget(command: string, channel: string): keyof typeof LOGINS | undefined {
-  if (channel in LOGINS) return channel as keyof typeof LOGINS;
-  process.stderr.write(`scv channels ${command}: ${JSON.stringify(channel)} is not a channel that logs in; use \`scv channels ${command} wechat\`\n`);
+function loginTarget(command: string, channel: string): string | undefined {
+  if (channel in LOGINS) return channel;
+  process.stderr.write(`scv channels ${command}: ${JSON.stringify(channel)} is not a channel that logs in; use ${Object.keys(LOGINS).map((k) => `\`scv channels ${command} ${k}\``).join(" or ")}\n`);
   process.exitCode = 2;
   return undefined;
 }
@@ -99,29 +128,36 @@ async function refusedWhenDelegated(command: string): Promise<boolean> {
   return !!message;
 }
 
-const login = defineCommand({
-  meta: { name: "login", description: "Log a channel in: `scv channels login wechat` shows a QR code to scan with the owner's WeChat" },
-  args: { channel: { type: "positional", required: true, description: "the channel (wechat)" } },
-  async run({ args }) {
-    if (await refusedWhenDelegated("login")) return;
-    const target = loginTarget("login", args.channel);
-    const config = target && configured("login");
-    if (!target || !config) return;
-    await (await LOGINS[target]()).login(config, scvHome());
-  },
-});
+const signInArgs = {
+  channel: { type: "positional", required: true, description: "the channel: wechat or feishu" },
+  "app-id": { type: "string", valueHint: "ID", description: "feishu: an existing self-built app (cli_…); its secret is asked for without echo" },
+  brand: { type: "string", valueHint: "NAME", description: "feishu: feishu or lark" },
+  account: { type: "string", valueHint: "NAME", description: "feishu: the account name (default: default)" },
+} as const;
 
-const logout = defineCommand({
-  meta: { name: "logout", description: "Forget a channel's stored login (a running daemon stops the channel)" },
-  args: { channel: { type: "positional", required: true, description: "the channel (wechat)" } },
-  async run({ args }) {
-    if (await refusedWhenDelegated("logout")) return;
-    const target = loginTarget("logout", args.channel);
-    const config = target && configured("logout");
-    if (!target || !config) return;
-    await (await LOGINS[target]()).logout(config, scvHome());
-  },
-});
+/** `login|logout CHANNEL [options]`: refused in a delegated SCV; errors say what to do and set the exit status. */
+function signInCommand(action: "login" | "logout", description: string) {
+  return defineCommand({
+    meta: { name: action, description },
+    args: signInArgs,
+    async run({ args }) {
+      if (await refusedWhenDelegated(action)) return;
+      const target = loginTarget(action, args.channel);
+      if (!target) return;
+      const options: SignInOptions = { "app-id": args["app-id"], brand: args.brand, account: args.account };
+      try {
+        await (await LOGINS[target]!())[action](options, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+      } catch (e) {
+        const message = (e as Error).message;
+        process.stderr.write(`${message.startsWith("scv ") ? "" : `scv channels ${action}: `}${message}\n`);
+        process.exitCode = e instanceof UsageRefusal ? 2 : e instanceof ConfigError ? 78 : 1;
+      }
+    },
+  });
+}
+
+const login = signInCommand("login", "Log a channel in: `scv channels login wechat` shows a QR code to scan with the owner's WeChat; `scv channels login feishu [--app-id cli_…] [--brand feishu|lark]`");
+const logout = signInCommand("logout", "Forget a channel's stored login (a running daemon stops the channel)");
 
 export default defineCommand({
   meta: { name: "channels", description: "Chat channels the daemon hosts" },

@@ -21,7 +21,7 @@ export function createPrivateFile(file: string, data: string | Uint8Array): void
 }
 
 /** Writes `data` to `file` with mode 0600, atomically and durably (fsync before the rename). */
-export function writePrivateFileAtomic(file: string, data: string): void {
+export function writePrivateFileAtomic(file: string, data: string | Uint8Array): void {
   const dir = file.slice(0, file.lastIndexOf("/"));
   const tmp = `${dir}/.${file.slice(dir.length + 1)}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
   createPrivateFile(tmp, data);

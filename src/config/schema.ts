@@ -121,6 +121,26 @@ export const WechatChannelConfig = z.strictObject({
   reply_window_hours: z.number().positive("must be greater than 0").max(24).default(23),
 });
 
+/** `[channels.feishu]`: the Feishu / Lark bot (docs/channels.md). The secret never lives in config. */
+export const FeishuChannelConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  /**
+   * `feishu` (open.feishu.cn), `lark` (open.larksuite.com), or a base URL (an on-premise gateway, a test
+   * server); default: where `scv channels login feishu` registered the app, else feishu.
+   */
+  domain: z
+    .string()
+    .refine((d) => d === "feishu" || d === "lark" || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(d), "use feishu, lark, or a base URL such as https://open.example.com")
+    .optional(),
+  /** The app ID (cli_…); default: the one `scv channels login feishu` stored. */
+  app_id: z.string().regex(/^cli_[0-9A-Za-z]{4,64}$/, "an app ID looks like cli_a1b2c3d4e5f60718").optional(),
+  /** The environment variable holding the app secret; default: the secret `scv channels login feishu` stored. */
+  app_secret_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "name an environment variable").optional(),
+  /** The owner's open_id (ou_…): their direct chat gets tools; default: the one login recorded. */
+  owner_open_id: z.string().regex(/^ou_[0-9A-Za-z]{4,64}$/, "an open_id looks like ou_…").optional(),
+  account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
+});
+
 export const ChannelsConfig = z.strictObject({
   /** Where chat logs and kept files live; default $SCV_HOME/archive. */
   archive_dir: z.string().min(1).optional(),
@@ -134,6 +154,7 @@ export const ChannelsConfig = z.strictObject({
   send_retry_seconds: z.number().positive("must be greater than 0").max(600).default(2),
   dir: DirChannelConfig.optional(),
   wechat: WechatChannelConfig.optional(),
+  feishu: FeishuChannelConfig.optional(),
 });
 
 export const ConfigFile = z.strictObject({

@@ -81,3 +81,28 @@ test("a refused send fails at once, its files are deleted, and the owner hears o
   expect(sent[0]!.text.endsWith("news")).toBe(true);
   expect(outbox.counts("fake/a").failed).toBe(0); // told once, then forgotten
 });
+
+test("the sender loop leaves no abort listener behind per wait (a daemon runs for months)", async () => {
+  const home = mkdtempSync(join(tmpdir(), "scv-outbox-"));
+  homes.push(home);
+  const stop = new AbortController();
+  stops.push(stop);
+  let live = 0;
+  // A signal that counts its listeners; it forwards to the real one so the loop still ends on abort.
+  const counted = {
+    get aborted() {
+      return stop.signal.aborted;
+    },
+    addEventListener: (type: string, fn: () => void, opts?: AddEventListenerOptions) => (live++, stop.signal.addEventListener(type, fn, opts)),
+    removeEventListener: (type: string, fn: () => void) => (live--, stop.signal.removeEventListener(type, fn)),
+  } as unknown as AbortSignal;
+  const outbox = new Outbox({ scvHome: home, maxAttempts: 3, retryBaseMs: 20, adapter: () => undefined, ready: () => true, log: () => {} });
+  const running = outbox.run(counted);
+  for (let i = 0; i < 50; i++) {
+    outbox.wake();
+    await Bun.sleep(2);
+  }
+  expect(live).toBeLessThanOrEqual(1);
+  stop.abort();
+  await running;
+});

@@ -1,6 +1,12 @@
-// Points every proxy variable (any case) at a local TCP listener that counts connections, runs `fn`, and
-// restores the environment. A connector that honoured a proxy variable would show up as a connection.
-export async function withProxyTrap(fn: () => Promise<void>): Promise<number> {
+// A local TCP listener that counts connections: proxy variables pointed at it reveal any connector that
+// honoured them (and any request for a host that is not on loopback when NO_PROXY covers loopback).
+export interface ProxyTrap {
+  url: string;
+  connections(): number;
+  stop(): void;
+}
+
+export function startProxyTrap(): ProxyTrap {
   let connections = 0;
   const listener = Bun.listen({
     hostname: "127.0.0.1",
@@ -13,11 +19,17 @@ export async function withProxyTrap(fn: () => Promise<void>): Promise<number> {
       data() {},
     },
   });
+  return { url: `http://127.0.0.1:${listener.port}`, connections: () => connections, stop: () => listener.stop(true) };
+}
+
+// Points every proxy variable (any case) at a trap, runs `fn`, and restores the environment.
+export async function withProxyTrap(fn: () => Promise<void>): Promise<number> {
+  const trap = startProxyTrap();
   const names = ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"];
   const saved = Object.fromEntries(names.map((k) => [k, process.env[k]]));
   for (const k of names) {
     if (k.toLowerCase() === "no_proxy") delete process.env[k];
-    else process.env[k] = `http://127.0.0.1:${listener.port}`;
+    else process.env[k] = trap.url;
   }
   try {
     await fn();
@@ -26,7 +38,7 @@ export async function withProxyTrap(fn: () => Promise<void>): Promise<number> {
       if (saved[k] === undefined) delete process.env[k];
       else process.env[k] = saved[k];
     }
-    listener.stop(true);
+    trap.stop();
   }
-  return connections;
+  return trap.connections();
 }

@@ -82,6 +82,8 @@ export interface ChannelAdapter {
   readonly account: string;
   /** The owner's platform user ID: their direct chat gets tools and auto-approval. */
   readonly owner: string;
+  /** How to set the owner, shown by `scv channels list|status` while `owner` is empty (every chat tool-free). */
+  readonly ownerHint?: string;
   /** The owner's direct conversation, where failures and interrupted turns are reported. */
   ownerConversation(): string;
   /** Receives until `signal` aborts; resolves then. A thrown error is logged and the core reconnects with backoff. */

@@ -154,9 +154,16 @@ export class Outbox {
       this.tick();
       const due = this.nextDue();
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(20, Math.min(due - Date.now(), 1000)));
-        this.wakeUp = () => (clearTimeout(timer), resolve());
-        signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+        // The abort listener goes when the wait ends: one left behind per loop would pile up (and slow every
+        // later addEventListener) in a daemon that runs for months.
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(20, Math.min(due - Date.now(), 1000)));
+        this.wakeUp = done;
+        signal.addEventListener("abort", done, { once: true });
       });
       this.wakeUp = undefined;
     }

@@ -52,4 +52,7 @@ test("without a terminal no QR is drawn; a verification code nobody can type end
   const unknown = await run([requireBinary(), "channels", "login", "wechat", "--bogus"], env);
   expect(unknown.code).toBe(2);
   expect(unknown.out).toContain('unknown option "--bogus"');
+  const feishuOnly = await run([requireBinary(), "channels", "login", "wechat", "--brand", "lark"], env);
+  expect(feishuOnly.code).toBe(2);
+  expect(feishuOnly.out).toContain("--brand is for feishu");
 }, 30_000);

@@ -1,0 +1,117 @@
+// The durable spool between Feishu's pushes and the core: a pushed event is written here (fsync, atomic) and
+// only then acknowledged, so the acknowledgement never waits for downloads; a worker hands events on in
+// arrival order and removes each once the core has queued it. Event and message IDs seen are remembered
+// (bounded, across restarts), so a repeated push is acknowledged and dropped without a second download.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { appendLine, parseLines } from "../../chatlog/log";
+import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
+import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
+import { safeFileName } from "../core/media";
+
+export interface SpooledEvent {
+  event_id: string;
+  received: number;
+  sender: { sender_id?: { open_id?: string }; sender_type?: string };
+  message: { message_id: string; chat_id: string; chat_type: string; message_type: string; content: string; mentions?: any[]; parent_id?: string };
+}
+
+/** How many events' IDs the dedupe log keeps (the core dedupes message IDs for good). */
+const SEEN_KEEP = 5000;
+
+export class EventSpool {
+  private readonly queueDir: string;
+  private readonly seenFile: string;
+  private readonly seen = new Set<string>();
+  private seenLines = 0;
+  private wakeUp?: () => void;
+
+  constructor(
+    dir: string,
+    private readonly keep = SEEN_KEEP,
+  ) {
+    this.queueDir = join(dir, "events");
+    this.seenFile = join(dir, "events-seen.jsonl");
+    ensurePrivateDir(this.queueDir);
+    // One line per event: its event and message IDs.
+    const lines = parseLines<string[]>(readBoundedTextIfExists(this.seenFile, { what: "Feishu dedupe log", maxBytes: 16 * MiB, followSymlink: false }));
+    for (const ids of lines) for (const id of Array.isArray(ids) ? ids : []) this.seen.add(String(id));
+    this.seenLines = lines.length;
+  }
+
+  seenBefore(event: Pick<SpooledEvent, "event_id" | "message">): boolean {
+    return this.seen.has(`e:${event.event_id}`) || this.seen.has(`m:${event.message.message_id}`);
+  }
+
+  /** Durably spools an event not seen before; throws when it cannot be written. */
+  add(event: SpooledEvent): void {
+    writePrivateFileAtomic(join(this.queueDir, `${String(event.received).padStart(15, "0")}-${safeFileName(event.event_id)}.json`), JSON.stringify(event));
+    this.remember(`e:${event.event_id}`, `m:${event.message.message_id}`);
+    this.wakeUp?.();
+  }
+
+  /**
+   * Hands spooled events to `handle` in arrival order until `signal` aborts; an event leaves the spool when
+   * `handle` resolves. One that throws waits (with the ones after it) and is tried again.
+   */
+  async run(signal: AbortSignal, handle: (event: SpooledEvent) => Promise<void>, log: (line: string) => void): Promise<void> {
+    while (!signal.aborted) {
+      let retryLater = false;
+      for (const name of this.names()) {
+        if (signal.aborted) break;
+        const file = join(this.queueDir, name);
+        const [event] = parseLines<SpooledEvent>(readBoundedTextIfExists(file, { what: "spooled Feishu event", maxBytes: 4 * MiB, followSymlink: false }));
+        if (!event) {
+          tryUnlink(file);
+          continue;
+        }
+        try {
+          await handle(event);
+          tryUnlink(file);
+        } catch (e) {
+          log(`event ${event.event_id} waits in the spool: ${(e as Error).message}`);
+          retryLater = true;
+          break; // keep the order: this event goes before later ones
+        }
+      }
+      await this.idle(retryLater ? 2000 : 1000, signal);
+    }
+  }
+
+  private names(): string[] {
+    try {
+      return readdirSync(this.queueDir).filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort();
+    } catch {
+      return [];
+    }
+  }
+
+  /** Waits `ms`, or less when an event arrives or the signal aborts. */
+  private idle(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+      this.wakeUp = done;
+    });
+  }
+
+  private remember(...ids: string[]) {
+    for (const id of ids) this.seen.add(id);
+    appendLine(this.seenFile, ids); // one write (and fsync) per event: acknowledgements wait for it
+    if (++this.seenLines > this.keep * 2) {
+      const keep = [...this.seen].slice(-this.keep * 2);
+      const lines: string[] = [];
+      for (let i = 0; i < keep.length; i += 2) lines.push(`${JSON.stringify(keep.slice(i, i + 2))}\n`);
+      writePrivateFileAtomic(this.seenFile, lines.join(""));
+      this.seen.clear();
+      for (const k of keep) this.seen.add(k);
+      this.seenLines = lines.length;
+    }
+  }
+}
