@@ -13,7 +13,7 @@ import { jobsFor } from "../agents/jobs";
 import { defineTool, type SessionScope, type Tool, type ToolCallContext, ToolError } from "./tool";
 
 /** What the tool accepts: lenient strings, so every refusal can say exactly what was wrong (see planCall). */
-const AgentArgs = z.strictObject({
+export const AgentArgs = z.strictObject({
   agent: z.string().optional(),
   prompt: z.string().min(1, "must not be empty; write a self-contained brief"),
   cwd: z.string().optional(),

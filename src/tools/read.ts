@@ -6,7 +6,7 @@ import { z } from "zod";
 import { defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext, type ToolResult, type ToolRisk } from "./tool";
 import { assertOpenedInside, displayPath as display, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
 
-const ReadArgs = z.strictObject({
+export const ReadArgs = z.strictObject({
   path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
   offset: z
     .number()

@@ -11,7 +11,7 @@ import { lineCounts, unifiedDiff } from "./line-diff";
 import { changePreview, currentText } from "./write-preview";
 import { assertOpenedInside, displayPath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
 
-const WriteArgs = z
+export const WriteArgs = z
   .strictObject({
     path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
     content: z
