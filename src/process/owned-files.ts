@@ -4,7 +4,7 @@
 // uses to remove the file. The name itself carries the owner too (see ownerTag/ownerGone), so the next write
 // in the same directory removes stale ones even without the record.
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, writeSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../digest";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { tryUnlink } from "../config/private-file";
@@ -50,7 +50,7 @@ export function recordOwnedFile(scvHome: string, path: string): () => void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const me = ownerIdentity();
   const rec: OwnedFile = { path, owner_pid: me.pid, owner_start_time: me.startTime, boot_id: bootId() };
-  const file = join(dir, `${randomBytes(8).toString("hex")}.json`);
+  const file = join(dir, `${randomHex(8)}.json`);
   const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     writeSync(fd, JSON.stringify(rec));
