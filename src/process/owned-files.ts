@@ -14,12 +14,13 @@ import { readStat } from "./procfs";
 /** Only names like this are ever removed by a sweep, whatever a record says. */
 export const TEMP_SUFFIX = ".scv-tmp";
 
-const OwnedFile = z.object({
+// Built at its first use (z.lazy), not when a server starts (docs/architecture.md, start-up).
+const OwnedFile = z.lazy(() => z.object({
   path: z.string(),
   owner_pid: z.number().int(),
   owner_start_time: z.string(),
   boot_id: z.string().optional(),
-});
+}));
 type OwnedFile = z.infer<typeof OwnedFile>;
 
 const ownedDir = (scvHome: string) => join(scvHome, "state", "tmp");
