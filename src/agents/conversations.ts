@@ -38,14 +38,15 @@ export interface Conversation {
   endedBecause?: string;
 }
 
-export const MarkerFile = z.object({
+// Built at its first use (z.lazy), not when a server starts (docs/architecture.md, start-up).
+export const MarkerFile = z.lazy(() => z.object({
   cli_session_id: z.string(),
   agent: z.string(),
   handle: z.string(),
   scv_session: z.string(),
   owner: z.object({ pid: z.number(), start_time: z.string() }),
   created_unix: z.number(),
-});
+}));
 export type MarkerFile = z.infer<typeof MarkerFile>;
 
 export function markerDir(scvHome: string): string {

@@ -1,7 +1,7 @@
 // Turning an `agent` call into a plan: which agent runs it, whether it continues a conversation, where it
 // runs, and the exact argument vector. Every refusal happens here, when the call's risk is assessed, so a call
 // SCV would refuse is never put to the user for approval.
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomHex } from "../digest";
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { type Config, EFFORTS, MODEL_PATTERN } from "../config/schema";
@@ -91,9 +91,9 @@ export function planCall(ctx: PlanContext, raw: AgentCallArgs): CallPlan {
   }
   const acp = offered.transport === "acp";
   const startsConversation = !conversation && (acp || !!d.session);
-  const newSessionId = startsConversation && !acp && d.session?.idChosenBy === "scv" ? randomUUID() : undefined;
+  const newSessionId = startsConversation && !acp && d.session?.idChosenBy === "scv" ? crypto.randomUUID() : undefined;
   const outputFile = d.usesOutputFile && !acp
-    ? join(agentHome(ctx.scvHome, d.name), "tmp", `last-message-${randomBytes(6).toString("hex")}.txt`)
+    ? join(agentHome(ctx.scvHome, d.name), "tmp", `last-message-${randomHex(6)}.txt`)
     : undefined;
   const plan: CallPlan = {
     offered,

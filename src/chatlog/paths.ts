@@ -1,6 +1,6 @@
 // Where a chat conversation keeps things: its log and kept files under the archive, what its users sent in the
 // media directory, and the outbox of files on their way out. Shared by the channel bridge and the chat_* tools.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../digest";
 import { join } from "node:path";
 import type { Config } from "../config/schema";
 
@@ -13,7 +13,7 @@ export interface ChatPlace {
 
 /** A conversation's directory name: platform IDs can hold any character, so a short hash stands for them. */
 export function conversationDirName(conversation: string): string {
-  return createHash("sha256").update(conversation).digest("hex").slice(0, 16);
+  return sha256Hex(conversation).slice(0, 16);
 }
 
 export function archiveRoot(config: Config, scvHome: string): string {

@@ -1,6 +1,5 @@
 // The scv command line. `--version` answers before anything else loads, and each subcommand is imported
 // only when it runs, so start-up stays fast.
-import { isatty } from "node:tty";
 import { VERSION } from "../version";
 import { EXIT_CODES } from "./exit-codes";
 import { isTuiInvocation } from "./tui";
@@ -34,7 +33,12 @@ async function main() {
     return runStdioServer();
   }
   // `scv` alone in a terminal opens the interactive session; piped or redirected, it keeps printing help.
-  if ((argv.length === 0 && isatty(0) && isatty(1)) || (argv.length > 0 && isTuiInvocation(argv))) {
+  // node:tty loads only for a bare `scv`: it costs about 3 ms, which every other command would pay at start.
+  const inTerminal = async () => {
+    const { isatty } = await import("node:tty");
+    return isatty(0) && isatty(1);
+  };
+  if ((argv.length === 0 && (await inTerminal())) || (argv.length > 0 && isTuiInvocation(argv))) {
     const { runTuiCommand } = await import("./tui");
     process.exit(await runTuiCommand(argv));
   }

@@ -1,6 +1,5 @@
 // `scv` with no arguments in a terminal, `scv tui`, `scv --continue` and `scv --resume [ID]`: the interactive
 // session. Parsed here rather than by the subcommand parser because these forms sit at the top level.
-import { isatty } from "node:tty";
 
 export const TUI_USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR] [-m|--model MODEL]";
 
@@ -64,6 +63,9 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
     );
     return 0;
   }
+  // node:tty is loaded here, not at the top: main.ts imports this module, and loading it costs every command
+  // about 3 ms of start-up.
+  const { isatty } = await import("node:tty");
   if (!isatty(0) || !isatty(1)) {
     process.stderr.write("scv: the interactive session needs a terminal on stdin and stdout; for scripts use `scv exec PROMPT`\n");
     return 2;

@@ -44,6 +44,13 @@ function describeIssue(file: string, issue: z.core.$ZodIssue): string {
 /** The most a config file may hold; a workspace can ship a FIFO or a link to /dev/zero as one. */
 export const MAX_CONFIG_BYTES = MiB;
 
+/**
+ * A configuration is parsed a handful of times per process, so zod's compiled fast path (code generated per
+ * object schema at its first parse) costs more than it saves: about 5 ms of a nested child's start-up. The
+ * checks and messages are the same either way.
+ */
+const ONCE: z.core.ParseContext<z.core.$ZodIssue> = { jitless: true };
+
 function readFile(file: string): ConfigFile | undefined {
   let text: string | undefined;
   try {
@@ -69,7 +76,7 @@ function readFile(file: string): ConfigFile | undefined {
     }
     throw new ConfigError(`${file}: not valid TOML${where}: ${first}`);
   }
-  const parsed = ConfigFile.safeParse(raw);
+  const parsed = ConfigFile.safeParse(raw, ONCE);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => describeIssue(file, i)).join("\n"));
   return raw as ConfigFile; // raw keeps only what the file set; defaults are applied when merging
 }
@@ -115,7 +122,7 @@ function refuseUserOnly(file: string, project: ConfigFile, userFile: string) {
 }
 
 function mergeSection<T extends z.ZodType>(schema: T, ...layers: unknown[]): z.infer<T> {
-  return schema.parse(Object.assign({}, ...layers.filter(Boolean)));
+  return schema.parse(Object.assign({}, ...layers.filter(Boolean)), ONCE);
 }
 
 export const DEFAULT_PROFILE_NAME = "openai";
@@ -161,9 +168,9 @@ function loadConfigUncached(opts: { cwd?: string; env?: NodeJS.ProcessEnv }): Lo
   for (const p of leafPaths(project)) sources.set(p, projectFile!);
 
   const providers: Config["providers"] = {};
-  for (const [name, profile] of Object.entries(user.providers ?? {})) providers[name] = ProviderProfile.parse(profile);
+  for (const [name, profile] of Object.entries(user.providers ?? {})) providers[name] = ProviderProfile.parse(profile, ONCE);
   if (Object.keys(providers).length === 0) {
-    providers[DEFAULT_PROFILE_NAME] = ProviderProfile.parse({ api_key_env: "OPENAI_API_KEY" });
+    providers[DEFAULT_PROFILE_NAME] = ProviderProfile.parse({ api_key_env: "OPENAI_API_KEY" }, ONCE);
   }
   let active = user.provider?.active ?? (providers[DEFAULT_PROFILE_NAME] ? DEFAULT_PROFILE_NAME : Object.keys(providers)[0]!);
   if (env.SCV_PROVIDER) {
@@ -190,7 +197,7 @@ function loadConfigUncached(opts: { cwd?: string; env?: NodeJS.ProcessEnv }): Lo
     sessions: mergeSection(SessionsConfig, user.sessions),
     channels: mergeSection(ChannelsConfig, user.channels),
   };
-  config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}) ?? {};
+  config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}, ONCE) ?? {};
   validateCrossKeys(config, userFile, (key) => sources.get(key));
   return { config, sources, userFile, projectFile: projectFile && existsSync(projectFile) ? projectFile : undefined };
 }

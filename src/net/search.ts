@@ -39,19 +39,20 @@ export const BRAVE_ENDPOINT = "https://api.search.brave.com/res/v1/web/search";
 const BRAVE_MAX_COUNT = 20;
 
 // ---- wire formats ----
+// Built at their first use (z.lazy), not when a session offering web_search starts (docs/architecture.md, start-up).
 
-const SearxngResult = z.looseObject({ url: z.string(), title: z.string().nullish(), content: z.string().nullish() });
-const SearxngResponse = z.looseObject({
+const SearxngResult = z.lazy(() => z.looseObject({ url: z.string(), title: z.string().nullish(), content: z.string().nullish() }));
+const SearxngResponse = z.lazy(() => z.looseObject({
   results: z.array(z.unknown()).default([]),
   // [engine, reason] pairs; older instances sent plain strings.
   unresponsive_engines: z.array(z.union([z.array(z.string()), z.string()])).nullish(),
-});
+}));
 
-const BraveResult = z.looseObject({ title: z.string().nullish(), url: z.string(), description: z.string().nullish() });
-const BraveResponse = z.looseObject({ web: z.looseObject({ results: z.array(z.unknown()).default([]) }).nullish() });
-const BraveErrorDetail = z.looseObject({ code: z.string().nullish(), detail: z.string().nullish(), status: z.number().nullish() });
+const BraveResult = z.lazy(() => z.looseObject({ title: z.string().nullish(), url: z.string(), description: z.string().nullish() }));
+const BraveResponse = z.lazy(() => z.looseObject({ web: z.looseObject({ results: z.array(z.unknown()).default([]) }).nullish() }));
+const BraveErrorDetail = z.lazy(() => z.looseObject({ code: z.string().nullish(), detail: z.string().nullish(), status: z.number().nullish() }));
 // Documented as `errors: [...]`, recorded in the wild as `error: {...}`: accept both.
-const BraveError = z.looseObject({ error: BraveErrorDetail.nullish(), errors: z.array(BraveErrorDetail).nullish() });
+const BraveError = z.lazy(() => z.looseObject({ error: BraveErrorDetail.nullish(), errors: z.array(BraveErrorDetail).nullish() }));
 
 // ---- backends ----
 

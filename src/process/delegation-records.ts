@@ -8,7 +8,8 @@ import { z } from "zod";
 import { identityOf, isAlive } from "./procfs";
 import type { ProcessIdentity } from "./types";
 
-export const DelegationRecord = z.object({
+// Built at its first use (z.lazy), not when a server starts (docs/architecture.md, start-up).
+export const DelegationRecord = z.lazy(() => z.object({
   handle: z.string(),
   agent: z.string(),
   /** instanceId and sessionId of the SCV session that started it. */
@@ -33,7 +34,7 @@ export const DelegationRecord = z.object({
   turn: z.number().int().optional(),
   idle_since_unix: z.number().optional(),
   background_jobs: z.number().int().positive().optional(),
-});
+}));
 export type DelegationRecord = z.infer<typeof DelegationRecord>;
 
 const HANDLE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

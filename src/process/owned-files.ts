@@ -4,7 +4,7 @@
 // uses to remove the file. The name itself carries the owner too (see ownerTag/ownerGone), so the next write
 // in the same directory removes stale ones even without the record.
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, writeSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../digest";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { tryUnlink } from "../config/private-file";
@@ -14,12 +14,13 @@ import { readStat } from "./procfs";
 /** Only names like this are ever removed by a sweep, whatever a record says. */
 export const TEMP_SUFFIX = ".scv-tmp";
 
-const OwnedFile = z.object({
+// Built at its first use (z.lazy), not when a server starts (docs/architecture.md, start-up).
+const OwnedFile = z.lazy(() => z.object({
   path: z.string(),
   owner_pid: z.number().int(),
   owner_start_time: z.string(),
   boot_id: z.string().optional(),
-});
+}));
 type OwnedFile = z.infer<typeof OwnedFile>;
 
 const ownedDir = (scvHome: string) => join(scvHome, "state", "tmp");
@@ -50,7 +51,7 @@ export function recordOwnedFile(scvHome: string, path: string): () => void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const me = ownerIdentity();
   const rec: OwnedFile = { path, owner_pid: me.pid, owner_start_time: me.startTime, boot_id: bootId() };
-  const file = join(dir, `${randomBytes(8).toString("hex")}.json`);
+  const file = join(dir, `${randomHex(8)}.json`);
   const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     writeSync(fd, JSON.stringify(rec));

@@ -13,7 +13,8 @@ import { bootId, currentBtime, ownerIdentity, readStateJson } from "./delegation
 import { isAlive } from "./procfs";
 import type { ProcessIdentity } from "./types";
 
-export const RunRecord = z.object({
+// Built at its first use (z.lazy), not when a server starts (docs/architecture.md, start-up).
+export const RunRecord = z.lazy(() => z.object({
   /** The SCV_RUN_TAG every descendant inherits. */
   run_tag: z.string().min(1),
   /** The leader, whose PID is also the group and session id (absent until the spawn returned). */
@@ -26,7 +27,7 @@ export const RunRecord = z.object({
   started_unix: z.number(),
   /** The program's name only: arguments can hold secrets. */
   program: z.string().optional(),
-});
+}));
 export type RunRecord = z.infer<typeof RunRecord>;
 
 const ID = /^[0-9a-f]{16}$/;

@@ -1,7 +1,7 @@
 // The one process runner: spawn in a new session with real pipes, stream and capture output within fixed
 // memory, enforce cancellation (TERM, grace, KILL) and deadlines (KILL), and after the leader exits stop
 // every descendant (group, session, run tag, orphans reparented to us) and bound the output drain.
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../digest";
 import { closeSync, statSync } from "node:fs";
 import { StreamCapture } from "./capture";
 import {
@@ -239,7 +239,7 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
 
 /** A fresh tag; nested below the parent's tag when SCV itself runs inside a run, so cleanup covers the tree. */
 export function newTag(parent?: string): string {
-  const id = randomBytes(8).toString("hex");
+  const id = randomHex(8);
   return parent ? `${parent}/${id}` : id;
 }
 

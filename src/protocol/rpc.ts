@@ -58,6 +58,13 @@ export interface RpcEndpoint {
   notify<M extends NotificationMethod>(method: M, params: NotificationParams<M>): Promise<void>;
 }
 
+/**
+ * Requests are parsed without zod's compiled fast path: generating its code at a schema's first parse costs a
+ * nested SCV child a couple of milliseconds before its first model request, more than a connection's few
+ * requests a minute save with it. The checks and messages are the same.
+ */
+const JITLESS: z.core.ParseContext<z.core.$ZodIssue> = { jitless: true };
+
 /** `root` names what an issue with an empty path is about: the whole message or its params. */
 function describeIssues(error: z.ZodError, root = "params"): string {
   return error.issues.map((i) => `${i.path.join(".") || root}: ${i.message}`).join("; ");
@@ -85,7 +92,7 @@ export function createRpcEndpoint(opts: {
       if (raw && typeof raw === "object" && !Array.isArray(raw) && !("method" in raw) && ("result" in raw || "error" in raw)) {
         return; // a response to something we never ask; nothing to do
       }
-      const envelope = JsonRpcRequest.safeParse(raw);
+      const envelope = JsonRpcRequest.safeParse(raw, JITLESS);
       const id = echoId(text, raw);
       if (!envelope.success) {
         return fail(id, ERROR_CODES.invalid_request, `invalid request: ${describeIssues(envelope.error, "the message")}; expected {"jsonrpc":"2.0","id":…,"method":…,"params":{…}}`);
@@ -100,7 +107,7 @@ export function createRpcEndpoint(opts: {
         }
         return fail(id, ERROR_CODES.method_not_found, `method not found: ${method}; known methods: ${Object.keys(requests).join(", ")}`);
       }
-      const parsed = spec.params.safeParse(params ?? {});
+      const parsed = spec.params.safeParse(params ?? {}, JITLESS);
       if (!parsed.success) {
         if (isNotification) return;
         return fail(id, ERROR_CODES.invalid_params, `invalid params for ${method}: ${describeIssues(parsed.error)}`);

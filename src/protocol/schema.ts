@@ -10,13 +10,13 @@ export { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION };
 const SessionId = z.string().min(1).describe("from session.start");
 const TurnId = z.string().min(1);
 const Risk = z.enum(["read_only", "filesystem", "process", "delegate", "network"]);
-const Usage = z.object({
+const Usage = z.lazy(() => z.object({
   input_tokens: z.number(),
   output_tokens: z.number(),
   cached_input_tokens: z.number(),
   // A default, so a client reading an SCV older than this field (a nested child) still parses its usage.
   reasoning_tokens: z.number().default(0).describe("the part of output_tokens spent reasoning (0 when the endpoint reports none)"),
-});
+}));
 
 export const Origin = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("user") }),
@@ -24,7 +24,7 @@ export const Origin = z.discriminatedUnion("kind", [
 ]);
 export type Origin = z.infer<typeof Origin>;
 
-const StoredTurn = z.object({
+const StoredTurn = z.lazy(() => z.object({
   turn_id: TurnId,
   prompt: z.string(),
   origin: Origin,
@@ -34,9 +34,13 @@ const StoredTurn = z.object({
   error: z.object({ class: z.string(), message: z.string() }).optional(),
   started_at: z.number().describe("Unix milliseconds"),
   ended_at: z.number().optional(),
-});
+}));
 
-/** Client -> server requests: params and result. */
+/**
+ * Client -> server requests: params and result. Results, like notifications' params, are built at their first
+ * use (z.lazy): the server only checks requests' params, and building every other shape costs a nested SCV child
+ * milliseconds of zod before its first model request.
+ */
 export const requests = {
   initialize: {
     description:
@@ -45,7 +49,7 @@ export const requests = {
       protocol_version: z.number().int(),
       client: z.object({ name: z.string(), version: z.string().optional() }).optional(),
     }),
-    result: z.object({ protocol_version: z.literal(PROTOCOL_VERSION), server: z.object({ name: z.literal("scv"), version: z.string() }) }),
+    result: z.lazy(() => z.object({ protocol_version: z.literal(PROTOCOL_VERSION), server: z.object({ name: z.literal("scv"), version: z.string() }) })),
   },
   "session.start": {
     description:
@@ -67,7 +71,7 @@ export const requests = {
         .optional()
         .describe("set by a chat bridge: offers chat_attach in a tool-enabled session and adds the Chat channel prompt section"),
     }),
-    result: z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string() }),
+    result: z.lazy(() => z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string() })),
   },
   "session.resume": {
     description:
@@ -78,7 +82,7 @@ export const requests = {
       auto_approve: z.boolean().optional(),
       model: z.string().min(1).max(128).optional(),
     }),
-    result: z.object({
+    result: z.lazy(() => z.object({
       session_id: SessionId,
       workspace: z.string(),
       tools: z.array(z.string()),
@@ -87,34 +91,34 @@ export const requests = {
       conversations: z.array(z.object({ handle: z.string(), agent: z.string() })).describe("agent conversations the model can continue by handle"),
       jobs: z.array(z.object({ job: z.string(), agent: z.string(), status: z.string(), conversation: z.string().optional() })),
       warnings: z.array(z.string()).describe("records that could not be read back, such as a torn last record"),
-    }),
+    })),
   },
   "turn.start": {
     description:
       "Queues a user prompt. Returns at once; the turn's events follow as notifications. A prompt sent while a turn runs waits for it.",
     params: z.strictObject({ session_id: SessionId, prompt: z.string().min(1, "prompt must not be empty") }),
-    result: z.object({ turn_id: TurnId, queued: z.boolean() }),
+    result: z.lazy(() => z.object({ turn_id: TurnId, queued: z.boolean() })),
   },
   "turn.cancel": {
     description: "Cancels the running turn (stops the model stream and the running tool) and any queued user turns.",
     params: z.strictObject({ session_id: SessionId, turn_id: TurnId.optional() }),
-    result: z.object({ cancelled: z.boolean() }),
+    result: z.lazy(() => z.object({ cancelled: z.boolean() })),
   },
   "approval.resolve": {
     description: "Answers an approval.requested notification.",
     params: z.strictObject({ session_id: SessionId, approval_id: z.string().min(1), approved: z.boolean() }),
-    result: z.object({ ok: z.literal(true) }),
+    result: z.lazy(() => z.object({ ok: z.literal(true) })),
   },
   "session.compact": {
     description:
       "Compacts the session's history now: the model summarises the older turns and history becomes that summary plus the most recent turns verbatim. Waits for a running turn to end first. `compacted: false` when there was too little to summarise.",
     params: z.strictObject({ session_id: SessionId }),
-    result: z.object({ compacted: z.boolean(), turns: z.number().int(), tokens_before: z.number().int(), tokens_after: z.number().int() }),
+    result: z.lazy(() => z.object({ compacted: z.boolean(), turns: z.number().int(), tokens_before: z.number().int(), tokens_after: z.number().int() })),
   },
   "session.close": {
     description: "Closes a session: cancels its turns, background jobs and delegated processes.",
     params: z.strictObject({ session_id: SessionId }),
-    result: z.object({ closed: z.literal(true) }),
+    result: z.lazy(() => z.object({ closed: z.literal(true) })),
   },
 } as const;
 export type RequestMethod = keyof typeof requests;
@@ -127,21 +131,21 @@ const inTurn = { session_id: SessionId, turn_id: TurnId };
 export const notifications = {
   "turn.started": {
     description: "A turn began: a user prompt, or a turn the server started itself (`origin.kind` = `background`).",
-    params: z.object({ ...inTurn, origin: Origin, prompt: z.string() }),
+    params: z.lazy(() => z.object({ ...inTurn, origin: Origin, prompt: z.string() })),
   },
-  "assistant.delta": { description: "Streamed assistant text.", params: z.object({ ...inTurn, text: z.string() }) },
+  "assistant.delta": { description: "Streamed assistant text.", params: z.lazy(() => z.object({ ...inTurn, text: z.string() })) },
   "reasoning.delta": {
     description: "Streamed reasoning summary text (with `reasoning_summary` set); for display only, never part of the reply or the history.",
-    params: z.object({ ...inTurn, text: z.string() }),
+    params: z.lazy(() => z.object({ ...inTurn, text: z.string() })),
   },
   "model.notice": {
     description: "A one-line note about the model connection, such as a request field the endpoint rejected that SCV stopped sending.",
-    params: z.object({ ...inTurn, message: z.string() }),
+    params: z.lazy(() => z.object({ ...inTurn, message: z.string() })),
   },
   "session.compacted": {
     description:
       "The history was compacted: `turns` user turns (`items` history items) were replaced by a summary. `reason`: `threshold` (the next request would pass compact_at of the context window), `overflow` (the endpoint answered context_length_exceeded), or `request` (session.compact). Token counts are estimates of the request size.",
-    params: z.object({
+    params: z.lazy(() => z.object({
       session_id: SessionId,
       turn_id: TurnId.optional(),
       reason: z.enum(["threshold", "overflow", "request"]),
@@ -149,23 +153,23 @@ export const notifications = {
       items: z.number().int(),
       tokens_before: z.number().int(),
       tokens_after: z.number().int(),
-    }),
+    })),
   },
   "tool.started": {
     description:
       "A tool call began (before approval). `label` is the call as a person reads it, such as `$ cargo test`, `read src/x.ts (bytes 0-400)` or `agent codex: fix the build`. `arguments` is the call's validated arguments (the raw ones when they were invalid), with long strings cut and credential-looking values masked.",
-    params: z.object({
+    params: z.lazy(() => z.object({
       ...inTurn,
       call_id: z.string(),
       tool: z.string(),
       label: z.string(),
       risk: Risk.optional(),
       arguments: z.record(z.string(), z.unknown()).optional(),
-    }),
+    })),
   },
   "tool.progress": {
     description: "A short status line from a running tool, at most twice a second per call; never part of history.",
-    params: z.object({ ...inTurn, call_id: z.string(), line: z.string() }),
+    params: z.lazy(() => z.object({ ...inTurn, call_id: z.string(), line: z.string() })),
   },
   "job.progress": {
     description:
@@ -175,7 +179,7 @@ export const notifications = {
   "tool.completed": {
     description:
       "A tool call finished. `output` is what the model sees (bounded). `display` is the outcome as a person reads it after the label (`exit 0, 1.2 s`, `+12 -3 lines`, `200, 5120 bytes`); `denied` is true when approval was refused. Tools may add fields, such as `jobs`.",
-    params: z.looseObject({
+    params: z.lazy(() => z.looseObject({
       ...inTurn,
       call_id: z.string(),
       tool: z.string(),
@@ -183,12 +187,12 @@ export const notifications = {
       output: z.string(),
       display: z.string().optional(),
       denied: z.boolean().optional(),
-    }),
+    })),
   },
   "approval.requested": {
     description:
       "A tool call needs the client's decision; answer with approval.resolve. `summary` shows what will happen (for a `write`, a bounded diff or the new file's first lines). `fingerprint` is the same for identical calls (same tool, same arguments), so a client may approve repeats of a call it was told to allow.",
-    params: z.object({
+    params: z.lazy(() => z.object({
       ...inTurn,
       approval_id: z.string(),
       call_id: z.string(),
@@ -197,22 +201,22 @@ export const notifications = {
       summary: z.string(),
       workspace: z.string(),
       fingerprint: z.string().optional(),
-    }),
+    })),
   },
   "model.retrying": {
     description:
       "The model request failed in a way worth retrying, before any output; the server waits `delay_ms` and tries again (attempt `attempt` of `max_retries`).",
-    params: z.object({
+    params: z.lazy(() => z.object({
       ...inTurn,
       attempt: z.number().int(),
       max_retries: z.number().int(),
       delay_ms: z.number(),
       error: z.object({ class: z.string(), message: z.string(), status: z.number().int().optional() }),
-    }),
+    })),
   },
   "turn.ended": {
     description: "The final event of a turn.",
-    params: z.object({
+    params: z.lazy(() => z.object({
       ...inTurn,
       status: z.enum(["completed", "failed", "cancelled"]),
       reply: z.string(),
@@ -221,7 +225,7 @@ export const notifications = {
       refusal: z.literal(true).optional().describe("the model refused; `reply` holds its refusal text"),
       incomplete_reason: z.string().optional().describe("why the answer stopped early, e.g. `max_output_tokens` or `content_filter`"),
       origin: Origin,
-    }),
+    })),
   },
 } as const;
 export type NotificationMethod = keyof typeof notifications;

@@ -1,23 +1,25 @@
 // Every provider wire shape SCV sends or reads, in one place (facts: shared/reference/providers-wire.md §1-3).
 // Reading is loose on purpose: unknown events and extra fields are ignored, missing details default to 0.
+// Each shape is built at its first use (z.lazy): building them all costs several milliseconds of zod, which a
+// nested SCV child would otherwise spend before its first model request instead of while it waits for the answer.
 import { z } from "zod";
 
 const count = z.number().nullish().transform((n) => (typeof n === "number" && Number.isFinite(n) ? n : 0));
 const text = z.string().nullish();
 
 /** `{"error":{message,type,param,code}}`: HTTP error bodies, Chat mid-stream errors, nested Responses `error` events. */
-export const ErrorBody = z.looseObject({
+export const ErrorBody = z.lazy(() => z.looseObject({
   message: text,
   type: text,
   code: z.union([z.string(), z.number()]).nullish(),
   param: text,
-});
+}));
 export type ErrorBody = z.infer<typeof ErrorBody>;
-export const ErrorEnvelope = z.looseObject({ error: ErrorBody });
+export const ErrorEnvelope = z.lazy(() => z.looseObject({ error: ErrorBody }));
 
 // ---------- Responses API: request ----------
 
-export const ResponsesInputItem = z.union([
+export const ResponsesInputItem = z.lazy(() => z.union([
   z.strictObject({
     type: z.literal("message"),
     role: z.enum(["user", "assistant", "system", "developer"]),
@@ -37,10 +39,10 @@ export const ResponsesInputItem = z.union([
     summary: z.array(z.strictObject({ type: z.literal("summary_text"), text: z.string() })),
     encrypted_content: z.string().min(1),
   }),
-]);
+]));
 export type ResponsesInputItem = z.infer<typeof ResponsesInputItem>;
 
-export const ResponsesTool = z.union([
+export const ResponsesTool = z.lazy(() => z.union([
   z.strictObject({
     type: z.literal("function"),
     name: z.string().min(1),
@@ -49,9 +51,9 @@ export const ResponsesTool = z.union([
     strict: z.boolean(),
   }),
   z.strictObject({ type: z.literal("web_search") }),
-]);
+]));
 
-export const ResponsesRequest = z.strictObject({
+export const ResponsesRequest = z.lazy(() => z.strictObject({
   model: z.string().min(1),
   instructions: z.string().optional(),
   input: z.array(ResponsesInputItem),
@@ -61,90 +63,90 @@ export const ResponsesRequest = z.strictObject({
   include: z.array(z.string()).optional(),
   store: z.literal(false),
   stream: z.literal(true),
-});
+}));
 export type ResponsesRequest = z.infer<typeof ResponsesRequest>;
 
 // ---------- Responses API: stream events ----------
 
-export const ResponsesUsage = z.looseObject({
+export const ResponsesUsage = z.lazy(() => z.looseObject({
   input_tokens: count,
   output_tokens: count,
   input_tokens_details: z.looseObject({ cached_tokens: count }).nullish(),
   output_tokens_details: z.looseObject({ reasoning_tokens: count }).nullish(),
-});
+}));
 
-export const UrlCitation = z.looseObject({ type: z.literal("url_citation"), url: z.string().min(1), title: text });
+export const UrlCitation = z.lazy(() => z.looseObject({ type: z.literal("url_citation"), url: z.string().min(1), title: text }));
 
-export const FunctionCallItem = z.looseObject({
+export const FunctionCallItem = z.lazy(() => z.looseObject({
   type: z.literal("function_call"),
   id: text,
   call_id: z.string().min(1),
   name: z.string().min(1),
   arguments: z.string().nullish(),
-});
+}));
 
-const ContentPart = z.looseObject({ type: z.string(), text: text, refusal: text, annotations: z.array(z.unknown()).nullish() });
-export const MessageItem = z.looseObject({
+const ContentPart = z.lazy(() => z.looseObject({ type: z.string(), text: text, refusal: text, annotations: z.array(z.unknown()).nullish() }));
+export const MessageItem = z.lazy(() => z.looseObject({
   type: z.literal("message"),
   id: text,
   content: z.array(ContentPart).nullish(),
-});
+}));
 
-export const ReasoningOutputItem = z.looseObject({
+export const ReasoningOutputItem = z.lazy(() => z.looseObject({
   type: z.literal("reasoning"),
   id: text,
   encrypted_content: text,
   summary: z.array(z.looseObject({ text: text })).nullish(),
-});
+}));
 
 /** Any output item; interpret it with FunctionCallItem / MessageItem when its type matches. */
-const OutputItem = z.looseObject({ type: z.string(), id: text });
+const OutputItem = z.lazy(() => z.looseObject({ type: z.string(), id: text }));
 
-export const ResponseObject = z.looseObject({
+export const ResponseObject = z.lazy(() => z.looseObject({
   id: text,
   status: text,
   usage: ResponsesUsage.nullish(),
   error: z.looseObject({ code: text, message: text }).nullish(),
   incomplete_details: z.looseObject({ reason: text }).nullish(),
   output: z.array(OutputItem).nullish(),
-});
+}));
 
-const where = { item_id: text, output_index: z.number().nullish() };
+const where = () => ({ item_id: text, output_index: z.number().nullish() });
 
-export const ResponsesEvent = z.discriminatedUnion("type", [
-  z.looseObject({ type: z.literal("response.output_text.delta"), ...where, delta: z.string() }),
-  z.looseObject({ type: z.literal("response.refusal.delta"), ...where, delta: z.string() }),
-  z.looseObject({ type: z.literal("response.reasoning_summary_text.delta"), ...where, summary_index: z.number().nullish(), delta: z.string() }),
-  z.looseObject({ type: z.literal("response.reasoning_summary_part.added"), ...where, summary_index: z.number().nullish() }),
+export const ResponsesEvent = z.lazy(() => z.discriminatedUnion("type", [
+  z.looseObject({ type: z.literal("response.output_text.delta"), ...where(), delta: z.string() }),
+  z.looseObject({ type: z.literal("response.refusal.delta"), ...where(), delta: z.string() }),
+  z.looseObject({ type: z.literal("response.reasoning_summary_text.delta"), ...where(), summary_index: z.number().nullish(), delta: z.string() }),
+  z.looseObject({ type: z.literal("response.reasoning_summary_part.added"), ...where(), summary_index: z.number().nullish() }),
   z.looseObject({ type: z.literal("response.output_item.added"), output_index: z.number().nullish(), item: OutputItem }),
   z.looseObject({ type: z.literal("response.output_item.done"), output_index: z.number().nullish(), item: OutputItem }),
-  z.looseObject({ type: z.literal("response.function_call_arguments.delta"), ...where, delta: z.string() }),
-  z.looseObject({ type: z.literal("response.function_call_arguments.done"), ...where, arguments: z.string() }),
+  z.looseObject({ type: z.literal("response.function_call_arguments.delta"), ...where(), delta: z.string() }),
+  z.looseObject({ type: z.literal("response.function_call_arguments.done"), ...where(), arguments: z.string() }),
   z.looseObject({ type: z.literal("response.output_text.annotation.added"), annotation: z.looseObject({ type: z.string() }) }),
   z.looseObject({ type: z.literal("response.completed"), response: ResponseObject }),
   z.looseObject({ type: z.literal("response.incomplete"), response: ResponseObject }),
   z.looseObject({ type: z.literal("response.failed"), response: ResponseObject }),
   // Flat per the SDK type; some servers nest the details under `error`.
   z.looseObject({ type: z.literal("error"), code: z.union([z.string(), z.number()]).nullish(), message: text, error: ErrorBody.nullish() }),
-]);
+]));
 export type ResponsesEvent = z.infer<typeof ResponsesEvent>;
 
 // ---------- Chat Completions: request ----------
 
-export const ChatToolCall = z.strictObject({
+export const ChatToolCall = z.lazy(() => z.strictObject({
   id: z.string().min(1),
   type: z.literal("function"),
   function: z.strictObject({ name: z.string().min(1), arguments: z.string() }),
-});
+}));
 
-export const ChatMessage = z.union([
+export const ChatMessage = z.lazy(() => z.union([
   z.strictObject({ role: z.enum(["system", "developer", "user"]), content: z.string() }),
   z.strictObject({ role: z.literal("assistant"), content: z.string().nullable(), tool_calls: z.array(ChatToolCall).min(1).optional() }),
   z.strictObject({ role: z.literal("tool"), tool_call_id: z.string().min(1), content: z.string() }),
-]);
+]));
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-export const ChatRequest = z.strictObject({
+export const ChatRequest = z.lazy(() => z.strictObject({
   model: z.string().min(1),
   messages: z.array(ChatMessage),
   tools: z
@@ -159,19 +161,19 @@ export const ChatRequest = z.strictObject({
   reasoning_effort: z.string().optional(),
   stream: z.literal(true),
   stream_options: z.strictObject({ include_usage: z.literal(true) }),
-});
+}));
 export type ChatRequest = z.infer<typeof ChatRequest>;
 
 // ---------- Chat Completions: stream chunks ----------
 
-export const ChatUsage = z.looseObject({
+export const ChatUsage = z.lazy(() => z.looseObject({
   prompt_tokens: count,
   completion_tokens: count,
   prompt_tokens_details: z.looseObject({ cached_tokens: count }).nullish(),
   completion_tokens_details: z.looseObject({ reasoning_tokens: count }).nullish(),
-});
+}));
 
-export const ChatChunk = z.looseObject({
+export const ChatChunk = z.lazy(() => z.looseObject({
   choices: z
     .array(
       z.looseObject({
@@ -197,12 +199,12 @@ export const ChatChunk = z.looseObject({
     .nullish(),
   usage: ChatUsage.nullish(),
   error: ErrorBody.nullish(),
-});
+}));
 export type ChatChunk = z.infer<typeof ChatChunk>;
 
 // ---------- Chat Completions: a non-streamed answer (replayed as chunks) ----------
 
-export const ChatCompletion = z.looseObject({
+export const ChatCompletion = z.lazy(() => z.looseObject({
   choices: z.array(
     z.looseObject({
       index: z.number().nullish(),
@@ -217,4 +219,4 @@ export const ChatCompletion = z.looseObject({
     }),
   ),
   usage: z.unknown().optional(),
-});
+}));

@@ -1,6 +1,6 @@
 // One protocol connection: initialize, sessions, turns, approvals. Transport-agnostic: stdio and the
 // in-process `scv exec` client both feed it lines and receive its messages.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../digest";
 import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadConfig, resolveApiKey, scvHome } from "../config/load";
@@ -47,7 +47,7 @@ export function instanceIdFor(home: string): string {
   } catch {
     // a home that does not exist yet still names this instance
   }
-  return createHash("sha256").update(real).digest("hex").slice(0, 8);
+  return sha256Hex(real).slice(0, 8);
 }
 
 export function createServerConnection(opts: ServerOptions): ServerConnection {

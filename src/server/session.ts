@@ -1,6 +1,6 @@
 // A session: one workspace, its tools, history and turn queue. Turns run one at a time; user prompts queue
 // behind the running turn, and server-started turns (background reports) run only when no user turn waits.
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../digest";
 import { createApprovalGate, type ApprovalGate, type ApprovalRequest } from "../approval/gate";
 import type { Origin } from "../protocol/schema";
 import { type HistoryItem, type ModelClient, type ReasoningOptions, zeroUsage } from "../provider/types";
@@ -204,7 +204,7 @@ export class Session {
   private askClient(request: ApprovalRequest): Promise<boolean> {
     const turn = this.running;
     if (!turn) return Promise.resolve(false);
-    const approvalId = `a-${randomBytes(4).toString("hex")}`;
+    const approvalId = `a-${randomHex(4)}`;
     return new Promise<boolean>((resolve) => {
       const onAbort = () => {
         this.approvals.delete(approvalId);
@@ -302,5 +302,5 @@ export class Session {
 }
 
 export function newSessionId(): string {
-  return `s-${randomBytes(4).toString("hex")}`;
+  return `s-${randomHex(4)}`;
 }

@@ -1,11 +1,12 @@
 // The heavy half of `server --stdio`, loaded while the fast path answers `initialize`: the configuration check
 // (the server refuses to start on a bad config) and the protocol connection.
 import { ConfigError, loadConfig, scvHome } from "../config/load";
-import { reconcileAtStartup } from "../process/reconcile";
 import { recordRunsIn } from "../process/index";
 import { requestSubreaper } from "../process/subreaper";
 import { openSessionStore } from "../sessions/index";
 import { createServerConnection, type ServerConnection } from "./server";
+
+const RECONCILE_DELAY_MS = 200;
 
 export async function openStdioConnection(opts: { baseDepth: number; send(message: unknown): Promise<void> }): Promise<ServerConnection> {
   let keepDays: number;
@@ -22,7 +23,11 @@ export async function openStdioConnection(opts: { baseDepth: number; send(messag
   // Orphans left by an SCV process that died (say, a SIGKILLed server) are stopped; not awaited, since
   // stopping one can take the 2 s grace and the client should not wait for it.
   recordRunsIn(scvHome()); // every run is recorded before it starts, so a later SCV can stop what a killed one left
-  void reconcileAtStartup(scvHome());
+  // The pass starts shortly after start, not at once: loading it (delegation, run and conversation records with
+  // their zod schemas) and walking the state directories would otherwise sit between a nested child's spawn and
+  // its first model request. A server that exits sooner leaves the orphans to the next SCV's pass.
+  const home = scvHome();
+  setTimeout(() => void import("../process/reconcile").then((m) => m.reconcileAtStartup(home)), RECONCILE_DELAY_MS).unref();
   const sessions = openSessionStore({ home: scvHome() });
   sessions.prune(keepDays);
   return createServerConnection({ send: opts.send, baseDepth: opts.baseDepth, sessions });

@@ -2,6 +2,8 @@
 // happen. The first record is the session header. History items are stored as opaque JSON objects, so new item
 // kinds (reasoning, compaction summaries) need no change here. `type` is always the first key: listing and
 // search pick out the records they need by that prefix without parsing every line.
+// The header and record shapes are built at their first use (z.lazy): only reading a session needs them, and a
+// new session (a nested SCV child's, say) should not spend start-up building them.
 import { z } from "zod";
 
 export const FORMAT_VERSION = 1;
@@ -19,7 +21,7 @@ export type TurnStatus = (typeof TURN_STATUSES)[number];
 
 const at = z.number();
 
-export const SessionHeader = z.looseObject({
+export const SessionHeader = z.lazy(() => z.looseObject({
   type: z.literal("session"),
   at,
   v: z.number().int(),
@@ -30,7 +32,7 @@ export const SessionHeader = z.looseObject({
   model: z.string(),
   tools: z.boolean(),
   channel: z.looseObject({ kind: z.string() }).optional(),
-});
+}));
 export type SessionHeader = z.infer<typeof SessionHeader>;
 
 export const StoredConversation = z.object({
@@ -57,7 +59,7 @@ export const StoredJob = z.object({
 export type StoredJob = z.infer<typeof StoredJob>;
 
 /** Every record after the header. Unknown types are skipped with a warning (a newer SCV wrote them). */
-export const SessionRecord = z.discriminatedUnion("type", [
+export const SessionRecord = z.lazy(() => z.discriminatedUnion("type", [
   z.object({ type: z.literal("resumed"), at, provider: z.string(), model: z.string() }),
   z.object({ type: z.literal("turn"), at, turn: z.string(), prompt: z.string(), origin: Origin }),
   z.object({ type: z.literal("item"), at, turn: z.string().optional(), item: Item }),
@@ -79,7 +81,7 @@ export const SessionRecord = z.discriminatedUnion("type", [
   z.object({ type: z.literal("conversation_ended"), at, handle: z.string() }),
   z.object({ type: z.literal("job_started"), at, job: z.string(), agent: z.string(), conversation: z.string().optional() }),
   z.object({ type: z.literal("job_finished"), at, ...StoredJob.shape }),
-]);
+]));
 export type SessionRecord = z.infer<typeof SessionRecord>;
 
 type WithoutAt<T> = T extends unknown ? Omit<T, "at"> : never;

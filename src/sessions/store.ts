@@ -1,7 +1,7 @@
 // The session store: one append-only JSONL file per session under $SCV_HOME/state/sessions (directory 0700,
 // files 0600). A server is handed a store as context; it creates a session's file when the session starts and
 // appends to it as things happen. Resume loads a file back and continues appending to it.
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../digest";
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ensurePrivateDir, tryUnlink } from "../config/private-file";
@@ -57,7 +57,7 @@ export class SessionStore {
   create(session: NewSession, opts: { secrets?: readonly string[] } = {}): SessionRecorder {
     ensurePrivateDir(this.dir);
     for (;;) {
-      const id = `s-${randomBytes(4).toString("hex")}`;
+      const id = `s-${randomHex(4)}`;
       const file = this.fileOf(id);
       let fd: number;
       try {

@@ -7,14 +7,13 @@ import type { AcpSupport } from "../agents/descriptors";
 import { defaultAgent, type OfferedAgent, takesOption } from "../agents/offer";
 import { type AgentCallArgs, type CallPlan, planCall } from "../agents/plan";
 import { agentLine, delegatingWorkSection } from "../agents/prompt";
-import { type AgentRunContext, runAgentCall } from "../agents/run";
-import { runNestedCall } from "../agents/nested/run";
+import type { AgentRunContext } from "../agents/run";
 import { type AgentSessionState, agentSessionState, rememberPlan, takePlan } from "../agents/service";
 import { jobsFor } from "../agents/jobs";
 import { defineTool, type SessionScope, type Tool, type ToolCallContext, ToolError } from "./tool";
 
 /** What the tool accepts: lenient strings, so every refusal can say exactly what was wrong (see planCall). */
-const AgentArgs = z.strictObject({
+export const AgentArgs = z.strictObject({
   agent: z.string().optional(),
   prompt: z.string().min(1, "must not be empty; write a self-contained brief"),
   cwd: z.string().optional(),
@@ -231,7 +230,12 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
     label: (args) => `agent ${chosenName(args)}: ${args.prompt.trim().split("\n", 1)[0]}`,
     async execute(args, ctx) {
       const p = takePlan(state, ctx.callId) ?? plan(state, scope, args);
-      const run = (runCtx: AgentRunContext) => (p.offered.descriptor.backend === "nested-scv" ? runNestedCall : runAgentCall)(runCtx, state, p);
+      // The runners (process tracking, stream readers, the ACP and nested-SCV clients) load at the first call: a
+      // session offers the tool without them, so a nested child reaches its first model request sooner.
+      const run = async (runCtx: AgentRunContext) =>
+        p.offered.descriptor.backend === "nested-scv"
+          ? (await import("../agents/nested/run")).runNestedCall(runCtx, state, p)
+          : (await import("../agents/run")).runAgentCall(runCtx, state, p);
       if (args.background) {
         const name = p.offered.descriptor.name;
         const job = jobsFor(scope).start(

@@ -10,9 +10,9 @@ const PROGRESS_MAX_CHARS = 200;
 /** Room in the output limit for the header lines above the captured output. */
 const HEADER_RESERVE_BYTES = 512;
 
-export function createBashTool(scope: SessionScope): Tool {
-  const { command_timeout_seconds: defaultTimeout, max_timeout_seconds: maxTimeout } = scope.config.tools;
-  const BashArgs = z.strictObject({
+/** The parameters for a timeout pair: their JSON Schema is then converted once per process, not per session. */
+function bashArgs(defaultTimeout: number, maxTimeout: number) {
+  return z.strictObject({
     command: z
       .string({ error: "must be a string holding the shell command" })
       .refine((s) => s.trim().length > 0, "must not be empty")
@@ -26,6 +26,14 @@ export function createBashTool(scope: SessionScope): Tool {
       .optional()
       .describe(`Seconds before the command is killed (default ${defaultTimeout}, at most ${maxTimeout})`),
   });
+}
+const argsByTimeouts = new Map<string, ReturnType<typeof bashArgs>>();
+
+export function createBashTool(scope: SessionScope): Tool {
+  const { command_timeout_seconds: defaultTimeout, max_timeout_seconds: maxTimeout } = scope.config.tools;
+  const key = `${defaultTimeout}/${maxTimeout}`;
+  let BashArgs = argsByTimeouts.get(key);
+  if (!BashArgs) argsByTimeouts.set(key, (BashArgs = bashArgs(defaultTimeout, maxTimeout)));
 
   return defineTool({
     name: "bash",

@@ -2,7 +2,7 @@
 // instructions, so the file must pass every refusal below after symlinks are resolved, is then opened without
 // following a final symlink, checked again through the handle, and copied into the outbox (0600).
 import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, realpathSync, statSync, writeSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../digest";
 import { basename, isAbsolute, join, sep } from "node:path";
 import { z } from "zod";
 import { mediaRoot, outboxMediaDir } from "../chatlog/paths";
@@ -74,7 +74,7 @@ export function copyForChat(given: string, scope: SessionScope, hooks: { afterCh
   }
   const dir = outboxMediaDir(scope.scvHome);
   const name = basename(resolved);
-  const copy = join(dir, `${randomBytes(6).toString("hex")}-${name}`);
+  const copy = join(dir, `${randomHex(6)}-${name}`);
   let out: number | undefined;
   try {
     const fst = fstatSync(fd);

@@ -2,7 +2,7 @@
 // linked under its kept name (never replacing a file) before the original goes; across disks it is first
 // copied to a private temporary file beside the kept files, so a failed copy leaves nothing under that name.
 import { closeSync, constants, fsyncSync, linkSync, lstatSync, openSync, readSync, writeSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../digest";
 import { basename, dirname, extname, isAbsolute, join, normalize } from "node:path";
 import { z } from "zod";
 import { appendLine, keptRecordsFile, readKept } from "../chatlog/log";
@@ -35,7 +35,7 @@ function linkFree(source: string, dir: string, name: string): string {
 
 /** The cross-disk path: a private copy beside the kept files, then linked under its name. */
 function copyBeside(source: string, dir: string): string {
-  const tmp = join(dir, `.keep-${randomBytes(6).toString("hex")}.tmp`);
+  const tmp = join(dir, `.keep-${randomHex(6)}.tmp`);
   const src = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const out = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);

@@ -5,6 +5,8 @@ import { createAgentCancelTool } from "./agent_cancel";
 import { createAgentStatusTool } from "./agent_status";
 import { createAgentWaitTool } from "./agent_wait";
 import { createBashTool } from "./bash";
+import { prebuiltJsonSchemas } from "./json-schemas" with { type: "macro" };
+import { PREBUILT_PARAMETERS } from "./parameters";
 import { chatPromptSection } from "./chat-place";
 import { createChatAttachTool } from "./chat_attach";
 import { createChatHistoryTool } from "./chat_history";
@@ -12,12 +14,15 @@ import { createChatKeepTool } from "./chat_keep";
 import { createReadTool } from "./read";
 import { createReadSkillTool, skillsPromptSections } from "./read_skill";
 import { createSessionSearchTool } from "./session_search";
-import { ToolRegistry, type SessionScope, type Tool } from "./tool";
+import { seedJsonSchema, ToolRegistry, type SessionScope, type Tool } from "./tool";
 import { createWebFetchTool } from "./web_fetch";
 import { createWebSearchTool } from "./web_search";
 import { createWriteTool } from "./write";
 
 type ToolFactory = (scope: SessionScope) => Tool | undefined;
+
+// Made when the binary was built (a macro), so no session converts these schemas at its start.
+for (const [name, schema] of Object.entries(prebuiltJsonSchemas())) seedJsonSchema(PREBUILT_PARAMETERS[name]!, schema);
 
 const FACTORIES: ToolFactory[] = [
   createReadTool,

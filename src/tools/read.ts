@@ -1,12 +1,12 @@
 // The `read` tool: a byte range of a workspace file as UTF-8 text, with its total length and whether more follows.
 import * as fs from "node:fs";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../digest";
 import * as path from "node:path";
 import { z } from "zod";
 import { defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext, type ToolResult, type ToolRisk } from "./tool";
 import { assertOpenedInside, displayPath as display, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
 
-const ReadArgs = z.strictObject({
+export const ReadArgs = z.strictObject({
   path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
   offset: z
     .number()
@@ -107,7 +107,7 @@ async function readFile(args: ReadArgs, ctx: ToolCallContext): Promise<ToolResul
     const text = decodeSelection(selected, window, before, plan, args.path);
     const end = plan.start + Buffer.byteLength(text);
     const whole = plan.start === 0 && end === plan.total;
-    const sha256 = whole ? createHash("sha256").update(selected).digest("hex") : undefined;
+    const sha256 = whole ? sha256Hex(selected) : undefined;
     const header = headerLine(args.path, { start: plan.start, end, total: plan.total, capped: plan.capped, sha256 });
     return {
       ok: true,

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { discoverSkills, projectSkillsSection, readSkill, type SkillCatalog, SkillReadError, userSkillsSection } from "../skills/index";
 import { defineTool, type SessionScope, type Tool, ToolError, type ToolRegistry } from "./tool";
 
-const ReadSkillArgs = z.strictObject({
+export const ReadSkillArgs = z.strictObject({
   name: z
     .string()
     .min(1, "must not be empty; give a skill name from the system prompt")

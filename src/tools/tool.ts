@@ -133,10 +133,31 @@ export interface ToolDefinition<S extends z.ZodType> {
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
+/**
+ * Each parameters schema's JSON Schema, made once per process: tools are defined again for every session, and
+ * converting their schemas is a few milliseconds of every session start. Shared read-only. The usual tools' are
+ * made at build time and seeded here (tools/index.ts), so even a process's first session skips the conversion.
+ */
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/** Records the JSON Schema `jsonSchemaOf(parameters)` returned when the binary was built. */
+export function seedJsonSchema(parameters: z.ZodType, schema: Record<string, unknown>): void {
+  jsonSchemas.set(parameters, schema);
+}
+
+export function jsonSchemaOf(parameters: z.ZodType): Record<string, unknown> {
+  let schema = jsonSchemas.get(parameters);
+  if (!schema) {
+    schema = z.toJSONSchema(parameters, { io: "input" }) as Record<string, unknown>;
+    delete schema.$schema;
+    jsonSchemas.set(parameters, schema);
+  }
+  return schema;
+}
+
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.infer<S>> {
   if (!TOOL_NAME.test(def.name)) throw new Error(`tool name "${def.name}" must match ${TOOL_NAME}`);
-  const jsonSchema = { ...(z.toJSONSchema(def.parameters, { io: "input" }) as Record<string, unknown>), ...def.jsonSchema };
-  delete jsonSchema.$schema;
+  const jsonSchema = { ...jsonSchemaOf(def.parameters), ...def.jsonSchema };
   return {
     name: def.name,
     description: def.description,

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { autoApproveHosts, bareHost, fetchPage, linksFor, NetError, netOptions, parseTargetUrl, type Page } from "../net";
 import { cutUtf8, defineTool, type SessionScope, type Tool, ToolError, type ToolResult } from "./tool";
 
-const Params = z.strictObject({
+export const Params = z.strictObject({
   url: z.string().min(1, "give the http:// or https:// URL to fetch").describe("The http:// or https:// URL to GET."),
   offset: z
     .number()

@@ -2,7 +2,7 @@
 // destination through a descriptor of the checked directory, flushed, and installed by link (create, which never
 // clobbers) or rename (replace); the directory is then flushed so the new name survives a crash.
 import * as fs from "node:fs";
-import { createHash, randomBytes } from "node:crypto";
+import { randomHex, sha256Hex } from "../digest";
 import * as path from "node:path";
 import { z } from "zod";
 import { ownerGone, ownerTag, recordOwnedFile, TEMP_SUFFIX } from "../process/owned-files";
@@ -11,7 +11,7 @@ import { lineCounts, unifiedDiff } from "./line-diff";
 import { changePreview, currentText } from "./write-preview";
 import { assertOpenedInside, displayPath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
 
-const WriteArgs = z
+export const WriteArgs = z
   .strictObject({
     path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
     content: z
@@ -119,7 +119,7 @@ async function writeFile(args: WriteArgs, ctx: ToolCallContext, scvHome: string)
     fs.closeSync(dirFd);
     for (const release of owned) release();
   }
-  const sha256 = createHash("sha256").update(data).digest("hex");
+  const sha256 = sha256Hex(data);
   const verb = args.mode === "create" ? "created" : "replaced";
   return {
     ok: true,
@@ -140,7 +140,7 @@ async function writeTemporary(
   const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
   for (let attempt = 0; ; attempt++) {
     // The owner (PID and start time) is in the name, so a later write here can tell a killed writer's file.
-    const temp = `.${cutUtf8(name, 100)}.${ownerTag()}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
+    const temp = `.${cutUtf8(name, 100)}.${ownerTag()}.${randomHex(6)}${TEMP_SUFFIX}`;
     record(temp);
     let fh: fs.promises.FileHandle;
     try {
@@ -206,7 +206,7 @@ async function checkExpectedSha256(file: string, expected: string, requested: st
   } catch (e) {
     throw new ToolError(`path ${JSON.stringify(requested)} cannot be checked against expected_sha256: ${errCode(e)}`);
   }
-  const hash = createHash("sha256");
+  const hash = new Bun.CryptoHasher("sha256");
   try {
     if (!(await fh.stat()).isFile()) throw new ToolError(`path ${JSON.stringify(requested)} is no longer a regular file`);
     const chunk = Buffer.alloc(1 << 20);

@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { buildTools } from "../../src/tools/index";
-import { cutUtf8, defineTool, limitText, TOOL_RISKS, ToolError, ToolRegistry } from "../../src/tools/tool";
+import { PREBUILT_PARAMETERS } from "../../src/tools/parameters";
+import { cutUtf8, defineTool, jsonSchemaOf, limitText, TOOL_RISKS, ToolError, ToolRegistry } from "../../src/tools/tool";
 import { invokeTool, makeCallContext, makeScope } from "../fake/scope";
 
 function echoTool(name = "echo", execute?: (args: { text: string; times?: number }) => Promise<string>) {
@@ -51,6 +52,16 @@ describe("definition", () => {
     expect(new Set(names).size).toBe(names.length);
     for (const t of tools) expect(t.jsonSchema.type).toBe("object");
     expect(buildTools(makeScope(), { enabled: false }).list()).toEqual([]);
+  });
+
+  test("the JSON Schemas made at build time are exactly what converting the parameters gives", () => {
+    for (const [name, parameters] of Object.entries(PREBUILT_PARAMETERS)) {
+      const converted = z.toJSONSchema(parameters, { io: "input" }) as Record<string, unknown>;
+      delete converted.$schema;
+      // The seeded schema (tools/index.ts loaded above), compared as text so key order counts too.
+      expect(`${name} ${JSON.stringify(jsonSchemaOf(parameters))}`).toBe(`${name} ${JSON.stringify(converted)}`);
+    }
+    expect(Object.keys(PREBUILT_PARAMETERS)).toContain("read");
   });
 });
 

@@ -1,0 +1,19 @@
+// The parameters schemas of the tools a session usually offers, by tool name, whose JSON Schemas are made at
+// build time (json-schemas.ts). A tool missing here, or one whose parameters depend on the session, converts
+// its schema at runtime instead.
+import type { z } from "zod";
+import { AgentArgs } from "./agent";
+import { ReadArgs } from "./read";
+import { ReadSkillArgs } from "./read_skill";
+import { SessionSearchArgs } from "./session_search";
+import { Params as WebFetchArgs } from "./web_fetch";
+import { WriteArgs } from "./write";
+
+export const PREBUILT_PARAMETERS: Record<string, z.ZodType> = {
+  read: ReadArgs,
+  write: WriteArgs,
+  web_fetch: WebFetchArgs,
+  agent: AgentArgs,
+  read_skill: ReadSkillArgs,
+  session_search: SessionSearchArgs,
+};
