@@ -2,14 +2,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { errorReply, type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 
 let fake: FakeModel;
 beforeAll(async () => {
   fake = await startFakeModel();
 });
-afterAll(() => fake.close());
+afterAll(async () => {
+  await fake.close();
+  removeFakeHomes();
+});
 
 async function exec(args: string[], env: Record<string, string>, cwd: string, stdin?: string) {
   const proc = Bun.spawn([requireBinary(), "exec", ...args], { cwd, env, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });

@@ -1,8 +1,10 @@
 // The compiled binary's own command line: --version, --help, unknown commands and `config show`.
-import { expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
+
+afterAll(removeFakeHomes);
 
 const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "");
 

@@ -1,19 +1,15 @@
 // `scv skills list` through the compiled binary: what a session in the current directory would see, and the
 // skipped folders with why.
 import { afterEach, expect, test } from "bun:test";
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { writeSkill, writeSkillFile } from "../fake/skills";
 
-const roots: string[] = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
+afterEach(removeFakeHomes);
 
 function setup(extraConfig = "") {
   const made = fakeHome("http://127.0.0.1:9/v1", extraConfig);
-  roots.push(dirname(made.home));
   mkdirSync(made.env.HOME!, { recursive: true });
   return made;
 }
