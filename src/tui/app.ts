@@ -5,6 +5,7 @@
 import { realpathSync } from "node:fs";
 import { completions, KEY_HELP, parseSlash, SLASH_COMMANDS } from "./commands";
 import { PromptEditor } from "./editor";
+import { SessionPicker } from "./picker";
 import { createKeyDecoder, type Key } from "./keys";
 import { Screen } from "./screen";
 import { styleFor } from "../terminal/style";
@@ -39,8 +40,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
 
   let client: Client | undefined;
   let store: import("../sessions/index").SessionStore | undefined;
-  /** The list of stored sessions shown by /resume and --resume without an ID. */
-  let picker: { items: import("../sessions/index").SessionSummary[]; index: number; startFresh: boolean } | undefined;
+  let picker: SessionPicker | undefined;
   let sessionId = "";
   let model = "";
   let tools: string[] = [];
@@ -58,7 +58,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     scheduled = undefined;
     if (exiting) return;
     const width = term.columns();
-    const live = [...view.live(frame), ...pickerLines()];
+    const live = [...view.live(frame), ...(picker?.lines(theme, width) ?? [])];
     const prompt = view.approval ? theme.dim("› ") : theme.cyan("› ");
     const ed = editor.render(width, prompt);
     const hints = completions(editor.text).map((c) => truncate(`  ${theme.bold(`/${c.name}`)}${c.args ? ` ${c.args}` : ""}  ${theme.dim(c.description)}`, width));
@@ -164,33 +164,20 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       if (startFresh) await startSession();
       return;
     }
-    picker = { items, index: 0, startFresh };
-  }
-
-  function pickerLines(): string[] {
-    if (!picker) return [];
-    const width = term.columns();
-    const lines = [theme.bold("Resume which session? (Up/Down, Enter to open, Esc to cancel)")];
-    picker.items.forEach((s, i) => {
-      const when = new Date(s.last_activity).toLocaleString();
-      const row = `${i === picker!.index ? "›" : " "} ${s.id}  ${when}  ${s.turns} turn${s.turns === 1 ? "" : "s"}  ${s.first_prompt}`;
-      lines.push(truncate(i === picker!.index ? theme.cyan(row) : row, width));
-    });
-    return lines;
+    picker = new SessionPicker(items, startFresh);
   }
 
   async function onPickerKey(key: Key) {
     const p = picker!;
-    if (key.kind === "up") p.index = (p.index + p.items.length - 1) % p.items.length;
-    else if (key.kind === "down" || key.kind === "tab") p.index = (p.index + 1) % p.items.length;
-    else if (key.kind === "escape") {
+    const choice = p.key(key);
+    if (choice?.kind === "cancel") {
       picker = undefined;
       if (p.startFresh || !sessionId) await startSession();
-    } else if (key.kind === "enter") {
+    } else if (choice?.kind === "open") {
       picker = undefined;
       await closeSession();
       try {
-        await startSession(p.items[p.index]!.id);
+        await startSession(choice.id);
       } catch (e) {
         view.say(`could not resume: ${(e as Error).message}`, theme.red);
         if (!sessionId) await startSession();
