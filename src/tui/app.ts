@@ -3,14 +3,15 @@
 // screen answers at once; rendering runs on a frame timer, decoupled from the model stream, so typing never
 // waits for a slow model.
 import { realpathSync } from "node:fs";
-import { completions, KEY_HELP, parseSlash, SLASH_COMMANDS } from "./commands";
+import { completions, parseSlash, SLASH_COMMANDS } from "./commands";
 import { PromptEditor } from "./editor";
 import { SessionPicker } from "./picker";
 import { createKeyDecoder, type Key } from "./keys";
 import { Screen } from "./screen";
 import { styleFor } from "../terminal/style";
 import { openTerminal, type Terminal } from "./terminal";
-import { truncate } from "./text";
+import { runSlashCommand, type SlashContext } from "./run-command";
+import { formatTokens, truncate } from "./text";
 import { ConversationView } from "./view";
 
 export interface TuiOptions {
@@ -85,6 +86,20 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     if (view.jobs.size) parts.push(`jobs: ${[...view.jobs].map(([job, line]) => (line === "running" ? job : `${job} (${line})`)).join(", ")}`);
     return `  ${parts.join(" · ")}`;
   }
+
+  const slashContext: SlashContext = {
+    view,
+    theme,
+    cwd: opts.cwd,
+    env: opts.env,
+    session: () => ({ id: sessionId, model, tools }),
+    request: (method, params) => client!.request(method, params),
+    startSession: (resume, modelName) => startSession(resume, modelName),
+    closeSession: () => closeSession(),
+    openPicker,
+    quit,
+    requestRender,
+  };
 
   render();
 
@@ -263,7 +278,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   async function submit(text: string) {
     view.setNotice(undefined);
     const slash = parseSlash(text);
-    if (slash && SLASH_COMMANDS.some((c) => c.name === slash.name)) return runSlash(slash.name, slash.arg);
+    if (slash && SLASH_COMMANDS.some((c) => c.name === slash.name)) return runSlashCommand(slashContext, slash.name, slash.arg);
     if (slash && text.trim().split(/\s/)[0] === text.trim()) {
       view.say(`unknown command /${slash.name}; /help lists the commands`, theme.yellow);
       return;
@@ -275,71 +290,6 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       view.say(`could not send: ${(e as Error).message}`, theme.red);
     }
     requestRender();
-  }
-
-  async function runSlash(name: string, arg: string) {
-    const c = client!;
-    try {
-      switch (name) {
-        case "help":
-          for (const l of KEY_HELP) view.say(l, theme.dim);
-          for (const cmd of SLASH_COMMANDS) view.say(`/${cmd.name}${cmd.args ? ` ${cmd.args}` : ""} — ${cmd.description}`);
-          break;
-        case "quit":
-          return void quit();
-        case "new":
-          await closeSession();
-          await startSession();
-          break;
-        case "resume":
-          if (!arg) await openPicker(false);
-          else {
-            await closeSession();
-            await startSession(arg);
-          }
-          break;
-        case "model":
-          if (!arg) view.say(`model: ${model}`);
-          else {
-            await closeSession();
-            await startSession(undefined, arg);
-          }
-          break;
-        case "compact": {
-          view.say("compacting…", theme.dim);
-          requestRender();
-          const r = await c.request("session.compact", { session_id: sessionId });
-          if (!r.compacted) view.say("nothing to compact yet: the conversation is still short", theme.dim);
-          break;
-        }
-        case "jobs":
-          if (!view.jobs.size) view.say("no background jobs running");
-          for (const [job, state] of view.jobs) view.say(`${job}: ${state}`);
-          break;
-        case "tools":
-          view.say(tools.length ? `tools: ${tools.join(", ")}` : "this session has no tools");
-          break;
-        case "agents":
-          await showAgents();
-          break;
-        case "status":
-          view.say(`model ${model} · session ${sessionId} · workspace ${opts.cwd}`);
-          if (view.lastUsage) view.say(`context used by the last request: ${formatTokens(view.lastUsage.input_tokens)} tokens; this session so far ${formatTokens(view.totalTokens)}`);
-          break;
-      }
-    } catch (e) {
-      view.say(`/${name}: ${(e as Error).message}`, theme.red);
-    }
-    requestRender();
-  }
-
-  async function showAgents() {
-    const { loadConfig, scvHome } = await import("../config/load");
-    const { offeredAgents } = await import("../agents/offer");
-    const { config } = loadConfig({ cwd: opts.cwd, env: opts.env });
-    const offered = offeredAgents({ config, env: opts.env, scvHome: scvHome(opts.env) });
-    if (!offered.length) view.say("no coding agents are offered here (`scv agents status` says why)");
-    for (const a of offered) view.say(`agent ${a.descriptor.name} · ${a.executable}${a.settings.model ? ` · model ${a.settings.model}` : ""}`);
   }
 
   async function closeSession(announce = true) {
@@ -373,10 +323,6 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     resolveExit(code);
     return exited;
   }
-}
-
-function formatTokens(n: number): string {
-  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
 export type { Terminal };
