@@ -9,7 +9,7 @@ import { SessionPicker } from "./picker";
 import { createKeyDecoder, type Key } from "./keys";
 import { Screen } from "./screen";
 import { styleFor } from "../terminal/style";
-import { openTerminal, type Terminal } from "./terminal";
+import { openTerminal } from "./terminal";
 import { runSlashCommand, type SlashContext } from "./run-command";
 import { formatTokens, truncate } from "./text";
 import { ConversationView } from "./view";
@@ -324,5 +324,3 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     return exited;
   }
 }
-
-export type { Terminal };
