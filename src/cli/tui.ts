@@ -70,15 +70,15 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
   }
   const env = { ...process.env };
   if (parsed.model) env.SCV_MODEL = parsed.model;
-  const { runTui } = await import("../tui/app");
   if (parsed.continueNewest && parsed.resume !== undefined) {
     process.stderr.write(`scv: give either --continue or --resume, not both\n${TUI_USAGE}\n`);
     return 2;
   }
+  const { runTui } = await import("../tui/app");
   return runTui({ cwd: parsed.cwd ?? process.cwd(), env, resume: parsed.resume, continueNewest: parsed.continueNewest });
 }
 
-/** For `scv help` and `scv tui --help`: `scv tui ...` itself is routed before the command layer. */
+/** For `scv help` and `scv help tui`: `scv tui ...`, `--help` included, is routed before the command layer. */
 export default {
   meta: { name: "tui", description: "an interactive session in this directory (also `scv` alone in a terminal)" },
   notes:

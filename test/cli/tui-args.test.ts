@@ -1,0 +1,34 @@
+// The interactive session's own words (`scv [tui] [-c] [-r [ID]] ...`), refused before anything opens.
+import { afterAll, describe, expect, test } from "bun:test";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
+
+afterAll(removeFakeHomes);
+
+const USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR] [-m|--model MODEL]";
+
+function run(args: string[]) {
+  const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");
+  const r = Bun.spawnSync([requireBinary(), ...args], { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}
+
+test("an unknown option, a word too many or a missing value is a usage error naming it", () => {
+  expect(run(["tui", "--bogus"])).toEqual({ code: 2, stdout: "", stderr: `scv: unknown option --bogus\n${USAGE}\n` });
+  expect(run(["tui", "extra"])).toEqual({ code: 2, stdout: "", stderr: `scv: unexpected argument "extra"\n${USAGE}\n` });
+  expect(run(["-c", "--cwd"])).toEqual({ code: 2, stdout: "", stderr: `scv: --cwd needs a value\n${USAGE}\n` });
+});
+
+test("without a terminal the session is refused with the way to script it", () => {
+  const r = run(["--continue"]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toBe("scv: the interactive session needs a terminal on stdin and stdout; for scripts use `scv exec PROMPT`\n");
+});
+
+describe.skipIf(!Bun.which("script"))("in a terminal", () => {
+  test("--continue and --resume together are refused", () => {
+    const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");
+    const r = Bun.spawnSync(["script", "-qec", `${requireBinary()} --continue --resume s-abc`, "/dev/null"], { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    expect(r.stdout.toString()).toContain("scv: give either --continue or --resume, not both");
+    expect(r.exitCode).toBe(2);
+  });
+});
