@@ -2,15 +2,15 @@
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, runBinary } from "../fake/binary";
 
 afterAll(removeFakeHomes);
 
 const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "");
 
 function run(args: string[], env: Record<string, string>, cwd: string) {
-  const r = Bun.spawnSync([requireBinary(), ...args], { cwd, env, stdout: "pipe", stderr: "pipe" });
-  return { code: r.exitCode, stdout: plain(r.stdout.toString()), stderr: plain(r.stderr.toString()) };
+  const r = runBinary(args, env, cwd);
+  return { code: r.code, stdout: plain(r.stdout), stderr: plain(r.stderr) };
 }
 
 test("--version prints the stamped version; --help lists the commands", () => {

@@ -1,6 +1,6 @@
 // The interactive session's own words (`scv [tui] [-c] [-r [ID]] ...`), refused before anything opens.
 import { afterAll, describe, expect, test } from "bun:test";
-import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, requireBinary, runBinary } from "../fake/binary";
 
 afterAll(removeFakeHomes);
 
@@ -8,8 +8,7 @@ const USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR
 
 function run(args: string[]) {
   const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");
-  const r = Bun.spawnSync([requireBinary(), ...args], { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+  return runBinary(args, env, workspace);
 }
 
 test("an unknown option, a word too many or a missing value is a usage error naming it", () => {

@@ -10,6 +10,12 @@ export function requireBinary(): string {
   return SCV_BINARY;
 }
 
+/** Runs the binary to its end (stdin closed) and returns its exit status and output as text. */
+export function runBinary(args: readonly string[], env: Record<string, string>, cwd: string): { code: number; stdout: string; stderr: string } {
+  const r = Bun.spawnSync([requireBinary(), ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}
+
 /** Every temporary root fakeHome made that removeFakeHomes has not removed yet. */
 const madeRoots: string[] = [];
 
