@@ -11,14 +11,14 @@ function run(args: string[]) {
   return runBinary(args, env, workspace);
 }
 
-test("an unknown option, a word too many or a missing value is a usage error naming it", () => {
-  expect(run(["tui", "--bogus"])).toEqual({ code: 2, stdout: "", stderr: `scv: unknown option --bogus\n${USAGE}\n` });
-  expect(run(["tui", "extra"])).toEqual({ code: 2, stdout: "", stderr: `scv: unexpected argument "extra"\n${USAGE}\n` });
-  expect(run(["-c", "--cwd"])).toEqual({ code: 2, stdout: "", stderr: `scv: --cwd needs a value\n${USAGE}\n` });
+test("an unknown option, a word too many or a missing value is a usage error naming it", async () => {
+  expect(await run(["tui", "--bogus"])).toEqual({ code: 2, stdout: "", stderr: `scv: unknown option --bogus\n${USAGE}\n` });
+  expect(await run(["tui", "extra"])).toEqual({ code: 2, stdout: "", stderr: `scv: unexpected argument "extra"\n${USAGE}\n` });
+  expect(await run(["-c", "--cwd"])).toEqual({ code: 2, stdout: "", stderr: `scv: --cwd needs a value\n${USAGE}\n` });
 });
 
-test("without a terminal the session is refused with the way to script it", () => {
-  const r = run(["--continue"]);
+test("without a terminal the session is refused with the way to script it", async () => {
+  const r = await run(["--continue"]);
   expect(r.code).toBe(2);
   expect(r.stderr).toBe("scv: the interactive session needs a terminal on stdin and stdout; for scripts use `scv exec PROMPT`\n");
 });

@@ -10,10 +10,12 @@ export function requireBinary(): string {
   return SCV_BINARY;
 }
 
-/** Runs the binary to its end (stdin closed) and returns its exit status and output as text. */
-export function runBinary(args: readonly string[], env: Record<string, string>, cwd: string): { code: number; stdout: string; stderr: string } {
-  const r = Bun.spawnSync([requireBinary(), ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+/** Runs the binary to its end and returns its exit status and output as text. Asynchronous, so a fake server
+ *  in this process keeps answering it. `stdin` is written to it, else its stdin is closed. */
+export async function runBinary(args: readonly string[], env: Record<string, string>, cwd: string, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn([requireBinary(), ...args], { cwd, env, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
 }
 
 /** Every temporary root fakeHome made that removeFakeHomes has not removed yet. */
