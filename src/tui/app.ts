@@ -2,10 +2,10 @@
 // on an in-process server as `scv exec` uses. The prompt is drawn before the server modules load, so the
 // screen answers at once; rendering runs on a frame timer, decoupled from the model stream, so typing never
 // waits for a slow model.
-import { realpathSync } from "node:fs";
 import { completions, parseSlash, SLASH_COMMANDS } from "./commands";
 import { PromptEditor } from "./editor";
 import { SessionPicker } from "./picker";
+import { storedWorkspace } from "../sessions/workspace";
 import { createKeyDecoder, type Key } from "./keys";
 import { Screen } from "./screen";
 import { styleFor } from "../terminal/style";
@@ -166,14 +166,14 @@ export async function runTui(opts: TuiOptions): Promise<number> {
 
   /** --continue: the newest session of this workspace, or a fresh one when there is none. */
   async function continueNewest() {
-    const newest = store?.list({ workspace: realWorkspace(), limit: 1 })[0];
+    const newest = store?.list({ workspace: storedWorkspace(opts.cwd), limit: 1 })[0];
     if (!newest) view.say("no earlier session here to continue; starting a new one", theme.dim);
     await startSession(newest?.id);
   }
 
   /** Shows this workspace's stored sessions to pick from (Up/Down, Enter, Esc). */
   async function openPicker(startFresh: boolean) {
-    const items = store?.list({ workspace: realWorkspace(), limit: 20 }).filter((s) => s.id !== sessionId) ?? [];
+    const items = store?.list({ workspace: storedWorkspace(opts.cwd), limit: 20 }).filter((s) => s.id !== sessionId) ?? [];
     if (!items.length) {
       view.say("no stored sessions of this workspace to resume (`scv sessions list --all` shows every workspace's)", theme.dim);
       if (startFresh) await startSession();
@@ -199,14 +199,6 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       }
     }
     requestRender();
-  }
-
-  function realWorkspace(): string {
-    try {
-      return realpathSync(opts.cwd);
-    } catch {
-      return opts.cwd;
-    }
   }
 
   /** A stored turn of a resumed session, shown as it was. */
