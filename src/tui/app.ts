@@ -94,7 +94,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     env: opts.env,
     session: () => ({ id: sessionId, model, tools }),
     request: (method, params) => client!.request(method, params),
-    startSession: (resume, modelName) => startSession(resume, modelName),
+    startSession,
     closeSession: () => closeSession(),
     openPicker,
     quit,
