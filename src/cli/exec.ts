@@ -1,12 +1,13 @@
 // `scv exec PROMPT`: one turn. The reply goes to stdout, tool calls and approvals to stderr (exec-render.ts);
 // --json prints the protocol notifications as JSONL. Exit status: see exit-codes.ts.
 // The run's modules load inside run(), so `--help` and usage errors answer without loading the server.
-import { realpathSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { defineCommand } from "./command";
 import { EXIT_CODES } from "./exit-codes";
 import { REASONING_EFFORTS } from "../config/reasoning";
 import type { SessionStore } from "../sessions/index";
+import { storedWorkspace } from "../sessions/workspace";
 
 const EXIT = { completed: 0, failed: 1, cancelled: 130, config: 78 } as const;
 
@@ -17,12 +18,7 @@ async function readPrompt(arg: string): Promise<string> {
 
 /** The newest session of the workspace at `cwd`, for --continue; exits with advice when there is none. */
 function newestSessionOf(sessions: SessionStore, cwd: string): string {
-  let workspace = cwd;
-  try {
-    workspace = realpathSync(cwd);
-  } catch {
-    // session.start reports a missing directory
-  }
+  const workspace = storedWorkspace(cwd); // session.start reports a missing directory
   const newest = sessions.list({ workspace, limit: 1 })[0];
   if (newest) return newest.id;
   process.stderr.write(`scv exec: no earlier session in ${workspace} to continue; run scv exec PROMPT to start one (scv sessions list --all shows every workspace's)\n`);

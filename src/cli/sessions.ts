@@ -1,9 +1,9 @@
 // `scv sessions list|show|rm`: the stored sessions of this SCV_HOME (src/sessions). Stored text is printed as
 // data: control characters (terminal escapes a reply or tool output may carry) are shown, never sent raw.
 import { defineCommand } from "./command";
-import { realpathSync } from "node:fs";
 import { scvHome } from "../config/load";
 import type { LoadedSession, SessionStore, StoredItem } from "../sessions/index";
+import { storedWorkspace } from "../sessions/workspace";
 
 const SHOWN_ARGUMENT_CHARS = 200;
 
@@ -41,12 +41,8 @@ const list = defineCommand({
     cwd: { type: "string", description: "workspace directory (default: current directory)" },
   },
   async run({ args }) {
-    let workspace = args.cwd ?? process.cwd();
-    try {
-      workspace = realpathSync(workspace);
-    } catch {
-      // a workspace that is gone simply has no sessions
-    }
+    // A workspace that is gone simply has no sessions.
+    const workspace = storedWorkspace(args.cwd ?? process.cwd());
     const rows = (await store()).list(args.all ? {} : { workspace });
     if (args.json) {
       const sessions = rows.map((r) => ({ ...r, started_at: new Date(r.started_at).toISOString(), last_activity: new Date(r.last_activity).toISOString() }));

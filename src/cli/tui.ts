@@ -15,7 +15,7 @@ export interface TuiArgs {
 export function isTuiInvocation(argv: readonly string[]): boolean {
   if (argv.length === 0) return true;
   if (argv[0] === "tui") return true;
-  return ["-c", "--continue", "-r", "--resume"].includes(argv[0]!);
+  return ["-c", "--continue", "-r", "--resume", "-C", "--cwd", "-m", "--model"].includes(argv[0]!);
 }
 
 export function parseTuiArgs(argv: readonly string[]): TuiArgs | { error: string } {
@@ -72,15 +72,15 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
   }
   const env = { ...process.env };
   if (parsed.model) env.SCV_MODEL = parsed.model;
-  const { runTui } = await import("../tui/app");
   if (parsed.continueNewest && parsed.resume !== undefined) {
     process.stderr.write(`scv: give either --continue or --resume, not both\n${TUI_USAGE}\n`);
     return 2;
   }
+  const { runTui } = await import("../tui/app");
   return runTui({ cwd: parsed.cwd ?? process.cwd(), env, resume: parsed.resume, continueNewest: parsed.continueNewest });
 }
 
-/** For `scv help` and `scv tui --help`: `scv tui ...` itself is routed before the command layer. */
+/** For `scv help` and `scv help tui`: `scv tui ...`, `--help` included, is routed before the command layer. */
 export default {
   meta: { name: "tui", description: "an interactive session in this directory (also `scv` alone in a terminal)" },
   notes:

@@ -1,4 +1,4 @@
-// An in-process protocol client (`scv exec`, the daemon's chat bridge): speaks JSON-RPC lines to a server connection in this process,
+// An in-process protocol client (`scv exec`, the TUI, the daemon's chat bridge): speaks JSON-RPC lines to a server connection in this process,
 // so they exercise exactly the code path a stdio client does.
 import { createServerConnection, type ServerOptions } from "./server";
 

@@ -1,5 +1,5 @@
 // One protocol connection: initialize, sessions, turns, approvals. Transport-agnostic: stdio and the
-// in-process `scv exec` client both feed it lines and receive its messages.
+// in-process client (`scv exec`, the TUI, the chat bridge) both feed it lines and receive its messages.
 import { sha256Hex } from "../digest";
 import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -2,14 +2,16 @@
 // on an in-process server as `scv exec` uses. The prompt is drawn before the server modules load, so the
 // screen answers at once; rendering runs on a frame timer, decoupled from the model stream, so typing never
 // waits for a slow model.
-import { realpathSync } from "node:fs";
-import { completions, KEY_HELP, parseSlash, SLASH_COMMANDS } from "./commands";
+import { completions, parseSlash, SLASH_COMMANDS } from "./commands";
 import { PromptEditor } from "./editor";
+import { SessionPicker } from "./picker";
+import { storedWorkspace } from "../sessions/workspace";
 import { createKeyDecoder, type Key } from "./keys";
 import { Screen } from "./screen";
 import { styleFor } from "../terminal/style";
-import { openTerminal, type Terminal } from "./terminal";
-import { truncate } from "./text";
+import { openTerminal } from "./terminal";
+import { runSlashCommand, type SlashContext } from "./run-command";
+import { formatTokens, truncate } from "./text";
 import { ConversationView } from "./view";
 
 export interface TuiOptions {
@@ -39,8 +41,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
 
   let client: Client | undefined;
   let store: import("../sessions/index").SessionStore | undefined;
-  /** The list of stored sessions shown by /resume and --resume without an ID. */
-  let picker: { items: import("../sessions/index").SessionSummary[]; index: number; startFresh: boolean } | undefined;
+  let picker: SessionPicker | undefined;
   let sessionId = "";
   let model = "";
   let tools: string[] = [];
@@ -58,7 +59,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     scheduled = undefined;
     if (exiting) return;
     const width = term.columns();
-    const live = [...view.live(frame), ...pickerLines()];
+    const live = [...view.live(frame), ...(picker?.lines(theme, width) ?? [])];
     const prompt = view.approval ? theme.dim("› ") : theme.cyan("› ");
     const ed = editor.render(width, prompt);
     const hints = completions(editor.text).map((c) => truncate(`  ${theme.bold(`/${c.name}`)}${c.args ? ` ${c.args}` : ""}  ${theme.dim(c.description)}`, width));
@@ -85,6 +86,20 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     if (view.jobs.size) parts.push(`jobs: ${[...view.jobs].map(([job, line]) => (line === "running" ? job : `${job} (${line})`)).join(", ")}`);
     return `  ${parts.join(" · ")}`;
   }
+
+  const slashContext: SlashContext = {
+    view,
+    theme,
+    cwd: opts.cwd,
+    env: opts.env,
+    session: () => ({ id: sessionId, model, tools }),
+    request: (method, params) => client!.request(method, params),
+    startSession,
+    closeSession: () => closeSession(),
+    openPicker,
+    quit,
+    requestRender,
+  };
 
   render();
 
@@ -121,8 +136,9 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     requestRender();
   } catch (e) {
     view.say(`scv: ${(e as Error).message}`, theme.red);
-    render();
-    return finish((e as { code?: number }).code === -32004 ? 78 : 1);
+    // A configuration error exits 78 as in `scv exec`, whether the config check here or session.start found it.
+    const { ConfigError } = await import("../config/load");
+    return finish(e instanceof ConfigError || (e as { code?: number }).code === -32004 ? 78 : 1);
   }
 
   term.onInput((chunk) => {
@@ -151,60 +167,39 @@ export async function runTui(opts: TuiOptions): Promise<number> {
 
   /** --continue: the newest session of this workspace, or a fresh one when there is none. */
   async function continueNewest() {
-    const newest = store?.list({ workspace: realWorkspace(), limit: 1 })[0];
+    const newest = store?.list({ workspace: storedWorkspace(opts.cwd), limit: 1 })[0];
     if (!newest) view.say("no earlier session here to continue; starting a new one", theme.dim);
     await startSession(newest?.id);
   }
 
   /** Shows this workspace's stored sessions to pick from (Up/Down, Enter, Esc). */
   async function openPicker(startFresh: boolean) {
-    const items = store?.list({ workspace: realWorkspace(), limit: 20 }).filter((s) => s.id !== sessionId) ?? [];
+    const items = store?.list({ workspace: storedWorkspace(opts.cwd), limit: 20 }).filter((s) => s.id !== sessionId) ?? [];
     if (!items.length) {
       view.say("no stored sessions of this workspace to resume (`scv sessions list --all` shows every workspace's)", theme.dim);
       if (startFresh) await startSession();
       return;
     }
-    picker = { items, index: 0, startFresh };
-  }
-
-  function pickerLines(): string[] {
-    if (!picker) return [];
-    const width = term.columns();
-    const lines = [theme.bold("Resume which session? (Up/Down, Enter to open, Esc to cancel)")];
-    picker.items.forEach((s, i) => {
-      const when = new Date(s.last_activity).toLocaleString();
-      const row = `${i === picker!.index ? "›" : " "} ${s.id}  ${when}  ${s.turns} turn${s.turns === 1 ? "" : "s"}  ${s.first_prompt}`;
-      lines.push(truncate(i === picker!.index ? theme.cyan(row) : row, width));
-    });
-    return lines;
+    picker = new SessionPicker(items, startFresh);
   }
 
   async function onPickerKey(key: Key) {
     const p = picker!;
-    if (key.kind === "up") p.index = (p.index + p.items.length - 1) % p.items.length;
-    else if (key.kind === "down" || key.kind === "tab") p.index = (p.index + 1) % p.items.length;
-    else if (key.kind === "escape") {
+    const choice = p.key(key);
+    if (choice?.kind === "cancel") {
       picker = undefined;
       if (p.startFresh || !sessionId) await startSession();
-    } else if (key.kind === "enter") {
+    } else if (choice?.kind === "open") {
       picker = undefined;
       await closeSession();
       try {
-        await startSession(p.items[p.index]!.id);
+        await startSession(choice.id);
       } catch (e) {
         view.say(`could not resume: ${(e as Error).message}`, theme.red);
         if (!sessionId) await startSession();
       }
     }
     requestRender();
-  }
-
-  function realWorkspace(): string {
-    try {
-      return realpathSync(opts.cwd);
-    } catch {
-      return opts.cwd;
-    }
   }
 
   /** A stored turn of a resumed session, shown as it was. */
@@ -276,7 +271,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   async function submit(text: string) {
     view.setNotice(undefined);
     const slash = parseSlash(text);
-    if (slash && SLASH_COMMANDS.some((c) => c.name === slash.name)) return runSlash(slash.name, slash.arg);
+    if (slash && SLASH_COMMANDS.some((c) => c.name === slash.name)) return runSlashCommand(slashContext, slash.name, slash.arg);
     if (slash && text.trim().split(/\s/)[0] === text.trim()) {
       view.say(`unknown command /${slash.name}; /help lists the commands`, theme.yellow);
       return;
@@ -288,71 +283,6 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       view.say(`could not send: ${(e as Error).message}`, theme.red);
     }
     requestRender();
-  }
-
-  async function runSlash(name: string, arg: string) {
-    const c = client!;
-    try {
-      switch (name) {
-        case "help":
-          for (const l of KEY_HELP) view.say(l, theme.dim);
-          for (const cmd of SLASH_COMMANDS) view.say(`/${cmd.name}${cmd.args ? ` ${cmd.args}` : ""} — ${cmd.description}`);
-          break;
-        case "quit":
-          return void quit();
-        case "new":
-          await closeSession();
-          await startSession();
-          break;
-        case "resume":
-          if (!arg) await openPicker(false);
-          else {
-            await closeSession();
-            await startSession(arg);
-          }
-          break;
-        case "model":
-          if (!arg) view.say(`model: ${model}`);
-          else {
-            await closeSession();
-            await startSession(undefined, arg);
-          }
-          break;
-        case "compact": {
-          view.say("compacting…", theme.dim);
-          requestRender();
-          const r = await c.request("session.compact", { session_id: sessionId });
-          if (!r.compacted) view.say("nothing to compact yet: the conversation is still short", theme.dim);
-          break;
-        }
-        case "jobs":
-          if (!view.jobs.size) view.say("no background jobs running");
-          for (const [job, state] of view.jobs) view.say(`${job}: ${state}`);
-          break;
-        case "tools":
-          view.say(tools.length ? `tools: ${tools.join(", ")}` : "this session has no tools");
-          break;
-        case "agents":
-          await showAgents();
-          break;
-        case "status":
-          view.say(`model ${model} · session ${sessionId} · workspace ${opts.cwd}`);
-          if (view.lastUsage) view.say(`context used by the last request: ${formatTokens(view.lastUsage.input_tokens)} tokens; this session so far ${formatTokens(view.totalTokens)}`);
-          break;
-      }
-    } catch (e) {
-      view.say(`/${name}: ${(e as Error).message}`, theme.red);
-    }
-    requestRender();
-  }
-
-  async function showAgents() {
-    const { loadConfig, scvHome } = await import("../config/load");
-    const { offeredAgents } = await import("../agents/offer");
-    const { config } = loadConfig({ cwd: opts.cwd, env: opts.env });
-    const offered = offeredAgents({ config, env: opts.env, scvHome: scvHome(opts.env) });
-    if (!offered.length) view.say("no coding agents are offered here (`scv agents status` says why)");
-    for (const a of offered) view.say(`agent ${a.descriptor.name} · ${a.executable}${a.settings.model ? ` · model ${a.settings.model}` : ""}`);
   }
 
   async function closeSession(announce = true) {
@@ -387,9 +317,3 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     return exited;
   }
 }
-
-function formatTokens(n: number): string {
-  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
-}
-
-export type { Terminal };

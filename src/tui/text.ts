@@ -126,3 +126,8 @@ export function truncate(line: string, width: number): string {
   }
   return out;
 }
+
+/** A token count as the status line shows it: 950, 12.3k. */
+export function formatTokens(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}

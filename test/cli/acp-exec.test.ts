@@ -1,9 +1,9 @@
 // `dist/scv exec` delegating to an agent over ACP: the compiled binary finds the stand-in server in
 // ~/.local/bin, relays the agent's permission request through its approval gate and prints the result.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { ACP_AGENT, ACP_SERVER, script } from "../fake/acp-harness";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 
@@ -11,7 +11,10 @@ let fake: FakeModel;
 beforeAll(async () => {
   fake = await startFakeModel();
 });
-afterAll(() => fake.close());
+afterAll(async () => {
+  await fake.close();
+  removeFakeHomes();
+});
 
 test("exec --yes: claude over ACP, its permission request approved by the session's gate, progress as events; the server ends with exec", async () => {
   const { env, workspace, home } = fakeHome(fake.url);
@@ -39,5 +42,4 @@ test("exec --yes: claude over ACP, its permission request approved by the sessio
   const started = readdirSync(logDir).filter((n) => n.endsWith(".start.json"));
   expect(started).toHaveLength(1);
   expect(existsSync(`/proc/${Number.parseInt(started[0]!, 10)}`)).toBe(false);
-  rmSync(dirname(home), { recursive: true, force: true });
 }, 30_000);

@@ -1,7 +1,7 @@
 // `scv agents login|logout|status` run as `bun src/cli/main.ts agents …`, with every agent CLI replaced by the
 // committed fake (`[agents.<name>] command` = bash, `args` = the fake script) or a missing executable.
-import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BASH, readInvocations } from "../fake/agent-harness";
@@ -12,8 +12,14 @@ const EMAIL = "alice@example.com";
 const KEY_PART = "Zq9X";
 const SCRIPT = Bun.which("script");
 
+const roots: string[] = [];
+afterAll(() => {
+  for (const r of roots) rmSync(r, { recursive: true, force: true });
+});
+
 function setup(missing: string[] = []) {
   const root = mkdtempSync(join(tmpdir(), "scv-cli-login-"));
+  roots.push(root);
   const scvHome = join(root, "scv");
   const log = join(root, "log");
   mkdirSync(scvHome, { recursive: true });

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { startStdioServer as startServer } from "../fake/stdio-client";
 
@@ -10,7 +10,10 @@ let fake: FakeModel;
 beforeAll(async () => {
   fake = await startFakeModel();
 });
-afterAll(() => fake.close());
+afterAll(async () => {
+  await fake.close();
+  removeFakeHomes();
+});
 
 test("a full turn with a tool call, protocol errors in between, and a clean exit on EOF", async () => {
   const { env, workspace } = fakeHome(fake.url);

@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { errorReply, type FakeModel, hang, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
 
@@ -19,6 +19,7 @@ afterEach(async () => {
   term?.close();
   term = undefined;
   await fake.close();
+  removeFakeHomes();
 });
 afterAll(closeAllTerminals);
 

@@ -2,19 +2,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, requireBinary, runBinary } from "../fake/binary";
 import { errorReply, type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 
 let fake: FakeModel;
 beforeAll(async () => {
   fake = await startFakeModel();
 });
-afterAll(() => fake.close());
+afterAll(async () => {
+  await fake.close();
+  removeFakeHomes();
+});
 
-async function exec(args: string[], env: Record<string, string>, cwd: string, stdin?: string) {
-  const proc = Bun.spawn([requireBinary(), "exec", ...args], { cwd, env, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+function exec(args: string[], env: Record<string, string>, cwd: string, stdin?: string) {
+  return runBinary(["exec", ...args], env, cwd, stdin);
 }
 
 test("--yes runs a write, prints the reply on stdout and progress on stderr, exit 0", async () => {

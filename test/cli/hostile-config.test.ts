@@ -3,12 +3,11 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text } from "../fake/model-server";
 import { type StdioServer, startStdioServer } from "../fake/stdio-client";
 
 let fake: FakeModel;
-const roots: string[] = [];
 const servers: StdioServer[] = [];
 beforeAll(async () => {
   fake = await startFakeModel();
@@ -18,12 +17,11 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await fake.close();
-  for (const r of roots) rmSync(r, { recursive: true, force: true });
+  removeFakeHomes();
 });
 
 function home() {
   const h = fakeHome(fake.url);
-  roots.push(dirname(h.home));
   return h;
 }
 

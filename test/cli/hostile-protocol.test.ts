@@ -1,23 +1,17 @@
 // Hostile protocol input to the compiled `dist/scv server --stdio`: deep or wide JSON is refused before it is
 // parsed, ids beyond 2^53 come back exact, unknown methods before initialize are -32002, and serving goes on.
 import { afterAll, afterEach, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { dirname } from "node:path";
-import { fakeHome } from "../fake/binary";
+import { fakeHome, removeFakeHomes } from "../fake/binary";
 import { type StdioServer, startStdioServer } from "../fake/stdio-client";
 
 const servers: StdioServer[] = [];
-const roots: string[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.kill();
 });
-afterAll(() => {
-  for (const r of roots) rmSync(r, { recursive: true, force: true });
-});
+afterAll(removeFakeHomes);
 
 function start(): StdioServer {
-  const { env, workspace, home } = fakeHome("http://127.0.0.1:9/v1");
-  roots.push(dirname(home));
+  const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");
   const s = startStdioServer(env, workspace);
   servers.push(s);
   return s;

@@ -2,26 +2,24 @@
 // itself) through the `scv` agent, both against the scripted model endpoint. The nested bash call's approval
 // reaches the parent's client with the `[scv-1 depth 1]` prefix and is answered there.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { listRecords } from "../../src/process/delegation-records";
-import { fakeHome } from "../fake/binary";
+import { fakeHome, removeFakeHomes } from "../fake/binary";
 import { startStdioServer } from "../fake/stdio-client";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 
 let fake: FakeModel;
-const roots: string[] = [];
 beforeAll(async () => {
   fake = await startFakeModel();
 });
 afterAll(async () => {
   await fake.close();
-  for (const r of roots) rmSync(r, { recursive: true, force: true });
+  removeFakeHomes();
 });
 
 test("a parent and a nested scv: delegated turn, relayed approval, progress, and teardown on EOF", async () => {
   const { env, home, workspace } = fakeHome(fake.url, '[agent]\nprefer = ["scv"]\n');
-  roots.push(dirname(home));
   const nestedHome = join(home, "agents", "scv");
   mkdirSync(nestedHome, { recursive: true });
   writeFileSync(

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { alive } from "../fake/proc";
 
@@ -12,7 +12,10 @@ let fake: FakeModel;
 beforeAll(async () => {
   fake = await startFakeModel();
 });
-afterAll(() => fake.close());
+afterAll(async () => {
+  await fake.close();
+  removeFakeHomes();
+});
 
 
 async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {

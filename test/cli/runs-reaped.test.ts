@@ -2,16 +2,15 @@
 // next server's start-up reconcile stops every process they name; double forks racing the leader's exit are
 // still found. Real binary, real processes; the fake model endpoint makes the model call bash.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
-import { existsSync, readdirSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { killAll, pidsWithArgv } from "../fake/proc";
 import { type StdioServer, startStdioServer } from "../fake/stdio-client";
 
 let fake: FakeModel;
 const servers: StdioServer[] = [];
-const roots: string[] = [];
 const sleeps: string[][] = [];
 beforeAll(async () => {
   fake = await startFakeModel();
@@ -23,12 +22,11 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await fake.close();
-  for (const r of roots) rmSync(r, { recursive: true, force: true });
+  removeFakeHomes();
 });
 
 function home() {
   const h = fakeHome(fake.url, "[tools]\nmax_steps = 200\n");
-  roots.push(dirname(h.home));
   return h;
 }
 

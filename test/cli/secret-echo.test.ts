@@ -1,21 +1,18 @@
 // A provider that echoes the key back (raw, percent-encoded, JSON-escaped, or quoting its end) never gets it
 // printed: the compiled `scv exec`, in text and --json output.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { dirname } from "node:path";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, httpError, startFakeModel } from "../fake/model-server";
 import { keyEchoes } from "../fake/search-servers";
 
 const KEY = "prov/AbC+dEf=gHi~jkl-MARK-123";
 let fake: FakeModel;
-const roots: string[] = [];
 beforeAll(async () => {
   fake = await startFakeModel();
 });
 afterAll(async () => {
   await fake.close();
-  for (const r of roots) rmSync(r, { recursive: true, force: true });
+  removeFakeHomes();
 });
 
 /** What must never be printed: every echoed form, the key's last 4 characters, and its JSON \u form. */
@@ -23,8 +20,7 @@ const forbidden = [...keyEchoes(KEY).map((e) => e.replace("key ending in ", ""))
 
 for (const json of [false, true]) {
   test(`a 401 echoing the key in every form prints none of them (${json ? "--json" : "text"})`, async () => {
-    const { env, workspace, home } = fakeHome(fake.url, `api_key_env = "FAKE_PROVIDER_KEY"\n`);
-    roots.push(dirname(home));
+    const { env, workspace } = fakeHome(fake.url, `api_key_env = "FAKE_PROVIDER_KEY"\n`);
     const message = `Incorrect API key provided: ${keyEchoes(KEY).join("; ")}; escaped ${forbidden.at(-1)}`;
     fake.queue(httpError(401, { error: { message, type: "invalid_request_error", code: "invalid_api_key" } }));
     const proc = Bun.spawn([requireBinary(), "exec", ...(json ? ["--json"] : []), "hi"], {

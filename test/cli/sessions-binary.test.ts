@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, uti
 import { join } from "node:path";
 import { BASH, FAKE_AGENT, readInvocations } from "../fake/agent-harness";
 import { CODEX_OK, CODEX_RESUMED, CODEX_THREAD_ID } from "../fake/agent-streams";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { fakeHome, runBinary } from "../fake/binary";
 import { type FakeModel, hang, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { alive } from "../fake/proc";
 import { startStdioServer as startServer } from "../fake/stdio-client";
@@ -163,12 +163,6 @@ test("SIGKILL in the middle of writing a record: the torn record is skipped with
   expect(await b.proc.exited).toBe(0);
 }, 60_000);
 
-async function exec(args: string[], env: Record<string, string>, cwd: string) {
-  const proc = Bun.spawn([requireBinary(), ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
-}
-
 test("scv exec --continue after exec exited continues the stand-in codex conversation under the same thread ID", async () => {
   const home = codexHome(CODEX_OK);
   // A session idle for longer than sessions.keep_days (90) is pruned when exec starts.
@@ -179,7 +173,7 @@ test("scv exec --continue after exec exited continues the stand-in codex convers
   const longAgo = new Date(Date.now() - 91 * 86_400_000);
   utimesSync(stale, longAgo, longAgo);
   fake.queue(toolCalls([{ name: "agent", arguments: { agent: "codex", prompt: "add the feature" } }]), text("Codex added it."));
-  const first = await exec(["exec", "--yes", "add the feature with codex"], home.env, home.workspace);
+  const first = await runBinary(["exec", "--yes", "add the feature with codex"], home.env, home.workspace);
   expect(existsSync(stale)).toBe(false);
   expect(first.stdout).toBe("Codex added it.\n");
   expect(first.code).toBe(0);
@@ -187,7 +181,7 @@ test("scv exec --continue after exec exited continues the stand-in codex convers
   writeFileSync(home.stdoutFile, CODEX_RESUMED);
   const before = fake.requests.length;
   fake.queue(toolCalls([{ name: "agent", arguments: { session: "codex-1", prompt: "now add tests" } }]), text("Codex added tests too."));
-  const second = await exec(["exec", "--yes", "--continue", "now the tests"], home.env, home.workspace);
+  const second = await runBinary(["exec", "--yes", "--continue", "now the tests"], home.env, home.workspace);
   expect(second.code).toBe(0);
   expect(second.stdout).toBe("Codex added tests too.\n");
   expect(second.stderr).toContain("resuming s-");
@@ -209,20 +203,20 @@ test("scv exec --continue after exec exited continues the stand-in codex convers
   expect(agentResult.usage.input_tokens).toBe(205);
 
   // scv sessions: list, show and rm through the binary.
-  const list = await exec(["sessions", "list", "--json"], home.env, home.workspace);
+  const list = await runBinary(["sessions", "list", "--json"], home.env, home.workspace);
   const sessions = JSON.parse(list.stdout).sessions;
   expect(sessions.length).toBe(1);
   expect(sessions[0]).toMatchObject({ turns: 2, first_prompt: "add the feature with codex", workspace: home.workspace });
-  const show = await exec(["sessions", "show", sessions[0].id], home.env, home.workspace);
+  const show = await runBinary(["sessions", "show", sessions[0].id], home.env, home.workspace);
   expect(show.stdout).toContain("> add the feature with codex");
   expect(show.stdout).toContain('· agent {"session":"codex-1","prompt":"now add tests"}');
   expect(show.stdout).toContain("Codex added tests too.");
   expect(show.stdout).toContain("agent conversations: codex-1 (codex");
-  expect((await exec(["sessions", "list", "--bogus"], home.env, home.workspace)).stderr).toContain('unknown option "--bogus"');
-  expect((await exec(["sessions", "rm", sessions[0].id], home.env, home.workspace)).code).toBe(0);
-  expect((await exec(["sessions", "list"], home.env, home.workspace)).stdout).toContain("no sessions in");
-  expect((await exec(["exec", "--continue", "again"], home.env, home.workspace)).stderr).toContain("no earlier session");
-  const unknown = await exec(["exec", "--resume", "s-00000000", "again"], home.env, home.workspace);
+  expect((await runBinary(["sessions", "list", "--bogus"], home.env, home.workspace)).stderr).toContain('unknown option "--bogus"');
+  expect((await runBinary(["sessions", "rm", sessions[0].id], home.env, home.workspace)).code).toBe(0);
+  expect((await runBinary(["sessions", "list"], home.env, home.workspace)).stdout).toContain("no sessions in");
+  expect((await runBinary(["exec", "--continue", "again"], home.env, home.workspace)).stderr).toContain("no earlier session");
+  const unknown = await runBinary(["exec", "--resume", "s-00000000", "again"], home.env, home.workspace);
   expect(unknown.code).toBe(1);
   expect(unknown.stderr).toContain("no session s-00000000");
 }, 30_000);

@@ -1,5 +1,5 @@
 // The compiled binary under test. `bun run build` makes it; tests that need it fail with that advice.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -10,9 +10,22 @@ export function requireBinary(): string {
   return SCV_BINARY;
 }
 
-/** A temporary SCV_HOME whose active provider is the fake endpoint at `baseUrl`, and an empty workspace. */
+/** Runs the binary to its end and returns its exit status and output as text. Asynchronous, so a fake server
+ *  in this process keeps answering it. `stdin` is written to it, else its stdin is closed. */
+export async function runBinary(args: readonly string[], env: Record<string, string>, cwd: string, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn([requireBinary(), ...args], { cwd, env, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+
+/** Every temporary root fakeHome made that removeFakeHomes has not removed yet. */
+const madeRoots: string[] = [];
+
+/** A temporary SCV_HOME whose active provider is the fake endpoint at `baseUrl`, and an empty workspace.
+ *  A test file removes them with removeFakeHomes in its afterEach or afterAll. */
 export function fakeHome(baseUrl: string, extra = ""): { home: string; workspace: string; env: Record<string, string> } {
   const root = mkdtempSync(join(tmpdir(), "scv-bin-"));
+  madeRoots.push(root);
   const home = join(root, "scv-home");
   const workspace = join(root, "ws");
   mkdirSync(home, { recursive: true });
@@ -20,4 +33,9 @@ export function fakeHome(baseUrl: string, extra = ""): { home: string; workspace
   writeFileSync(join(home, "config.toml"), `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${baseUrl}"\nmodel = "fake-model"\nmax_retries = 0\n${extra}`);
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(root, "home"), SCV_HOME: home };
   return { home, workspace, env };
+}
+
+/** Removes every temporary SCV_HOME and workspace fakeHome has made so far (after their processes ended). */
+export function removeFakeHomes(): void {
+  for (const root of madeRoots.splice(0)) rmSync(root, { recursive: true, force: true });
 }

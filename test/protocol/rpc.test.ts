@@ -1,10 +1,16 @@
 // Protocol errors over a real server connection: each bad input gets a JSON-RPC error and serving goes on.
-import { expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ERROR_CODES, MAX_LINE_BYTES } from "../../src/protocol/schema";
 import { createServerConnection } from "../../src/server/server";
+
+/** Temporary SCV_HOMEs the configuration-error tests make. */
+const homes: string[] = [];
+afterAll(() => {
+  for (const h of homes) rmSync(h, { recursive: true, force: true });
+});
 
 function connect(env: NodeJS.ProcessEnv = process.env) {
   const out: any[] = [];
@@ -106,6 +112,7 @@ test("oversized line, unknown session, bad cwd, unknown approval", async () => {
 
 test("no API key for the default endpoint: a configuration error that says how to fix it", async () => {
   const home = mkdtempSync(join(tmpdir(), "scv-rpc-"));
+  homes.push(home);
   const { conn, out } = connect({ SCV_HOME: home, HOME: home, PATH: process.env.PATH });
   await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: 3 } }));
   await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session.start", params: { cwd: home } }));
@@ -116,6 +123,7 @@ test("no API key for the default endpoint: a configuration error that says how t
 
 test("a user profile without api_key_env is told to name its key, not to set a variable it would not read", async () => {
   const home = mkdtempSync(join(tmpdir(), "scv-rpc-"));
+  homes.push(home);
   writeFileSync(join(home, "config.toml"), `[providers.openai]\nmodel = "m"\n`);
   const { conn, out } = connect({ SCV_HOME: home, HOME: home, PATH: process.env.PATH, OPENAI_API_KEY: "sk-present-but-unused-1234" });
   await conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: 3 } }));

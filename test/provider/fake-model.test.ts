@@ -1,6 +1,6 @@
 // The fake endpoint itself: wire framing, request invariants, running out of script, standalone mode.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeModel, text, toolCalls, type FakeModel } from "../fake/model-server";
@@ -93,6 +93,7 @@ test("an empty script answers a clear 500 that the client does not retry", async
 
 describe("standalone process", () => {
   const dir = mkdtempSync(join(tmpdir(), "scv-fake-model-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test("--script serves the queued replies and prints the base URL first", async () => {
     const script = join(dir, "script.json");

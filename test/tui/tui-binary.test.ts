@@ -2,9 +2,9 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
-import { fakeHome, requireBinary } from "../fake/binary";
+import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { alive } from "../fake/proc";
 import { openTerminal, type Terminal } from "../fake/tmux";
@@ -13,20 +13,17 @@ setDefaultTimeout(30_000);
 
 let fake: FakeModel | undefined;
 let pane: Terminal | undefined;
-let root: string | undefined;
 afterEach(async () => {
   pane?.close();
   pane = undefined;
   await fake?.close();
   fake = undefined;
-  if (root) rmSync(root, { recursive: true, force: true });
-  root = undefined;
+  removeFakeHomes();
 });
 
 async function open(opts: { extraConfig?: string; env?: Record<string, string>; width?: number; height?: number; args?: string[] } = {}) {
   fake = await startFakeModel();
   const h = fakeHome(fake.url, opts.extraConfig);
-  root = dirname(h.home);
   pane = openTerminal([requireBinary(), ...(opts.args ?? [])], { env: { ...h.env, ...opts.env }, cwd: h.workspace, width: opts.width, height: opts.height });
   await pane.waitFor(/s-[0-9a-f]{8}/);
   return { ...h, fake, pane };
@@ -253,11 +250,10 @@ describe("scv in a terminal", () => {
       expect(pane.screen({ escapes: true })).toMatch(/\x1b\[[0-9;]*1m/);
       pane.close();
       await fake.close();
-      rmSync(root!, { recursive: true, force: true });
+      removeFakeHomes();
     }
     fake = await startFakeModel();
     const h = fakeHome(fake.url);
-    root = dirname(h.home);
     // A shell around scv shows the terminal modes before and after.
     const script = `stty -g > before.txt; ${requireBinary()}; status=$?; stty -g > after.txt; exit $status`;
     pane = openTerminal([BASH, "-c", script], { env: { ...h.env, NO_COLOR: "1" }, cwd: h.workspace });

@@ -1,0 +1,91 @@
+// What each slash command does. commands.ts holds the table help and completion read; this is the dispatch,
+// handed the app's session controls.
+import type { Style as Theme } from "../terminal/style";
+import { KEY_HELP, SLASH_COMMANDS } from "./commands";
+import { formatTokens } from "./text";
+import type { ConversationView } from "./view";
+
+export interface SlashContext {
+  view: ConversationView;
+  theme: Theme;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The open session as it is now: "" as ID while none is open. */
+  session(): { id: string; model: string; tools: readonly string[] };
+  request<T = any>(method: string, params: unknown): Promise<T>;
+  startSession(resume?: string, modelName?: string): Promise<void>;
+  closeSession(): Promise<void>;
+  openPicker(startFresh: boolean): Promise<void>;
+  quit(): Promise<void>;
+  requestRender(): void;
+}
+
+/** Runs a command of SLASH_COMMANDS; a failure is said in the conversation, never thrown. */
+export async function runSlashCommand(ctx: SlashContext, name: string, arg: string): Promise<void> {
+  const { view, theme } = ctx;
+  try {
+    switch (name) {
+      case "help":
+        for (const l of KEY_HELP) view.say(l, theme.dim);
+        for (const cmd of SLASH_COMMANDS) view.say(`/${cmd.name}${cmd.args ? ` ${cmd.args}` : ""} — ${cmd.description}`);
+        break;
+      case "quit":
+        return void ctx.quit();
+      case "new":
+        await ctx.closeSession();
+        await ctx.startSession();
+        break;
+      case "resume":
+        if (!arg) await ctx.openPicker(false);
+        else {
+          await ctx.closeSession();
+          await ctx.startSession(arg);
+        }
+        break;
+      case "model":
+        if (!arg) view.say(`model: ${ctx.session().model}`);
+        else {
+          await ctx.closeSession();
+          await ctx.startSession(undefined, arg);
+        }
+        break;
+      case "compact": {
+        view.say("compacting…", theme.dim);
+        ctx.requestRender();
+        const r = await ctx.request("session.compact", { session_id: ctx.session().id });
+        if (!r.compacted) view.say("nothing to compact yet: the conversation is still short", theme.dim);
+        break;
+      }
+      case "jobs":
+        if (!view.jobs.size) view.say("no background jobs running");
+        for (const [job, state] of view.jobs) view.say(`${job}: ${state}`);
+        break;
+      case "tools": {
+        const { tools } = ctx.session();
+        view.say(tools.length ? `tools: ${tools.join(", ")}` : "this session has no tools");
+        break;
+      }
+      case "agents":
+        await showAgents(ctx);
+        break;
+      case "status": {
+        const { id, model } = ctx.session();
+        view.say(`model ${model} · session ${id} · workspace ${ctx.cwd}`);
+        if (view.lastUsage) view.say(`context used by the last request: ${formatTokens(view.lastUsage.input_tokens)} tokens; this session so far ${formatTokens(view.totalTokens)}`);
+        break;
+      }
+    }
+  } catch (e) {
+    view.say(`/${name}: ${(e as Error).message}`, theme.red);
+  }
+  ctx.requestRender();
+}
+
+async function showAgents({ view, cwd, env }: SlashContext) {
+  const { loadConfig, scvHome } = await import("../config/load");
+  const { offeredAgents } = await import("../agents/offer");
+  const { config } = loadConfig({ cwd, env });
+  const offered = offeredAgents({ config, env, scvHome: scvHome(env) });
+  if (!offered.length) view.say("no coding agents are offered here (`scv agents status` says why)");
+  for (const a of offered) view.say(`agent ${a.descriptor.name} · ${a.executable}${a.settings.model ? ` · model ${a.settings.model}` : ""}`);
+}

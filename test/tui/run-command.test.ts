@@ -1,0 +1,59 @@
+import { expect, test } from "bun:test";
+import { createStyle } from "../../src/terminal/style";
+import { runSlashCommand, type SlashContext } from "../../src/tui/run-command";
+import { ConversationView } from "../../src/tui/view";
+
+function context(overrides: Partial<SlashContext> = {}) {
+  const calls: string[] = [];
+  const view = new ConversationView(createStyle(false), () => 200);
+  const ctx: SlashContext = {
+    view,
+    theme: createStyle(false),
+    cwd: "/ws",
+    env: {},
+    session: () => ({ id: "s-1", model: "fake-model", tools: ["read", "bash"] }),
+    request: async (method, params) => {
+      calls.push(`request ${method} ${JSON.stringify(params)}`);
+      return { compacted: false } as any;
+    },
+    startSession: async (resume, modelName) => void calls.push(`start ${resume ?? "-"} ${modelName ?? "-"}`),
+    closeSession: async () => void calls.push("close"),
+    openPicker: async (startFresh) => void calls.push(`picker ${startFresh}`),
+    quit: async () => void calls.push("quit"),
+    requestRender: () => void calls.push("render"),
+    ...overrides,
+  };
+  return { ctx, calls, said: () => view.takeCommitted() };
+}
+
+test("/model, /tools and /status say what the session is", async () => {
+  const { ctx, said } = context();
+  await runSlashCommand(ctx, "model", "");
+  await runSlashCommand(ctx, "tools", "");
+  await runSlashCommand(ctx, "status", "");
+  expect(said()).toEqual(["model: fake-model", "tools: read, bash", "model fake-model · session s-1 · workspace /ws"]);
+});
+
+test("/new, /resume ID and /model NAME close the session before starting the next; /resume alone opens the picker", async () => {
+  const { ctx, calls } = context();
+  await runSlashCommand(ctx, "new", "");
+  await runSlashCommand(ctx, "resume", "s-2");
+  await runSlashCommand(ctx, "model", "other");
+  await runSlashCommand(ctx, "resume", "");
+  expect(calls.filter((c) => c !== "render")).toEqual(["close", "start - -", "close", "start s-2 -", "close", "start - other", "picker false"]);
+});
+
+test("/compact asks the server for this session and says when there was nothing to compact", async () => {
+  const { ctx, calls, said } = context();
+  await runSlashCommand(ctx, "compact", "");
+  expect(calls).toContain('request session.compact {"session_id":"s-1"}');
+  expect(said()).toEqual(["compacting…", "nothing to compact yet: the conversation is still short"]);
+});
+
+test("a failing command is said in the conversation, not thrown; /quit quits", async () => {
+  const { ctx, calls, said } = context({ request: async () => Promise.reject(new Error("server gone")) });
+  await runSlashCommand(ctx, "compact", "");
+  expect(said()).toEqual(["compacting…", "/compact: server gone"]);
+  await runSlashCommand(ctx, "quit", "");
+  expect(calls.at(-1)).toBe("quit");
+});
