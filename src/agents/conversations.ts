@@ -166,7 +166,8 @@ export class ConversationStore {
 
   /**
    * Ends every conversation in this process: handles end with the SCV session. The session's record keeps
-   * them, so resuming the session continues them (a live ACP server does not survive; its handle is ended).
+   * them, so resuming the session continues them (a live server, ACP or nested SCV, does not survive; its
+   * handle is ended).
    */
   closeAll(): void {
     for (const c of [...this.conversations.values()]) this.release(c);
@@ -174,7 +175,6 @@ export class ConversationStore {
 
   private release(conv: Conversation): void {
     clearTimeout(conv.idleTimer);
-    if (conv.live) void conv.live.close();
     this.conversations.delete(conv.handle);
     if (conv.live) void conv.live.close();
     if (conv.markerPath) removeQuietly(conv.markerPath);
