@@ -2,20 +2,15 @@
 // opens its session, every call runs one turn on it, and the turn's outcome becomes the usual agent result.
 // A cancelled or timed-out turn that settles within 2 s keeps the conversation; otherwise, and when the child
 // exits, the conversation ends.
-import type { SessionScope } from "../../tools/tool";
 import { ToolError } from "../../tools/tool";
-import type { Conversation } from "../conversations";
 import { agentEnvironment, preparePrivateHome } from "../environment";
 import { isExecutableFile } from "../offer";
 import { type CallPlan, conversationCwd, resolveAgentCwd } from "../plan";
 import { redactProgress } from "../redact";
-import { type AgentCallResult, type AgentStatus, buildResult, fallbackSentence, type RunOutcome } from "../result";
+import { AgentUnavailableError, type AgentCallResult, type AgentStatus, buildResult, fallbackSentence, type RunOutcome } from "../result";
 import type { AgentRunContext } from "../run";
-import { AgentUnavailableError } from "../run";
 import type { AgentSessionState } from "../service";
 import { NestedServer, type TurnOutcome } from "./server";
-
-const live = new WeakMap<Conversation, NestedServer>();
 
 export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
   const { descriptor: d, executable, settings } = plan.offered;
@@ -37,7 +32,7 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
   const signal = AbortSignal.any([ctx.signal, timeout]);
   let server: NestedServer;
   if (conv) {
-    server = live.get(conv)!;
+    server = conv.live as NestedServer;
     state.conversations.beginTurn(conv);
   } else {
     if (!isExecutableFile(executable)) throw unavailable(`scv cannot run: its executable ${executable} is missing or not executable.`);
@@ -67,7 +62,6 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
       if (timeout.aborted) throw new ToolError(`the nested SCV did not open its session within ${plan.timeoutSeconds} seconds (timeout_seconds)`);
       throw unavailable(`the nested SCV could not start (${executable}): ${(e as Error).message}.`);
     }
-    live.set(conv, server);
     conv.live = server;
     conv.reported = true;
   }
@@ -116,7 +110,6 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
     };
   }
   const kept = state.conversations.get(conv.handle) === conv;
-  if (kept) scheduleExpiry(ctx.scope, state, conv);
   const result = buildResult(
     { ...o, session: kept ? conv.handle : undefined, turn: kept ? conv.turns : undefined },
     { offered: offeredNames, outputLimitBytes: ctx.outputLimitBytes },
@@ -131,14 +124,4 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
 
 function tokens(u: { input_tokens: number; output_tokens: number }) {
   return { input_tokens: u.input_tokens, output_tokens: u.output_tokens };
-}
-
-/** An idle conversation expires after agent.conversation_idle_seconds even if nothing asks for it again. */
-function scheduleExpiry(scope: SessionScope, state: AgentSessionState, conv: Conversation): void {
-  const ms = Math.min(scope.config.agent.conversation_idle_seconds * 1000 + 100, 2 ** 31 - 1);
-  const turns = conv.turns;
-  const timer = setTimeout(() => {
-    if (conv.turns === turns && !conv.busy) state.conversations.list(); // list() forgets expired ones
-  }, ms);
-  timer.unref?.();
 }
