@@ -1,4 +1,5 @@
-// One delegated call on the one-process-per-turn backend: start the CLI through the delegation tracker with a
+// One delegated call. The one-process-per-turn backend lives here (ACP and the nested SCV, which keep a server
+// per conversation, are handed to acp/call and nested/run): start the CLI through the delegation tracker with a
 // private home and a scrubbed environment, read its output as it arrives, and shape the result. Kept apart
 // from the tool wrapper so a background job can run the very same call.
 import { constants, fstatSync, mkdirSync, openSync, readSync, closeSync, rmSync } from "node:fs";
@@ -28,7 +29,8 @@ export interface AgentRunContext {
 export { AgentUnavailableError };
 
 export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
-  // Loaded on first use: sessions that never talk ACP never load the client.
+  // Loaded on first use: sessions that never talk ACP or to a nested SCV never load those clients.
+  if (plan.offered.descriptor.backend === "nested-scv") return (await import("./nested/run")).runNestedCall(ctx, state, plan);
   if (plan.offered.transport === "acp") return (await import("./acp/call")).runAcpCall(ctx, state, plan);
   const { descriptor: d, executable, settings } = plan.offered;
   const offeredNames = state.offered.map((o) => o.descriptor.name);

@@ -1,5 +1,5 @@
 // The `agent` tool: hands a task to another coding agent (Claude Code, Codex, Grok Build, DeepSeek Harness,
-// pi) and returns its structured result. The tool chooses the agent and checks the call against what that
+// pi, a nested SCV) and returns its structured result. The tool chooses the agent and checks the call against what that
 // agent takes when the call is assessed, before any approval; src/agents does the rest.
 import { z } from "zod";
 import { EFFORTS } from "../config/schema";
@@ -8,7 +8,6 @@ import { defaultAgent, type OfferedAgent, takesOption } from "../agents/offer";
 import { type AgentCallArgs, type CallPlan, planCall } from "../agents/plan";
 import { agentLine, delegatingWorkSection } from "../agents/prompt";
 import { type AgentRunContext, runAgentCall } from "../agents/run";
-import { runNestedCall } from "../agents/nested/run";
 import { type AgentSessionState, agentSessionState, rememberPlan, takePlan } from "../agents/service";
 import { jobsFor } from "../agents/jobs";
 import { defineTool, type SessionScope, type Tool, type ToolCallContext, ToolError } from "./tool";
@@ -231,7 +230,7 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
     label: (args) => `agent ${chosenName(args)}: ${args.prompt.trim().split("\n", 1)[0]}`,
     async execute(args, ctx) {
       const p = takePlan(state, ctx.callId) ?? plan(state, scope, args);
-      const run = (runCtx: AgentRunContext) => (p.offered.descriptor.backend === "nested-scv" ? runNestedCall : runAgentCall)(runCtx, state, p);
+      const run = (runCtx: AgentRunContext) => runAgentCall(runCtx, state, p);
       if (args.background) {
         const name = p.offered.descriptor.name;
         const job = jobsFor(scope).start(
