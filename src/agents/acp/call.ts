@@ -16,7 +16,8 @@ import { RpcError } from "./connection";
 import { permissionOutcome, permissionRisk, permissionSummary } from "./permissions";
 import { describeRpcError, exitWords, fromStopReason, usageOf } from "./outcome";
 import type { ConfigOption, PermissionOutcome } from "./schema";
-import { AcpServer, SHUTDOWN_GRACE_MS } from "./server";
+import { LIVE_GRACE_MS } from "../live-server";
+import { AcpServer } from "./server";
 import { TurnUpdates } from "./updates";
 
 /** What a conversation keeps between turns: its server and the ACP session on it. */
@@ -155,7 +156,7 @@ export async function runAcpCall(ctx: AgentRunContext, state: AgentSessionState,
         status = outcome;
         // session/cancel; an agent that answers within 2 seconds keeps the conversation.
         server.cancel(sessionId);
-        const grace = new Promise<"gone">((r) => setTimeout(() => r("gone"), SHUTDOWN_GRACE_MS).unref());
+        const grace = new Promise<"gone">((r) => setTimeout(() => r("gone"), LIVE_GRACE_MS).unref());
         const settled = await Promise.race([prompt.then(() => "settled" as const, () => "gone" as const), grace]);
         if (settled !== "settled") keep = false;
       } else {
