@@ -11,9 +11,9 @@ import type { Conversation } from "./conversations";
 import { agentEnvironment, preparePrivateHome, privateRunTmp, removeRunTmp } from "./environment";
 import { readerFor, type TokenUsage } from "./formats";
 import { isExecutableFile } from "./offer";
-import { type CallPlan, conversationCwd, resolveAgentCwd } from "./plan";
-import { redactProgress } from "./redact";
-import { type AgentCallResult, AgentUnavailableError, type AgentStatus, buildResult, fallbackSentence, tailUtf8 } from "./result";
+import type { CallPlan } from "./plan";
+import { type AgentCallResult, AgentUnavailableError, type AgentStatus, buildResult, tailUtf8 } from "./result";
+import { callCwd, relayProgress, startCall } from "./call-start";
 import type { AgentSessionState } from "./service";
 
 export interface AgentRunContext {
@@ -33,16 +33,8 @@ export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionStat
   if (plan.offered.descriptor.backend === "nested-scv") return (await import("./nested/run")).runNestedCall(ctx, state, plan);
   if (plan.offered.transport === "acp") return (await import("./acp/call")).runAcpCall(ctx, state, plan);
   const { descriptor: d, executable, settings } = plan.offered;
-  const offeredNames = state.offered.map((o) => o.descriptor.name);
-  const unavailable = (what: string) =>
-    new AgentUnavailableError([what, fallbackSentence(d.name, offeredNames)].filter(Boolean).join(" "));
-
-  if (plan.conversation && state.conversations.get(plan.conversation.handle) !== plan.conversation) {
-    throw new ToolError(`conversation ${plan.conversation.handle} has ended; omit session to start a new conversation`);
-  }
-  const cwd = plan.conversation
-    ? conversationCwd(ctx.scope.workspace, plan.conversation, plan.cwdRequest)
-    : resolveAgentCwd(ctx.scope.workspace, plan.cwdRequest);
+  const { offeredNames, unavailable } = startCall(state, plan);
+  const cwd = callCwd(ctx.scope.workspace, plan);
   if (!isExecutableFile(executable)) {
     throw unavailable(`${d.name} cannot run: its executable ${executable} is missing or not executable.`);
   }
@@ -62,10 +54,7 @@ export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionStat
   const tmp = privateRunTmp(environment, handle);
   try {
     const reader = readerFor(d.format, {
-      progress: (line) => {
-        const shown = redactProgress(line);
-        if (shown) ctx.progress(shown);
-      },
+      progress: relayProgress(ctx),
       session: (id) => {
         if (conv) state.conversations.reported(conv, id);
       },

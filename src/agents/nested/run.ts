@@ -5,27 +5,22 @@
 import { ToolError } from "../../tools/tool";
 import { agentEnvironment, preparePrivateHome } from "../environment";
 import { isExecutableFile } from "../offer";
-import { type CallPlan, conversationCwd, resolveAgentCwd } from "../plan";
-import { redactProgress } from "../redact";
-import { AgentUnavailableError, type AgentCallResult, type AgentStatus, buildResult, fallbackSentence, type RunOutcome } from "../result";
+import type { CallPlan } from "../plan";
+import { type AgentCallResult, type AgentStatus, buildResult, fallbackSentence, type RunOutcome } from "../result";
+import { callCwd, relayProgress, startCall } from "../call-start";
 import type { AgentRunContext } from "../run";
 import type { AgentSessionState } from "../service";
 import { NestedServer, type TurnOutcome } from "./server";
 
 export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
   const { descriptor: d, executable, settings } = plan.offered;
-  const offeredNames = state.offered.map((o) => o.descriptor.name);
-  const unavailable = (what: string) => new AgentUnavailableError([what, fallbackSentence(d.name, offeredNames)].filter(Boolean).join(" "));
-
+  const { offeredNames, unavailable } = startCall(state, plan);
   let conv = plan.conversation;
-  if (conv && state.conversations.get(conv.handle) !== conv) {
-    throw new ToolError(`conversation ${conv.handle} has ended; omit session to start a new conversation`);
-  }
   if (conv?.endedBecause) {
     state.conversations.forget(conv);
     throw unavailable(`conversation ${conv.handle} has ended: ${conv.endedBecause}; omit session to start a new conversation.`);
   }
-  const cwd = conv ? conversationCwd(ctx.scope.workspace, conv, plan.cwdRequest) : resolveAgentCwd(ctx.scope.workspace, plan.cwdRequest);
+  const cwd = callCwd(ctx.scope.workspace, plan);
 
   // The call's deadline covers starting the nested SCV too, so a child that never answers initialize ends.
   const timeout = AbortSignal.timeout(plan.timeoutSeconds * 1000);
@@ -71,10 +66,7 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
     outcome = await server.turn(
       plan.prompt,
       {
-        progress: (line) => {
-          const shown = redactProgress(line);
-          if (shown) ctx.progress(shown);
-        },
+        progress: relayProgress(ctx),
         approve: ctx.approve,
       },
       signal,
