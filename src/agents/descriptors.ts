@@ -289,8 +289,6 @@ export const DESCRIPTORS = [
   },
 ] as const satisfies readonly AgentDescriptor[];
 
-export type AgentName = (typeof DESCRIPTORS)[number]["name"];
-
 const BY_NAME = new Map<string, AgentDescriptor>(DESCRIPTORS.map((d) => [d.name, d]));
 
 export function descriptorFor(name: string): AgentDescriptor | undefined {
