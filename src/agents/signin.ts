@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { MiB, readBoundedText } from "../config/safe-read";
-import type { SignInContext } from "./descriptors";
+import type { SignInContext } from "./descriptor-types";
 
 /** The most a sign-in file may hold; larger ones, FIFOs and devices count as no sign-in. */
 export const MAX_SIGNIN_FILE_BYTES = MiB;

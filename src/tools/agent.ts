@@ -1,6 +1,6 @@
 // The `agent` tool: hands a task to another coding agent (Claude Code, Codex, Grok Build, DeepSeek Harness,
-// pi, a nested SCV) and returns its structured result. The tool chooses the agent and checks the call against what that
-// agent takes when the call is assessed, before any approval; src/agents does the rest.
+// pi, a nested SCV) and returns its structured result. The tool chooses the agent and checks the call against
+// what that agent takes when the call is assessed, before any approval; src/agents does the rest.
 import { z } from "zod";
 import { EFFORTS } from "../config/schema";
 import type { AcpSupport } from "../agents/descriptors";
