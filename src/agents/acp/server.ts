@@ -124,13 +124,11 @@ export class AcpServer {
   /** One prompt; the listener gets the turn's updates and permission requests until it settles. */
   async prompt(sessionId: string, text: string, listener: TurnListener): Promise<PromptResult> {
     this.listener = listener;
-    this.run.setTurn(this.opts.turn);
     return this.rpc.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }, PromptResult);
   }
 
   /** The next turn number for the record (`scv agents ps`). */
   beginTurn(turn: number): void {
-    this.opts.turn = turn;
     this.run.setTurn(turn);
   }
 
