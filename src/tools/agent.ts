@@ -182,14 +182,8 @@ export function agentToolOffered(scope: SessionScope): boolean {
 
 function checkBackground(scope: SessionScope, args: { background?: boolean }) {
   if (!args.background) return;
-  const limit = scope.config.agent.max_background;
-  if (limit === 0) throw new ToolError("background jobs are turned off (agent.max_background = 0); call without background");
-  const running = jobsFor(scope).running().length;
-  if (running >= limit) {
-    throw new ToolError(
-      `${running} background jobs are already running (agent.max_background = ${limit}); wait for one with agent_wait, or stop one with agent_cancel, before starting another`,
-    );
-  }
+  if (scope.config.agent.max_background === 0) throw new ToolError("background jobs are turned off (agent.max_background = 0); call without background");
+  jobsFor(scope).checkRoom();
 }
 
 /** The *Delegating work* system-prompt section, present exactly when the session offers the `agent` tool. */
