@@ -180,6 +180,11 @@ export function agentToolOffered(scope: SessionScope): boolean {
   return delegationAllowed(scope) && agentSessionState(scope).offered.length > 0;
 }
 
+/** Whether this session offers agent_wait, agent_status and agent_cancel: the agent tool, with jobs turned on. */
+export function jobToolsOffered(scope: SessionScope): boolean {
+  return scope.config.agent.max_background > 0 && agentToolOffered(scope);
+}
+
 function checkBackground(scope: SessionScope, args: { background?: boolean }) {
   if (!args.background) return;
   if (scope.config.agent.max_background === 0) throw new ToolError("background jobs are turned off (agent.max_background = 0); call without background");
