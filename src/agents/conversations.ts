@@ -34,8 +34,6 @@ export interface Conversation {
   live?: { close(): Promise<void> };
   /** Forgets a live conversation left unused for agent.conversation_idle_seconds, so its server ends. */
   idleTimer?: ReturnType<typeof setTimeout>;
-  /** Why a live conversation can no longer run a turn (its server exited between turns). */
-  endedBecause?: string;
 }
 
 export const MarkerFile = z.object({

@@ -16,9 +16,10 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
   const { descriptor: d, executable, settings } = plan.offered;
   const { offeredNames, unavailable } = startCall(state, plan);
   let conv = plan.conversation;
-  if (conv?.endedBecause) {
+  // A server that exited during a turn ended its conversation then; one that exited between turns ends it here.
+  if (conv && (conv.live as NestedServer | undefined)?.exited) {
     state.conversations.forget(conv);
-    throw unavailable(`conversation ${conv.handle} has ended: ${conv.endedBecause}; omit session to start a new conversation.`);
+    throw unavailable(`conversation ${conv.handle} has ended: its server exited; omit session to start a new conversation.`);
   }
   const cwd = callCwd(ctx.scope.workspace, plan);
 
@@ -34,7 +35,6 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
     const environment = agentEnvironment(d, { scvHome: ctx.scope.scvHome, env: ctx.scope.env, full: settings.permissions === "full" });
     preparePrivateHome(environment);
     conv = state.conversations.start(d.name, cwd);
-    const started = conv;
     try {
       server = await NestedServer.start(
         {
@@ -45,9 +45,6 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
           env: environment.env,
           depth: ctx.scope.delegationDepth + 1,
           model: plan.model,
-          onExit: () => {
-            started.endedBecause = "its server exited";
-          },
         },
         signal,
       );

@@ -26,8 +26,6 @@ export interface NestedStart {
   /** The depth the nested session runs at (the caller's + 1). */
   depth: number;
   model?: string;
-  /** The server exited by itself (or was killed) while no call was running. */
-  onExit(): void;
 }
 
 /** What one call's turn hands back to the caller while it runs. */
@@ -262,7 +260,7 @@ export class NestedServer {
     if (current) {
       this.current = undefined;
       current.resolve(this.exitedOutcome(r));
-    } else if (!this.closing) this.opts.onExit();
+    }
   }
 
   private exitedOutcome(r: RunResult): TurnOutcome {
