@@ -12,7 +12,7 @@ import { agentEnvironment, preparePrivateHome, privateRunTmp, removeRunTmp } fro
 import { readerFor, type TokenUsage } from "./formats";
 import { isExecutableFile } from "./offer";
 import type { CallPlan } from "./plan";
-import { type AgentCallResult, AgentUnavailableError, type AgentStatus, buildResult, tailUtf8 } from "./result";
+import { type AgentCallResult, type AgentStatus, buildResult, tailUtf8 } from "./result";
 import { callCwd, relayProgress, startCall } from "./call-start";
 import type { AgentSessionState } from "./service";
 
@@ -25,8 +25,6 @@ export interface AgentRunContext {
   /** Asks the calling session's approval gate for an agent's own permission request (absent: nobody can). */
   approve?(request: { tool?: string; risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
 }
-
-export { AgentUnavailableError };
 
 export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
   // Loaded on first use: sessions that never talk ACP or to a nested SCV never load those clients.
