@@ -34,8 +34,6 @@ export interface Conversation {
   live?: { close(): Promise<void> };
   /** Forgets a live conversation left unused for agent.conversation_idle_seconds, so its server ends. */
   idleTimer?: ReturnType<typeof setTimeout>;
-  /** Why a live conversation can no longer run a turn (its server exited between turns). */
-  endedBecause?: string;
 }
 
 // Built at its first use (z.lazy), not when a server starts (docs/architecture.md, start-up).
@@ -167,7 +165,8 @@ export class ConversationStore {
 
   /**
    * Ends every conversation in this process: handles end with the SCV session. The session's record keeps
-   * them, so resuming the session continues them (a live ACP server does not survive; its handle is ended).
+   * them, so resuming the session continues them (a live server, ACP or nested SCV, does not survive; its
+   * handle is ended).
    */
   closeAll(): void {
     for (const c of [...this.conversations.values()]) this.release(c);
@@ -175,7 +174,6 @@ export class ConversationStore {
 
   private release(conv: Conversation): void {
     clearTimeout(conv.idleTimer);
-    if (conv.live) void conv.live.close();
     this.conversations.delete(conv.handle);
     if (conv.live) void conv.live.close();
     if (conv.markerPath) removeQuietly(conv.markerPath);

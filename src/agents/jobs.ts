@@ -86,14 +86,20 @@ export class JobManager {
     return [...this.jobs.values()].filter((j) => j.status === "running");
   }
 
+  /** Refuses when the session already runs its limit of jobs (asked again when a call is assessed). */
+  checkRoom(): void {
+    const running = this.running().length;
+    if (running >= this.limit) {
+      throw new ToolError(
+        `${running} background jobs are already running (agent.max_background = ${this.limit}); wait for one with agent_wait, or stop one with agent_cancel, before starting another`,
+      );
+    }
+  }
+
   /** Starts a job, or refuses (before anything launches) when the session already runs its limit. */
   start(agent: string, run: JobRun, conversation?: string): Job {
     if (this.closed) throw new ToolError("the session is closing; no background job can start");
-    if (this.running().length >= this.limit) {
-      throw new ToolError(
-        `${this.limit} background jobs are already running (agent.max_background = ${this.limit}); wait for one with agent_wait, or stop one with agent_cancel, before starting another`,
-      );
-    }
+    this.checkRoom();
     const abort = new AbortController();
     const job: Job = { job: `job-${++this.counter}`, agent, conversation, status: "running", startedAt: Date.now(), seen: false, abort, done: Promise.resolve() };
     job.done = run(abort.signal, (line) => this.progress(job, line))

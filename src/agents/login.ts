@@ -2,33 +2,18 @@
 // Codex and Grok run their own command with the exact environment their delegated runs get, terminal attached;
 // DeepSeek Harness takes an API key read without echo; pi opens interactively for its own /login. No key is
 // ever printed or accepted as an argument.
-import { chmodSync, mkdirSync, unlinkSync } from "node:fs";
+import { chmodSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { writePrivateFileAtomic } from "../config/private-file";
-import { readBoundedTextIfExists, SafeReadError } from "../config/safe-read";
-import type { Config } from "../config/schema";
 import { type AgentDescriptor, DESCRIPTORS, descriptorFor } from "./descriptors";
+import { storeDshKey } from "./dsh-key";
 import { type AgentEnvironment, agentEnvironment, preparePrivateHome } from "./environment";
+import { checkKey, type Io, type LoginContext, LoginError, readHidden, readPiped } from "./login-io";
 import { executableFor, settingsFor } from "./offer";
-import { MAX_SIGNIN_FILE_BYTES, piSignedIn } from "./signin";
+import { dshCredentialsFile, piSignedIn } from "./signin";
 
-export interface LoginContext {
-  scvHome: string;
-  config: Config;
-  /** The caller's environment; the agent sees it scrubbed, with its private home. */
-  env: Readonly<Record<string, string | undefined>>;
-}
-
-/** A refusal the user can act on; `exitCode` 2 for usage mistakes. */
-export class LoginError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-  ) {
-    super(message);
-    this.name = "LoginError";
-  }
-}
+// The key plumbing (./login-io) and the dsh credential file (./dsh-key), for importers that take them from here.
+export { checkKey, type Io, type LoginContext, LoginError, readHidden, readPiped } from "./login-io";
+export { storeDshKey, withDshKey } from "./dsh-key";
 
 /** Each CLI's own sign-in subcommands; dsh and pi are handled by SCV itself. */
 export const CLI_SIGNIN: Readonly<Record<string, { login: string[]; logout: string[]; status?: string[] }>> = {
@@ -142,12 +127,6 @@ export async function runAttached(cmd: SignInCommand): Promise<number> {
   }
 }
 
-export interface Io {
-  stdin: NodeJS.ReadStream;
-  stderr: { write(s: string): unknown };
-  stdout: { write(s: string): unknown };
-}
-
 const defaultIo = (): Io => ({ stdin: process.stdin, stderr: process.stderr, stdout: process.stdout });
 
 export async function agentLogin(ctx: LoginContext, raw: readonly string[], io: Io = defaultIo()): Promise<number> {
@@ -222,11 +201,7 @@ function removeFile(path: string): boolean {
   }
 }
 
-// ---- DeepSeek Harness: an API key in its own credential file ----
-
-export function dshCredentialsFile(home: string): string {
-  return join(home, ".dsh", ".credentials.yaml");
-}
+// ---- DeepSeek Harness: an API key in its own credential file (./dsh-key) ----
 
 async function loginDsh(ctx: LoginContext, d: AgentDescriptor, io: Io): Promise<number> {
   const key = io.stdin.isTTY ? await readHidden(io, "DeepSeek API key (input hidden): ") : await readPiped(io.stdin);
@@ -236,102 +211,4 @@ async function loginDsh(ctx: LoginContext, d: AgentDescriptor, io: Io): Promise<
   const file = storeDshKey(environment.home, key);
   io.stdout.write(`dsh: API key stored in ${file} (mode 0600)\n`);
   return 0;
-}
-
-const MAX_KEY_BYTES = 1024;
-
-export function checkKey(key: string): void {
-  if (!key) throw new LoginError("no key given; type it at the prompt, or pipe it on stdin: `printf %s \"$KEY\" | scv agents login dsh`", 2);
-  if (key.length > MAX_KEY_BYTES) throw new LoginError(`the key is ${key.length} characters long; an API key is at most ${MAX_KEY_BYTES}`, 2);
-  if (!/^[\x21-\x7e]+$/.test(key)) throw new LoginError("the key must be one line of printable ASCII without spaces; check what was pasted", 2);
-}
-
-/** The first non-blank line of stdin (bounded), trimmed. */
-export async function readPiped(stdin: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stdin as AsyncIterable<Buffer | string>) {
-    const b = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    chunks.push(b);
-    size += b.length;
-    if (size > 64 * 1024) throw new LoginError("stdin holds more than 64 KiB; pipe only the key", 2);
-  }
-  const line = Buffer.concat(chunks).toString("utf8").split(/\r?\n/).find((l) => l.trim() !== "");
-  return line?.trim() ?? "";
-}
-
-/** Reads one line from a terminal in raw mode, so nothing typed or pasted is echoed. */
-export function readHidden(io: Io, prompt: string): Promise<string> {
-  const { stdin } = io;
-  io.stderr.write(prompt);
-  return new Promise((resolve, reject) => {
-    let value = "";
-    const finish = (err?: LoginError) => {
-      stdin.off("data", onData);
-      stdin.off("end", onEnd);
-      stdin.setRawMode(false);
-      stdin.pause();
-      io.stderr.write("\n");
-      if (err) reject(err);
-      else resolve(value.trim());
-    };
-    const onData = (chunk: Buffer | string) => {
-      for (const ch of chunk.toString()) {
-        if (ch === "\r" || ch === "\n") return finish();
-        if (ch === "\x03") return finish(new LoginError("cancelled", 130));
-        if (ch === "\x04") return value ? finish() : finish(new LoginError("cancelled: no key typed", 130));
-        if (ch === "\x7f" || ch === "\b") value = value.slice(0, -1);
-        else if (ch === "\x15") value = "";
-        else if (ch >= " ") value += ch;
-      }
-    };
-    const onEnd = () => finish(value ? undefined : new LoginError("cancelled: no key typed", 130));
-    stdin.setRawMode(true);
-    stdin.resume();
-    stdin.on("data", onData);
-    stdin.once("end", onEnd);
-  });
-}
-
-/** Writes `refs.DEEPSEEK_API_KEY` atomically (a 0600 temp file renamed into place); other entries are kept. */
-export function storeDshKey(home: string, key: string): string {
-  const file = dshCredentialsFile(home);
-  mkdirSync(join(home, ".dsh"), { recursive: true, mode: 0o700 });
-  let existing: string | undefined;
-  try {
-    existing = readBoundedTextIfExists(file, { what: "sign-in file", maxBytes: MAX_SIGNIN_FILE_BYTES });
-  } catch (e) {
-    // Rewriting would drop whatever else the file holds: say what is wrong instead.
-    throw new LoginError(e instanceof SafeReadError ? e.message : `could not read ${file}: ${(e as Error).message}`);
-  }
-  const text = withDshKey(existing, key);
-  try {
-    writePrivateFileAtomic(file, text);
-  } catch (e) {
-    throw new LoginError(`could not write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  return file;
-}
-
-/** The credential file's text with the key set under `refs:` (a YAML double-quoted scalar). */
-export function withDshKey(existing: string | undefined, key: string): string {
-  const entry = (indent: string) => `${indent}DEEPSEEK_API_KEY: ${JSON.stringify(key)}`;
-  if (!existing?.trim()) return `refs:\n${entry("  ")}\n`;
-  const lines = existing.replace(/\n+$/, "").split("\n");
-  const refs = lines.findIndex((l) => /^refs\s*:/.test(l));
-  if (refs < 0) return `${lines.join("\n")}\nrefs:\n${entry("  ")}\n`;
-  if (!/^refs\s*:\s*(#.*)?$/.test(lines[refs]!)) {
-    throw new LoginError("the existing .dsh/.credentials.yaml writes refs on one line; run `scv agents logout dsh` first, then log in again");
-  }
-  let end = refs + 1;
-  while (end < lines.length && (/^\s/.test(lines[end]!) || lines[end]!.trim() === "")) end++;
-  const block = lines.slice(refs + 1, end);
-  const at = block.findIndex((l) => /^\s+DEEPSEEK_API_KEY\s*:/.test(l));
-  if (at >= 0) {
-    lines[refs + 1 + at] = entry(/^\s+/.exec(block[at]!)![0]);
-  } else {
-    const indent = /^\s+/.exec(block.find((l) => l.trim() !== "") ?? "")?.[0] ?? "  ";
-    lines.splice(refs + 1, 0, entry(indent));
-  }
-  return `${lines.join("\n")}\n`;
 }

@@ -1,4 +1,5 @@
-// One delegated call on the one-process-per-turn backend: start the CLI through the delegation tracker with a
+// One delegated call. The one-process-per-turn backend lives here (ACP and the nested SCV, which keep a server
+// per conversation, are handed to acp/call and nested/run): start the CLI through the delegation tracker with a
 // private home and a scrubbed environment, read its output as it arrives, and shape the result. Kept apart
 // from the tool wrapper so a background job can run the very same call.
 import { constants, fstatSync, mkdirSync, openSync, readSync, closeSync, rmSync } from "node:fs";
@@ -10,9 +11,9 @@ import type { Conversation } from "./conversations";
 import { agentEnvironment, preparePrivateHome, privateRunTmp, removeRunTmp } from "./environment";
 import { readerFor, type TokenUsage } from "./formats";
 import { isExecutableFile } from "./offer";
-import { type CallPlan, conversationCwd, resolveAgentCwd } from "./plan";
-import { redactProgress } from "./redact";
-import { type AgentCallResult, AgentUnavailableError, type AgentStatus, buildResult, fallbackSentence, tailUtf8 } from "./result";
+import type { CallPlan } from "./plan";
+import { type AgentCallResult, type AgentStatus, buildResult, tailUtf8 } from "./result";
+import { callCwd, relayProgress, startCall } from "./call-start";
 import type { AgentSessionState } from "./service";
 
 export interface AgentRunContext {
@@ -25,22 +26,13 @@ export interface AgentRunContext {
   approve?(request: { tool?: string; risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
 }
 
-export { AgentUnavailableError };
-
 export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
-  // Loaded on first use: sessions that never talk ACP never load the client.
+  // Loaded on first use: sessions that never talk ACP or to a nested SCV never load those clients.
+  if (plan.offered.descriptor.backend === "nested-scv") return (await import("./nested/run")).runNestedCall(ctx, state, plan);
   if (plan.offered.transport === "acp") return (await import("./acp/call")).runAcpCall(ctx, state, plan);
   const { descriptor: d, executable, settings } = plan.offered;
-  const offeredNames = state.offered.map((o) => o.descriptor.name);
-  const unavailable = (what: string) =>
-    new AgentUnavailableError([what, fallbackSentence(d.name, offeredNames)].filter(Boolean).join(" "));
-
-  if (plan.conversation && state.conversations.get(plan.conversation.handle) !== plan.conversation) {
-    throw new ToolError(`conversation ${plan.conversation.handle} has ended; omit session to start a new conversation`);
-  }
-  const cwd = plan.conversation
-    ? conversationCwd(ctx.scope.workspace, plan.conversation, plan.cwdRequest)
-    : resolveAgentCwd(ctx.scope.workspace, plan.cwdRequest);
+  const { offeredNames, unavailable } = startCall(state, plan);
+  const cwd = callCwd(ctx.scope.workspace, plan);
   if (!isExecutableFile(executable)) {
     throw unavailable(`${d.name} cannot run: its executable ${executable} is missing or not executable.`);
   }
@@ -60,10 +52,7 @@ export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionStat
   const tmp = privateRunTmp(environment, handle);
   try {
     const reader = readerFor(d.format, {
-      progress: (line) => {
-        const shown = redactProgress(line);
-        if (shown) ctx.progress(shown);
-      },
+      progress: relayProgress(ctx),
       session: (id) => {
         if (conv) state.conversations.reported(conv, id);
       },

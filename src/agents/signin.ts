@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { MiB, readBoundedText } from "../config/safe-read";
-import type { SignInContext } from "./descriptors";
+import type { SignInContext } from "./descriptor-types";
 
 /** The most a sign-in file may hold; larger ones, FIFOs and devices count as no sign-in. */
 export const MAX_SIGNIN_FILE_BYTES = MiB;
@@ -30,9 +30,13 @@ function readJsonObject(path: string): Record<string, unknown> | undefined {
 
 const nonEmpty = (v: unknown) => typeof v === "string" && v.trim() !== "";
 
+export function dshCredentialsFile(home: string): string {
+  return join(home, ".dsh", ".credentials.yaml");
+}
+
 /** DeepSeek Harness: `refs.DEEPSEEK_API_KEY` in `.dsh/.credentials.yaml`. */
 export function dshSignedIn({ home }: SignInContext): boolean {
-  const text = readSignInFile(join(home, ".dsh", ".credentials.yaml"));
+  const text = readSignInFile(dshCredentialsFile(home));
   return !!text && /^\s*DEEPSEEK_API_KEY\s*:\s*\S/m.test(text);
 }
 

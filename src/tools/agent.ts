@@ -1,6 +1,6 @@
 // The `agent` tool: hands a task to another coding agent (Claude Code, Codex, Grok Build, DeepSeek Harness,
-// pi) and returns its structured result. The tool chooses the agent and checks the call against what that
-// agent takes when the call is assessed, before any approval; src/agents does the rest.
+// pi, a nested SCV) and returns its structured result. The tool chooses the agent and checks the call against
+// what that agent takes when the call is assessed, before any approval; src/agents does the rest.
 import { z } from "zod";
 import { EFFORTS } from "../config/schema";
 import type { AcpSupport } from "../agents/descriptors";
@@ -180,16 +180,15 @@ export function agentToolOffered(scope: SessionScope): boolean {
   return delegationAllowed(scope) && agentSessionState(scope).offered.length > 0;
 }
 
+/** Whether this session offers agent_wait, agent_status and agent_cancel: the agent tool, with jobs turned on. */
+export function jobToolsOffered(scope: SessionScope): boolean {
+  return scope.config.agent.max_background > 0 && agentToolOffered(scope);
+}
+
 function checkBackground(scope: SessionScope, args: { background?: boolean }) {
   if (!args.background) return;
-  const limit = scope.config.agent.max_background;
-  if (limit === 0) throw new ToolError("background jobs are turned off (agent.max_background = 0); call without background");
-  const running = jobsFor(scope).running().length;
-  if (running >= limit) {
-    throw new ToolError(
-      `${running} background jobs are already running (agent.max_background = ${limit}); wait for one with agent_wait, or stop one with agent_cancel, before starting another`,
-    );
-  }
+  if (scope.config.agent.max_background === 0) throw new ToolError("background jobs are turned off (agent.max_background = 0); call without background");
+  jobsFor(scope).checkRoom();
 }
 
 /** The *Delegating work* system-prompt section, present exactly when the session offers the `agent` tool. */
@@ -232,10 +231,7 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
       const p = takePlan(state, ctx.callId) ?? plan(state, scope, args);
       // The runners (process tracking, stream readers, the ACP and nested-SCV clients) load at the first call: a
       // session offers the tool without them, so a nested child reaches its first model request sooner.
-      const run = async (runCtx: AgentRunContext) =>
-        p.offered.descriptor.backend === "nested-scv"
-          ? (await import("../agents/nested/run")).runNestedCall(runCtx, state, p)
-          : (await import("../agents/run")).runAgentCall(runCtx, state, p);
+      const run = async (runCtx: AgentRunContext) => (await import("../agents/run")).runAgentCall(runCtx, state, p);
       if (args.background) {
         const name = p.offered.descriptor.name;
         const job = jobsFor(scope).start(

@@ -1,11 +1,11 @@
 // `agent_cancel`: stops a running background job the way closing the session would.
 import { z } from "zod";
 import { jobsFor } from "../agents/jobs";
-import { agentToolOffered } from "./agent";
+import { jobToolsOffered } from "./agent";
 import { defineTool, type SessionScope, type Tool } from "./tool";
 
 export function createAgentCancelTool(scope: SessionScope): Tool | undefined {
-  if (scope.config.agent.max_background === 0 || !agentToolOffered(scope)) return undefined;
+  if (!jobToolsOffered(scope)) return undefined;
   return defineTool({
     name: "agent_cancel",
     description:

@@ -1,11 +1,11 @@
 // `agent_status`: describes one background job, or every job the session remembers.
 import { z } from "zod";
 import { jobsFor } from "../agents/jobs";
-import { agentToolOffered } from "./agent";
+import { jobToolsOffered } from "./agent";
 import { defineTool, type SessionScope, type Tool } from "./tool";
 
 export function createAgentStatusTool(scope: SessionScope): Tool | undefined {
-  if (scope.config.agent.max_background === 0 || !agentToolOffered(scope)) return undefined;
+  if (!jobToolsOffered(scope)) return undefined;
   return defineTool({
     name: "agent_status",
     description:

@@ -1,11 +1,11 @@
 // `agent_wait`: blocks until a background job finishes or the timeout passes.
 import { z } from "zod";
 import { jobsFor } from "../agents/jobs";
-import { agentToolOffered } from "./agent";
+import { jobToolsOffered } from "./agent";
 import { defineTool, type SessionScope, type Tool } from "./tool";
 
 export function createAgentWaitTool(scope: SessionScope): Tool | undefined {
-  if (scope.config.agent.max_background === 0 || !agentToolOffered(scope)) return undefined;
+  if (!jobToolsOffered(scope)) return undefined;
   const { max_timeout_seconds: max } = scope.config.tools;
   const dflt = Math.min(scope.config.tools.agent_timeout_seconds, max);
   return defineTool({

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { finishedJobsIn } from "../../src/agents/nested/server";
+import { finishedJobsIn } from "../../src/agents/nested/finished-jobs";
 import { delegationState, listRecords } from "../../src/process/delegation-records";
 import { killDelegation } from "../../src/process/reconcile";
 import { createAgentTool } from "../../src/tools/agent";

@@ -2,21 +2,21 @@
 // for full permissions), every call selects model/effort when asked and sends one session/prompt, relaying
 // updates as progress and permission requests through the calling session's gate. A cancelled or timed-out
 // turn sends session/cancel; an agent that settles within 2 seconds keeps its conversation.
-import { AgentUnavailableError, type AgentCallResult, type AgentStatus, buildResult, fallbackSentence } from "../result";
+import { type AgentCallResult, type AgentStatus, buildResult } from "../result";
+import { callCwd, relayProgress, startCall } from "../call-start";
 import type { Conversation } from "../conversations";
 import type { AgentDescriptor } from "../descriptors";
 import { agentEnvironment, preparePrivateHome, privateRunTmp, removeRunTmp } from "../environment";
 import { isExecutableFile } from "../offer";
-import { type CallPlan, conversationCwd, resolveAgentCwd } from "../plan";
-import { redactProgress } from "../redact";
+import type { CallPlan } from "../plan";
 import type { AgentRunContext } from "../run";
 import type { AgentSessionState } from "../service";
-import { ToolError } from "../../tools/tool";
 import { RpcError } from "./connection";
 import { permissionOutcome, permissionRisk, permissionSummary } from "./permissions";
 import { describeRpcError, exitWords, fromStopReason, usageOf } from "./outcome";
 import type { ConfigOption, PermissionOutcome } from "./schema";
-import { AcpServer, SHUTDOWN_GRACE_MS } from "./server";
+import { LIVE_GRACE_MS } from "../live-server";
+import { AcpServer } from "./server";
 import { TurnUpdates } from "./updates";
 
 /** What a conversation keeps between turns: its server and the ACP session on it. */
@@ -49,16 +49,9 @@ class CallFailure extends Error {
 
 export async function runAcpCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
   const { descriptor: d, executable, settings } = plan.offered;
-  const offeredNames = state.offered.map((o) => o.descriptor.name);
-  const unavailable = (what: string) =>
-    new AgentUnavailableError([what, fallbackSentence(d.name, offeredNames)].filter(Boolean).join(" "));
+  const { offeredNames, unavailable } = startCall(state, plan);
   const store = state.conversations;
-  if (plan.conversation && store.get(plan.conversation.handle) !== plan.conversation) {
-    throw new ToolError(`conversation ${plan.conversation.handle} has ended; omit session to start a new conversation`);
-  }
-  const cwd = plan.conversation
-    ? conversationCwd(ctx.scope.workspace, plan.conversation, plan.cwdRequest)
-    : resolveAgentCwd(ctx.scope.workspace, plan.cwdRequest);
+  const cwd = callCwd(ctx.scope.workspace, plan);
 
   let conv: Conversation;
   let acp: AcpConversation;
@@ -104,10 +97,7 @@ export async function runAcpCall(ctx: AgentRunContext, state: AgentSessionState,
   }
 
   const server = acp.server;
-  const updates = new TurnUpdates((line) => {
-    const shown = redactProgress(line);
-    if (shown) ctx.progress(shown);
-  });
+  const updates = new TurnUpdates(relayProgress(ctx));
   // The stop (cancel or deadline) as a promise every wait races against.
   let stopped: Stop | undefined;
   let onStop: (s: Stop) => void = () => {};
@@ -155,7 +145,7 @@ export async function runAcpCall(ctx: AgentRunContext, state: AgentSessionState,
         status = outcome;
         // session/cancel; an agent that answers within 2 seconds keeps the conversation.
         server.cancel(sessionId);
-        const grace = new Promise<"gone">((r) => setTimeout(() => r("gone"), SHUTDOWN_GRACE_MS).unref());
+        const grace = new Promise<"gone">((r) => setTimeout(() => r("gone"), LIVE_GRACE_MS).unref());
         const settled = await Promise.race([prompt.then(() => "settled" as const, () => "gone" as const), grace]);
         if (settled !== "settled") keep = false;
       } else {

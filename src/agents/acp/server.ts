@@ -1,10 +1,10 @@
-// One long-running ACP server, serving one conversation: started through the delegation tracker (recorded,
-// listed by `scv agents ps`, killed and reaped like any delegation), initialised with no client file-system
-// or terminal capabilities, and shut down like the nested SCV: stdin closed, 2 seconds' grace, then a group
-// kill. The tracker's result promise is the reaper: a server that exits between turns is collected at once.
+// One long-running ACP server, serving one conversation: started through the delegation tracker, initialised
+// with no client file-system or terminal capabilities, collected when it exits and shut down as ../live-server
+// says for every server kept per conversation (stdin closed, 2 seconds' grace, then a group kill).
 import { type TrackedRun, newHandle, startDelegated } from "../../process/delegations";
 import type { RunResult } from "../../process/types";
 import type { SessionScope } from "../../tools/tool";
+import { collectExit, shutdownGently } from "../live-server";
 import { tailUtf8 } from "../result";
 import { MethodNotFound, RpcConnection, RpcError } from "./connection";
 import { permissionOutcome } from "./permissions";
@@ -20,7 +20,6 @@ import {
   AnyResult,
 } from "./schema";
 
-export const SHUTDOWN_GRACE_MS = 2000;
 const STDERR_KEEP_BYTES = 8192;
 
 /** What the turn in progress wants from the server's traffic. */
@@ -49,7 +48,7 @@ export class AcpServer {
   private exitResult: RunResult | undefined;
   private shuttingDown: Promise<void> | undefined;
   /** Settles when the server has exited and been cleaned up. */
-  readonly exited: Promise<RunResult | undefined>;
+  readonly exited: Promise<RunResult>;
 
   constructor(private readonly opts: AcpServerOptions) {
     this.handle = newHandle(opts.agent);
@@ -72,10 +71,7 @@ export class AcpServer {
         },
       },
     );
-    this.exited = this.run.result.then(
-      (r) => this.onExit(r),
-      () => this.onExit(undefined),
-    );
+    this.exited = collectExit(this.run).then((r) => this.onExit(r));
     // Registered after the tracker's own close hook, so it runs first: a closing session lets the server end
     // on EOF before the tracker stops what is left.
     opts.scope.onClose(() => this.shutdown());
@@ -128,13 +124,11 @@ export class AcpServer {
   /** One prompt; the listener gets the turn's updates and permission requests until it settles. */
   async prompt(sessionId: string, text: string, listener: TurnListener): Promise<PromptResult> {
     this.listener = listener;
-    this.run.setTurn(this.opts.turn);
     return this.rpc.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }, PromptResult);
   }
 
   /** The next turn number for the record (`scv agents ps`). */
   beginTurn(turn: number): void {
-    this.opts.turn = turn;
     this.run.setTurn(turn);
   }
 
@@ -153,18 +147,13 @@ export class AcpServer {
     this.shuttingDown ??= (async () => {
       this.rpc.close(new RpcError("the agent's ACP server was shut down"));
       if (this.exitResult) return;
-      await this.run.stdin?.end().catch(() => {});
-      const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), SHUTDOWN_GRACE_MS).unref());
-      if ((await Promise.race([this.exited, timer])) === "timeout") {
-        this.run.cancel();
-        await this.exited;
-      }
+      await shutdownGently(this.run, this.exited);
     })();
     return this.shuttingDown;
   }
 
-  private onExit(result: RunResult | undefined): RunResult | undefined {
-    this.exitResult = result ?? { exitCode: null, signal: null, timedOut: false, cancelled: false, stdout: emptyCapture(), stderr: emptyCapture(), durationMs: 0 };
+  private onExit(result: RunResult): RunResult {
+    this.exitResult = result;
     this.rpc.close(new RpcError("the agent's ACP server exited"));
     return this.exitResult;
   }
@@ -183,8 +172,4 @@ export class AcpServer {
     if (!this.listener) return { outcome: permissionOutcome(p.data, false) };
     return { outcome: await this.listener.permission(p.data) };
   }
-}
-
-function emptyCapture() {
-  return { text: "", totalBytes: 0, totalLines: 0, truncated: false };
 }

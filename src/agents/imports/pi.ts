@@ -25,10 +25,6 @@ export interface PiEndpoint {
   headers?: Record<string, string>;
 }
 
-export function piDir(ctx: Pick<LoginContext, "scvHome" | "env">): string {
-  return agentEnvironment(descriptorFor("pi")!, { scvHome: ctx.scvHome, env: ctx.env, full: false }).stateDir!;
-}
-
 type Json = Record<string, any>;
 
 function readJsonFile(file: string): Json {

@@ -2,49 +2,39 @@
 // opens its session, every call runs one turn on it, and the turn's outcome becomes the usual agent result.
 // A cancelled or timed-out turn that settles within 2 s keeps the conversation; otherwise, and when the child
 // exits, the conversation ends.
-import type { SessionScope } from "../../tools/tool";
 import { ToolError } from "../../tools/tool";
-import type { Conversation } from "../conversations";
 import { agentEnvironment, preparePrivateHome } from "../environment";
 import { isExecutableFile } from "../offer";
-import { type CallPlan, conversationCwd, resolveAgentCwd } from "../plan";
-import { redactProgress } from "../redact";
+import type { CallPlan } from "../plan";
 import { type AgentCallResult, type AgentStatus, buildResult, fallbackSentence, type RunOutcome } from "../result";
+import { callCwd, relayProgress, startCall } from "../call-start";
 import type { AgentRunContext } from "../run";
-import { AgentUnavailableError } from "../run";
 import type { AgentSessionState } from "../service";
 import { NestedServer, type TurnOutcome } from "./server";
 
-const live = new WeakMap<Conversation, NestedServer>();
-
 export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
   const { descriptor: d, executable, settings } = plan.offered;
-  const offeredNames = state.offered.map((o) => o.descriptor.name);
-  const unavailable = (what: string) => new AgentUnavailableError([what, fallbackSentence(d.name, offeredNames)].filter(Boolean).join(" "));
-
+  const { offeredNames, unavailable } = startCall(state, plan);
   let conv = plan.conversation;
-  if (conv && state.conversations.get(conv.handle) !== conv) {
-    throw new ToolError(`conversation ${conv.handle} has ended; omit session to start a new conversation`);
-  }
-  if (conv?.endedBecause) {
+  // A server that exited during a turn ended its conversation then; one that exited between turns ends it here.
+  if (conv && (conv.live as NestedServer | undefined)?.exited) {
     state.conversations.forget(conv);
-    throw unavailable(`conversation ${conv.handle} has ended: ${conv.endedBecause}; omit session to start a new conversation.`);
+    throw unavailable(`conversation ${conv.handle} has ended: its server exited; omit session to start a new conversation.`);
   }
-  const cwd = conv ? conversationCwd(ctx.scope.workspace, conv, plan.cwdRequest) : resolveAgentCwd(ctx.scope.workspace, plan.cwdRequest);
+  const cwd = callCwd(ctx.scope.workspace, plan);
 
   // The call's deadline covers starting the nested SCV too, so a child that never answers initialize ends.
   const timeout = AbortSignal.timeout(plan.timeoutSeconds * 1000);
   const signal = AbortSignal.any([ctx.signal, timeout]);
   let server: NestedServer;
   if (conv) {
-    server = live.get(conv)!;
+    server = conv.live as NestedServer;
     state.conversations.beginTurn(conv);
   } else {
     if (!isExecutableFile(executable)) throw unavailable(`scv cannot run: its executable ${executable} is missing or not executable.`);
     const environment = agentEnvironment(d, { scvHome: ctx.scope.scvHome, env: ctx.scope.env, full: settings.permissions === "full" });
     preparePrivateHome(environment);
     conv = state.conversations.start(d.name, cwd);
-    const started = conv;
     try {
       server = await NestedServer.start(
         {
@@ -55,9 +45,6 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
           env: environment.env,
           depth: ctx.scope.delegationDepth + 1,
           model: plan.model,
-          onExit: () => {
-            started.endedBecause = "its server exited";
-          },
         },
         signal,
       );
@@ -67,7 +54,6 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
       if (timeout.aborted) throw new ToolError(`the nested SCV did not open its session within ${plan.timeoutSeconds} seconds (timeout_seconds)`);
       throw unavailable(`the nested SCV could not start (${executable}): ${(e as Error).message}.`);
     }
-    live.set(conv, server);
     conv.live = server;
     conv.reported = true;
   }
@@ -77,10 +63,7 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
     outcome = await server.turn(
       plan.prompt,
       {
-        progress: (line) => {
-          const shown = redactProgress(line);
-          if (shown) ctx.progress(shown);
-        },
+        progress: relayProgress(ctx),
         approve: ctx.approve,
       },
       signal,
@@ -116,7 +99,6 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
     };
   }
   const kept = state.conversations.get(conv.handle) === conv;
-  if (kept) scheduleExpiry(ctx.scope, state, conv);
   const result = buildResult(
     { ...o, session: kept ? conv.handle : undefined, turn: kept ? conv.turns : undefined },
     { offered: offeredNames, outputLimitBytes: ctx.outputLimitBytes },
@@ -131,14 +113,4 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
 
 function tokens(u: { input_tokens: number; output_tokens: number }) {
   return { input_tokens: u.input_tokens, output_tokens: u.output_tokens };
-}
-
-/** An idle conversation expires after agent.conversation_idle_seconds even if nothing asks for it again. */
-function scheduleExpiry(scope: SessionScope, state: AgentSessionState, conv: Conversation): void {
-  const ms = Math.min(scope.config.agent.conversation_idle_seconds * 1000 + 100, 2 ** 31 - 1);
-  const turns = conv.turns;
-  const timer = setTimeout(() => {
-    if (conv.turns === turns && !conv.busy) state.conversations.list(); // list() forgets expired ones
-  }, ms);
-  timer.unref?.();
 }

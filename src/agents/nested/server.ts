@@ -1,18 +1,19 @@
 // One nested `scv server --stdio` for one conversation: started through the delegation tracker (recorded,
 // killed and reaped like any delegation), opened with initialize → session.start, then one turn.start per
-// call. Between calls it keeps reading: report turns of the nested session's own background jobs get their
-// approvals denied, and the jobs still running or unreported are counted in the delegation record.
+// call; collected when it exits and shut down as ../live-server says. Between calls it keeps reading: report
+// turns of the nested session's own background jobs get their approvals denied, and the jobs still running or
+// unreported are counted in the delegation record.
 import { newHandle, startDelegated, type TrackedRun } from "../../process/delegations";
 import { MAX_LINE_BYTES, PROTOCOL_VERSION } from "../../protocol/constants";
 import type { NotificationParams } from "../../protocol/schema";
 import type { RunResult } from "../../process/types";
 import type { SessionScope, ToolRisk } from "../../tools/tool";
 import { StreamReader } from "../formats/stream";
+import { collectExit, LIVE_GRACE_MS, shutdownGently } from "../live-server";
 import { VERSION } from "../../version";
 import { NestedClient, type NestedNotification } from "./client";
+import { finishedJobsIn } from "./finished-jobs";
 
-/** How long a cancelled turn may take to settle before the nested SCV is shut down, and stdin EOF to exit. */
-export const SETTLE_MS = 2000;
 const STDERR_BYTES = 64 * 1024;
 
 export interface NestedStart {
@@ -25,8 +26,6 @@ export interface NestedStart {
   /** The depth the nested session runs at (the caller's + 1). */
   depth: number;
   model?: string;
-  /** The server exited by itself (or was killed) while no call was running. */
-  onExit(): void;
 }
 
 /** What one call's turn hands back to the caller while it runs. */
@@ -40,7 +39,7 @@ export type TurnEnded = NotificationParams<"turn.ended">;
 
 export type TurnOutcome =
   | { kind: "ended"; ended: TurnEnded; jobs: string[] }
-  /** Cancelled or timed out: `settled` says whether the nested turn ended within SETTLE_MS of turn.cancel. */
+  /** Cancelled or timed out: `settled` says whether the nested turn ended within LIVE_GRACE_MS of turn.cancel. */
   | { kind: "stopped"; settled: boolean; ended?: TurnEnded }
   | { kind: "exited"; stderr: string; exitCode: number | null; signal: string | null }
   /** The nested server refused the turn (a protocol error), though it still runs. */
@@ -61,6 +60,8 @@ export class NestedServer {
   private current?: CurrentTurn;
   private exitResult?: RunResult;
   private closing?: Promise<void>;
+  /** Settles once the child has exited and onExited has run. */
+  private exitedRun!: Promise<void>;
   /** Job handles started in the nested session whose result its model has not seen yet. */
   private readonly jobs = new Set<string>();
   /** Report turns the nested session started itself, with the jobs each reports. */
@@ -96,10 +97,7 @@ export class NestedServer {
     );
     this.client = new NestedClient((line) => this.run.stdin!.write(line), (n) => this.onNotification(n));
     // The reaper: from the start, so an exit between turns is collected at once and ends the conversation.
-    void this.run.result.then(
-      (r) => this.onExited(r),
-      (e) => this.onExited({ exitCode: null, signal: null, timedOut: false, cancelled: false, durationMs: 0, stdout: emptyCapture(), stderr: { ...emptyCapture(), text: String(e) } }),
-    );
+    this.exitedRun = collectExit(this.run).then((r) => this.onExited(r));
     // Session end closes the child the gentle way first (this runs before the tracker's own kill).
     this.opts.scope.onClose(() => this.close());
     const abort = () => void this.close();
@@ -124,7 +122,7 @@ export class NestedServer {
   }
 
   /**
-   * Runs one turn. Cancellation (`signal`) sends turn.cancel and waits up to SETTLE_MS for the turn to end; the
+   * Runs one turn. Cancellation (`signal`) sends turn.cancel and waits up to LIVE_GRACE_MS for the turn to end; the
    * caller decides from the outcome whether the conversation survives.
    */
   async turn(prompt: string, io: TurnIo, signal: AbortSignal): Promise<TurnOutcome> {
@@ -152,7 +150,7 @@ export class NestedServer {
       if (first !== "aborted") return first;
       const turnId = current.turnId;
       void this.client.request("turn.cancel", { session_id: this.sessionId, ...(turnId ? { turn_id: turnId } : {}) }).catch(() => {});
-      const after = await Promise.race([done, Bun.sleep(SETTLE_MS).then(() => undefined)]);
+      const after = await Promise.race([done, Bun.sleep(LIVE_GRACE_MS).then(() => undefined)]);
       if (!after) return { kind: "stopped", settled: false };
       return after.kind === "ended" ? { kind: "stopped", settled: true, ended: after.ended } : after;
     } finally {
@@ -262,47 +260,19 @@ export class NestedServer {
     if (current) {
       this.current = undefined;
       current.resolve(this.exitedOutcome(r));
-    } else if (!this.closing) this.opts.onExit();
+    }
   }
 
   private exitedOutcome(r: RunResult): TurnOutcome {
     return { kind: "exited", stderr: r.stderr.text, exitCode: r.exitCode, signal: r.signal };
   }
 
-  /** Ends the nested SCV: stdin closed (the server exits on EOF), SETTLE_MS, then its group is killed. */
+  /** Ends the nested SCV: stdin closed (the server exits on EOF), LIVE_GRACE_MS, then its group is killed. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (!this.run || this.exitResult) return;
-      await this.run.stdin?.end().catch(() => {});
-      const exited = await Promise.race([this.run.result.then(() => true, () => true), Bun.sleep(SETTLE_MS).then(() => false)]);
-      if (!exited) this.run.cancel();
-      await this.run.result.catch(() => {});
+      await shutdownGently(this.run, this.exitedRun);
     })();
     return this.closing;
   }
-}
-
-/** Job handles a tool's output reports with a finished status (agent_wait, agent_status, agent_cancel …). */
-export function finishedJobsIn(output: string): string[] {
-  if (!output.includes('"job"')) return [];
-  let value: unknown;
-  try {
-    value = JSON.parse(output);
-  } catch {
-    return [];
-  }
-  const found: string[] = [];
-  const visit = (v: unknown, depth: number) => {
-    if (depth > 4 || !v || typeof v !== "object") return;
-    if (Array.isArray(v)) return v.forEach((x) => visit(x, depth + 1));
-    const o = v as Record<string, unknown>;
-    if (typeof o.job === "string" && typeof o.status === "string" && o.status !== "running") found.push(o.job);
-    for (const x of Object.values(o)) visit(x, depth + 1);
-  };
-  visit(value, 0);
-  return found;
-}
-
-function emptyCapture() {
-  return { text: "", totalBytes: 0, totalLines: 0, truncated: false };
 }
