@@ -4,10 +4,11 @@
 // (bounded, across restarts), so a repeated push is acknowledged and dropped without a second download.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { appendLine, parseLines } from "../../chatlog/log";
+import { parseLines } from "../../chatlog/log";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
 import { safeFileName } from "../core/media";
+import { SeenLog } from "../core/seen-log";
 
 export interface SpooledEvent {
   event_id: string;
@@ -21,22 +22,14 @@ const SEEN_KEEP = 5000;
 
 export class EventSpool {
   private readonly queueDir: string;
-  private readonly seenFile: string;
-  private readonly seen = new Set<string>();
-  private seenLines = 0;
+  private readonly seen: SeenLog;
   private wakeUp?: () => void;
 
-  constructor(
-    dir: string,
-    private readonly keep = SEEN_KEEP,
-  ) {
+  constructor(dir: string, keep = SEEN_KEEP) {
     this.queueDir = join(dir, "events");
-    this.seenFile = join(dir, "events-seen.jsonl");
     ensurePrivateDir(this.queueDir);
-    // One line per event: its event and message IDs.
-    const lines = parseLines<string[]>(readBoundedTextIfExists(this.seenFile, { what: "Feishu dedupe log", maxBytes: 16 * MiB, followSymlink: false }));
-    for (const ids of lines) for (const id of Array.isArray(ids) ? ids : []) this.seen.add(String(id));
-    this.seenLines = lines.length;
+    // One record per event: its event and message IDs.
+    this.seen = new SeenLog(join(dir, "events-seen.jsonl"), { keep, idsPerRecord: 2, what: "Feishu dedupe log", maxBytes: 16 * MiB });
   }
 
   seenBefore(event: Pick<SpooledEvent, "event_id" | "message">): boolean {
@@ -46,7 +39,7 @@ export class EventSpool {
   /** Durably spools an event not seen before; throws when it cannot be written. */
   add(event: SpooledEvent): void {
     writePrivateFileAtomic(join(this.queueDir, `${String(event.received).padStart(15, "0")}-${safeFileName(event.event_id)}.json`), JSON.stringify(event));
-    this.remember(`e:${event.event_id}`, `m:${event.message.message_id}`);
+    this.seen.add(`e:${event.event_id}`, `m:${event.message.message_id}`);
     this.wakeUp?.();
   }
 
@@ -99,19 +92,5 @@ export class EventSpool {
       signal.addEventListener("abort", done, { once: true });
       this.wakeUp = done;
     });
-  }
-
-  private remember(...ids: string[]) {
-    for (const id of ids) this.seen.add(id);
-    appendLine(this.seenFile, ids); // one write (and fsync) per event: acknowledgements wait for it
-    if (++this.seenLines > this.keep * 2) {
-      const keep = [...this.seen].slice(-this.keep * 2);
-      const lines: string[] = [];
-      for (let i = 0; i < keep.length; i += 2) lines.push(`${JSON.stringify(keep.slice(i, i + 2))}\n`);
-      writePrivateFileAtomic(this.seenFile, lines.join(""));
-      this.seen.clear();
-      for (const k of keep) this.seen.add(k);
-      this.seenLines = lines.length;
-    }
   }
 }
