@@ -8,6 +8,7 @@ import { type ChannelRuntime, Conversations } from "./conversations";
 import { InboundStore } from "./inbound";
 import { expireMedia } from "./media";
 import { Outbox } from "./outbox";
+import { sleep } from "./sleep";
 
 export interface ChannelStatus {
   name: string;
@@ -145,7 +146,7 @@ export class ChannelHost {
         this.opts.log(`channel ${ch.key}: ${ch.lastError}; reconnecting in ${delay / 1000} s`);
       }
       if (signal.aborted) break;
-      await Bun.sleep(delay);
+      await sleep(delay, signal); // a stop must not wait out a backoff of up to a minute
       delay = Math.min(delay * 2, 60_000);
     }
     ch.state = { state: "stopped" };
