@@ -25,6 +25,11 @@ export interface QueuedInbound {
   state: "queued" | "running";
 }
 
+/** Where one channel account keeps its state: the core's inbound store, and whatever its adapter stores. */
+export function channelStateDir(scvHome: string, kind: string, account: string): string {
+  return join(scvHome, "state", "channels", kind, account);
+}
+
 /** How many platform IDs the dedupe log remembers (the newest). */
 const SEEN_KEEP = 10_000;
 

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedBytes } from "../../config/safe-read";
 import type { AdapterContext, ChannelAdapter, InboundFile, InboundMessage, OutboundMessage, SendResult } from "../core/adapter";
+import { channelStateDir } from "../core/inbound";
 import { MAX_INBOUND_FILE, safeFileName } from "../core/media";
 import { sleep } from "../core/sleep";
 import { connectionError, FeishuApi, FeishuError, feishuError, type LarkSdk, loadSdk, partUuid, sdkLogger } from "./api";
@@ -38,7 +39,7 @@ export class FeishuAdapter implements ChannelAdapter {
   ) {
     this.account = cfg.account;
     this.owner = resolveFeishu(cfg, scvHome, env).owner;
-    this.dir = join(scvHome, "state", "channels", "feishu", cfg.account);
+    this.dir = channelStateDir(scvHome, this.kind, cfg.account);
     this.downloadDir = join(this.dir, "downloads");
   }
 
