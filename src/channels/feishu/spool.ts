@@ -9,6 +9,7 @@ import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../confi
 import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
 import { safeFileName } from "../core/media";
 import { SeenLog } from "../core/seen-log";
+import { Wakeable } from "../core/sleep";
 
 export interface SpooledEvent {
   event_id: string;
@@ -23,7 +24,8 @@ const SEEN_KEEP = 5000;
 export class EventSpool {
   private readonly queueDir: string;
   private readonly seen: SeenLog;
-  private wakeUp?: () => void;
+  /** Woken when an event is spooled. */
+  private readonly idle = new Wakeable();
 
   constructor(dir: string, keep = SEEN_KEEP) {
     this.queueDir = join(dir, "events");
@@ -40,7 +42,7 @@ export class EventSpool {
   add(event: SpooledEvent): void {
     writePrivateFileAtomic(join(this.queueDir, `${String(event.received).padStart(15, "0")}-${safeFileName(event.event_id)}.json`), JSON.stringify(event));
     this.seen.add(`e:${event.event_id}`, `m:${event.message.message_id}`);
-    this.wakeUp?.();
+    this.idle.wake();
   }
 
   /**
@@ -67,7 +69,7 @@ export class EventSpool {
           break; // keep the order: this event goes before later ones
         }
       }
-      await this.idle(retryLater ? 2000 : 1000, signal);
+      await this.idle.wait(retryLater ? 2000 : 1000, signal);
     }
   }
 
@@ -77,20 +79,5 @@ export class EventSpool {
     } catch {
       return [];
     }
-  }
-
-  /** Waits `ms`, or less when an event arrives or the signal aborts. */
-  private idle(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        this.wakeUp = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener("abort", done, { once: true });
-      this.wakeUp = done;
-    });
   }
 }
