@@ -1,12 +1,12 @@
 // The durable inbound side of one channel account: deduplication by platform message ID and the queue of
 // messages not yet answered. A message is written here (fsync, atomic) before the adapter may acknowledge it,
 // so neither a crash nor a redelivery loses or repeats one. State lives in $SCV_HOME/state/channels/<kind>/<account>/.
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseLines } from "../../chatlog/log";
 import type { LoggedFile } from "../../chatlog/log";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
+import { recordFileNames, sequenceId } from "./record-files";
 import { SeenLog } from "./seen-log";
 
 export interface QueuedInbound {
@@ -57,7 +57,7 @@ export class InboundStore {
 
   /** Durably queues a message and remembers its ID; call only for an ID not seen. */
   add(message: Omit<QueuedInbound, "seq" | "state" | "received">): QueuedInbound {
-    const seq = `${String(Date.now()).padStart(15, "0")}-${String(++this.counter % 1e6).padStart(6, "0")}`;
+    const seq = sequenceId(++this.counter);
     const record: QueuedInbound = { ...message, seq, state: "queued", received: new Date().toISOString() };
     writePrivateFileAtomic(join(this.queueDir, `${seq}.json`), JSON.stringify(record));
     this.seen.add(message.id);
@@ -74,12 +74,8 @@ export class InboundStore {
 
   /** Every queued message, oldest first. */
   list(): QueuedInbound[] {
-    let names: string[] = [];
-    try {
-      names = readdirSync(this.queueDir).filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort();
-    } catch {}
     const out: QueuedInbound[] = [];
-    for (const name of names) {
+    for (const name of recordFileNames(this.queueDir)) {
       const [record] = parseLines<QueuedInbound>(readBoundedTextIfExists(join(this.queueDir, name), { what: "queued message", maxBytes: 16 * MiB, followSymlink: false }));
       if (record) out.push(record);
     }

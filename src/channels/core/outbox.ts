@@ -10,6 +10,7 @@ import { outboxMediaDir } from "../../chatlog/paths";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
 import type { ChannelAdapter, OutboundFile, SendResult } from "./adapter";
+import { sequenceId } from "./record-files";
 import { Wakeable } from "./sleep";
 
 export interface DeliveryRecord {
@@ -92,7 +93,7 @@ export class Outbox {
       for (const f of message.files ?? []) this.discard(f.path);
       return existing;
     }
-    const seq = `${String(Date.now()).padStart(15, "0")}-${String(++this.counter % 1e6).padStart(6, "0")}`;
+    const seq = sequenceId(++this.counter);
     const record: DeliveryRecord = {
       id: message.id ?? `m-${randomBytes(8).toString("hex")}`,
       seq,

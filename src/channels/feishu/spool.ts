@@ -2,12 +2,12 @@
 // only then acknowledged, so the acknowledgement never waits for downloads; a worker hands events on in
 // arrival order and removes each once the core has queued it. Event and message IDs seen are remembered
 // (bounded, across restarts), so a repeated push is acknowledged and dropped without a second download.
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseLines } from "../../chatlog/log";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
 import { safeFileName } from "../core/media";
+import { recordFileNames } from "../core/record-files";
 import { SeenLog } from "../core/seen-log";
 import { Wakeable } from "../core/sleep";
 
@@ -52,7 +52,7 @@ export class EventSpool {
   async run(signal: AbortSignal, handle: (event: SpooledEvent) => Promise<void>, log: (line: string) => void): Promise<void> {
     while (!signal.aborted) {
       let retryLater = false;
-      for (const name of this.names()) {
+      for (const name of recordFileNames(this.queueDir)) {
         if (signal.aborted) break;
         const file = join(this.queueDir, name);
         const [event] = parseLines<SpooledEvent>(readBoundedTextIfExists(file, { what: "spooled Feishu event", maxBytes: 4 * MiB, followSymlink: false }));
@@ -70,14 +70,6 @@ export class EventSpool {
         }
       }
       await this.idle.wait(retryLater ? 2000 : 1000, signal);
-    }
-  }
-
-  private names(): string[] {
-    try {
-      return readdirSync(this.queueDir).filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort();
-    } catch {
-      return [];
     }
   }
 }
