@@ -118,7 +118,7 @@ export class Conversations {
     }
   }
 
-  /** A new message from the adapter: dedupe, save its files, queue it durably, log it; resolves once queued. */
+  /** A new message from the adapter: dedupe, save its files, queue it durably, log it; returns once queued. */
   receive(channel: ChannelRuntime, message: InboundMessage): void {
     if (channel.inbound.has(message.id)) return;
     const conv = this.conversation(channel, message.conversation, message.from, message.direct);
