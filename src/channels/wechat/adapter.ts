@@ -29,8 +29,8 @@ export interface WechatOptions {
   staleRetryMs?: number;
 }
 
-export const LOGIN_HINT = "run `scv channels login wechat` on the machine that runs SCV";
-export const STALE_REASON = `the WeChat login expired (errcode -14); ${LOGIN_HINT} to log in again`;
+const LOGIN_HINT = "run `scv channels login wechat` on the machine that runs SCV";
+const STALE_REASON = `the WeChat login expired (errcode -14); ${LOGIN_HINT} to log in again`;
 const DEFAULT_POLL_MS = 35_000;
 const MAX_BACKOFF_MS = 30_000;
 const RECENT_IDS = 2000;
