@@ -5,7 +5,7 @@ import { EPISODE_ID, episodeFile } from "./paths";
 import { LOG_READ_LIMIT, listEpisodes, type LoggedFile, type MessageEntry, readEpisode, readKept } from "./log";
 
 /** The most log bytes one search reads. */
-export const SEARCH_SCAN_BYTES = LOG_READ_LIMIT;
+const SEARCH_SCAN_BYTES = LOG_READ_LIMIT;
 const TEXT_LIMIT = 8000;
 const EXCERPT = 200;
 
@@ -16,7 +16,7 @@ export interface ShownFile {
   path?: string;
 }
 
-export function showFiles(logDir: string, files: LoggedFile[] | undefined, kept = readKept(logDir)): ShownFile[] | undefined {
+function showFiles(logDir: string, files: LoggedFile[] | undefined, kept = readKept(logDir)): ShownFile[] | undefined {
   if (!files?.length) return undefined;
   return files.map((f) => {
     if (f.state === "sent") return { name: f.name, state: "sent" };

@@ -16,7 +16,7 @@ export function conversationDirName(conversation: string): string {
   return sha256Hex(conversation).slice(0, 16);
 }
 
-export function archiveRoot(config: Config, scvHome: string): string {
+function archiveRoot(config: Config, scvHome: string): string {
   return config.channels.archive_dir ?? join(scvHome, "archive");
 }
 

@@ -1,5 +1,5 @@
-// `scv channels list|status`: the chat channels configured in [channels.*], and what the daemon reports about
-// each (state, queue depths, last error).
+// `scv channels list|status|login|logout`: the chat channels configured in [channels.*], what the daemon reports
+// about each (state, queue depths, last error), and the login commands of the platforms that have one.
 import { defineCommand } from "./command";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 

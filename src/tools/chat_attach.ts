@@ -12,7 +12,7 @@ import { chatScope } from "./chat-place";
 import { defineTool, ToolError, type SessionScope, type Tool } from "./tool";
 import { isSecretLikePath } from "./workspace-paths";
 
-export const MAX_ATTACH_BYTES = 25 * MiB;
+const MAX_ATTACH_BYTES = 25 * MiB;
 const CAPTION_BYTES = 1024;
 
 function under(path: string, dir: string): boolean {

@@ -55,7 +55,7 @@ function copyBeside(source: string, dir: string): string {
   return tmp;
 }
 
-export function keepFile(path: string, media: string, keptDir: string, logDir: string, link: typeof linkFree = linkFree): { kept: string; already: boolean } {
+function keepFile(path: string, media: string, keptDir: string, logDir: string): { kept: string; already: boolean } {
   if (!isAbsolute(path)) throw new ToolError(`give the absolute path shown with the file, not ${path}`);
   const file = normalize(path);
   if (dirname(file) !== media) throw new ToolError(`${path} is not a file of this chat's media directory (${media})`);
@@ -68,12 +68,12 @@ export function keepFile(path: string, media: string, keptDir: string, logDir: s
   const name = keptName(basename(file));
   let kept: string;
   try {
-    kept = link(file, keptDir, name);
+    kept = linkFree(file, keptDir, name);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EXDEV") throw e;
     const tmp = copyBeside(file, keptDir);
     try {
-      kept = link(tmp, keptDir, name);
+      kept = linkFree(tmp, keptDir, name);
     } finally {
       tryUnlink(tmp);
     }

@@ -76,7 +76,7 @@ export interface AdapterContext {
 }
 
 export interface ChannelAdapter {
-  /** The platform: "dir", later "wechat", "feishu". */
+  /** The platform, as in [channels.<kind>]: "dir", "wechat", "feishu". */
   readonly kind: string;
   /** The account on that platform (one adapter per configured account). */
   readonly account: string;

@@ -12,13 +12,10 @@ import type { Session } from "../../server/session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { interruptedNotice, jobsListing, jobsOf, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
+import { failedMessageNotice, filesNotSentNotice, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
-
-/** The most files one reply carries; the rest are reported as not sent. */
-export const MAX_FILES_PER_REPLY = 8;
 
 export interface ChannelRuntime {
   /** `<kind>/<account>` */
@@ -118,7 +115,7 @@ export class Conversations {
     }
   }
 
-  /** A new message from the adapter: dedupe, save its files, queue it durably, log it; resolves once queued. */
+  /** A new message from the adapter: dedupe, save its files, queue it durably, log it; returns once queued. */
   receive(channel: ChannelRuntime, message: InboundMessage): void {
     if (channel.inbound.has(message.id)) return;
     const conv = this.conversation(channel, message.conversation, message.from, message.direct);
@@ -183,7 +180,7 @@ export class Conversations {
           await this.process(conv, next);
         } catch (e) {
           this.opts.log(`channel ${conv.channel.key}: message ${next.id} failed: ${(e as Error).message}`);
-          this.reply(conv, next, `[SCV could not process this message: ${(e as Error).message}]`, []);
+          this.reply(conv, next, failedMessageNotice((e as Error).message), []);
           conv.channel.inbound.remove(next);
         }
       }
@@ -194,7 +191,7 @@ export class Conversations {
 
   private async process(conv: Conversation, record: QueuedInbound): Promise<void> {
     if (record.text.trim().toLowerCase() === "/new") {
-      this.reply(conv, record, "Started a new conversation. The previous one stays in the chat log.", [], "system");
+      this.reply(conv, record, NEW_CONVERSATION, [], "system");
       conv.log.end(); // the acknowledgement closes the old episode
       if (conv.session) this.retire(conv);
       conv.channel.inbound.remove(record);
@@ -276,7 +273,7 @@ export class Conversations {
       await this.sessions.cancel(session.id);
       return; // the cancelled turn's own reply says it stopped
     }
-    this.reply(conv, record, "Nothing is running in this conversation.", []);
+    this.reply(conv, record, NOTHING_RUNNING, []);
   }
 
   private jobs(conv: Conversation, record: QueuedInbound) {
@@ -288,7 +285,7 @@ export class Conversations {
     const sent = attachments.slice(0, MAX_FILES_PER_REPLY);
     const dropped = attachments.slice(MAX_FILES_PER_REPLY);
     const captions = sent.filter((a) => a.caption).map((a) => `${a.name}: ${a.caption}`);
-    const notSent = dropped.length ? [`[not sent, a reply carries at most ${MAX_FILES_PER_REPLY} files: ${dropped.map((a) => a.name).join(", ")}]`] : [];
+    const notSent = dropped.length ? [filesNotSentNotice(dropped.map((a) => a.name))] : [];
     for (const a of dropped) this.opts.outbox.discard(a.path);
     const body = [text, ...captions, ...notSent].filter(Boolean).join("\n\n");
     const files: OutboundFile[] = sent.map((a) => ({ path: a.path, name: a.name }));

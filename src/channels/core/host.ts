@@ -1,13 +1,13 @@
 // The chat bridge inside the daemon: runs each configured adapter (reconnecting with backoff), feeds its
 // messages to the conversations, runs the outbox, expires old media, and reports each channel's state.
-import { join } from "node:path";
 import { mediaRoot } from "../../chatlog/paths";
 import type { Config } from "../../config/schema";
 import type { ChannelAdapter, ChannelState } from "./adapter";
 import { type ChannelRuntime, Conversations } from "./conversations";
-import { InboundStore } from "./inbound";
+import { channelStateDir, InboundStore } from "./inbound";
 import { expireMedia } from "./media";
 import { Outbox } from "./outbox";
+import { sleep } from "./sleep";
 
 export interface ChannelStatus {
   name: string;
@@ -59,7 +59,7 @@ export class ChannelHost {
     this.conversations = new Conversations({ scvHome: opts.scvHome, config: opts.config, env: opts.env, outbox: this.outbox, log: opts.log });
     for (const adapter of opts.adapters) {
       const key = `${adapter.kind}/${adapter.account}`;
-      const inbound = new InboundStore(join(opts.scvHome, "state", "channels", adapter.kind, adapter.account));
+      const inbound = new InboundStore(channelStateDir(opts.scvHome, adapter.kind, adapter.account));
       this.channels.set(key, { key, adapter, inbound, state: { state: "connecting" }, chain: Promise.resolve() });
     }
   }
@@ -145,7 +145,7 @@ export class ChannelHost {
         this.opts.log(`channel ${ch.key}: ${ch.lastError}; reconnecting in ${delay / 1000} s`);
       }
       if (signal.aborted) break;
-      await Bun.sleep(delay);
+      await sleep(delay, signal); // a stop must not wait out a backoff of up to a minute
       delay = Math.min(delay * 2, 60_000);
     }
     ch.state = { state: "stopped" };

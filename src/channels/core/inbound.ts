@@ -1,12 +1,13 @@
 // The durable inbound side of one channel account: deduplication by platform message ID and the queue of
 // messages not yet answered. A message is written here (fsync, atomic) before the adapter may acknowledge it,
 // so neither a crash nor a redelivery loses or repeats one. State lives in $SCV_HOME/state/channels/<kind>/<account>/.
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { appendLine, parseLines } from "../../chatlog/log";
+import { parseLines } from "../../chatlog/log";
 import type { LoggedFile } from "../../chatlog/log";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
+import { recordFileNames, sequenceId } from "./record-files";
+import { SeenLog } from "./seen-log";
 
 export interface QueuedInbound {
   /** Sorts in arrival order. */
@@ -24,25 +25,30 @@ export interface QueuedInbound {
   state: "queued" | "running";
 }
 
+/** Where one channel account keeps its state: the core's inbound store, and whatever its adapter stores. */
+export function channelStateDir(scvHome: string, kind: string, account: string): string {
+  return join(scvHome, "state", "channels", kind, account);
+}
+
 /** How many platform IDs the dedupe log remembers (the newest). */
 const SEEN_KEEP = 10_000;
 
 export class InboundStore {
   private readonly queueDir: string;
-  private readonly seenFile: string;
-  private readonly seen = new Set<string>();
-  private seenLines = 0;
+  private readonly seen: SeenLog;
   private counter = 0;
 
   constructor(readonly dir: string) {
     this.queueDir = join(dir, "queue");
-    this.seenFile = join(dir, "seen.jsonl");
     ensurePrivateDir(this.queueDir);
-    const ids = parseLines<string>(readBoundedTextIfExists(this.seenFile, { what: "dedupe log", maxBytes: 64 * MiB, followSymlink: false }));
-    for (const id of ids) this.seen.add(id);
-    this.seenLines = ids.length;
-    // A crash between queueing and logging the ID: the queued record still counts as seen.
-    for (const q of this.list()) this.seen.add(q.id);
+    this.seen = new SeenLog(join(dir, "seen.jsonl"), {
+      keep: SEEN_KEEP,
+      idsPerRecord: 1,
+      what: "dedupe log",
+      maxBytes: 64 * MiB,
+      // A crash between queueing and logging the ID: the queued record still counts as seen.
+      alsoSeen: () => this.list().map((q) => q.id),
+    });
   }
 
   has(id: string): boolean {
@@ -51,10 +57,10 @@ export class InboundStore {
 
   /** Durably queues a message and remembers its ID; call only for an ID not seen. */
   add(message: Omit<QueuedInbound, "seq" | "state" | "received">): QueuedInbound {
-    const seq = `${String(Date.now()).padStart(15, "0")}-${String(++this.counter % 1e6).padStart(6, "0")}`;
+    const seq = sequenceId(++this.counter);
     const record: QueuedInbound = { ...message, seq, state: "queued", received: new Date().toISOString() };
     writePrivateFileAtomic(join(this.queueDir, `${seq}.json`), JSON.stringify(record));
-    this.remember(message.id);
+    this.seen.add(message.id);
     return record;
   }
 
@@ -68,28 +74,11 @@ export class InboundStore {
 
   /** Every queued message, oldest first. */
   list(): QueuedInbound[] {
-    let names: string[] = [];
-    try {
-      names = readdirSync(this.queueDir).filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort();
-    } catch {}
     const out: QueuedInbound[] = [];
-    for (const name of names) {
+    for (const name of recordFileNames(this.queueDir)) {
       const [record] = parseLines<QueuedInbound>(readBoundedTextIfExists(join(this.queueDir, name), { what: "queued message", maxBytes: 16 * MiB, followSymlink: false }));
       if (record) out.push(record);
     }
     return out;
-  }
-
-  private remember(id: string) {
-    this.seen.add(id);
-    appendLine(this.seenFile, id);
-    if (++this.seenLines > SEEN_KEEP * 2) {
-      const keep = [...this.seen].slice(-SEEN_KEEP);
-      writePrivateFileAtomic(this.seenFile, keep.map((k) => `${JSON.stringify(k)}\n`).join(""));
-      this.seen.clear();
-      for (const k of keep) this.seen.add(k);
-      for (const q of this.list()) this.seen.add(q.id);
-      this.seenLines = keep.length;
-    }
   }
 }

@@ -1,5 +1,5 @@
 // What the bridge says in a chat: the prompt a queued message becomes, a turn's reply text, and the bridge's own
-// notices (interrupted turns, stopped jobs, /jobs). Pure text, so the wording lives in one place.
+// notices (interrupted turns, stopped jobs, commands, files left out). Pure text, so the wording lives in one place.
 import type { JobManager } from "../../agents/jobs";
 import type { Session } from "../../server/session";
 import type { QueuedInbound } from "./inbound";
@@ -58,4 +58,18 @@ export function jobsListing(sessions: (Session | undefined)[]): string {
     }
   }
   return lines.length ? `Background jobs:\n${lines.join("\n")}` : "No background jobs in this conversation.";
+}
+
+export const NEW_CONVERSATION = "Started a new conversation. The previous one stays in the chat log.";
+export const NOTHING_RUNNING = "Nothing is running in this conversation.";
+
+export function failedMessageNotice(error: string): string {
+  return `[SCV could not process this message: ${error}]`;
+}
+
+/** The most files one reply carries; the rest are reported as not sent. */
+export const MAX_FILES_PER_REPLY = 8;
+
+export function filesNotSentNotice(names: string[]): string {
+  return `[not sent, a reply carries at most ${MAX_FILES_PER_REPLY} files: ${names.join(", ")}]`;
 }

@@ -10,6 +10,8 @@ import { outboxMediaDir } from "../../chatlog/paths";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
 import type { ChannelAdapter, OutboundFile, SendResult } from "./adapter";
+import { sequenceId } from "./record-files";
+import { Wakeable } from "./sleep";
 
 export interface DeliveryRecord {
   /** Also the idempotency key of every attempt. */
@@ -53,7 +55,7 @@ export class Outbox {
   private readonly inFlight = new Set<string>();
   private readonly lastError = new Map<string, string>();
   private counter = 0;
-  private wakeUp?: () => void;
+  private readonly idle = new Wakeable();
 
   /** Build it before any session runs: it removes outbox copies that no record holds. */
   constructor(private readonly opts: OutboxOptions) {
@@ -91,7 +93,7 @@ export class Outbox {
       for (const f of message.files ?? []) this.discard(f.path);
       return existing;
     }
-    const seq = `${String(Date.now()).padStart(15, "0")}-${String(++this.counter % 1e6).padStart(6, "0")}`;
+    const seq = sequenceId(++this.counter);
     const record: DeliveryRecord = {
       id: message.id ?? `m-${randomBytes(8).toString("hex")}`,
       seq,
@@ -145,7 +147,7 @@ export class Outbox {
   }
 
   wake(): void {
-    this.wakeUp?.();
+    this.idle.wake();
   }
 
   /** The sender loop; returns when `signal` aborts. */
@@ -153,19 +155,7 @@ export class Outbox {
     while (!signal.aborted) {
       this.tick();
       const due = this.nextDue();
-      await new Promise<void>((resolve) => {
-        // The abort listener goes when the wait ends: one left behind per loop would pile up (and slow every
-        // later addEventListener) in a daemon that runs for months.
-        const done = () => {
-          clearTimeout(timer);
-          signal.removeEventListener("abort", done);
-          resolve();
-        };
-        const timer = setTimeout(done, Math.max(20, Math.min(due - Date.now(), 1000)));
-        this.wakeUp = done;
-        signal.addEventListener("abort", done, { once: true });
-      });
-      this.wakeUp = undefined;
+      await this.idle.wait(Math.max(20, Math.min(due - Date.now(), 1000)), signal);
     }
     while (this.inFlight.size) await Bun.sleep(20);
   }

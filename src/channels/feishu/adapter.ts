@@ -6,7 +6,9 @@ import { join } from "node:path";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedBytes } from "../../config/safe-read";
 import type { AdapterContext, ChannelAdapter, InboundFile, InboundMessage, OutboundMessage, SendResult } from "../core/adapter";
+import { channelStateDir } from "../core/inbound";
 import { MAX_INBOUND_FILE, safeFileName } from "../core/media";
+import { sleep } from "../core/sleep";
 import { connectionError, FeishuApi, FeishuError, feishuError, type LarkSdk, loadSdk, partUuid, sdkLogger } from "./api";
 import { type FeishuConfig, resolveFeishu } from "./credentials";
 import { imageName, inboundContent, outboundParts } from "./render";
@@ -37,7 +39,7 @@ export class FeishuAdapter implements ChannelAdapter {
   ) {
     this.account = cfg.account;
     this.owner = resolveFeishu(cfg, scvHome, env).owner;
-    this.dir = join(scvHome, "state", "channels", "feishu", cfg.account);
+    this.dir = channelStateDir(scvHome, this.kind, cfg.account);
     this.downloadDir = join(this.dir, "downloads");
   }
 
@@ -50,7 +52,7 @@ export class FeishuAdapter implements ChannelAdapter {
     if (!resolved.creds) {
       ctx.setState({ state: "logged_out", reason: resolved.problem! });
       // A login while the daemon runs is picked up: look again every few seconds.
-      while (!signal.aborted && !resolveFeishu(this.cfg, this.scvHome, this.env).creds) await abortableSleep(3000, signal);
+      while (!signal.aborted && !resolveFeishu(this.cfg, this.scvHome, this.env).creds) await sleep(3000, signal);
       return;
     }
     const creds = resolved.creds;
@@ -224,16 +226,4 @@ export class FeishuAdapter implements ChannelAdapter {
     const id = await current.reactionId;
     if (id) await api.removeReaction(current.messageId, id);
   }
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

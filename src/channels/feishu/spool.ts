@@ -2,12 +2,14 @@
 // only then acknowledged, so the acknowledgement never waits for downloads; a worker hands events on in
 // arrival order and removes each once the core has queued it. Event and message IDs seen are remembered
 // (bounded, across restarts), so a repeated push is acknowledged and dropped without a second download.
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { appendLine, parseLines } from "../../chatlog/log";
+import { parseLines } from "../../chatlog/log";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
 import { safeFileName } from "../core/media";
+import { recordFileNames } from "../core/record-files";
+import { SeenLog } from "../core/seen-log";
+import { Wakeable } from "../core/sleep";
 
 export interface SpooledEvent {
   event_id: string;
@@ -21,22 +23,15 @@ const SEEN_KEEP = 5000;
 
 export class EventSpool {
   private readonly queueDir: string;
-  private readonly seenFile: string;
-  private readonly seen = new Set<string>();
-  private seenLines = 0;
-  private wakeUp?: () => void;
+  private readonly seen: SeenLog;
+  /** Woken when an event is spooled. */
+  private readonly idle = new Wakeable();
 
-  constructor(
-    dir: string,
-    private readonly keep = SEEN_KEEP,
-  ) {
+  constructor(dir: string, keep = SEEN_KEEP) {
     this.queueDir = join(dir, "events");
-    this.seenFile = join(dir, "events-seen.jsonl");
     ensurePrivateDir(this.queueDir);
-    // One line per event: its event and message IDs.
-    const lines = parseLines<string[]>(readBoundedTextIfExists(this.seenFile, { what: "Feishu dedupe log", maxBytes: 16 * MiB, followSymlink: false }));
-    for (const ids of lines) for (const id of Array.isArray(ids) ? ids : []) this.seen.add(String(id));
-    this.seenLines = lines.length;
+    // One record per event: its event and message IDs.
+    this.seen = new SeenLog(join(dir, "events-seen.jsonl"), { keep, idsPerRecord: 2, what: "Feishu dedupe log", maxBytes: 16 * MiB });
   }
 
   seenBefore(event: Pick<SpooledEvent, "event_id" | "message">): boolean {
@@ -46,8 +41,8 @@ export class EventSpool {
   /** Durably spools an event not seen before; throws when it cannot be written. */
   add(event: SpooledEvent): void {
     writePrivateFileAtomic(join(this.queueDir, `${String(event.received).padStart(15, "0")}-${safeFileName(event.event_id)}.json`), JSON.stringify(event));
-    this.remember(`e:${event.event_id}`, `m:${event.message.message_id}`);
-    this.wakeUp?.();
+    this.seen.add(`e:${event.event_id}`, `m:${event.message.message_id}`);
+    this.idle.wake();
   }
 
   /**
@@ -57,7 +52,7 @@ export class EventSpool {
   async run(signal: AbortSignal, handle: (event: SpooledEvent) => Promise<void>, log: (line: string) => void): Promise<void> {
     while (!signal.aborted) {
       let retryLater = false;
-      for (const name of this.names()) {
+      for (const name of recordFileNames(this.queueDir)) {
         if (signal.aborted) break;
         const file = join(this.queueDir, name);
         const [event] = parseLines<SpooledEvent>(readBoundedTextIfExists(file, { what: "spooled Feishu event", maxBytes: 4 * MiB, followSymlink: false }));
@@ -74,44 +69,7 @@ export class EventSpool {
           break; // keep the order: this event goes before later ones
         }
       }
-      await this.idle(retryLater ? 2000 : 1000, signal);
-    }
-  }
-
-  private names(): string[] {
-    try {
-      return readdirSync(this.queueDir).filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort();
-    } catch {
-      return [];
-    }
-  }
-
-  /** Waits `ms`, or less when an event arrives or the signal aborts. */
-  private idle(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        this.wakeUp = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener("abort", done, { once: true });
-      this.wakeUp = done;
-    });
-  }
-
-  private remember(...ids: string[]) {
-    for (const id of ids) this.seen.add(id);
-    appendLine(this.seenFile, ids); // one write (and fsync) per event: acknowledgements wait for it
-    if (++this.seenLines > this.keep * 2) {
-      const keep = [...this.seen].slice(-this.keep * 2);
-      const lines: string[] = [];
-      for (let i = 0; i < keep.length; i += 2) lines.push(`${JSON.stringify(keep.slice(i, i + 2))}\n`);
-      writePrivateFileAtomic(this.seenFile, lines.join(""));
-      this.seen.clear();
-      for (const k of keep) this.seen.add(k);
-      this.seenLines = lines.length;
+      await this.idle.wait(retryLater ? 2000 : 1000, signal);
     }
   }
 }

@@ -5,6 +5,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { AdapterContext, ChannelAdapter, OutboundMessage, SendResult } from "../core/adapter";
+import { sleep } from "../core/sleep";
 import { IlinkClient, IlinkError } from "./api";
 import { conversationOf, messageIdOf, toInbound } from "./inbound";
 import { WechatSender } from "./sender";
@@ -28,8 +29,8 @@ export interface WechatOptions {
   staleRetryMs?: number;
 }
 
-export const LOGIN_HINT = "run `scv channels login wechat` on the machine that runs SCV";
-export const STALE_REASON = `the WeChat login expired (errcode -14); ${LOGIN_HINT} to log in again`;
+const LOGIN_HINT = "run `scv channels login wechat` on the machine that runs SCV";
+const STALE_REASON = `the WeChat login expired (errcode -14); ${LOGIN_HINT} to log in again`;
 const DEFAULT_POLL_MS = 35_000;
 const MAX_BACKOFF_MS = 30_000;
 const RECENT_IDS = 2000;
@@ -38,19 +39,6 @@ const RECENT_IDS = 2000;
 export function backoffMs(failures: number, capMs = MAX_BACKOFF_MS): number {
   const full = Math.min(capMs, 1000 * 2 ** Math.max(0, failures - 1));
   return Math.round(full / 2 + Math.random() * (full / 2));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /**

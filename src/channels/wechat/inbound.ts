@@ -1,10 +1,9 @@
 // One WeChat message as the core's InboundMessage: its text, what it quoted, a voice message's own transcript,
 // and its images, files and videos downloaded and decrypted into a private temporary directory (the core
 // copies them into the conversation's media, then the adapter removes the temporaries).
-import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { ensurePrivateDir } from "../../config/private-file";
+import { createPrivateFile, ensurePrivateDir } from "../../config/private-file";
 import type { InboundFile, InboundMessage } from "../core/adapter";
 import { safeFileName } from "../core/media";
 import type { IlinkClient } from "./api";
@@ -54,12 +53,7 @@ export async function toInbound(msg: WeixinMessage, id: string, client: IlinkCli
       const fileName = safeFileName(ext ? `${name}.${ext(data)}` : name);
       ensurePrivateDir(tmpDir);
       const path = join(tmpDir, `${randomBytes(6).toString("hex")}-${fileName}`);
-      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      try {
-        writeSync(fd, data);
-      } finally {
-        closeSync(fd);
-      }
+      createPrivateFile(path, data);
       files.push({ name: fileName, path });
     } catch (e) {
       if (signal.aborted) throw e;

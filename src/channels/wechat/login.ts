@@ -2,6 +2,7 @@
 // a terminal, its link always printed), polls its status through scanned / confirmed / expired (a fresh code on
 // expiry, at most three), and on `confirmed` stores the bot token, bot ID, base URL and the owner's user ID in
 // $SCV_HOME (0600, atomic). Nothing of them is printed. A running daemon notices the new file by itself.
+import { sleep } from "../core/sleep";
 import { IlinkClient, IlinkTransportError } from "./api";
 import { loginFile, readLogin, saveLogin } from "./store";
 import { QrCodeResponse, QrStatusResponse } from "./wire";
@@ -35,13 +36,6 @@ const STATUS_POLL_MS = 35_000;
 async function qrText(url: string): Promise<string> {
   const { renderUnicodeCompact } = await import("uqr");
   return renderUnicodeCompact(url, { border: 2 });
-}
-
-function sleep(ms: number, signal?: AbortSignal) {
-  return new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
-  });
 }
 
 /** Runs the login; resolves with the path of the stored login, or throws LoginError with what to do. */

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
+import { channelStateDir } from "../core/inbound";
 
 export const LoginRecord = z.object({
   bot_token: z.string().min(1),
@@ -50,8 +51,8 @@ interface StoreState {
   staleSince?: string;
 }
 
-export function wechatStateDir(scvHome: string, account: string): string {
-  return join(scvHome, "state", "channels", "wechat", account);
+function wechatStateDir(scvHome: string, account: string): string {
+  return channelStateDir(scvHome, "wechat", account);
 }
 
 function readJson(file: string, what: string): unknown {
