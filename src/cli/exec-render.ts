@@ -119,6 +119,9 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
           startWaiting();
           return;
         }
+        case "approval.denied_unattended":
+          if (!json) line(s.yellow(`  denied without asking${p.job ? ` (${p.job})` : ""}: ${String(p.summary ?? "").split("\n", 1)[0]} (${p.reason})`));
+          return;
         case "model.notice":
           if (!json) line(s.yellow(`scv exec: ${p.message}`));
           return;

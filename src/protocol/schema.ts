@@ -171,6 +171,11 @@ export const notifications = {
     description: "A short status line from a running tool, at most twice a second per call; never part of history.",
     params: z.lazy(() => z.object({ ...inTurn, call_id: z.string(), line: z.string() })),
   },
+  "approval.denied_unattended": {
+    description:
+      "A request nobody could be asked about (one a background job's agent relayed) was decided without asking and denied, by `tools.approval_policy` or for want of `auto_approve`; `reason` says which. The agent goes on without it; a client shows it so the person knows.",
+    params: z.object({ session_id: SessionId, job: z.string().optional(), tool: z.string(), risk: Risk, summary: z.string(), reason: z.string() }),
+  },
   "job.progress": {
     description:
       "The latest status line of a running background job (`agent` with `background: true`), at most twice a second per job, so a client can show what its jobs are doing between turns; never part of history.",

@@ -65,7 +65,13 @@ export class Session {
         wake: () => this.pump(),
         busy: () => !!this.running || this.queue.length > 0,
       },
-      decideUnattended: (risk) => this.gate.decideUnattended(risk),
+      decideUnattended: (risk, about) => {
+        const decision = this.gate.decideUnattended(risk);
+        if (!decision.approved && about) {
+          this.opts.emit("approval.denied_unattended", { session_id: this.id, ...(about.job ? { job: about.job } : {}), tool: about.tool, risk, summary: about.summary, reason: decision.reason });
+        }
+        return decision;
+      },
       notify: (method, params) => this.opts.emit(method, params),
     };
     this.history = [...((opts.restored?.history ?? []) as HistoryItem[])];

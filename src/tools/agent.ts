@@ -10,7 +10,7 @@ import { agentLine, delegatingWorkSection } from "../agents/prompt";
 import type { AgentRunContext } from "../agents/run";
 import { type AgentSessionState, agentSessionState, rememberPlan, takePlan } from "../agents/service";
 import { jobsFor } from "../agents/jobs";
-import { defineTool, type SessionScope, type Tool, type ToolCallContext, ToolError } from "./tool";
+import { defineTool, type SessionScope, type Tool, type ToolCallContext, ToolError, type ToolRisk } from "./tool";
 
 /** What the tool accepts: lenient strings, so every refusal can say exactly what was wrong (see planCall). */
 export const AgentArgs = z.strictObject({
@@ -234,12 +234,13 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
       const run = async (runCtx: AgentRunContext) => (await import("../agents/run")).runAgentCall(runCtx, state, p);
       if (args.background) {
         const name = p.offered.descriptor.name;
-        const job = jobsFor(scope).start(
-          name,
-          // A job has no turn to carry a question: relayed requests get the answer the session gives unasked.
-          (signal, progress) => run({ scope, signal, progress, outputLimitBytes: ctx.outputLimitBytes, approve: async (r) => scope.decideUnattended(r.risk) }),
-          p.conversation?.handle,
-        );
+        // A job has no turn to carry a question: relayed requests get the answer the session gives unasked, and a
+        // denial is reported to the client with its job (the handle is known once start returns, before any request).
+        let handle: string | undefined;
+        const approve = async (r: { tool?: string; risk: ToolRisk; summary: string }) =>
+          scope.decideUnattended(r.risk, { tool: r.tool ?? "agent", summary: r.summary, ...(handle ? { job: handle } : {}) });
+        const job = jobsFor(scope).start(name, (signal, progress) => run({ scope, signal, progress, outputLimitBytes: ctx.outputLimitBytes, approve }), p.conversation?.handle);
+        handle = job.job;
         const output = JSON.stringify({ job: job.job, agent: name, status: "running", background: true });
         return { ok: true, output, event: { jobs: [job.job] }, display: `started in the background as ${job.job}` };
       }

@@ -30,8 +30,11 @@ export interface SessionScope {
   onClose(cleanup: () => void | Promise<void>): void;
   /** Lets a service start turns of its own once the session is idle (background reports). */
   turns: TurnScheduler;
-  /** Decisions for requests no person can be asked about (background jobs): policy, then auto_approve, then deny. */
-  decideUnattended(risk: ToolRisk): { approved: boolean; reason: string };
+  /**
+   * Decisions for requests no person can be asked about (background jobs): policy, then auto_approve, then deny.
+   * With `about`, a denial is also reported to the client (`approval.denied_unattended`).
+   */
+  decideUnattended(risk: ToolRisk, about?: { tool: string; summary: string; job?: string }): { approved: boolean; reason: string };
   /** The session's durable record, when the server keeps sessions (src/sessions). */
   journal?: SessionJournal;
   /** Sends a notification to the session's client (services that report between turns, such as jobs). */

@@ -154,6 +154,11 @@ export class ConversationView {
         this.notice = `retrying in ${(Number(p.delay_ms) / 1000).toFixed(1)} s after ${after} (${p.attempt}/${p.max_retries})`;
         break;
       }
+      case "approval.denied_unattended": {
+        const who = p.job ? ` (${p.job})` : "";
+        this.say(`⊘ denied without asking${who}: ${firstLine(String(p.summary ?? ""))} — ${p.reason}`, this.theme.yellow);
+        break;
+      }
       case "job.progress":
         if (this.jobs.has(p.job)) this.jobs.set(p.job, sanitize(String(p.line ?? "")));
         break;

@@ -101,6 +101,9 @@ describe("ConversationView", () => {
     view.apply("job.progress", { session_id: "s-1", job: "other-9", agent: "codex", line: "not ours" });
     expect([...view.jobs]).toEqual([["codex-1", "$ cargo test"]]);
     view.takeCommitted();
+    view.apply("approval.denied_unattended", { session_id: "s-1", job: "codex-1", tool: "agent", risk: "filesystem", summary: "[codex-1 acp] Write b.ts (edit)\n+3 lines", reason: "nobody can approve in a background job" });
+    expect(view.takeCommitted().join(" ")).toBe("⊘ denied without asking (codex-1): [codex-1 acp] Write b.ts (edit) — nobody can approve in a background job");
+    view.takeCommitted();
     const bg = { kind: "background", jobs: ["codex-1"] };
     view.apply("turn.started", { session_id: "s-1", turn_id: "t2", origin: bg, prompt: "[SCV background report]" });
     expect(view.takeCommitted()).toContain("◆ background report: codex-1");
