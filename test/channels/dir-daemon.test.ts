@@ -171,7 +171,9 @@ test("a send that fails twice is retried with backoff and delivered once", async
   const [m] = await waitForOut(b, 1);
   expect(m).toMatchObject({ in_reply_to: id, text: "eventually" });
   await waitFor(() => deliveryRecords(b)[0]?.state === "sent", 5000, "the record to be marked sent");
-  expect(deliveryRecords(b)[0].attempts).toBe(3);
+  // An attempt is counted (and saved) when it starts, so the second one may still have been in flight when out/
+  // was mended: it then succeeded as attempt 2, else attempt 3 did. Either way: retried, delivered once.
+  expect([2, 3]).toContain(deliveryRecords(b)[0].attempts);
   expect(outMessages(b).length).toBe(1);
 }, 30_000);
 

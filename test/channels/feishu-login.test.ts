@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requireBinary } from "../fake/binary";
+import { openTerminal, type Terminal } from "../fake/tmux";
 import { startFakeFeishu, type FakeFeishu } from "../fake/feishu-server";
 import { waitFor } from "./helpers";
 
@@ -13,7 +14,7 @@ let fake: FakeFeishu;
 let root: string;
 let home: string;
 let env: Record<string, string>;
-const tmuxSessions: string[] = [];
+let terminal: Terminal | undefined;
 
 beforeEach(async () => {
   fake = await startFakeFeishu();
@@ -24,7 +25,8 @@ beforeEach(async () => {
   env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, SCV_HOME: home, NO_COLOR: "1" };
 });
 afterEach(async () => {
-  for (const s of tmuxSessions.splice(0)) Bun.spawnSync(["tmux", "kill-session", "-t", s]);
+  terminal?.close();
+  terminal = undefined;
   await fake.close();
   rmSync(root, { recursive: true, force: true });
 });
@@ -78,16 +80,13 @@ test("login --app-id refuses a wrong secret clearly and stores nothing; unknown 
 });
 
 test("login --app-id in a terminal: the secret is read without echo, then the owner's first direct message records them", async () => {
-  const session = `scv-feishu-${process.pid}-${Date.now()}`;
-  tmuxSessions.push(session);
-  const envArgs = Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
-  const spawned = Bun.spawnSync(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", ...envArgs, requireBinary(), "channels", "login", "feishu", "--app-id", fake.appId]);
-  expect(spawned.exitCode).toBe(0);
-  Bun.spawnSync(["tmux", "set-option", "-t", session, "remain-on-exit", "on"]); // keep the pane readable after the command ends
-  const pane = () => Bun.spawnSync(["tmux", "capture-pane", "-p", "-t", session, "-S", "-100"]).stdout.toString();
+  // The shared terminal harness: its own tmux server with the socket under the test's temp dir, and the exit
+  // status printed by a shell (tmux's own dead-pane flag can lag).
+  const t = (terminal = openTerminal([requireBinary(), "channels", "login", "feishu", "--app-id", fake.appId], { env, cwd: root, width: 160, height: 50 }));
+  const pane = () => t.screen();
   await waitFor(() => pane().includes(`App secret for ${fake.appId}:`), 10_000, "the secret prompt");
-  Bun.spawnSync(["tmux", "send-keys", "-t", session, "-l", fake.appSecret]);
-  Bun.spawnSync(["tmux", "send-keys", "-t", session, "Enter"]);
+  t.type(fake.appSecret);
+  t.keys("Enter");
   await waitFor(() => pane().includes("send the bot a direct message"), 10_000, `the owner prompt; pane:\n${pane()}`);
   expect(stored()).toMatchObject({ app_id: fake.appId, app_secret: fake.appSecret });
   expect(stored().owner_open_id).toBeUndefined();
@@ -98,6 +97,5 @@ test("login --app-id in a terminal: the secret is read without echo, then the ow
   expect(pane()).not.toContain(fake.appSecret);
   await waitFor(() => fake.acks.length === 1, 5000, "the claim message to be acknowledged");
   // The command ends by itself once the owner is recorded (nothing keeps it waiting), with status 0.
-  const dead = () => Bun.spawnSync(["tmux", "display-message", "-p", "-t", session, "#{pane_dead} #{pane_dead_status}"]).stdout.toString().trim();
-  await waitFor(() => dead() === "1 0", 5000, `login to exit; pane:\n${pane()}`);
+  expect(await t.exitCode(10_000)).toBe(0);
 }, 30_000);
