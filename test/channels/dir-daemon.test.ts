@@ -1,18 +1,13 @@
 // The dir channel through the real daemon process: owner vs other senders, queueing, commands, dedupe,
 // crash recovery, retries, unprompted reports and a planned restart.
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { hang, startFakeModel, text, toolCalls, type FakeModel } from "../fake/model-server";
+import { fakeModelForFile } from "../fake/binary";
+import { hang, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { cleanupBridges, killDaemon, makeBridge, outMessages, sendMessage, startDaemon, waitFor, waitForOut, type Bridge } from "./helpers";
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-});
+const fake = fakeModelForFile();
 afterEach(async () => {
   await cleanupBridges();
   fake.clear();

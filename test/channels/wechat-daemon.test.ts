@@ -1,23 +1,18 @@
 // The WeChat channel through the real daemon process, against a fake iLink server on 127.0.0.1: QR login
 // picked up by a running daemon, a text turn, files in (kept) and out (chat_attach through the encrypted CDN),
 // a restart mid-poll, a stale token, ret=-2 failures, and the reply budget running out and flushing later.
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { afterEach, expect, test } from "bun:test";
 import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { saveLogin } from "../../src/channels/wechat/store";
 import { MORE_WAITING } from "../../src/channels/wechat/sender";
 import { type FakeIlink, startFakeIlink } from "../fake/ilink-server";
-import { startFakeModel, text, toolCalls, type FakeModel } from "../fake/model-server";
+import { fakeModelForFile } from "../fake/binary";
+import { startFakeModel, text, toolCalls } from "../fake/model-server";
 import { type Bridge, channelStatus, cleanupBridges, killDaemon, makeBridge, startDaemon, waitFor } from "./helpers";
 
-let fake: FakeModel;
+const fake = fakeModelForFile();
 let ilink: FakeIlink;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-});
 afterEach(async () => {
   await cleanupBridges();
   await ilink?.close();

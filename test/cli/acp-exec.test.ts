@@ -1,20 +1,13 @@
 // `dist/scv exec` delegating to an agent over ACP: the compiled binary finds the stand-in server in
 // ~/.local/bin, relays the agent's permission request through its approval gate and prints the result.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
+import { fakeHome, fakeModelForFile, requireBinary } from "../fake/binary";
 import { ACP_AGENT, ACP_SERVER, script } from "../fake/acp-harness";
-import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { text, toolCalls } from "../fake/model-server";
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-  removeFakeHomes();
-});
+const fake = fakeModelForFile();
 
 test("exec --yes: claude over ACP, its permission request approved by the session's gate, progress as events; the server ends with exec", async () => {
   const { env, workspace, home } = fakeHome(fake.url);

@@ -1,19 +1,12 @@
 // The protocol spoken to the compiled `dist/scv server --stdio` over its real stdin/stdout.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
-import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { fakeHome, fakeModelForFile, requireBinary } from "../fake/binary";
+import { text, toolCalls } from "../fake/model-server";
 import { startStdioServer as startServer } from "../fake/stdio-client";
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-  removeFakeHomes();
-});
+const fake = fakeModelForFile();
 
 test("a full turn with a tool call, protocol errors in between, and a clean exit on EOF", async () => {
   const { env, workspace } = fakeHome(fake.url);

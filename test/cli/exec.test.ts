@@ -1,18 +1,11 @@
 // `dist/scv exec` end to end against the fake model endpoint.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, removeFakeHomes, requireBinary, runBinary } from "../fake/binary";
-import { errorReply, type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { fakeHome, fakeModelForFile, requireBinary, runBinary } from "../fake/binary";
+import { errorReply, text, toolCalls } from "../fake/model-server";
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-  removeFakeHomes();
-});
+const fake = fakeModelForFile();
 
 function exec(args: string[], env: Record<string, string>, cwd: string, stdin?: string) {
   return runBinary(["exec", ...args], env, cwd, stdin);

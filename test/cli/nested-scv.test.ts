@@ -1,22 +1,15 @@
 // End to end: a real parent `dist/scv server --stdio` hands work to a real nested `dist/scv` (the running binary
 // itself) through the `scv` agent, both against the scripted model endpoint. The nested bash call's approval
 // reaches the parent's client with the `[scv-1 depth 1]` prefix and is answered there.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { listRecords } from "../../src/process/delegation-records";
-import { fakeHome, removeFakeHomes } from "../fake/binary";
+import { fakeHome, fakeModelForFile } from "../fake/binary";
 import { startStdioServer } from "../fake/stdio-client";
-import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { text, toolCalls } from "../fake/model-server";
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-  removeFakeHomes();
-});
+const fake = fakeModelForFile();
 
 test("a parent and a nested scv: delegated turn, relayed approval, progress, and teardown on EOF", async () => {
   const { env, home, workspace } = fakeHome(fake.url, '[agent]\nprefer = ["scv"]\n');

@@ -1,22 +1,14 @@
 // An orphan left by a SIGKILLed `dist/scv server --stdio` is listed by `scv agents ps --all` and stopped by
 // the next server's start-up reconcile. Real binary, real processes, the fake agent script as the CLI.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
-import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
-import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { fakeHome, fakeModelForFile, requireBinary } from "../fake/binary";
+import { text, toolCalls } from "../fake/model-server";
 import { alive } from "../fake/proc";
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-  removeFakeHomes();
-});
-
+const fake = fakeModelForFile();
 
 async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;

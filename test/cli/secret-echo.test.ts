@@ -1,19 +1,12 @@
 // A provider that echoes the key back (raw, percent-encoded, JSON-escaped, or quoting its end) never gets it
 // printed: the compiled `scv exec`, in text and --json output.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
-import { type FakeModel, httpError, startFakeModel } from "../fake/model-server";
+import { expect, test } from "bun:test";
+import { fakeHome, fakeModelForFile, requireBinary } from "../fake/binary";
+import { httpError } from "../fake/model-server";
 import { keyEchoes } from "../fake/search-servers";
 
 const KEY = "prov/AbC+dEf=gHi~jkl-MARK-123";
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-  removeFakeHomes();
-});
+const fake = fakeModelForFile();
 
 /** What must never be printed: every echoed form, the key's last 4 characters, and its JSON \u form. */
 const forbidden = [...keyEchoes(KEY).map((e) => e.replace("key ending in ", "")), KEY.slice(-4), KEY.replace(/[^A-Za-z0-9]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)];

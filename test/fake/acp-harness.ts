@@ -9,7 +9,7 @@ import type { AgentOverride } from "../../src/config/schema";
 import { afterEach } from "bun:test";
 import { createAgentTool } from "../../src/tools/agent";
 import type { Tool, ToolRisk } from "../../src/tools/tool";
-import { signIn } from "./agent-harness";
+import { type FixtureOptions, signIn } from "./agent-harness";
 import { type ConfigOverrides, type FakeScope, invokeTool, makeCallContext, makeScope } from "./scope";
 
 export const ACP_AGENT = join(import.meta.dir, "acp-agent.sh");
@@ -36,12 +36,9 @@ export interface AcpServerLog {
   received: Record<string, unknown>[];
 }
 
-export interface AcpFixtureOptions {
+export interface AcpFixtureOptions extends Pick<FixtureOptions, "overrides" | "config" | "env"> {
   /** Agents whose ACP server is installed. */
   servers?: string[];
-  overrides?: Record<string, Partial<AgentOverride>>;
-  config?: ConfigOverrides;
-  env?: Record<string, string | undefined>;
   autoApprove?: boolean;
 }
 

@@ -2,6 +2,8 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "bun:test";
+import { type FakeModel, type FakeModelOptions, startFakeModel } from "./model-server";
 
 export const SCV_BINARY = join(import.meta.dir, "..", "..", "dist", "scv");
 
@@ -38,4 +40,27 @@ export function fakeHome(baseUrl: string, extra = ""): { home: string; workspace
 /** Removes every temporary SCV_HOME and workspace fakeHome has made so far (after their processes ended). */
 export function removeFakeHomes(): void {
   for (const root of madeRoots.splice(0)) rmSync(root, { recursive: true, force: true });
+}
+
+/**
+ * The scripted model every test of a file shares: started before the file's tests, closed after them together
+ * with every fake home the file made. The value stands in for the running model (it forwards to it), so tests
+ * keep reading `fake.url`, `fake.queue(...)`; touching it outside a test fails saying why.
+ */
+export function fakeModelForFile(opts?: FakeModelOptions): FakeModel {
+  let model: FakeModel | undefined;
+  beforeAll(async () => {
+    model = await startFakeModel(opts);
+  });
+  afterAll(async () => {
+    await model?.close();
+    removeFakeHomes();
+  });
+  return new Proxy({} as FakeModel, {
+    get(_, key) {
+      if (!model) throw new Error("the file's fake model starts in beforeAll; use it inside a test");
+      const value = (model as unknown as Record<string | symbol, unknown>)[key];
+      return typeof value === "function" ? value.bind(model) : value;
+    },
+  });
 }
