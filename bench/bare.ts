@@ -15,6 +15,17 @@ export function buildBareHello(): { dir: string; bare: string } {
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** The median wall time of `rounds` calls of `fn` (awaited), in milliseconds. */
+export async function medianTime(fn: () => unknown, rounds: number): Promise<number> {
+  const out: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    await fn();
+    out.push(performance.now() - t);
+  }
+  return median(out);
+}
+
 /** Wall time of one run of `argv` to its exit. */
 export function timeRun(argv: string[], env: Record<string, string>): number {
   const t0 = performance.now();

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createModelClient } from "../src/provider/client";
 import { createServerConnection } from "../src/server/server";
+import { median } from "./bare";
 
 const TURNS = 200;
 const WINDOW = 10; // turns around each measuring point
@@ -126,7 +127,6 @@ const bestOf = (key: "perStep" | "encode") => rounds[0]![key].map((_, t) => Math
 const perStep = bestOf("perStep");
 const encode = bestOf("encode");
 const sizes = rounds[0]!.sizes;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const at10 = median(perStep.slice(5, 15));
 const at100 = median(perStep.slice(95, 105));
 const at200 = median(perStep.slice(TURNS - WINDOW));

@@ -7,14 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createProcessRunner, newTag } from "../src/process/index";
 import { RunRecorder, runsDir } from "../src/process/run-records";
+import { median } from "./bare";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 200);
 const root = mkdtempSync(join(tmpdir(), "scv-bench-runs-"));
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 try {
   const cycle: number[] = [];

@@ -1,18 +1,14 @@
 // The interactive session's start-up: time from spawn until the prompt is drawn on a real pty (`script`
 // allocates one), against a bare compiled hello-world printing through the same pty in the same run.
 // Target: the prompt drawn within 100 ms of spawn.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { buildBareHello, median } from "./bare";
 
 const RUNS = Number(process.env.RUNS ?? 20);
 const scv = join(import.meta.dir, "..", "dist", "scv");
-const dir = mkdtempSync(join(tmpdir(), "scv-bench-tui-"));
+const { dir, bare } = buildBareHello();
 try {
-  writeFileSync(join(dir, "hello.ts"), `console.log("hello")\n`);
-  const bare = join(dir, "hello");
-  const built = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", bare, join(dir, "hello.ts")]);
-  if (!built.success) throw new Error(built.stderr.toString());
   const home = join(dir, "scv-home");
   mkdirSync(home);
   // A profile on a loopback port nobody listens on: the TUI never sends a request in this benchmark.
@@ -38,7 +34,6 @@ try {
     return elapsed;
   }
 
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const bareTimes: number[] = [];
   const tuiTimes: number[] = [];
   for (let i = 0; i < RUNS; i++) {
