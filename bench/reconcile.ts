@@ -7,34 +7,12 @@ import { readFileSync } from "node:fs";
 import { type DelegationRecord, bootId, currentBtime, writeRecord } from "../src/process/delegation-records";
 import { scanTagged } from "../src/process/delegation-stop";
 import { reconcile } from "../src/process/reconcile";
+import { medianTime } from "./bare";
 
 const EXTRA = Number(process.env.BENCH_EXTRA ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
-
-function time(fn: () => unknown, rounds = ROUNDS): number {
-  const out: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const t = performance.now();
-    fn();
-    out.push(performance.now() - t);
-  }
-  return median(out);
-}
-
-async function timeAsync(fn: () => Promise<unknown>, rounds = ROUNDS): Promise<number> {
-  const out: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const t = performance.now();
-    await fn();
-    out.push(performance.now() - t);
-  }
-  return median(out);
-}
+const time = (fn: () => unknown, rounds = ROUNDS) => medianTime(fn, rounds);
 
 const ticksNow = () => String(Math.floor(Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]) * 100));
 
@@ -82,16 +60,16 @@ const pids = readdirSync("/proc").filter((n) => /^\d+$/.test(n)).length;
 
 try {
   const home = join(mkdtempSync(join(tmpdir(), "scv-bench-")), "home");
-  const bare = time(() => readdirSync("/proc"));
-  const scan = time(() => scanTagged([orphan(0)]));
-  const every = time(() => scanTagged([orphan(0)], { everyProcess: true }));
+  const bare = await time(() => readdirSync("/proc"));
+  const scan = await time(() => scanTagged([orphan(0)]));
+  const every = await time(() => scanTagged([orphan(0)], { everyProcess: true }));
   let n = 1;
-  const pass = await timeAsync(async () => {
+  const pass = await time(async () => {
     writeRecord(home, orphan(n++));
     const r = await reconcile(home);
     if (r.stopped.length !== 1) throw new Error("the orphan was not reconciled");
   });
-  const idle = await timeAsync(() => reconcile(home));
+  const idle = await time(() => reconcile(home));
   const ratio = (x: number) => `${(x / bare).toFixed(1)}x`;
   console.log(`processes in /proc: ${pids} (${before} before the ${EXTRA} extra sleeps)`);
   console.log(`bare /proc readdir                        median ${bare.toFixed(3)} ms   (baseline)`);
