@@ -7,6 +7,7 @@ import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../config/private-file";
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { readStateJson } from "../process/delegation-records";
 import { identityOf, isAlive } from "../process/procfs";
 import type { ProcessIdentity } from "../process/types";
@@ -36,8 +37,8 @@ export interface Conversation {
   idleTimer?: ReturnType<typeof setTimeout>;
 }
 
-// Built at its first use (z.lazy), not when a server starts (docs/architecture.md, start-up).
-export const MarkerFile = z.lazy(() => z.object({
+// Built at its first use (lazySchema), not when a server starts (docs/architecture.md, start-up).
+export const MarkerFile = lazySchema(() => z.object({
   cli_session_id: z.string(),
   agent: z.string(),
   handle: z.string(),

@@ -1,6 +1,7 @@
 // The one schema for config.toml (user: $SCV_HOME/config.toml; project: <workspace>/.scv/config.toml).
 // docs/configuration.md describes every key here; keep them together.
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { REASONING_EFFORTS, REASONING_SUMMARIES } from "./reasoning";
 
 const positiveInt = (max?: number) => {
@@ -15,7 +16,7 @@ export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
 export { REASONING_EFFORTS, REASONING_SUMMARIES };
 export const MODEL_PATTERN = /^(?![-@])[A-Za-z0-9._:/@\[\]-]{1,128}$/;
 
-export const ProviderProfile = z.strictObject({
+export const ProviderProfile = lazySchema(() => z.strictObject({
   kind: z.literal("openai").default("openai"),
   wire_api: z.enum(["responses", "chat"]).default("responses"),
   model: z.string().min(1, "must not be empty").default("gpt-5.5"),
@@ -34,14 +35,14 @@ export const ProviderProfile = z.strictObject({
   // Proxy variables in the environment are ignored; a profile that needs a proxy names it here.
   proxy: z.url({ protocol: /^https?$/ }).optional(),
   max_retries: z.number().int().min(0).max(10).default(3),
-});
+}));
 export type ProviderProfile = z.infer<typeof ProviderProfile>;
 
 /** The longest timeout a timer can hold (2^31-1 ms, about 24.8 days); a longer one would fire at once. */
 export const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 const timeoutSeconds = () => positiveInt(MAX_TIMER_SECONDS);
 
-export const ToolsConfig = z.strictObject({
+export const ToolsConfig = lazySchema(() => z.strictObject({
   approval_policy: z.enum(["on-risk", "never"]).default("on-risk"),
   command_timeout_seconds: timeoutSeconds().default(600),
   max_timeout_seconds: timeoutSeconds().default(14400),
@@ -50,9 +51,9 @@ export const ToolsConfig = z.strictObject({
   max_steps: positiveInt(1000).default(64),
   // Read AGENTS.md (or CLAUDE.md) from the workspace into the system prompt as the project's instructions.
   project_instructions: z.boolean().default(true),
-});
+}));
 
-export const WebConfig = z.strictObject({
+export const WebConfig = lazySchema(() => z.strictObject({
   allow_private_addresses: z.boolean().default(false),
   fetch_max_bytes: positiveInt(64 * 1024 * 1024).default(2 * 1024 * 1024),
   max_redirects: z.number().int().min(0).max(20).default(5),
@@ -63,18 +64,18 @@ export const WebConfig = z.strictObject({
   brave_api_key: z.string().min(1).optional(),
   brave_api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("BRAVE_API_KEY"),
   max_search_results: positiveInt(50).default(8),
-});
+}));
 
-export const AgentConfig = z.strictObject({
+export const AgentConfig = lazySchema(() => z.strictObject({
   system_prompt: z.string().optional(),
   prefer: z.array(z.enum(AGENT_NAMES, { error: `must be one of: ${AGENT_NAMES.join(", ")}` })).default([]),
   max_delegation_depth: z.number().int().min(0).max(16).default(2),
   max_conversations: positiveInt(1000).default(8),
   conversation_idle_seconds: positiveInt().default(86400),
   max_background: z.number().int().min(0).max(64).default(4),
-});
+}));
 
-export const SkillsConfig = z.strictObject({
+export const SkillsConfig = lazySchema(() => z.strictObject({
   enabled: z.boolean().default(true),
   max_skills: z.number().int("must be a whole number").min(0, "must be 0 or more").max(1024, "must be at most 1024").default(64),
   max_skill_bytes: positiveInt(1024 * 1024).min(1024, "must be at least 1024").default(65536),
@@ -82,13 +83,13 @@ export const SkillsConfig = z.strictObject({
     .array(z.string().refine((p) => p.startsWith("/") || p.startsWith("~/"), "must be an absolute path or start with ~/"))
     .max(32, "must list at most 32 directories")
     .default([]),
-});
+}));
 
-export const SessionsConfig = z.strictObject({
+export const SessionsConfig = lazySchema(() => z.strictObject({
   keep_days: positiveInt(36500).default(90),
-});
+}));
 
-export const AgentOverride = z.strictObject({
+export const AgentOverride = lazySchema(() => z.strictObject({
   use_for: z.string().refine((s) => Buffer.byteLength(s) <= 500 && !s.includes("\n"), "must be one line of at most 500 bytes").optional(),
   model: z.string().regex(MODEL_PATTERN, "must be 1-128 of A-Z a-z 0-9 . _ : / @ [ ] - and not start with - or @").optional(),
   effort: z.enum(EFFORTS).optional(),
@@ -96,18 +97,18 @@ export const AgentOverride = z.strictObject({
   command: z.string().min(1).optional(),
   args: z.array(z.string()).optional(),
   transport: z.enum(["auto", "acp", "resume"]).default("auto"),
-});
+}));
 export type AgentOverride = z.infer<typeof AgentOverride>;
 
 /** `[channels.dir]`: the loopback chat channel for scripts and tests (docs/channels.md). */
-export const DirChannelConfig = z.strictObject({
+export const DirChannelConfig = lazySchema(() => z.strictObject({
   path: z.string().min(1, "must name a directory"),
   owner: z.string().min(1, "must name the owner's sender id"),
   account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
-});
+}));
 
 /** `[channels.wechat]`: WeChat over Tencent's iLink bot API; log in with `scv channels login wechat` (docs/channels.md). */
-export const WechatChannelConfig = z.strictObject({
+export const WechatChannelConfig = lazySchema(() => z.strictObject({
   enabled: z.boolean().default(true),
   base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).default("https://ilinkai.weixin.qq.com"),
   cdn_base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).default("https://novac2c.cdn.weixin.qq.com/c2c"),
@@ -119,10 +120,10 @@ export const WechatChannelConfig = z.strictObject({
   reply_budget: positiveInt(100).min(2, "must be at least 2 (one message is kept to say that more is waiting)").default(10),
   /** Hours after the owner's last message that replies still get through (WeChat allows 24). */
   reply_window_hours: z.number().positive("must be greater than 0").max(24).default(23),
-});
+}));
 
 /** `[channels.feishu]`: the Feishu / Lark bot (docs/channels.md). The secret never lives in config. */
-export const FeishuChannelConfig = z.strictObject({
+export const FeishuChannelConfig = lazySchema(() => z.strictObject({
   enabled: z.boolean().default(true),
   /**
    * `feishu` (open.feishu.cn), `lark` (open.larksuite.com), or a base URL (an on-premise gateway, a test
@@ -139,9 +140,9 @@ export const FeishuChannelConfig = z.strictObject({
   /** The owner's open_id (ou_…): their direct chat gets tools; default: the one login recorded. */
   owner_open_id: z.string().regex(/^ou_[0-9A-Za-z]{4,64}$/, "an open_id looks like ou_…").optional(),
   account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
-});
+}));
 
-export const ChannelsConfig = z.strictObject({
+export const ChannelsConfig = lazySchema(() => z.strictObject({
   /** Where chat logs and kept files live; default $SCV_HOME/archive. */
   archive_dir: z.string().min(1).optional(),
   /** Days a file a chat user sent stays in the media directory (chat_keep keeps it for good). */
@@ -155,9 +156,9 @@ export const ChannelsConfig = z.strictObject({
   dir: DirChannelConfig.optional(),
   wechat: WechatChannelConfig.optional(),
   feishu: FeishuChannelConfig.optional(),
-});
+}));
 
-export const ConfigFile = z.strictObject({
+export const ConfigFile = lazySchema(() => z.strictObject({
   provider: z.strictObject({ active: z.string().min(1) }).partial().optional(),
   providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "profile names use letters, digits, _ and -"), ProviderProfile).optional(),
   tools: ToolsConfig.partial().optional(),
@@ -167,7 +168,7 @@ export const ConfigFile = z.strictObject({
   skills: SkillsConfig.partial().optional(),
   sessions: SessionsConfig.partial().optional(),
   channels: ChannelsConfig.partial().optional(),
-});
+}));
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
 export interface Config {

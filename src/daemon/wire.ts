@@ -1,24 +1,25 @@
 // The daemon's HTTP surface on $SCV_HOME/run/scv.sock: request and response bodies (documented in
 // docs/architecture.md). Later issues add sessions and channels.
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 
-export const HealthResponse = z.object({
+export const HealthResponse = lazySchema(() => z.object({
   ok: z.literal(true),
   pid: z.number().int(),
   /** /proc start time of the daemon, so a client can wait for exactly this process to exit. */
   start_time: z.string(),
   version: z.string(),
-});
+}));
 export type HealthResponse = z.infer<typeof HealthResponse>;
 
-export const DelegationCounts = z.object({
+export const DelegationCounts = lazySchema(() => z.object({
   /** Runs at work, including nested SCVs whose own background jobs still count. */
   running: z.number().int(),
   /** Live agents waiting between turns. */
   idle: z.number().int(),
-});
+}));
 
-export const StatusResponse = z.object({
+export const StatusResponse = lazySchema(() => z.object({
   pid: z.number().int(),
   version: z.string(),
   started_unix: z.number(),
@@ -33,22 +34,22 @@ export const StatusResponse = z.object({
   /** Set once a planned stop began; the daemon then waits for this many runs. */
   stopping: z.boolean(),
   waiting_for: z.number().int(),
-});
+}));
 export type StatusResponse = z.infer<typeof StatusResponse>;
 
-export const ShutdownRequest = z.strictObject({
+export const ShutdownRequest = lazySchema(() => z.strictObject({
   /** Kill running turns and delegations (the tracked way) instead of waiting for them. */
   force: z.boolean().default(false),
   /** How long a planned stop waits before it kills what still runs. */
   timeout_seconds: z.number().positive().max(86_400).optional(),
-});
+}));
 export type ShutdownRequest = z.infer<typeof ShutdownRequest>;
 
-export const ShutdownResponse = z.object({
+export const ShutdownResponse = lazySchema(() => z.object({
   stopping: z.literal(true),
   force: z.boolean(),
   waiting_for: z.number().int(),
   timeout_seconds: z.number(),
-});
+}));
 
-export const ErrorResponse = z.object({ error: z.string() });
+export const ErrorResponse = lazySchema(() => z.object({ error: z.string() }));

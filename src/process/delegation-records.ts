@@ -5,11 +5,12 @@ import { KiB, readBoundedText } from "../config/safe-read";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../config/private-file";
 import { join } from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { identityOf, isAlive } from "./procfs";
 import type { ProcessIdentity } from "./types";
 
-// Built at its first use (z.lazy), not when a server starts (docs/architecture.md, start-up).
-export const DelegationRecord = z.lazy(() => z.object({
+// Built at its first use (lazySchema), not when a server starts (docs/architecture.md, start-up).
+export const DelegationRecord = lazySchema(() => z.object({
   handle: z.string(),
   agent: z.string(),
   /** instanceId and sessionId of the SCV session that started it. */

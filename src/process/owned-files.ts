@@ -7,6 +7,7 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, writ
 import { randomHex } from "../digest";
 import { basename, join } from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { tryUnlink } from "../config/private-file";
 import { bootId, ownerIdentity, readStateJson } from "./delegation-records";
 import { readStat } from "./procfs";
@@ -14,8 +15,8 @@ import { readStat } from "./procfs";
 /** Only names like this are ever removed by a sweep, whatever a record says. */
 export const TEMP_SUFFIX = ".scv-tmp";
 
-// Built at its first use (z.lazy), not when a server starts (docs/architecture.md, start-up).
-const OwnedFile = z.lazy(() => z.object({
+// Built at its first use (lazySchema), not when a server starts (docs/architecture.md, start-up).
+const OwnedFile = lazySchema(() => z.object({
   path: z.string(),
   owner_pid: z.number().int(),
   owner_start_time: z.string(),

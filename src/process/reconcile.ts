@@ -5,6 +5,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { pruneStaleMarkers } from "../agents/conversations";
 import {
   type DelegationRecord,
@@ -136,10 +137,10 @@ function removeIfOlder(file: string, now: number) {
   } catch {}
 }
 
-export const ReconcileStats = z.object({
+export const ReconcileStats = lazySchema(() => z.object({
   orphans_stopped_total: z.number().int().nonnegative().default(0),
   last_stopped_unix: z.number().optional(),
-});
+}));
 export type ReconcileStats = z.infer<typeof ReconcileStats>;
 
 const statsPath = (scvHome: string) => join(stateDir(scvHome), "reconcile.json");

@@ -2,9 +2,10 @@
 // happen. The first record is the session header. History items are stored as opaque JSON objects, so new item
 // kinds (reasoning, compaction summaries) need no change here. `type` is always the first key: listing and
 // search pick out the records they need by that prefix without parsing every line.
-// The header and record shapes are built at their first use (z.lazy): only reading a session needs them, and a
+// The header and record shapes are built at their first use (lazySchema): only reading a session needs them, and a
 // new session (a nested SCV child's, say) should not spend start-up building them.
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 
 export const FORMAT_VERSION = 1;
 
@@ -12,16 +13,16 @@ export const FORMAT_VERSION = 1;
 export const SESSION_ID = /^s-[a-z0-9]{1,64}$/;
 
 /** A history item exactly as the model saw it; its kinds belong to src/provider. */
-const Item = z.looseObject({});
-const Usage = z.object({ input_tokens: z.number(), output_tokens: z.number(), cached_input_tokens: z.number() });
-const Origin = z.looseObject({ kind: z.string() });
+const Item = lazySchema(() => z.looseObject({}));
+const Usage = lazySchema(() => z.object({ input_tokens: z.number(), output_tokens: z.number(), cached_input_tokens: z.number() }));
+const Origin = lazySchema(() => z.looseObject({ kind: z.string() }));
 
 export const TURN_STATUSES = ["completed", "failed", "cancelled", "interrupted"] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
-const at = z.number();
+const at = lazySchema(() => z.number());
 
-export const SessionHeader = z.lazy(() => z.looseObject({
+export const SessionHeader = lazySchema(() => z.looseObject({
   type: z.literal("session"),
   at,
   v: z.number().int(),
@@ -35,7 +36,7 @@ export const SessionHeader = z.lazy(() => z.looseObject({
 }));
 export type SessionHeader = z.infer<typeof SessionHeader>;
 
-export const StoredConversation = z.object({
+export const StoredConversation = lazySchema(() => z.object({
   handle: z.string(),
   agent: z.string(),
   cwd: z.string(),
@@ -43,10 +44,10 @@ export const StoredConversation = z.object({
   turns: z.number().int(),
   last_used: z.number(),
   usage_total: z.object({ input_tokens: z.number(), output_tokens: z.number() }).optional(),
-});
+}));
 export type StoredConversation = z.infer<typeof StoredConversation>;
 
-export const StoredJob = z.object({
+export const StoredJob = lazySchema(() => z.object({
   job: z.string(),
   agent: z.string(),
   conversation: z.string().optional(),
@@ -55,11 +56,11 @@ export const StoredJob = z.object({
   finished_at: z.number().optional(),
   /** The agent call's structured result, as the model would see it. */
   result: z.looseObject({}).optional(),
-});
+}));
 export type StoredJob = z.infer<typeof StoredJob>;
 
 /** Every record after the header. Unknown types are skipped with a warning (a newer SCV wrote them). */
-export const SessionRecord = z.lazy(() => z.discriminatedUnion("type", [
+export const SessionRecord = lazySchema(() => z.discriminatedUnion("type", [
   z.object({ type: z.literal("resumed"), at, provider: z.string(), model: z.string() }),
   z.object({ type: z.literal("turn"), at, turn: z.string(), prompt: z.string(), origin: Origin }),
   z.object({ type: z.literal("item"), at, turn: z.string().optional(), item: Item }),

@@ -9,8 +9,13 @@ import { tryUnlink, writePrivateFileAtomic } from "../config/private-file";
 import { identityOf, isAlive } from "../process/procfs";
 import type { RecordInput } from "./records";
 
-/** Records whose loss would be noticed: written through to the disk, not only to the kernel. */
-const SYNCED = new Set<string>(["session", "turn_ended", "job_finished", "conversation", "compacted", "resumed"]);
+/**
+ * Records whose loss would be noticed: written through to the disk, not only to the kernel. A new session's
+ * header is not among them: it reaches the disk with the first of these (fdatasync flushes all the file holds),
+ * and a session that never gets that far is worth nothing after a power cut; syncing it would sit between a
+ * nested SCV child's spawn and its first model request.
+ */
+const SYNCED = new Set<string>(["turn_ended", "job_finished", "conversation", "compacted", "resumed"]);
 
 export interface SessionRecorder {
   readonly id: string;
@@ -130,5 +135,6 @@ export function lockOwner(lockFile: string): LockBody | undefined {
 export function takeLock(lockFile: string): void {
   const me = identityOf(process.pid);
   if (!me) return;
-  writePrivateFileAtomic(lockFile, `${JSON.stringify({ pid: me.pid, start_time: me.startTime } satisfies LockBody)}\n`);
+  // Not synced: a lock speaks only for a live process, and a power cut leaves none.
+  writePrivateFileAtomic(lockFile, `${JSON.stringify({ pid: me.pid, start_time: me.startTime } satisfies LockBody)}\n`, { sync: false });
 }

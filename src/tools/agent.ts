@@ -2,6 +2,7 @@
 // pi, a nested SCV) and returns its structured result. The tool chooses the agent and checks the call against
 // what that agent takes when the call is assessed, before any approval; src/agents does the rest.
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { EFFORTS } from "../config/schema";
 import type { AcpSupport } from "../agents/descriptors";
 import { defaultAgent, type OfferedAgent, takesOption } from "../agents/offer";
@@ -13,7 +14,7 @@ import { jobsFor } from "../agents/jobs";
 import { defineTool, type SessionScope, type Tool, type ToolCallContext, ToolError, type ToolRisk } from "./tool";
 
 /** What the tool accepts: lenient strings, so every refusal can say exactly what was wrong (see planCall). */
-export const AgentArgs = z.strictObject({
+export const AgentArgs = lazySchema(() => z.strictObject({
   agent: z.string().optional(),
   prompt: z.string().min(1, "must not be empty; write a self-contained brief"),
   cwd: z.string().optional(),
@@ -22,7 +23,7 @@ export const AgentArgs = z.strictObject({
   effort: z.string().optional(),
   timeout_seconds: z.number().int("must be a whole number of seconds").positive("must be greater than 0").optional(),
   background: z.boolean().optional(),
-});
+}));
 
 const DESCRIPTION =
   "Hand a task to another coding agent and get back its final answer as JSON: agent, status (completed, failed, " +

@@ -5,6 +5,7 @@ import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, realpat
 import { randomHex } from "../digest";
 import { basename, isAbsolute, join, sep } from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { mediaRoot, outboxMediaDir } from "../chatlog/paths";
 import { ensurePrivateDir, tryUnlink } from "../config/private-file";
 import { MiB } from "../config/safe-read";
@@ -106,14 +107,14 @@ function checkFile(given: string, st: import("node:fs").Stats) {
   if (st.size > MAX_ATTACH_BYTES) throw new ToolError(`not sent: ${given} is ${(st.size / MiB).toFixed(1)} MiB; a chat file may be at most 25 MiB`);
 }
 
-const Args = z.strictObject({
+const Args = lazySchema(() => z.strictObject({
   path: z.string().min(1).describe("the file: absolute or relative to the workspace"),
   caption: z
     .string()
     .refine((s) => Buffer.byteLength(s) <= CAPTION_BYTES, `must be at most ${CAPTION_BYTES} bytes`)
     .optional()
     .describe("shown in the reply as <name>: <caption>"),
-});
+}));
 
 export function createChatAttachTool(scope: SessionScope): Tool | undefined {
   if (!chatScope(scope)) return undefined;

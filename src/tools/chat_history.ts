@@ -1,13 +1,14 @@
 // chat_history: reads this conversation's chat log (search, episodes, read) and nothing else; read-only.
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { fitJson, listLogEpisodes, readLogEpisode, searchLog } from "../chatlog/history";
 import { EPISODE_ID } from "../chatlog/paths";
 import { chatScope } from "./chat-place";
 import { defineTool, ToolError, type SessionScope, type Tool } from "./tool";
 
-const DATE = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD");
+const DATE = lazySchema(() => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD"));
 
-const Args = z.discriminatedUnion("action", [
+const Args = lazySchema(() => z.discriminatedUnion("action", [
   z.strictObject({
     action: z.literal("search"),
     query: z.string().trim().min(1, "must name what to look for"),
@@ -25,7 +26,7 @@ const Args = z.discriminatedUnion("action", [
     offset: z.number().int().min(0).default(0),
     limit: z.number().int().min(1).max(100).default(30),
   }),
-]);
+]));
 
 export function createChatHistoryTool(scope: SessionScope): Tool | undefined {
   const chat = chatScope(scope);

@@ -3,10 +3,11 @@ import * as fs from "node:fs";
 import { sha256Hex } from "../digest";
 import * as path from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext, type ToolResult, type ToolRisk } from "./tool";
 import { assertOpenedInside, displayPath as display, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
 
-export const ReadArgs = z.strictObject({
+export const ReadArgs = lazySchema(() => z.strictObject({
   path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
   offset: z
     .number()
@@ -20,7 +21,7 @@ export const ReadArgs = z.strictObject({
     .min(0, "must be 0 or more")
     .optional()
     .describe("Most bytes to return (default: as many as the output limit allows)"),
-});
+}));
 type ReadArgs = z.infer<typeof ReadArgs>;
 
 export function createReadTool(_scope: SessionScope): Tool {

@@ -2,16 +2,17 @@
 // so it cannot read anything but the discovered SKILL.md files, each at most skills.max_skill_bytes.
 import { homedir } from "node:os";
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { discoverSkills, projectSkillsSection, readSkill, type SkillCatalog, SkillReadError, userSkillsSection } from "../skills/index";
 import { defineTool, type SessionScope, type Tool, ToolError, type ToolRegistry } from "./tool";
 
-export const ReadSkillArgs = z.strictObject({
+export const ReadSkillArgs = lazySchema(() => z.strictObject({
   name: z
     .string()
     .min(1, "must not be empty; give a skill name from the system prompt")
     .max(256, "must be at most 256 characters")
     .describe("The skill's name as listed in the system prompt, e.g. release-checks or web:deploy"),
-});
+}));
 
 /** The session's skills, discovered once on first use (tool list or prompt) and kept for the session's life. */
 export function sessionSkills(scope: SessionScope): SkillCatalog {

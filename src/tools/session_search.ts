@@ -3,18 +3,19 @@
 // session (such as a chat sender's) never sees other conversations. What it returns is stored text, shown to
 // the model as data.
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { cutUtf8, defineTool, type SessionScope, type Tool } from "./tool";
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 50;
 
-export const SessionSearchArgs = z.strictObject({
+export const SessionSearchArgs = lazySchema(() => z.strictObject({
   query: z
     .string()
     .refine((q) => q.trim() !== "", "must contain at least one word")
     .describe("words that must all appear in the turn's prompt or reply"),
   limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`most matches to return (default ${DEFAULT_LIMIT})`),
-});
+}));
 
 export function createSessionSearchTool(scope: SessionScope): Tool | undefined {
   const store = scope.journal?.store;

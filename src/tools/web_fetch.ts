@@ -2,10 +2,11 @@
 // Policy (schemes, credentials, addresses, redirects, limits) lives in src/net; this file decides risk and
 // lays out the result: final URL, status, content type and the character range come first.
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { autoApproveHosts, bareHost, fetchPage, linksFor, NetError, netOptions, parseTargetUrl, type Page } from "../net";
 import { cutUtf8, defineTool, type SessionScope, type Tool, ToolError, type ToolResult } from "./tool";
 
-export const Params = z.strictObject({
+export const Params = lazySchema(() => z.strictObject({
   url: z.string().min(1, "give the http:// or https:// URL to fetch").describe("The http:// or https:// URL to GET."),
   offset: z
     .number()
@@ -13,7 +14,7 @@ export const Params = z.strictObject({
     .min(0, "must be 0 or more")
     .optional()
     .describe("Character offset to start from; a long page's result ends with the offset of its next part."),
-});
+}));
 type Args = z.infer<typeof Params>;
 
 /** Room kept for the closing "next part" note. */

@@ -3,81 +3,82 @@
 // Shapes follow the v1 schema (`schema/v1/schema.json`) and what the real adapters send; unknown fields and
 // unknown update kinds are tolerated, since agents add vendor fields (`_meta`, `name`, `usage`) freely.
 import { z } from "zod";
+import { lazySchema } from "../../lazy-schema";
 
 export const PROTOCOL_VERSION = 1;
 
 /** Request IDs may be numbers or strings (Zed's codex-acp sends UUID strings). */
-export const RequestId = z.union([z.number(), z.string()]);
+export const RequestId = lazySchema(() => z.union([z.number(), z.string()]));
 
-export const RpcErrorBody = z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() });
+export const RpcErrorBody = lazySchema(() => z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }));
 
 /** Any JSON-RPC 2.0 message, told apart by which of method / id / result / error it has. */
-export const RpcMessage = z.object({
+export const RpcMessage = lazySchema(() => z.object({
   jsonrpc: z.literal("2.0").optional(),
   id: RequestId.nullish(),
   method: z.string().optional(),
   params: z.unknown().optional(),
   result: z.unknown().optional(),
   error: RpcErrorBody.optional(),
-});
+}));
 export type RpcMessage = z.infer<typeof RpcMessage>;
 
 export const METHOD_NOT_FOUND = -32601;
 
 // ---- Client → agent ---------------------------------------------------------------------------------------
 
-export const InitializeResult = z.object({
+export const InitializeResult = lazySchema(() => z.object({
   protocolVersion: z.number(),
   agentCapabilities: z.record(z.string(), z.unknown()).optional(),
   agentInfo: z.object({ name: z.string(), version: z.string().optional() }).nullish(),
-});
+}));
 
-const SelectValue = z.object({ value: z.string(), name: z.string().optional() });
+const SelectValue = lazySchema(() => z.object({ value: z.string(), name: z.string().optional() }));
 /** Select options, flat or grouped (`{group, name, options: [...]}`). */
-const SelectOptions = z.array(z.union([SelectValue, z.object({ options: z.array(SelectValue) })]));
+const SelectOptions = lazySchema(() => z.array(z.union([SelectValue, z.object({ options: z.array(SelectValue) })])));
 
-export const ConfigOption = z.object({
+export const ConfigOption = lazySchema(() => z.object({
   id: z.string(),
   name: z.string().optional(),
   category: z.string().nullish(),
   type: z.string().optional(),
   currentValue: z.unknown().optional(),
   options: SelectOptions.optional(),
-});
+}));
 export type ConfigOption = z.infer<typeof ConfigOption>;
 
-export const SessionModes = z.object({
+export const SessionModes = lazySchema(() => z.object({
   currentModeId: z.string().optional(),
   availableModes: z.array(z.object({ id: z.string(), name: z.string().optional() })).catch([]),
-});
+}));
 
-export const NewSessionResult = z.object({
+export const NewSessionResult = lazySchema(() => z.object({
   sessionId: z.string().min(1),
   modes: SessionModes.nullish(),
   configOptions: z.array(ConfigOption).nullish(),
-});
+}));
 export type NewSessionResult = z.infer<typeof NewSessionResult>;
 
 /** `{configOptions}`; some agents answer `{}` or null. */
-export const SetConfigOptionResult = z.object({ configOptions: z.array(ConfigOption).nullish().catch(undefined) }).passthrough().nullish();
+export const SetConfigOptionResult = lazySchema(() => z.object({ configOptions: z.array(ConfigOption).nullish().catch(undefined) }).passthrough().nullish());
 
-export const StopReason = z.string();
-export const PromptResult = z.object({
+export const StopReason = lazySchema(() => z.string());
+export const PromptResult = lazySchema(() => z.object({
   stopReason: StopReason,
   usage: z
     .object({ inputTokens: z.number().optional(), outputTokens: z.number().optional(), cachedReadTokens: z.number().nullish(), cachedWriteTokens: z.number().nullish() })
     .nullish()
     .catch(undefined),
-});
+}));
 export type PromptResult = z.infer<typeof PromptResult>;
 
-export const AnyResult = z.unknown();
+export const AnyResult = lazySchema(() => z.unknown());
 
 // ---- Agent → client ---------------------------------------------------------------------------------------
 
-const ContentBlock = z.object({ type: z.string(), text: z.string().optional() }).passthrough();
+const ContentBlock = lazySchema(() => z.object({ type: z.string(), text: z.string().optional() }).passthrough());
 
-const ToolKind = z.string().nullish();
+const ToolKind = lazySchema(() => z.string().nullish());
 
 const ToolCallFields = {
   toolCallId: z.string(),
@@ -87,7 +88,7 @@ const ToolCallFields = {
   locations: z.array(z.object({ path: z.string() }).passthrough()).nullish().catch(undefined),
 };
 
-export const SessionUpdate = z.discriminatedUnion("sessionUpdate", [
+export const SessionUpdate = lazySchema(() => z.discriminatedUnion("sessionUpdate", [
   z.object({
     sessionUpdate: z.literal("agent_message_chunk"),
     content: ContentBlock,
@@ -99,14 +100,14 @@ export const SessionUpdate = z.discriminatedUnion("sessionUpdate", [
     sessionUpdate: z.literal("plan"),
     entries: z.array(z.object({ content: z.string(), status: z.string().optional() })).catch([]),
   }),
-]);
+]));
 export type SessionUpdate = z.infer<typeof SessionUpdate>;
 
-export const SessionNotification = z.object({ sessionId: z.string(), update: z.record(z.string(), z.unknown()) });
+export const SessionNotification = lazySchema(() => z.object({ sessionId: z.string(), update: z.record(z.string(), z.unknown()) }));
 
-export const PermissionOption = z.object({ optionId: z.string(), name: z.string().optional(), kind: z.string() });
+export const PermissionOption = lazySchema(() => z.object({ optionId: z.string(), name: z.string().optional(), kind: z.string() }));
 
-export const RequestPermissionParams = z.object({
+export const RequestPermissionParams = lazySchema(() => z.object({
   sessionId: z.string(),
   toolCall: z
     .object({
@@ -117,7 +118,7 @@ export const RequestPermissionParams = z.object({
     })
     .passthrough(),
   options: z.array(PermissionOption),
-});
+}));
 export type RequestPermissionParams = z.infer<typeof RequestPermissionParams>;
 
 export type PermissionOutcome = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };

@@ -1,32 +1,33 @@
 // Claude Code `-p --output-format stream-json --verbose`: NDJSON whose last line is a `result` event with the
 // reply, `is_error` and usage. Trap: API errors arrive as subtype "success" with is_error true (and exit 1).
 import { z } from "zod";
+import { lazySchema } from "../../lazy-schema";
 import { type FormatOutcome, type FormatParser, type ParserHooks, type TokenUsage, firstLine, num } from "./stream";
 
-const SystemInit = z.object({ type: z.literal("system"), subtype: z.literal("init"), session_id: z.string().min(1) });
+const SystemInit = lazySchema(() => z.object({ type: z.literal("system"), subtype: z.literal("init"), session_id: z.string().min(1) }));
 
-const ContentBlock = z.union([
+const ContentBlock = lazySchema(() => z.union([
   z.object({ type: z.literal("tool_use"), name: z.string(), input: z.record(z.string(), z.unknown()).catch({}) }),
   z.object({ type: z.literal("text"), text: z.string() }),
   z.object({ type: z.string() }),
-]);
+]));
 
-const Assistant = z.object({
+const Assistant = lazySchema(() => z.object({
   type: z.literal("assistant"),
   message: z.object({ content: z.array(ContentBlock).catch([]) }),
   session_id: z.string().optional(),
   /** e.g. "authentication_failed" on a synthetic error message. */
   error: z.string().optional(),
-});
+}));
 
-const Usage = z.object({
+const Usage = lazySchema(() => z.object({
   input_tokens: z.number().optional(),
   output_tokens: z.number().optional(),
   cache_creation_input_tokens: z.number().nullish(),
   cache_read_input_tokens: z.number().nullish(),
-});
+}));
 
-const Result = z.object({
+const Result = lazySchema(() => z.object({
   type: z.literal("result"),
   subtype: z.string(),
   is_error: z.boolean().optional(),
@@ -37,7 +38,7 @@ const Result = z.object({
   usage: Usage.optional(),
   api_error_status: z.number().nullish(),
   session_id: z.string().optional(),
-});
+}));
 
 const FILE_TOOLS = new Set(["Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead"]);
 

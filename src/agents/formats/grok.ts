@@ -2,9 +2,10 @@
 // "num_turns","modelUsage"}`. The trap it closes: in plain text a run Grok stopped because a tool needed an
 // approval headless mode cannot give exits 0 with empty stdout; here that is `"stopReason":"cancelled"`.
 import { z } from "zod";
+import { lazySchema } from "../../lazy-schema";
 import { type FormatOutcome, type FormatParser, type ParserHooks, num } from "./stream";
 
-const GrokResult = z.object({
+const GrokResult = lazySchema(() => z.object({
   text: z.string().nullish(),
   stopReason: z.string().nullish(),
   sessionId: z.string().min(1).nullish(),
@@ -17,7 +18,7 @@ const GrokResult = z.object({
     })
     .nullish()
     .catch(undefined),
-});
+}));
 
 const CANCELLED_ERROR = 'Grok stopped before finishing (stop reason "cancelled")';
 const CANCELLED_NOTE =

@@ -2,12 +2,13 @@
 // trap is that pi exits 0 when the model call failed, so stopReason "error"/"aborted" and errorMessage decide.
 // Auto-retry repeats agent_start…agent_end cycles, so the last assistant message wins.
 import { z } from "zod";
+import { lazySchema } from "../../lazy-schema";
 import type { FormatOutcome, FormatParser, ParserHooks, TokenUsage } from "./stream";
 import { num } from "./stream";
 
-const SessionHeader = z.object({ type: z.literal("session"), id: z.string().min(1) });
+const SessionHeader = lazySchema(() => z.object({ type: z.literal("session"), id: z.string().min(1) }));
 
-const AssistantMessage = z.object({
+const AssistantMessage = lazySchema(() => z.object({
   role: z.literal("assistant"),
   content: z.array(z.object({ type: z.string(), text: z.string().optional() })).catch([]),
   usage: z
@@ -15,16 +16,16 @@ const AssistantMessage = z.object({
     .optional(),
   stopReason: z.string().optional(),
   errorMessage: z.string().optional(),
-});
-const MessageEnd = z.object({ type: z.literal("message_end"), message: z.unknown() });
+}));
+const MessageEnd = lazySchema(() => z.object({ type: z.literal("message_end"), message: z.unknown() }));
 
-const ToolStart = z.object({
+const ToolStart = lazySchema(() => z.object({
   type: z.literal("tool_execution_start"),
   toolName: z.string(),
   args: z.record(z.string(), z.unknown()).catch({}),
-});
-const ToolEnd = z.object({ type: z.literal("tool_execution_end"), toolName: z.string(), isError: z.boolean().optional() });
-const RetryEnd = z.object({ type: z.literal("auto_retry_end"), success: z.boolean(), finalError: z.string().optional() });
+}));
+const ToolEnd = lazySchema(() => z.object({ type: z.literal("tool_execution_end"), toolName: z.string(), isError: z.boolean().optional() }));
+const RetryEnd = lazySchema(() => z.object({ type: z.literal("auto_retry_end"), success: z.boolean(), finalError: z.string().optional() }));
 
 const FILE_TOOLS = new Set(["read", "write", "edit"]);
 

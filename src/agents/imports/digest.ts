@@ -5,9 +5,10 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../../lazy-schema";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../../config/private-file";
 
-export const ImportRecord = z.object({
+export const ImportRecord = lazySchema(() => z.object({
   agent: z.string(),
   /** Where the copy came from, in words (a directory, or "SCV's provider <name>"). */
   source: z.string(),
@@ -16,7 +17,7 @@ export const ImportRecord = z.object({
   /** sha256 over what was copied. */
   digest: z.string(),
   imported_unix: z.number(),
-});
+}));
 export type ImportRecord = z.infer<typeof ImportRecord>;
 
 export type ImportState =

@@ -5,18 +5,19 @@
 import { closeSync, constants, copyFileSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, writeSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../../lazy-schema";
 import { tryUnlink } from "../../config/private-file";
 import { MiB, readBoundedText } from "../../config/safe-read";
 import type { AdapterContext, ChannelAdapter, InboundMessage, OutboundMessage, SendResult } from "../core/adapter";
 import { safeFileName } from "../core/media";
 
-export const DirMessage = z.object({
+export const DirMessage = lazySchema(() => z.object({
   id: z.string().min(1, "must be a non-empty string"),
   from: z.string().min(1, "must be a non-empty string"),
   text: z.string().default(""),
   files: z.array(z.string().min(1)).default([]),
   quote: z.string().optional(),
-});
+}));
 
 export interface DirChannelOptions {
   path: string;

@@ -6,17 +6,18 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../../lazy-schema";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
 import { channelStateDir } from "../core/inbound";
 
-export const LoginRecord = z.object({
+export const LoginRecord = lazySchema(() => z.object({
   bot_token: z.string().min(1),
   bot_id: z.string().min(1),
   base_url: z.string().min(1),
   owner: z.string().min(1),
   saved_at: z.string(),
-});
+}));
 export type LoginRecord = z.infer<typeof LoginRecord>;
 
 export interface ConversationContext {

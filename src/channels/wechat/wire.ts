@@ -2,6 +2,7 @@
 // shared/reference/channels-openclaw.md §1). Responses are loose objects: the platform adds fields freely,
 // and SCV reads only what it needs. Every request SCV sends is built from these shapes.
 import { z } from "zod";
+import { lazySchema } from "../../lazy-schema";
 
 // The default API and CDN hosts are the defaults of [channels.wechat] in src/config/schema.ts.
 
@@ -13,22 +14,22 @@ export const MessageState = { NEW: 0, GENERATING: 1, FINISH: 2 } as const;
 export const ItemType = { TEXT: 1, IMAGE: 2, VOICE: 3, FILE: 4, VIDEO: 5 } as const;
 export const UploadMediaType = { IMAGE: 1, VIDEO: 2, FILE: 3 } as const;
 
-const num = z.union([z.number(), z.string()]).transform((v) => Number(v));
+const num = lazySchema(() => z.union([z.number(), z.string()]).transform((v) => Number(v)));
 
-export const CdnMedia = z.looseObject({
+export const CdnMedia = lazySchema(() => z.looseObject({
   encrypt_query_param: z.string().optional(),
   /** base64 of 16 raw bytes, or of a 32-character hex string. */
   aes_key: z.string().optional(),
   encrypt_type: z.number().optional(),
   full_url: z.string().optional(),
-});
+}));
 export type CdnMedia = z.infer<typeof CdnMedia>;
 
-const TextItem = z.looseObject({ text: z.string().optional() });
-const ImageItem = z.looseObject({ media: CdnMedia.optional(), aeskey: z.string().optional(), url: z.string().optional(), mid_size: num.optional() });
-const VoiceItem = z.looseObject({ media: CdnMedia.optional(), encode_type: z.number().optional(), playtime: z.number().optional(), text: z.string().optional() });
-const FileItem = z.looseObject({ media: CdnMedia.optional(), file_name: z.string().optional(), md5: z.string().optional(), len: z.string().optional() });
-const VideoItem = z.looseObject({ media: CdnMedia.optional(), video_size: num.optional(), play_length: z.number().optional() });
+const TextItem = lazySchema(() => z.looseObject({ text: z.string().optional() }));
+const ImageItem = lazySchema(() => z.looseObject({ media: CdnMedia.optional(), aeskey: z.string().optional(), url: z.string().optional(), mid_size: num.optional() }));
+const VoiceItem = lazySchema(() => z.looseObject({ media: CdnMedia.optional(), encode_type: z.number().optional(), playtime: z.number().optional(), text: z.string().optional() }));
+const FileItem = lazySchema(() => z.looseObject({ media: CdnMedia.optional(), file_name: z.string().optional(), md5: z.string().optional(), len: z.string().optional() }));
+const VideoItem = lazySchema(() => z.looseObject({ media: CdnMedia.optional(), video_size: num.optional(), play_length: z.number().optional() }));
 
 export interface MessageItem {
   type?: number;
@@ -41,7 +42,7 @@ export interface MessageItem {
   ref_msg?: { message_item?: MessageItem; title?: string };
 }
 
-export const MessageItem: z.ZodType<MessageItem> = z.looseObject({
+export const MessageItem: z.ZodType<MessageItem> = lazySchema(() => z.looseObject({
   type: z.number().optional(),
   msg_id: z.string().optional(),
   text_item: TextItem.optional(),
@@ -50,9 +51,9 @@ export const MessageItem: z.ZodType<MessageItem> = z.looseObject({
   file_item: FileItem.optional(),
   video_item: VideoItem.optional(),
   ref_msg: z.looseObject({ message_item: z.lazy(() => MessageItem).optional(), title: z.string().optional() }).optional(),
-});
+}));
 
-export const WeixinMessage = z.looseObject({
+export const WeixinMessage = lazySchema(() => z.looseObject({
   seq: z.number().optional(),
   message_id: z.union([z.number(), z.string()]).optional(),
   from_user_id: z.string().optional(),
@@ -65,11 +66,11 @@ export const WeixinMessage = z.looseObject({
   message_state: z.number().optional(),
   item_list: z.array(MessageItem).default([]),
   context_token: z.string().optional(),
-});
+}));
 export type WeixinMessage = z.infer<typeof WeixinMessage>;
 
 /** Every response carries these; `ret` (or `errcode`) other than 0 is a failure. */
-export const BaseResponse = z.looseObject({ ret: z.number().optional(), errcode: z.number().optional(), errmsg: z.string().optional() });
+export const BaseResponse = lazySchema(() => z.looseObject({ ret: z.number().optional(), errcode: z.number().optional(), errmsg: z.string().optional() }));
 
 export const GetUpdatesResponse = BaseResponse.extend({
   msgs: z.array(WeixinMessage).nullish().transform((v) => v ?? []),
