@@ -41,11 +41,14 @@ export type ProviderProfile = z.infer<typeof ProviderProfile>;
 /** The longest timeout a timer can hold (2^31-1 ms, about 24.8 days); a longer one would fire at once. */
 export const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 const timeoutSeconds = () => positiveInt(MAX_TIMER_SECONDS);
+/** Named because the bash tool's build-time JSON Schema is made for these defaults (tools/parameters.ts). */
+export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
+export const DEFAULT_MAX_TIMEOUT_SECONDS = 14400;
 
 export const ToolsConfig = lazySchema(() => z.strictObject({
   approval_policy: z.enum(["on-risk", "never"]).default("on-risk"),
-  command_timeout_seconds: timeoutSeconds().default(600),
-  max_timeout_seconds: timeoutSeconds().default(14400),
+  command_timeout_seconds: timeoutSeconds().default(DEFAULT_COMMAND_TIMEOUT_SECONDS),
+  max_timeout_seconds: timeoutSeconds().default(DEFAULT_MAX_TIMEOUT_SECONDS),
   agent_timeout_seconds: timeoutSeconds().default(3600),
   output_limit_bytes: positiveInt(16 * 1024 * 1024).min(1024, "must be at least 1024").default(65536),
   max_steps: positiveInt(1000).default(64),

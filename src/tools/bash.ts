@@ -1,6 +1,8 @@
 // The `bash` tool: `/bin/bash -lc <command>` in the workspace through the process runner, with a deadline,
 // cancellation, cleanup of everything the command started, and bounded combined stdout/stderr.
 import { z } from "zod";
+import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "../config/schema";
+import { lazySchema } from "../lazy-schema";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
 import { defineTool, type SessionScope, type Tool } from "./tool";
 
@@ -27,7 +29,9 @@ function bashArgs(defaultTimeout: number, maxTimeout: number) {
       .describe(`Seconds before the command is killed (default ${defaultTimeout}, at most ${maxTimeout})`),
   });
 }
-const argsByTimeouts = new Map<string, ReturnType<typeof bashArgs>>();
+/** The parameters under the default timeouts, whose JSON Schema is made at build time (tools/parameters.ts). */
+export const DefaultBashArgs = lazySchema(() => bashArgs(DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS));
+const argsByTimeouts = new Map<string, ReturnType<typeof bashArgs>>([[`${DEFAULT_COMMAND_TIMEOUT_SECONDS}/${DEFAULT_MAX_TIMEOUT_SECONDS}`, DefaultBashArgs]]);
 
 export function createBashTool(scope: SessionScope): Tool {
   const { command_timeout_seconds: defaultTimeout, max_timeout_seconds: maxTimeout } = scope.config.tools;

@@ -3,6 +3,7 @@
 // its schema at runtime instead.
 import type { z } from "zod";
 import { AgentArgs } from "./agent";
+import { DefaultBashArgs } from "./bash";
 import { ReadArgs } from "./read";
 import { ReadSkillArgs } from "./read_skill";
 import { SessionSearchArgs } from "./session_search";
@@ -11,6 +12,7 @@ import { WriteArgs } from "./write";
 
 export const PREBUILT_PARAMETERS: Record<string, z.ZodType> = {
   read: ReadArgs,
+  bash: DefaultBashArgs,
   write: WriteArgs,
   web_fetch: WebFetchArgs,
   agent: AgentArgs,
