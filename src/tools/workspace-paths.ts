@@ -4,6 +4,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { ToolError } from "./tool";
 
 /** A path refused by the containment rules; the message says what was wrong and what to give instead. */
@@ -15,12 +16,12 @@ export class WorkspacePathError extends ToolError {
 }
 
 /** The argument schema every path-taking tool uses for a workspace-relative path. */
-export const WorkspacePath = z
+export const WorkspacePath = lazySchema(() => z
   .string()
   .min(1, "must not be empty; give a file path relative to the workspace")
   .max(4096, "must be at most 4096 characters")
   .refine((p) => !p.includes("\0"), "must not contain a NUL byte")
-  .refine((p) => p.isWellFormed(), "must be valid UTF-8 text");
+  .refine((p) => p.isWellFormed(), "must be valid UTF-8 text"));
 
 export interface ResolveOptions {
   /**

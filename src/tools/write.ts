@@ -5,13 +5,14 @@ import * as fs from "node:fs";
 import { randomHex, sha256Hex } from "../digest";
 import * as path from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { ownerGone, ownerTag, recordOwnedFile, TEMP_SUFFIX } from "../process/owned-files";
 import { cutUtf8, defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext } from "./tool";
 import { lineCounts, unifiedDiff } from "./line-diff";
 import { changePreview, currentText } from "./write-preview";
 import { assertOpenedInside, displayPath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
 
-export const WriteArgs = z
+export const WriteArgs = lazySchema(() => z
   .strictObject({
     path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
     content: z
@@ -31,7 +32,7 @@ export const WriteArgs = z
   .refine((a) => !(a.mode === "create" && a.expected_sha256 !== undefined), {
     message: 'applies only to mode "replace"; a file being created has no previous content',
     path: ["expected_sha256"],
-  });
+  }));
 type WriteArgs = z.infer<typeof WriteArgs>;
 
 /** Mode of a created file, before the umask (a replaced file keeps its permission bits). */
