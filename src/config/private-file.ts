@@ -8,23 +8,28 @@ export function ensurePrivateDir(dir: string): void {
   chmodSync(dir, 0o700);
 }
 
+/** How a private file is written; `durable: false` skips the fsync, for a cache that may be lost. */
+export interface PrivateWrite {
+  durable?: boolean;
+}
+
 /** Creates `file`, which must not exist yet (never through a symlink), with mode 0600, and writes `data` durably. */
-export function createPrivateFile(file: string, data: string | Uint8Array): void {
+export function createPrivateFile(file: string, data: string | Uint8Array, opts: PrivateWrite = {}): void {
   const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     if (typeof data === "string") writeSync(fd, data); // two calls: writeSync has separate overloads for each
     else writeSync(fd, data);
-    fsyncSync(fd);
+    if (opts.durable !== false) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
 }
 
-/** Writes `data` to `file` with mode 0600, atomically and durably (fsync before the rename). */
-export function writePrivateFileAtomic(file: string, data: string | Uint8Array): void {
+/** Writes `data` to `file` with mode 0600, atomically and (unless `durable: false`) durably: fsync before the rename. */
+export function writePrivateFileAtomic(file: string, data: string | Uint8Array, opts: PrivateWrite = {}): void {
   const dir = file.slice(0, file.lastIndexOf("/"));
   const tmp = `${dir}/.${file.slice(dir.length + 1)}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
-  createPrivateFile(tmp, data);
+  createPrivateFile(tmp, data, opts);
   try {
     renameSync(tmp, file);
   } catch (e) {
