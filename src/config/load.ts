@@ -1,131 +1,18 @@
 // Loads the layered configuration: built-in defaults < user file < project file < environment selectors.
-import { existsSync } from "node:fs";
+// A load whose inputs match the last one persisted (check-cache.ts) is taken from there; only a miss reaches
+// the zod schemas (validate.ts), loaded on demand so that a hit never builds them.
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { parse as parseToml } from "smol-toml";
-import type { z } from "zod";
-import { agentConfigChecks } from "../agents/config-checks";
-import { MiB, readBoundedTextIfExists, SafeReadError } from "./safe-read";
-import { AgentConfig, ChannelsConfig, type Config, ConfigFile, type CrossCheck, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
+import { readConfigCheck, writeConfigCheck } from "./check-cache";
+import { ConfigError, type ConfigInputs, type ConfigText, type LoadedConfig, MAX_CONFIG_BYTES } from "./loaded";
+import { readBoundedTextIfExists, SafeReadError } from "./safe-read";
+import type { Config } from "./schema";
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
-
-export interface LoadedConfig {
-  config: Config;
-  /** Where each leaf key path's value came from: a file path, an env var, or "default". */
-  sources: Map<string, string>;
-  userFile: string;
-  projectFile?: string;
-}
+export { ConfigError, DEFAULT_PROFILE_NAME, type LoadedConfig, MAX_CONFIG_BYTES } from "./loaded";
 
 export function scvHome(env: NodeJS.ProcessEnv = process.env): string {
   return env.SCV_HOME || join(env.HOME || homedir(), ".scv");
 }
-
-function describeIssue(file: string, issue: z.core.$ZodIssue): string {
-  const key = issue.path.map(String).join(".") || "(top level)";
-  if (issue.code === "unrecognized_keys") {
-    const keys = issue.keys.map((k) => (key === "(top level)" ? k : `${key}.${k}`));
-    return `${file}: unknown key ${keys.join(", ")}; see docs/configuration.md for the accepted keys`;
-  }
-  if (issue.code === "invalid_key") {
-    // A table name the record refuses: say what names are accepted rather than zod's generic text.
-    const why = issue.issues.map((i) => i.message).join("; ");
-    return `${file}: ${key}: the name ${JSON.stringify(String(issue.path.at(-1)))} is not accepted: ${why}`;
-  }
-  return `${file}: ${key}: ${issue.message}`;
-}
-
-/** The most a config file may hold; a workspace can ship a FIFO or a link to /dev/zero as one. */
-export const MAX_CONFIG_BYTES = MiB;
-
-/**
- * A configuration is parsed a handful of times per process, so zod's compiled fast path (code generated per
- * object schema at its first parse) costs more than it saves: about 5 ms of a nested child's start-up. The
- * checks and messages are the same either way.
- */
-const ONCE: z.core.ParseContext<z.core.$ZodIssue> = { jitless: true };
-
-function readFile(file: string): ConfigFile | undefined {
-  let text: string | undefined;
-  try {
-    // Non-blocking, regular files only, bounded: a bad workspace file fails at once and blocks nothing else.
-    text = readBoundedTextIfExists(file, { what: "config file", maxBytes: MAX_CONFIG_BYTES });
-  } catch (e) {
-    if (e instanceof SafeReadError) throw new ConfigError(e.message);
-    throw e;
-  }
-  if (text === undefined) return undefined;
-  let raw: unknown;
-  try {
-    raw = parseToml(text);
-  } catch (e) {
-    // Only the first line, the position and a duplicated key's name: the parser's code excerpt could echo a
-    // secret from the file.
-    const { line, column } = e as { line?: number; column?: number };
-    const where = typeof line === "number" ? ` at line ${line}${typeof column === "number" ? `, column ${column}` : ""}` : "";
-    const first = (e as Error).message.split("\n")[0];
-    const duplicate = /redefine an already defined/.test(first ?? "") && typeof line === "number" ? duplicatedKey(text, line) : undefined;
-    if (duplicate) {
-      throw new ConfigError(`${file}: ${duplicate} is defined twice${where}; keep one of the two definitions`);
-    }
-    throw new ConfigError(`${file}: not valid TOML${where}: ${first}`);
-  }
-  const parsed = ConfigFile.safeParse(raw, ONCE);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => describeIssue(file, i)).join("\n"));
-  return raw as ConfigFile; // raw keeps only what the file set; defaults are applied when merging
-}
-
-/**
- * The key or table a duplicate-definition error points at (`providers.fake.model`, `[tools]`), from the
- * offending line's key part only (never its value), qualified by the table it sits in.
- */
-export function duplicatedKey(text: string, line: number): string | undefined {
-  const lines = text.split(/\r?\n/);
-  const at = lines[line - 1]?.trim();
-  if (!at) return undefined;
-  const header = /^\[\[?\s*([^\]]+?)\s*\]\]?/.exec(at);
-  if (header) return `table [${header[1]}]`;
-  const eq = at.indexOf("=");
-  if (eq <= 0) return undefined;
-  const key = at.slice(0, eq).trim().replace(/\s*\.\s*/g, ".");
-  for (let i = line - 2; i >= 0; i--) {
-    const table = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?/.exec(lines[i]!);
-    if (table) return `key ${table[1]}.${key}`;
-  }
-  return `key ${key}`;
-}
-
-function leafPaths(value: unknown, prefix = ""): string[] {
-  if (value && typeof value === "object" && !Array.isArray(value)) {
-    const entries = Object.entries(value as Record<string, unknown>);
-    if (entries.length === 0) return prefix ? [prefix] : [];
-    return entries.flatMap(([k, v]) => leafPaths(v, prefix ? `${prefix}.${k}` : k));
-  }
-  return [prefix];
-}
-
-function refuseUserOnly(file: string, project: ConfigFile, userFile: string) {
-  for (const path of leafPaths(project)) {
-    const hit = USER_ONLY_KEYS.find((k) => path === k || path.startsWith(`${k}.`));
-    if (hit) {
-      throw new ConfigError(
-        `${file}: ${path}: a project file cannot set ${hit}; it changes who SCV trusts or what it runs. Set it in your user config (${userFile}) instead.`,
-      );
-    }
-  }
-}
-
-function mergeSection<T extends z.ZodType>(schema: T, ...layers: unknown[]): z.infer<T> {
-  return schema.parse(Object.assign({}, ...layers.filter(Boolean)), ONCE);
-}
-
-export const DEFAULT_PROFILE_NAME = "openai";
 
 /**
  * The last load, keyed by everything it read: `server --stdio` checks the configuration at start and loads it
@@ -134,14 +21,14 @@ export const DEFAULT_PROFILE_NAME = "openai";
  */
 let lastLoad: { key: string; loaded: LoadedConfig } | undefined;
 
-function fileText(file: string | undefined): string | null {
+function readText(file: string | undefined): ConfigText {
   if (!file) return null;
   try {
-    // The same bounded, non-blocking read as the load itself: a FIFO here must not hang the cache key.
+    // Non-blocking, regular files only, bounded: a bad workspace file fails at once and blocks nothing else.
     return readBoundedTextIfExists(file, { what: "config file", maxBytes: MAX_CONFIG_BYTES }) ?? null;
-  } catch {
-    // Unreadable: a key that matches no cached load, so the full load runs and reports the file.
-    return `\0unreadable ${Math.random()}`;
+  } catch (e) {
+    if (e instanceof SafeReadError) return new ConfigError(e.message);
+    throw e;
   }
 }
 
@@ -149,88 +36,25 @@ export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {})
   const env = opts.env ?? process.env;
   const userFile = join(scvHome(env), "config.toml");
   const projectFile = opts.cwd ? join(opts.cwd, ".scv", "config.toml") : undefined;
-  const key = JSON.stringify([userFile, projectFile ?? null, fileText(userFile), fileText(projectFile), env.SCV_PROVIDER ?? null, env.SCV_MODEL ?? null]);
-  if (lastLoad?.key !== key) lastLoad = { key, loaded: loadConfigUncached(opts) };
+  const inputs: ConfigInputs = { env, userFile, projectFile, user: readText(userFile), project: readText(projectFile) };
+  // An unreadable file gets a key that matches no earlier load, so the full load runs and reports it.
+  const text = (t: ConfigText) => (t instanceof ConfigError ? `\0unreadable ${Math.random()}` : t);
+  const key = JSON.stringify([userFile, projectFile ?? null, text(inputs.user), text(inputs.project), env.SCV_PROVIDER ?? null, env.SCV_MODEL ?? null]);
+  if (lastLoad?.key !== key) lastLoad = { key, loaded: loadThroughCheckCache(inputs, key) };
   const { loaded } = lastLoad;
   return { ...loaded, config: structuredClone(loaded.config), sources: new Map(loaded.sources) };
 }
 
-function loadConfigUncached(opts: { cwd?: string; env?: NodeJS.ProcessEnv }): LoadedConfig {
-  const env = opts.env ?? process.env;
-  const userFile = join(scvHome(env), "config.toml");
-  const projectFile = opts.cwd ? join(opts.cwd, ".scv", "config.toml") : undefined;
-  const user = readFile(userFile) ?? {};
-  const project = (projectFile && readFile(projectFile)) || {};
-  if (projectFile) refuseUserOnly(projectFile, project, userFile);
-
-  const sources = new Map<string, string>();
-  for (const p of leafPaths(user)) sources.set(p, userFile);
-  for (const p of leafPaths(project)) sources.set(p, projectFile!);
-
-  const providers: Config["providers"] = {};
-  for (const [name, profile] of Object.entries(user.providers ?? {})) providers[name] = ProviderProfile.parse(profile, ONCE);
-  if (Object.keys(providers).length === 0) {
-    providers[DEFAULT_PROFILE_NAME] = ProviderProfile.parse({ api_key_env: "OPENAI_API_KEY" }, ONCE);
-  }
-  let active = user.provider?.active ?? (providers[DEFAULT_PROFILE_NAME] ? DEFAULT_PROFILE_NAME : Object.keys(providers)[0]!);
-  if (env.SCV_PROVIDER) {
-    active = env.SCV_PROVIDER;
-    sources.set("provider.active", "env SCV_PROVIDER");
-  }
-  if (!providers[active]) {
-    const origin = env.SCV_PROVIDER ? "SCV_PROVIDER (or --provider)" : `${userFile}: provider.active`;
-    throw new ConfigError(`${origin}: no provider profile named "${active}"; defined: ${Object.keys(providers).join(", ")}`);
-  }
-  if (env.SCV_MODEL) {
-    providers[active] = { ...providers[active]!, model: env.SCV_MODEL };
-    sources.set(`providers.${active}.model`, "env SCV_MODEL");
-  }
-
-  const config: Config = {
-    provider: { active },
-    providers,
-    tools: mergeSection(ToolsConfig, user.tools, project.tools),
-    web: mergeSection(WebConfig, user.web, project.web),
-    agent: mergeSection(AgentConfig, user.agent),
-    agents: {},
-    skills: mergeSection(SkillsConfig, user.skills, project.skills),
-    sessions: mergeSection(SessionsConfig, user.sessions),
-    channels: mergeSection(ChannelsConfig, user.channels),
-  };
-  config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}, ONCE) ?? {};
-  validateCrossKeys(config, userFile, (key) => sources.get(key));
-  return { config, sources, userFile, projectFile: projectFile && existsSync(projectFile) ? projectFile : undefined };
-}
-
-/** Checks that need more than one key (the agents' keys are user-only, so their problems name the user file). */
-const crossChecks: CrossCheck[] = [...agentConfigChecks];
-
-/** Core checks name the file that set the offending value, which may be the project file. */
-type FileOf = (key: string) => string | undefined;
-type SourcedCheck = (config: Config, fileOf: FileOf, userFile: string) => string | undefined;
-const notAboveCeiling =
-  (key: "command_timeout_seconds" | "agent_timeout_seconds"): SourcedCheck =>
-  (c, fileOf, userFile) => {
-    if (c.tools[key] <= c.tools.max_timeout_seconds) return undefined;
-    const ceiling = `tools.max_timeout_seconds (${c.tools.max_timeout_seconds}${fileOf("tools.max_timeout_seconds") ? "" : ", the default"})`;
-    const file = fileOf(`tools.${key}`) ?? fileOf("tools.max_timeout_seconds") ?? userFile;
-    return `${file}: tools.${key} (${c.tools[key]}) exceeds ${ceiling}; lower it, or raise the ceiling in your user config`;
-  };
-const sourcedChecks: SourcedCheck[] = [
-  notAboveCeiling("command_timeout_seconds"),
-  notAboveCeiling("agent_timeout_seconds"),
-  (c, fileOf, userFile) =>
-    c.web.search === "searxng" && !c.web.searxng_url ? `${fileOf("web.search") ?? userFile}: web.searxng_url: required when web.search = "searxng"` : undefined,
-  (c, fileOf, userFile) =>
-    c.web.search === "provider" && c.providers[c.provider.active]?.wire_api === "chat"
-      ? `${fileOf("web.search") ?? userFile}: web.search = "provider" uses the endpoint's hosted search, which needs the Responses API, but provider profile "${c.provider.active}" has wire_api = "chat"; set wire_api = "responses" there, or use web.search = "searxng", "brave" or "off"`
-      : undefined,
-];
-function validateCrossKeys(config: Config, userFile: string, fileOf: FileOf) {
-  const problems = [...crossChecks.map((c) => c(config, userFile)), ...sourcedChecks.map((c) => c(config, fileOf, userFile))].filter(
-    (m): m is string => !!m,
-  );
-  if (problems.length) throw new ConfigError(problems.join("\n"));
+function loadThroughCheckCache(inputs: ConfigInputs, key: string): LoadedConfig {
+  const home = scvHome(inputs.env);
+  const text = (t: ConfigText) => (typeof t === "string" ? t : null);
+  const texts = { user: text(inputs.user), project: text(inputs.project) };
+  const cached = readConfigCheck(home, key, texts);
+  if (cached) return cached;
+  const { loadValidated } = require("./validate") as typeof import("./validate");
+  const loaded = loadValidated(inputs);
+  writeConfigCheck(home, key, loaded, texts);
+  return loaded;
 }
 
 /** The key for a profile, from api_key or the variable api_key_env names. Never logged. */

@@ -8,23 +8,25 @@ export function ensurePrivateDir(dir: string): void {
   chmodSync(dir, 0o700);
 }
 
-/**
- * Creates `file`, which must not exist yet (never through a symlink), with mode 0600, and writes `data` durably
- * (`sync: false`: only to the kernel, for files that mean nothing after a power cut).
- */
-export function createPrivateFile(file: string, data: string | Uint8Array, opts: { sync?: boolean } = {}): void {
+/** How a private file is written; `durable: false` skips the fsync, for a file that means nothing after a power cut (a cache, a lock). */
+export interface PrivateWrite {
+  durable?: boolean;
+}
+
+/** Creates `file`, which must not exist yet (never through a symlink), with mode 0600, and writes `data` durably. */
+export function createPrivateFile(file: string, data: string | Uint8Array, opts: PrivateWrite = {}): void {
   const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     if (typeof data === "string") writeSync(fd, data); // two calls: writeSync has separate overloads for each
     else writeSync(fd, data);
-    if (opts.sync !== false) fsyncSync(fd);
+    if (opts.durable !== false) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
 }
 
-/** Writes `data` to `file` with mode 0600, atomically and durably (fsync before the rename, unless `sync: false`). */
-export function writePrivateFileAtomic(file: string, data: string | Uint8Array, opts: { sync?: boolean } = {}): void {
+/** Writes `data` to `file` with mode 0600, atomically and (unless `durable: false`) durably: fsync before the rename. */
+export function writePrivateFileAtomic(file: string, data: string | Uint8Array, opts: PrivateWrite = {}): void {
   const dir = file.slice(0, file.lastIndexOf("/"));
   const tmp = `${dir}/.${file.slice(dir.length + 1)}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
   createPrivateFile(tmp, data, opts);

@@ -206,7 +206,7 @@ export const USER_ONLY_KEYS = [
 ] as const;
 
 /** Key paths whose values are secrets: shown only as set/unset. */
-export const SECRET_KEYS = [/^providers\.[^.]+\.api_key$/, /^web\.brave_api_key$/, /^providers\.[^.]+\.headers\./];
+export { SECRET_KEYS } from "./secret-keys";
 
 /** A rule over the merged config that one key's schema cannot express; returns the problem or nothing. */
 export type CrossCheck = (config: Config, file: string) => string | undefined;

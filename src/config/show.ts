@@ -1,6 +1,6 @@
 // The effective configuration as lines of `key = value  # source`, secrets shown only as set/unset.
-import { type LoadedConfig } from "./load";
-import { SECRET_KEYS } from "./schema";
+import type { LoadedConfig } from "./load";
+import { SECRET_KEYS } from "./secret-keys";
 
 export interface ShownEntry {
   key: string;

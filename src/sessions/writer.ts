@@ -136,5 +136,5 @@ export function takeLock(lockFile: string): void {
   const me = identityOf(process.pid);
   if (!me) return;
   // Not synced: a lock speaks only for a live process, and a power cut leaves none.
-  writePrivateFileAtomic(lockFile, `${JSON.stringify({ pid: me.pid, start_time: me.startTime } satisfies LockBody)}\n`, { sync: false });
+  writePrivateFileAtomic(lockFile, `${JSON.stringify({ pid: me.pid, start_time: me.startTime } satisfies LockBody)}\n`, { durable: false });
 }

@@ -1,35 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, loadConfig, resolveApiKey } from "../../src/config/load";
+import { loadConfig, resolveApiKey } from "../../src/config/load";
 import { effectiveEntries, renderEntries } from "../../src/config/show";
+import { configErrorOf, configHome, removeConfigHomes } from "./config-homes";
 
-const dirs: string[] = [];
-function setup(user?: string, project?: string) {
-  const root = mkdtempSync(join(tmpdir(), "scv-cfg-"));
-  dirs.push(root);
-  const home = join(root, "home");
-  const ws = join(root, "ws");
-  mkdirSync(home, { recursive: true });
-  mkdirSync(join(ws, ".scv"), { recursive: true });
-  if (user !== undefined) writeFileSync(join(home, "config.toml"), user);
-  if (project !== undefined) writeFileSync(join(ws, ".scv", "config.toml"), project);
-  return { env: { SCV_HOME: home, HOME: root } as NodeJS.ProcessEnv, ws, home };
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function errorOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConfigError);
-    return (e as Error).message;
-  }
-  throw new Error("expected a ConfigError");
-}
+const setup = configHome;
+const errorOf = configErrorOf;
+afterEach(removeConfigHomes);
 
 describe("defaults", () => {
   test("no file: built-in openai profile with OPENAI_API_KEY", () => {
