@@ -236,7 +236,8 @@ export type NotificationParams<M extends NotificationMethod> = z.infer<(typeof n
 export const JsonRpcRequest = lazySchema(() => z.object({
   jsonrpc: z.literal("2.0"),
   // Any integer: one beyond 2^53 is echoed with its exact digits (rpc.ts), so it is not refused here.
-  id: z.union([z.string(), z.number().refine(Number.isInteger, "must be an integer or a string")]).optional(),
+  // multipleOf(1), not a refinement: JSON Schema states it, so the fast check (fast-check.ts) can apply it too.
+  id: z.union([z.string(), z.number().multipleOf(1, "must be an integer or a string")]).optional(),
   method: z.string().min(1),
   params: z.unknown().optional(),
 }));

@@ -1,0 +1,94 @@
+import { describe, expect, test } from "bun:test";
+import { z } from "zod";
+import { certainlyValid } from "../../src/protocol/fast-check";
+import { jsonSchemaForFastCheck, prebuiltRequestSchemas } from "../../src/protocol/request-schemas";
+import { JsonRpcRequest, type RequestMethod, requests } from "../../src/protocol/schema";
+
+const built = prebuiltRequestSchemas();
+
+/** Values near the valid ones: every key dropped, replaced by odd values, and extra keys added. */
+function variants(base: Record<string, unknown>): unknown[] {
+  const odd: unknown[] = [undefined, null, "", "x", " ", "é".repeat(200), 0, -1, 1, 1.5, 64, 65, 2 ** 53, 2 ** 60, 1e300, true, false, [], {}, { kind: "dir" }, ["a"]];
+  const out: unknown[] = [base, {}, null, [], "text", 7];
+  for (const key of Object.keys(base)) {
+    const { [key]: _dropped, ...rest } = base;
+    out.push(rest);
+    for (const v of odd) out.push({ ...base, [key]: v });
+  }
+  for (const v of odd) out.push({ ...base, extra: v });
+  return out;
+}
+
+const samples: Record<RequestMethod, Record<string, unknown>[]> = {
+  initialize: [{ protocol_version: 3 }, { protocol_version: 3, client: { name: "t", version: "1" } }],
+  "session.start": [
+    { cwd: "/tmp", delegation_depth: 1 },
+    { cwd: "/w", auto_approve: true, tools: false, model: "m", reasoning_effort: "high", channel: { kind: "dir", account: "a", conversation: "c", log: "/l" } },
+  ],
+  "session.resume": [{ session_id: "s-1", delegation_depth: 0, auto_approve: false, model: "m" }],
+  "turn.start": [{ session_id: "s-1", prompt: "hello" }],
+  "turn.cancel": [{ session_id: "s-1", turn_id: "t1" }],
+  "approval.resolve": [{ session_id: "s-1", approval_id: "a1", approved: true }],
+  "session.compact": [{ session_id: "s-1" }],
+  "session.close": [{ session_id: "s-1" }],
+};
+
+/** What the fast check accepts, zod accepts and returns unchanged. */
+function expectAgreement(schema: z.ZodType, json: ReturnType<typeof jsonSchemaForFastCheck>, value: unknown) {
+  if (!certainlyValid(json, value)) return false;
+  const parsed = schema.safeParse(value);
+  expect({ value, success: parsed.success }).toEqual({ value, success: true });
+  expect(parsed.data).toEqual(value as never);
+  return true;
+}
+
+describe("the fast check never accepts what zod refuses or changes", () => {
+  for (const method of Object.keys(requests) as RequestMethod[]) {
+    test(method, () => {
+      let accepted = 0;
+      for (const base of samples[method]) for (const v of variants(base)) if (expectAgreement(requests[method].params, built.params[method], v)) accepted++;
+      // The common, well-formed requests take the fast path.
+      for (const base of samples[method]) expect(certainlyValid(built.params[method], base)).toBe(true);
+      expect(accepted).toBeGreaterThanOrEqual(samples[method].length);
+    });
+  }
+
+  test("the envelope", () => {
+    const base = { jsonrpc: "2.0", id: 1, method: "turn.start", params: { session_id: "s", prompt: "p" } };
+    for (const v of variants(base)) expectAgreement(JsonRpcRequest, built.envelope, v);
+    for (const id of [1, "a", 2 ** 60, -3]) expect(certainlyValid(built.envelope, { ...base, id })).toBe(true);
+    expect(certainlyValid(built.envelope, { ...base, id: 1.5 })).toBe(false);
+  });
+});
+
+describe("what the fast check leaves to zod", () => {
+  const check = (schema: z.ZodType, value: unknown) => certainlyValid(jsonSchemaForFastCheck(schema), value);
+
+  test("refinements, formats, transforms and trims", () => {
+    expect(check(z.string().refine((s) => s !== "x"), "x")).toBe(false);
+    expect(check(z.email(), "not an address")).toBe(false);
+    expect(check(z.string().regex(/^a$/), "b")).toBe(false);
+    expect(check(z.string().trim(), " a ")).toBe(false);
+    expect(check(z.string().transform((s) => s.length), "abc")).toBe(false);
+    expect(check(z.strictObject({ a: z.string().refine(() => false).optional() }), { a: "x" })).toBe(false);
+  });
+
+  test("defaults zod would fill in and keys it would strip", () => {
+    expect(check(z.object({ n: z.number().default(3) }), {})).toBe(false);
+    expect(check(z.object({ n: z.number().default(3) }), { n: 4 })).toBe(true);
+    expect(check(z.object({ a: z.string() }), { a: "x", b: 1 })).toBe(false);
+    expect(check(z.looseObject({ a: z.string() }), { a: "x", b: 1 })).toBe(true);
+  });
+
+  test("a union whose branches change values is left to zod even where a plain branch matches", () => {
+    const schema = z.union([z.string().transform((s) => s.toUpperCase()), z.string()]);
+    expect(check(schema, "abc")).toBe(false);
+    expect(schema.parse("abc")).toBe("ABC");
+    expect(check(z.union([z.string(), z.number()]), 3)).toBe(true);
+  });
+
+  test("records and unknown keywords", () => {
+    expect(check(z.record(z.string(), z.number()), { a: 1 })).toBe(false);
+    expect(certainlyValid({ type: "string", format: "email" }, "a@b")).toBe(false);
+  });
+});
