@@ -6,7 +6,7 @@
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../config/private-file";
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { readStateJson } from "../process/delegation-records";
 import { identityOf, isAlive } from "../process/procfs";
@@ -38,7 +38,7 @@ export interface Conversation {
 }
 
 // Built at its first use (lazySchema), not when a server starts (docs/architecture.md, start-up).
-export const MarkerFile = lazySchema(() => z.object({
+export const MarkerFile = lazySchema((z) => z.object({
   cli_session_id: z.string(),
   agent: z.string(),
   handle: z.string(),

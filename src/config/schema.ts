@@ -1,11 +1,11 @@
 // The one schema for config.toml (user: $SCV_HOME/config.toml; project: <workspace>/.scv/config.toml).
 // docs/configuration.md describes every key here; keep them together.
-import { z } from "zod";
-import { lazySchema } from "../lazy-schema";
+import type { z } from "zod";
+import { lazySchema, zod } from "../lazy-schema";
 import { REASONING_EFFORTS, REASONING_SUMMARIES } from "./reasoning";
 
 const positiveInt = (max?: number) => {
-  let s = z.number().int("must be a whole number").positive("must be greater than 0");
+  let s = zod().number().int("must be a whole number").positive("must be greater than 0");
   if (max !== undefined) s = s.max(max, `must be at most ${max}`);
   return s;
 };
@@ -16,7 +16,7 @@ export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
 export { REASONING_EFFORTS, REASONING_SUMMARIES };
 export const MODEL_PATTERN = /^(?![-@])[A-Za-z0-9._:/@\[\]-]{1,128}$/;
 
-export const ProviderProfile = lazySchema(() => z.strictObject({
+export const ProviderProfile = lazySchema((z) => z.strictObject({
   kind: z.literal("openai").default("openai"),
   wire_api: z.enum(["responses", "chat"]).default("responses"),
   model: z.string().min(1, "must not be empty").default("gpt-5.5"),
@@ -41,22 +41,23 @@ export type ProviderProfile = z.infer<typeof ProviderProfile>;
 /** The longest timeout a timer can hold (2^31-1 ms, about 24.8 days); a longer one would fire at once. */
 export const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 const timeoutSeconds = () => positiveInt(MAX_TIMER_SECONDS);
-/** Named because the bash tool's build-time JSON Schema is made for these defaults (tools/parameters.ts). */
+/** Named because bash's and agent_wait's build-time JSON Schemas are made for these defaults (tools/parameters.ts). */
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 14400;
+export const DEFAULT_AGENT_TIMEOUT_SECONDS = 3600;
 
-export const ToolsConfig = lazySchema(() => z.strictObject({
+export const ToolsConfig = lazySchema((z) => z.strictObject({
   approval_policy: z.enum(["on-risk", "never"]).default("on-risk"),
   command_timeout_seconds: timeoutSeconds().default(DEFAULT_COMMAND_TIMEOUT_SECONDS),
   max_timeout_seconds: timeoutSeconds().default(DEFAULT_MAX_TIMEOUT_SECONDS),
-  agent_timeout_seconds: timeoutSeconds().default(3600),
+  agent_timeout_seconds: timeoutSeconds().default(DEFAULT_AGENT_TIMEOUT_SECONDS),
   output_limit_bytes: positiveInt(16 * 1024 * 1024).min(1024, "must be at least 1024").default(65536),
   max_steps: positiveInt(1000).default(64),
   // Read AGENTS.md (or CLAUDE.md) from the workspace into the system prompt as the project's instructions.
   project_instructions: z.boolean().default(true),
 }));
 
-export const WebConfig = lazySchema(() => z.strictObject({
+export const WebConfig = lazySchema((z) => z.strictObject({
   allow_private_addresses: z.boolean().default(false),
   fetch_max_bytes: positiveInt(64 * 1024 * 1024).default(2 * 1024 * 1024),
   max_redirects: z.number().int().min(0).max(20).default(5),
@@ -69,7 +70,7 @@ export const WebConfig = lazySchema(() => z.strictObject({
   max_search_results: positiveInt(50).default(8),
 }));
 
-export const AgentConfig = lazySchema(() => z.strictObject({
+export const AgentConfig = lazySchema((z) => z.strictObject({
   system_prompt: z.string().optional(),
   prefer: z.array(z.enum(AGENT_NAMES, { error: `must be one of: ${AGENT_NAMES.join(", ")}` })).default([]),
   max_delegation_depth: z.number().int().min(0).max(16).default(2),
@@ -78,7 +79,7 @@ export const AgentConfig = lazySchema(() => z.strictObject({
   max_background: z.number().int().min(0).max(64).default(4),
 }));
 
-export const SkillsConfig = lazySchema(() => z.strictObject({
+export const SkillsConfig = lazySchema((z) => z.strictObject({
   enabled: z.boolean().default(true),
   max_skills: z.number().int("must be a whole number").min(0, "must be 0 or more").max(1024, "must be at most 1024").default(64),
   max_skill_bytes: positiveInt(1024 * 1024).min(1024, "must be at least 1024").default(65536),
@@ -88,11 +89,11 @@ export const SkillsConfig = lazySchema(() => z.strictObject({
     .default([]),
 }));
 
-export const SessionsConfig = lazySchema(() => z.strictObject({
+export const SessionsConfig = lazySchema((z) => z.strictObject({
   keep_days: positiveInt(36500).default(90),
 }));
 
-export const AgentOverride = lazySchema(() => z.strictObject({
+export const AgentOverride = lazySchema((z) => z.strictObject({
   use_for: z.string().refine((s) => Buffer.byteLength(s) <= 500 && !s.includes("\n"), "must be one line of at most 500 bytes").optional(),
   model: z.string().regex(MODEL_PATTERN, "must be 1-128 of A-Z a-z 0-9 . _ : / @ [ ] - and not start with - or @").optional(),
   effort: z.enum(EFFORTS).optional(),
@@ -104,14 +105,14 @@ export const AgentOverride = lazySchema(() => z.strictObject({
 export type AgentOverride = z.infer<typeof AgentOverride>;
 
 /** `[channels.dir]`: the loopback chat channel for scripts and tests (docs/channels.md). */
-export const DirChannelConfig = lazySchema(() => z.strictObject({
+export const DirChannelConfig = lazySchema((z) => z.strictObject({
   path: z.string().min(1, "must name a directory"),
   owner: z.string().min(1, "must name the owner's sender id"),
   account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
 }));
 
 /** `[channels.wechat]`: WeChat over Tencent's iLink bot API; log in with `scv channels login wechat` (docs/channels.md). */
-export const WechatChannelConfig = lazySchema(() => z.strictObject({
+export const WechatChannelConfig = lazySchema((z) => z.strictObject({
   enabled: z.boolean().default(true),
   base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).default("https://ilinkai.weixin.qq.com"),
   cdn_base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).default("https://novac2c.cdn.weixin.qq.com/c2c"),
@@ -126,7 +127,7 @@ export const WechatChannelConfig = lazySchema(() => z.strictObject({
 }));
 
 /** `[channels.feishu]`: the Feishu / Lark bot (docs/channels.md). The secret never lives in config. */
-export const FeishuChannelConfig = lazySchema(() => z.strictObject({
+export const FeishuChannelConfig = lazySchema((z) => z.strictObject({
   enabled: z.boolean().default(true),
   /**
    * `feishu` (open.feishu.cn), `lark` (open.larksuite.com), or a base URL (an on-premise gateway, a test
@@ -145,7 +146,7 @@ export const FeishuChannelConfig = lazySchema(() => z.strictObject({
   account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
 }));
 
-export const ChannelsConfig = lazySchema(() => z.strictObject({
+export const ChannelsConfig = lazySchema((z) => z.strictObject({
   /** Where chat logs and kept files live; default $SCV_HOME/archive. */
   archive_dir: z.string().min(1).optional(),
   /** Days a file a chat user sent stays in the media directory (chat_keep keeps it for good). */
@@ -161,7 +162,7 @@ export const ChannelsConfig = lazySchema(() => z.strictObject({
   feishu: FeishuChannelConfig.optional(),
 }));
 
-export const ConfigFile = lazySchema(() => z.strictObject({
+export const ConfigFile = lazySchema((z) => z.strictObject({
   provider: z.strictObject({ active: z.string().min(1) }).partial().optional(),
   providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "profile names use letters, digits, _ and -"), ProviderProfile).optional(),
   tools: ToolsConfig.partial().optional(),

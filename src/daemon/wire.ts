@@ -1,9 +1,9 @@
 // The daemon's HTTP surface on $SCV_HOME/run/scv.sock: request and response bodies (documented in
 // docs/architecture.md). Later issues add sessions and channels.
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 
-export const HealthResponse = lazySchema(() => z.object({
+export const HealthResponse = lazySchema((z) => z.object({
   ok: z.literal(true),
   pid: z.number().int(),
   /** /proc start time of the daemon, so a client can wait for exactly this process to exit. */
@@ -12,14 +12,14 @@ export const HealthResponse = lazySchema(() => z.object({
 }));
 export type HealthResponse = z.infer<typeof HealthResponse>;
 
-export const DelegationCounts = lazySchema(() => z.object({
+export const DelegationCounts = lazySchema((z) => z.object({
   /** Runs at work, including nested SCVs whose own background jobs still count. */
   running: z.number().int(),
   /** Live agents waiting between turns. */
   idle: z.number().int(),
 }));
 
-export const StatusResponse = lazySchema(() => z.object({
+export const StatusResponse = lazySchema((z) => z.object({
   pid: z.number().int(),
   version: z.string(),
   started_unix: z.number(),
@@ -37,7 +37,7 @@ export const StatusResponse = lazySchema(() => z.object({
 }));
 export type StatusResponse = z.infer<typeof StatusResponse>;
 
-export const ShutdownRequest = lazySchema(() => z.strictObject({
+export const ShutdownRequest = lazySchema((z) => z.strictObject({
   /** Kill running turns and delegations (the tracked way) instead of waiting for them. */
   force: z.boolean().default(false),
   /** How long a planned stop waits before it kills what still runs. */
@@ -45,11 +45,11 @@ export const ShutdownRequest = lazySchema(() => z.strictObject({
 }));
 export type ShutdownRequest = z.infer<typeof ShutdownRequest>;
 
-export const ShutdownResponse = lazySchema(() => z.object({
+export const ShutdownResponse = lazySchema((z) => z.object({
   stopping: z.literal(true),
   force: z.boolean(),
   waiting_for: z.number().int(),
   timeout_seconds: z.number(),
 }));
 
-export const ErrorResponse = lazySchema(() => z.object({ error: z.string() }));
+export const ErrorResponse = lazySchema((z) => z.object({ error: z.string() }));

@@ -2,7 +2,7 @@
 // as zod schemas, and failures turned into messages with a hint for the usual setup mistakes.
 // The backend URL comes from the user's own config (a user-only key), so it is not subject to the
 // private-address policy: a user's SearXNG commonly runs on localhost. Proxy variables are still ignored.
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { scrubKnown } from "../config/scrub";
 import { decodeEntities } from "./entities";
@@ -42,18 +42,18 @@ const BRAVE_MAX_COUNT = 20;
 // ---- wire formats ----
 // Built at their first use (lazySchema), not when a session offering web_search starts (docs/architecture.md, start-up).
 
-const SearxngResult = lazySchema(() => z.looseObject({ url: z.string(), title: z.string().nullish(), content: z.string().nullish() }));
-const SearxngResponse = lazySchema(() => z.looseObject({
+const SearxngResult = lazySchema((z) => z.looseObject({ url: z.string(), title: z.string().nullish(), content: z.string().nullish() }));
+const SearxngResponse = lazySchema((z) => z.looseObject({
   results: z.array(z.unknown()).default([]),
   // [engine, reason] pairs; older instances sent plain strings.
   unresponsive_engines: z.array(z.union([z.array(z.string()), z.string()])).nullish(),
 }));
 
-const BraveResult = lazySchema(() => z.looseObject({ title: z.string().nullish(), url: z.string(), description: z.string().nullish() }));
-const BraveResponse = lazySchema(() => z.looseObject({ web: z.looseObject({ results: z.array(z.unknown()).default([]) }).nullish() }));
-const BraveErrorDetail = lazySchema(() => z.looseObject({ code: z.string().nullish(), detail: z.string().nullish(), status: z.number().nullish() }));
+const BraveResult = lazySchema((z) => z.looseObject({ title: z.string().nullish(), url: z.string(), description: z.string().nullish() }));
+const BraveResponse = lazySchema((z) => z.looseObject({ web: z.looseObject({ results: z.array(z.unknown()).default([]) }).nullish() }));
+const BraveErrorDetail = lazySchema((z) => z.looseObject({ code: z.string().nullish(), detail: z.string().nullish(), status: z.number().nullish() }));
 // Documented as `errors: [...]`, recorded in the wild as `error: {...}`: accept both.
-const BraveError = lazySchema(() => z.looseObject({ error: BraveErrorDetail.nullish(), errors: z.array(BraveErrorDetail).nullish() }));
+const BraveError = lazySchema((z) => z.looseObject({ error: BraveErrorDetail.nullish(), errors: z.array(BraveErrorDetail).nullish() }));
 
 // ---- backends ----
 

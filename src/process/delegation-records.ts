@@ -4,13 +4,13 @@ import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { KiB, readBoundedText } from "../config/safe-read";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../config/private-file";
 import { join } from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { identityOf, isAlive } from "./procfs";
 import type { ProcessIdentity } from "./types";
 
 // Built at its first use (lazySchema), not when a server starts (docs/architecture.md, start-up).
-export const DelegationRecord = lazySchema(() => z.object({
+export const DelegationRecord = lazySchema((z) => z.object({
   handle: z.string(),
   agent: z.string(),
   /** instanceId and sessionId of the SCV session that started it. */

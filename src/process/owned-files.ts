@@ -6,7 +6,7 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, writeSync } from "node:fs";
 import { randomHex } from "../digest";
 import { basename, join } from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { tryUnlink } from "../config/private-file";
 import { bootId, ownerIdentity, readStateJson } from "./delegation-records";
@@ -16,7 +16,7 @@ import { readStat } from "./procfs";
 export const TEMP_SUFFIX = ".scv-tmp";
 
 // Built at its first use (lazySchema), not when a server starts (docs/architecture.md, start-up).
-const OwnedFile = lazySchema(() => z.object({
+const OwnedFile = lazySchema((z) => z.object({
   path: z.string(),
   owner_pid: z.number().int(),
   owner_start_time: z.string(),

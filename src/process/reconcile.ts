@@ -4,7 +4,7 @@
 // pass at start, the daemon one at start and every 60 s.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { pruneStaleMarkers } from "../agents/conversations";
 import {
@@ -137,7 +137,7 @@ function removeIfOlder(file: string, now: number) {
   } catch {}
 }
 
-export const ReconcileStats = lazySchema(() => z.object({
+export const ReconcileStats = lazySchema((z) => z.object({
   orphans_stopped_total: z.number().int().nonnegative().default(0),
   last_stopped_unix: z.number().optional(),
 }));

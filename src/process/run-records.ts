@@ -7,7 +7,7 @@
 // a record only has to outlive its SCV process, and nothing it names survives a power loss anyway.
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { tryUnlink } from "../config/private-file";
 import { bootId, currentBtime, ownerIdentity, readStateJson } from "./delegation-records";
@@ -15,7 +15,7 @@ import { isAlive } from "./procfs";
 import type { ProcessIdentity } from "./types";
 
 // Built at its first use (lazySchema), not when a server starts (docs/architecture.md, start-up).
-export const RunRecord = lazySchema(() => z.object({
+export const RunRecord = lazySchema((z) => z.object({
   /** The SCV_RUN_TAG every descendant inherits. */
   run_tag: z.string().min(1),
   /** The leader, whose PID is also the group and session id (absent until the spawn returned). */

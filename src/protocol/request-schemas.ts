@@ -3,6 +3,7 @@
 // fast-check.ts. A node whose zod schema checks or changes more than JSON Schema can state (a refinement, a
 // format, a transform) is marked, so the fast check leaves it to zod.
 import { z } from "zod";
+import { useZod } from "../lazy-schema";
 import { type JsonSchema, ZOD_DECIDES } from "./fast-check";
 import { JsonRpcRequest, type RequestMethod, requests } from "./schema";
 
@@ -24,6 +25,7 @@ export function jsonSchemaForFastCheck(schema: z.ZodType): JsonSchema {
 }
 
 export function prebuiltRequestSchemas(): { envelope: JsonSchema; params: Record<RequestMethod, JsonSchema> } {
+  useZod(z);
   const params = Object.fromEntries(Object.entries(requests).map(([method, spec]) => [method, jsonSchemaForFastCheck(spec.params)]));
   return { envelope: jsonSchemaForFastCheck(JsonRpcRequest), params: params as Record<RequestMethod, JsonSchema> };
 }

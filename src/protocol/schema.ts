@@ -1,6 +1,6 @@
 // Client protocol v3: every message SCV's server accepts or sends, in one place. docs/protocol.md is generated
 // from this module (scripts/protocol-doc.ts) and the server validates every request against it.
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 
 import { REASONING_EFFORTS } from "../config/schema";
@@ -8,10 +8,10 @@ import { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION } from "./constants";
 
 export { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION };
 
-const SessionId = lazySchema(() => z.string().min(1).describe("from session.start"));
-const TurnId = lazySchema(() => z.string().min(1));
-const Risk = lazySchema(() => z.enum(["read_only", "filesystem", "process", "delegate", "network"]));
-const Usage = lazySchema(() => z.object({
+const SessionId = lazySchema((z) => z.string().min(1).describe("from session.start"));
+const TurnId = lazySchema((z) => z.string().min(1));
+const Risk = lazySchema((z) => z.enum(["read_only", "filesystem", "process", "delegate", "network"]));
+const Usage = lazySchema((z) => z.object({
   input_tokens: z.number(),
   output_tokens: z.number(),
   cached_input_tokens: z.number(),
@@ -19,13 +19,13 @@ const Usage = lazySchema(() => z.object({
   reasoning_tokens: z.number().default(0).describe("the part of output_tokens spent reasoning (0 when the endpoint reports none)"),
 }));
 
-export const Origin = lazySchema(() => z.discriminatedUnion("kind", [
+export const Origin = lazySchema((z) => z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("user") }),
   z.object({ kind: z.literal("background"), jobs: z.array(z.string()).describe("job handles reported in this turn") }),
 ]));
 export type Origin = z.infer<typeof Origin>;
 
-const StoredTurn = lazySchema(() => z.object({
+const StoredTurn = lazySchema((z) => z.object({
   turn_id: TurnId,
   prompt: z.string(),
   origin: Origin,
@@ -42,16 +42,16 @@ export const requests = {
   initialize: {
     description:
       "First request on a connection. Fails if the protocol version is not 3. Unknown keys in its params (such as `client_info` from a newer client) are ignored; every other method refuses them.",
-    params: lazySchema(() => z.object({
+    params: lazySchema((z) => z.object({
       protocol_version: z.number().int(),
       client: z.object({ name: z.string(), version: z.string().optional() }).optional(),
     })),
-    result: lazySchema(() => z.object({ protocol_version: z.literal(PROTOCOL_VERSION), server: z.object({ name: z.literal("scv"), version: z.string() }) })),
+    result: lazySchema((z) => z.object({ protocol_version: z.literal(PROTOCOL_VERSION), server: z.object({ name: z.literal("scv"), version: z.string() }) })),
   },
   "session.start": {
     description:
       "Opens a session in a workspace. `delegation_depth` is how deep this session runs in a delegation chain; `auto_approve` approves every approval request unasked; `tools: false` makes a tool-free session; `model` overrides the provider profile's model; `reasoning_effort` overrides the profile's `reasoning_effort`.",
-    params: lazySchema(() => z.strictObject({
+    params: lazySchema((z) => z.strictObject({
       cwd: z.string().min(1).describe("the workspace root; must be an existing directory"),
       delegation_depth: z.number().int().min(0).max(64).optional(),
       auto_approve: z.boolean().optional(),
@@ -68,18 +68,18 @@ export const requests = {
         .optional()
         .describe("set by a chat bridge: offers chat_attach in a tool-enabled session and adds the Chat channel prompt section"),
     })),
-    result: lazySchema(() => z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string() })),
+    result: lazySchema((z) => z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string() })),
   },
   "session.resume": {
     description:
       "Reopens a stored session (see `scv sessions list`) with its full history, its agent conversations and its finished background jobs; the reply carries its turns so a client can show them. The session keeps its workspace, provider profile, model and whether it has tools; `model` overrides the model from now on. Turns and jobs cut off when the process that ran it died are `interrupted`. A session open in another live SCV process is refused with -32006.",
-    params: lazySchema(() => z.strictObject({
+    params: lazySchema((z) => z.strictObject({
       session_id: SessionId.describe("a stored session's ID"),
       delegation_depth: z.number().int().min(0).max(64).optional(),
       auto_approve: z.boolean().optional(),
       model: z.string().min(1).max(128).optional(),
     })),
-    result: lazySchema(() => z.object({
+    result: lazySchema((z) => z.object({
       session_id: SessionId,
       workspace: z.string(),
       tools: z.array(z.string()),
@@ -93,29 +93,29 @@ export const requests = {
   "turn.start": {
     description:
       "Queues a user prompt. Returns at once; the turn's events follow as notifications. A prompt sent while a turn runs waits for it.",
-    params: lazySchema(() => z.strictObject({ session_id: SessionId, prompt: z.string().min(1, "prompt must not be empty") })),
-    result: lazySchema(() => z.object({ turn_id: TurnId, queued: z.boolean() })),
+    params: lazySchema((z) => z.strictObject({ session_id: SessionId, prompt: z.string().min(1, "prompt must not be empty") })),
+    result: lazySchema((z) => z.object({ turn_id: TurnId, queued: z.boolean() })),
   },
   "turn.cancel": {
     description: "Cancels the running turn (stops the model stream and the running tool) and any queued user turns.",
-    params: lazySchema(() => z.strictObject({ session_id: SessionId, turn_id: TurnId.optional() })),
-    result: lazySchema(() => z.object({ cancelled: z.boolean() })),
+    params: lazySchema((z) => z.strictObject({ session_id: SessionId, turn_id: TurnId.optional() })),
+    result: lazySchema((z) => z.object({ cancelled: z.boolean() })),
   },
   "approval.resolve": {
     description: "Answers an approval.requested notification.",
-    params: lazySchema(() => z.strictObject({ session_id: SessionId, approval_id: z.string().min(1), approved: z.boolean() })),
-    result: lazySchema(() => z.object({ ok: z.literal(true) })),
+    params: lazySchema((z) => z.strictObject({ session_id: SessionId, approval_id: z.string().min(1), approved: z.boolean() })),
+    result: lazySchema((z) => z.object({ ok: z.literal(true) })),
   },
   "session.compact": {
     description:
       "Compacts the session's history now: the model summarises the older turns and history becomes that summary plus the most recent turns verbatim. Waits for a running turn to end first. `compacted: false` when there was too little to summarise.",
-    params: lazySchema(() => z.strictObject({ session_id: SessionId })),
-    result: lazySchema(() => z.object({ compacted: z.boolean(), turns: z.number().int(), tokens_before: z.number().int(), tokens_after: z.number().int() })),
+    params: lazySchema((z) => z.strictObject({ session_id: SessionId })),
+    result: lazySchema((z) => z.object({ compacted: z.boolean(), turns: z.number().int(), tokens_before: z.number().int(), tokens_after: z.number().int() })),
   },
   "session.close": {
     description: "Closes a session: cancels its turns, background jobs and delegated processes.",
-    params: lazySchema(() => z.strictObject({ session_id: SessionId })),
-    result: lazySchema(() => z.object({ closed: z.literal(true) })),
+    params: lazySchema((z) => z.strictObject({ session_id: SessionId })),
+    result: lazySchema((z) => z.object({ closed: z.literal(true) })),
   },
 } as const;
 export type RequestMethod = keyof typeof requests;
@@ -128,21 +128,21 @@ const inTurn = { session_id: SessionId, turn_id: TurnId };
 export const notifications = {
   "turn.started": {
     description: "A turn began: a user prompt, or a turn the server started itself (`origin.kind` = `background`).",
-    params: lazySchema(() => z.object({ ...inTurn, origin: Origin, prompt: z.string() })),
+    params: lazySchema((z) => z.object({ ...inTurn, origin: Origin, prompt: z.string() })),
   },
-  "assistant.delta": { description: "Streamed assistant text.", params: lazySchema(() => z.object({ ...inTurn, text: z.string() })) },
+  "assistant.delta": { description: "Streamed assistant text.", params: lazySchema((z) => z.object({ ...inTurn, text: z.string() })) },
   "reasoning.delta": {
     description: "Streamed reasoning summary text (with `reasoning_summary` set); for display only, never part of the reply or the history.",
-    params: lazySchema(() => z.object({ ...inTurn, text: z.string() })),
+    params: lazySchema((z) => z.object({ ...inTurn, text: z.string() })),
   },
   "model.notice": {
     description: "A one-line note about the model connection, such as a request field the endpoint rejected that SCV stopped sending.",
-    params: lazySchema(() => z.object({ ...inTurn, message: z.string() })),
+    params: lazySchema((z) => z.object({ ...inTurn, message: z.string() })),
   },
   "session.compacted": {
     description:
       "The history was compacted: `turns` user turns (`items` history items) were replaced by a summary. `reason`: `threshold` (the next request would pass compact_at of the context window), `overflow` (the endpoint answered context_length_exceeded), or `request` (session.compact). Token counts are estimates of the request size.",
-    params: lazySchema(() => z.object({
+    params: lazySchema((z) => z.object({
       session_id: SessionId,
       turn_id: TurnId.optional(),
       reason: z.enum(["threshold", "overflow", "request"]),
@@ -155,7 +155,7 @@ export const notifications = {
   "tool.started": {
     description:
       "A tool call began (before approval). `label` is the call as a person reads it, such as `$ cargo test`, `read src/x.ts (bytes 0-400)` or `agent codex: fix the build`. `arguments` is the call's validated arguments (the raw ones when they were invalid), with long strings cut and credential-looking values masked.",
-    params: lazySchema(() => z.object({
+    params: lazySchema((z) => z.object({
       ...inTurn,
       call_id: z.string(),
       tool: z.string(),
@@ -166,22 +166,22 @@ export const notifications = {
   },
   "tool.progress": {
     description: "A short status line from a running tool, at most twice a second per call; never part of history.",
-    params: lazySchema(() => z.object({ ...inTurn, call_id: z.string(), line: z.string() })),
+    params: lazySchema((z) => z.object({ ...inTurn, call_id: z.string(), line: z.string() })),
   },
   "approval.denied_unattended": {
     description:
       "A request nobody could be asked about (one a background job's agent relayed) was decided without asking and denied, by `tools.approval_policy` or for want of `auto_approve`; `reason` says which. The agent goes on without it; a client shows it so the person knows.",
-    params: lazySchema(() => z.object({ session_id: SessionId, job: z.string().optional(), tool: z.string(), risk: Risk, summary: z.string(), reason: z.string() })),
+    params: lazySchema((z) => z.object({ session_id: SessionId, job: z.string().optional(), tool: z.string(), risk: Risk, summary: z.string(), reason: z.string() })),
   },
   "job.progress": {
     description:
       "The latest status line of a running background job (`agent` with `background: true`), at most twice a second per job, so a client can show what its jobs are doing between turns; never part of history.",
-    params: lazySchema(() => z.object({ session_id: SessionId, job: z.string(), agent: z.string(), line: z.string() })),
+    params: lazySchema((z) => z.object({ session_id: SessionId, job: z.string(), agent: z.string(), line: z.string() })),
   },
   "tool.completed": {
     description:
       "A tool call finished. `output` is what the model sees (bounded). `display` is the outcome as a person reads it after the label (`exit 0, 1.2 s`, `+12 -3 lines`, `200, 5120 bytes`); `denied` is true when approval was refused. Tools may add fields, such as `jobs`.",
-    params: lazySchema(() => z.looseObject({
+    params: lazySchema((z) => z.looseObject({
       ...inTurn,
       call_id: z.string(),
       tool: z.string(),
@@ -194,7 +194,7 @@ export const notifications = {
   "approval.requested": {
     description:
       "A tool call needs the client's decision; answer with approval.resolve. `summary` shows what will happen (for a `write`, a bounded diff or the new file's first lines). `fingerprint` is the same for identical calls (same tool, same arguments), so a client may approve repeats of a call it was told to allow.",
-    params: lazySchema(() => z.object({
+    params: lazySchema((z) => z.object({
       ...inTurn,
       approval_id: z.string(),
       call_id: z.string(),
@@ -208,7 +208,7 @@ export const notifications = {
   "model.retrying": {
     description:
       "The model request failed in a way worth retrying, before any output; the server waits `delay_ms` and tries again (attempt `attempt` of `max_retries`).",
-    params: lazySchema(() => z.object({
+    params: lazySchema((z) => z.object({
       ...inTurn,
       attempt: z.number().int(),
       max_retries: z.number().int(),
@@ -218,7 +218,7 @@ export const notifications = {
   },
   "turn.ended": {
     description: "The final event of a turn.",
-    params: lazySchema(() => z.object({
+    params: lazySchema((z) => z.object({
       ...inTurn,
       status: z.enum(["completed", "failed", "cancelled"]),
       reply: z.string(),
@@ -233,7 +233,7 @@ export const notifications = {
 export type NotificationMethod = keyof typeof notifications;
 export type NotificationParams<M extends NotificationMethod> = z.infer<(typeof notifications)[M]["params"]>;
 
-export const JsonRpcRequest = lazySchema(() => z.object({
+export const JsonRpcRequest = lazySchema((z) => z.object({
   jsonrpc: z.literal("2.0"),
   // Any integer: one beyond 2^53 is echoed with its exact digits (rpc.ts), so it is not refused here.
   // multipleOf(1), not a refinement: JSON Schema states it, so the fast check (fast-check.ts) can apply it too.

@@ -2,25 +2,25 @@
 // Reading is loose on purpose: unknown events and extra fields are ignored, missing details default to 0.
 // Each shape is built at its first use (lazySchema): building them all costs several milliseconds of zod, which a
 // nested SCV child would otherwise spend before its first model request instead of while it waits for the answer.
-import { z } from "zod";
-import { lazySchema } from "../lazy-schema";
+import type { z } from "zod";
+import { lazySchema, zod } from "../lazy-schema";
 
-const count = lazySchema(() => z.number().nullish().transform((n) => (typeof n === "number" && Number.isFinite(n) ? n : 0)));
-const text = lazySchema(() => z.string().nullish());
+const count = lazySchema((z) => z.number().nullish().transform((n) => (typeof n === "number" && Number.isFinite(n) ? n : 0)));
+const text = lazySchema((z) => z.string().nullish());
 
 /** `{"error":{message,type,param,code}}`: HTTP error bodies, Chat mid-stream errors, nested Responses `error` events. */
-export const ErrorBody = lazySchema(() => z.looseObject({
+export const ErrorBody = lazySchema((z) => z.looseObject({
   message: text,
   type: text,
   code: z.union([z.string(), z.number()]).nullish(),
   param: text,
 }));
 export type ErrorBody = z.infer<typeof ErrorBody>;
-export const ErrorEnvelope = lazySchema(() => z.looseObject({ error: ErrorBody }));
+export const ErrorEnvelope = lazySchema((z) => z.looseObject({ error: ErrorBody }));
 
 // ---------- Responses API: request ----------
 
-export const ResponsesInputItem = lazySchema(() => z.union([
+export const ResponsesInputItem = lazySchema((z) => z.union([
   z.strictObject({
     type: z.literal("message"),
     role: z.enum(["user", "assistant", "system", "developer"]),
@@ -43,7 +43,7 @@ export const ResponsesInputItem = lazySchema(() => z.union([
 ]));
 export type ResponsesInputItem = z.infer<typeof ResponsesInputItem>;
 
-export const ResponsesTool = lazySchema(() => z.union([
+export const ResponsesTool = lazySchema((z) => z.union([
   z.strictObject({
     type: z.literal("function"),
     name: z.string().min(1),
@@ -54,7 +54,7 @@ export const ResponsesTool = lazySchema(() => z.union([
   z.strictObject({ type: z.literal("web_search") }),
 ]));
 
-export const ResponsesRequest = lazySchema(() => z.strictObject({
+export const ResponsesRequest = lazySchema((z) => z.strictObject({
   model: z.string().min(1),
   instructions: z.string().optional(),
   input: z.array(ResponsesInputItem),
@@ -69,16 +69,16 @@ export type ResponsesRequest = z.infer<typeof ResponsesRequest>;
 
 // ---------- Responses API: stream events ----------
 
-export const ResponsesUsage = lazySchema(() => z.looseObject({
+export const ResponsesUsage = lazySchema((z) => z.looseObject({
   input_tokens: count,
   output_tokens: count,
   input_tokens_details: z.looseObject({ cached_tokens: count }).nullish(),
   output_tokens_details: z.looseObject({ reasoning_tokens: count }).nullish(),
 }));
 
-export const UrlCitation = lazySchema(() => z.looseObject({ type: z.literal("url_citation"), url: z.string().min(1), title: text }));
+export const UrlCitation = lazySchema((z) => z.looseObject({ type: z.literal("url_citation"), url: z.string().min(1), title: text }));
 
-export const FunctionCallItem = lazySchema(() => z.looseObject({
+export const FunctionCallItem = lazySchema((z) => z.looseObject({
   type: z.literal("function_call"),
   id: text,
   call_id: z.string().min(1),
@@ -86,14 +86,14 @@ export const FunctionCallItem = lazySchema(() => z.looseObject({
   arguments: z.string().nullish(),
 }));
 
-const ContentPart = lazySchema(() => z.looseObject({ type: z.string(), text: text, refusal: text, annotations: z.array(z.unknown()).nullish() }));
-export const MessageItem = lazySchema(() => z.looseObject({
+const ContentPart = lazySchema((z) => z.looseObject({ type: z.string(), text: text, refusal: text, annotations: z.array(z.unknown()).nullish() }));
+export const MessageItem = lazySchema((z) => z.looseObject({
   type: z.literal("message"),
   id: text,
   content: z.array(ContentPart).nullish(),
 }));
 
-export const ReasoningOutputItem = lazySchema(() => z.looseObject({
+export const ReasoningOutputItem = lazySchema((z) => z.looseObject({
   type: z.literal("reasoning"),
   id: text,
   encrypted_content: text,
@@ -101,9 +101,9 @@ export const ReasoningOutputItem = lazySchema(() => z.looseObject({
 }));
 
 /** Any output item; interpret it with FunctionCallItem / MessageItem when its type matches. */
-const OutputItem = lazySchema(() => z.looseObject({ type: z.string(), id: text }));
+const OutputItem = lazySchema((z) => z.looseObject({ type: z.string(), id: text }));
 
-export const ResponseObject = lazySchema(() => z.looseObject({
+export const ResponseObject = lazySchema((z) => z.looseObject({
   id: text,
   status: text,
   usage: ResponsesUsage.nullish(),
@@ -112,9 +112,9 @@ export const ResponseObject = lazySchema(() => z.looseObject({
   output: z.array(OutputItem).nullish(),
 }));
 
-const where = () => ({ item_id: text, output_index: z.number().nullish() });
+const where = () => ({ item_id: text, output_index: zod().number().nullish() });
 
-export const ResponsesEvent = lazySchema(() => z.discriminatedUnion("type", [
+export const ResponsesEvent = lazySchema((z) => z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("response.output_text.delta"), ...where(), delta: z.string() }),
   z.looseObject({ type: z.literal("response.refusal.delta"), ...where(), delta: z.string() }),
   z.looseObject({ type: z.literal("response.reasoning_summary_text.delta"), ...where(), summary_index: z.number().nullish(), delta: z.string() }),
@@ -134,20 +134,20 @@ export type ResponsesEvent = z.infer<typeof ResponsesEvent>;
 
 // ---------- Chat Completions: request ----------
 
-export const ChatToolCall = lazySchema(() => z.strictObject({
+export const ChatToolCall = lazySchema((z) => z.strictObject({
   id: z.string().min(1),
   type: z.literal("function"),
   function: z.strictObject({ name: z.string().min(1), arguments: z.string() }),
 }));
 
-export const ChatMessage = lazySchema(() => z.union([
+export const ChatMessage = lazySchema((z) => z.union([
   z.strictObject({ role: z.enum(["system", "developer", "user"]), content: z.string() }),
   z.strictObject({ role: z.literal("assistant"), content: z.string().nullable(), tool_calls: z.array(ChatToolCall).min(1).optional() }),
   z.strictObject({ role: z.literal("tool"), tool_call_id: z.string().min(1), content: z.string() }),
 ]));
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-export const ChatRequest = lazySchema(() => z.strictObject({
+export const ChatRequest = lazySchema((z) => z.strictObject({
   model: z.string().min(1),
   messages: z.array(ChatMessage),
   tools: z
@@ -167,14 +167,14 @@ export type ChatRequest = z.infer<typeof ChatRequest>;
 
 // ---------- Chat Completions: stream chunks ----------
 
-export const ChatUsage = lazySchema(() => z.looseObject({
+export const ChatUsage = lazySchema((z) => z.looseObject({
   prompt_tokens: count,
   completion_tokens: count,
   prompt_tokens_details: z.looseObject({ cached_tokens: count }).nullish(),
   completion_tokens_details: z.looseObject({ reasoning_tokens: count }).nullish(),
 }));
 
-export const ChatChunk = lazySchema(() => z.looseObject({
+export const ChatChunk = lazySchema((z) => z.looseObject({
   choices: z
     .array(
       z.looseObject({
@@ -205,7 +205,7 @@ export type ChatChunk = z.infer<typeof ChatChunk>;
 
 // ---------- Chat Completions: a non-streamed answer (replayed as chunks) ----------
 
-export const ChatCompletion = lazySchema(() => z.looseObject({
+export const ChatCompletion = lazySchema((z) => z.looseObject({
   choices: z.array(
     z.looseObject({
       index: z.number().nullish(),

@@ -4,7 +4,7 @@
 // search pick out the records they need by that prefix without parsing every line.
 // The header and record shapes are built at their first use (lazySchema): only reading a session needs them, and a
 // new session (a nested SCV child's, say) should not spend start-up building them.
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 
 export const FORMAT_VERSION = 1;
@@ -13,16 +13,16 @@ export const FORMAT_VERSION = 1;
 export const SESSION_ID = /^s-[a-z0-9]{1,64}$/;
 
 /** A history item exactly as the model saw it; its kinds belong to src/provider. */
-const Item = lazySchema(() => z.looseObject({}));
-const Usage = lazySchema(() => z.object({ input_tokens: z.number(), output_tokens: z.number(), cached_input_tokens: z.number() }));
-const Origin = lazySchema(() => z.looseObject({ kind: z.string() }));
+const Item = lazySchema((z) => z.looseObject({}));
+const Usage = lazySchema((z) => z.object({ input_tokens: z.number(), output_tokens: z.number(), cached_input_tokens: z.number() }));
+const Origin = lazySchema((z) => z.looseObject({ kind: z.string() }));
 
 export const TURN_STATUSES = ["completed", "failed", "cancelled", "interrupted"] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
-const at = lazySchema(() => z.number());
+const at = lazySchema((z) => z.number());
 
-export const SessionHeader = lazySchema(() => z.looseObject({
+export const SessionHeader = lazySchema((z) => z.looseObject({
   type: z.literal("session"),
   at,
   v: z.number().int(),
@@ -36,7 +36,7 @@ export const SessionHeader = lazySchema(() => z.looseObject({
 }));
 export type SessionHeader = z.infer<typeof SessionHeader>;
 
-export const StoredConversation = lazySchema(() => z.object({
+export const StoredConversation = lazySchema((z) => z.object({
   handle: z.string(),
   agent: z.string(),
   cwd: z.string(),
@@ -47,7 +47,7 @@ export const StoredConversation = lazySchema(() => z.object({
 }));
 export type StoredConversation = z.infer<typeof StoredConversation>;
 
-export const StoredJob = lazySchema(() => z.object({
+export const StoredJob = lazySchema((z) => z.object({
   job: z.string(),
   agent: z.string(),
   conversation: z.string().optional(),
@@ -60,7 +60,7 @@ export const StoredJob = lazySchema(() => z.object({
 export type StoredJob = z.infer<typeof StoredJob>;
 
 /** Every record after the header. Unknown types are skipped with a warning (a newer SCV wrote them). */
-export const SessionRecord = lazySchema(() => z.discriminatedUnion("type", [
+export const SessionRecord = lazySchema((z) => z.discriminatedUnion("type", [
   z.object({ type: z.literal("resumed"), at, provider: z.string(), model: z.string() }),
   z.object({ type: z.literal("turn"), at, turn: z.string(), prompt: z.string(), origin: Origin }),
   z.object({ type: z.literal("item"), at, turn: z.string().optional(), item: Item }),

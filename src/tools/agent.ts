@@ -1,7 +1,6 @@
 // The `agent` tool: hands a task to another coding agent (Claude Code, Codex, Grok Build, DeepSeek Harness,
 // pi, a nested SCV) and returns its structured result. The tool chooses the agent and checks the call against
 // what that agent takes when the call is assessed, before any approval; src/agents does the rest.
-import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { EFFORTS } from "../config/schema";
 import type { AcpSupport } from "../agents/descriptors";
@@ -14,7 +13,7 @@ import { jobsFor } from "../agents/jobs";
 import { defineTool, type SessionScope, type Tool, type ToolCallContext, ToolError, type ToolRisk } from "./tool";
 
 /** What the tool accepts: lenient strings, so every refusal can say exactly what was wrong (see planCall). */
-export const AgentArgs = lazySchema(() => z.strictObject({
+export const AgentArgs = lazySchema((z) => z.strictObject({
   agent: z.string().optional(),
   prompt: z.string().min(1, "must not be empty; write a self-contained brief"),
   cwd: z.string().optional(),

@@ -1,8 +1,10 @@
 // `agent_cancel`: stops a running background job the way closing the session would.
-import { z } from "zod";
 import { jobsFor } from "../agents/jobs";
+import { lazySchema } from "../lazy-schema";
 import { jobToolsOffered } from "./agent";
 import { defineTool, type SessionScope, type Tool } from "./tool";
+
+export const AgentCancelArgs = lazySchema((z) => z.strictObject({ job: z.string().min(1, "name a job handle such as job-1") }));
 
 export function createAgentCancelTool(scope: SessionScope): Tool | undefined {
   if (!jobToolsOffered(scope)) return undefined;
@@ -10,7 +12,7 @@ export function createAgentCancelTool(scope: SessionScope): Tool | undefined {
     name: "agent_cancel",
     description:
       "Stop a running background job: its agent process and everything it started are stopped, and the job is returned with status cancelled (waits up to 10 s for it to settle). No report turn follows. A job that already finished is described with a note.",
-    parameters: z.strictObject({ job: z.string().min(1, "name a job handle such as job-1") }),
+    parameters: AgentCancelArgs,
     risk: "process",
     summary: (a) => {
       const job = jobsFor(scope).get(a.job);

@@ -1,8 +1,10 @@
 // `agent_status`: describes one background job, or every job the session remembers.
-import { z } from "zod";
 import { jobsFor } from "../agents/jobs";
+import { lazySchema } from "../lazy-schema";
 import { jobToolsOffered } from "./agent";
 import { defineTool, type SessionScope, type Tool } from "./tool";
+
+export const AgentStatusArgs = lazySchema((z) => z.strictObject({ job: z.string().min(1).optional() }));
 
 export function createAgentStatusTool(scope: SessionScope): Tool | undefined {
   if (!jobToolsOffered(scope)) return undefined;
@@ -10,7 +12,7 @@ export function createAgentStatusTool(scope: SessionScope): Tool | undefined {
     name: "agent_status",
     description:
       "Describe background jobs: with job, that one; without it, {jobs: [...]} for every job this session remembers (running ones with their latest progress line, finished ones with their result).",
-    parameters: z.strictObject({ job: z.string().min(1).optional() }),
+    parameters: AgentStatusArgs,
     risk: "read_only",
     summary: (a) => `agent_status ${a.job ?? "(all jobs)"}`,
     async execute(args) {

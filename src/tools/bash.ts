@@ -1,8 +1,7 @@
 // The `bash` tool: `/bin/bash -lc <command>` in the workspace through the process runner, with a deadline,
 // cancellation, cleanup of everything the command started, and bounded combined stdout/stderr.
-import { z } from "zod";
 import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "../config/schema";
-import { lazySchema } from "../lazy-schema";
+import { lazySchema, zod } from "../lazy-schema";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
 import { defineTool, type SessionScope, type Tool } from "./tool";
 
@@ -13,7 +12,7 @@ const PROGRESS_MAX_CHARS = 200;
 const HEADER_RESERVE_BYTES = 512;
 
 /** The parameters for a timeout pair: their JSON Schema is then converted once per process, not per session. */
-function bashArgs(defaultTimeout: number, maxTimeout: number) {
+function bashArgs(defaultTimeout: number, maxTimeout: number, z = zod()) {
   return z.strictObject({
     command: z
       .string({ error: "must be a string holding the shell command" })
@@ -30,7 +29,7 @@ function bashArgs(defaultTimeout: number, maxTimeout: number) {
   });
 }
 /** The parameters under the default timeouts, whose JSON Schema is made at build time (tools/parameters.ts). */
-export const DefaultBashArgs = lazySchema(() => bashArgs(DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS));
+export const DefaultBashArgs = lazySchema((z) => bashArgs(DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS, z));
 const argsByTimeouts = new Map<string, ReturnType<typeof bashArgs>>([[`${DEFAULT_COMMAND_TIMEOUT_SECONDS}/${DEFAULT_MAX_TIMEOUT_SECONDS}`, DefaultBashArgs]]);
 
 export function createBashTool(scope: SessionScope): Tool {

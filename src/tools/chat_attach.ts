@@ -4,7 +4,6 @@
 import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, realpathSync, statSync, writeSync } from "node:fs";
 import { randomHex } from "../digest";
 import { basename, isAbsolute, join, sep } from "node:path";
-import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { mediaRoot, outboxMediaDir } from "../chatlog/paths";
 import { ensurePrivateDir, tryUnlink } from "../config/private-file";
@@ -107,7 +106,7 @@ function checkFile(given: string, st: import("node:fs").Stats) {
   if (st.size > MAX_ATTACH_BYTES) throw new ToolError(`not sent: ${given} is ${(st.size / MiB).toFixed(1)} MiB; a chat file may be at most 25 MiB`);
 }
 
-const Args = lazySchema(() => z.strictObject({
+const Args = lazySchema((z) => z.strictObject({
   path: z.string().min(1).describe("the file: absolute or relative to the workspace"),
   caption: z
     .string()

@@ -1,14 +1,13 @@
 // chat_history: reads this conversation's chat log (search, episodes, read) and nothing else; read-only.
-import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { fitJson, listLogEpisodes, readLogEpisode, searchLog } from "../chatlog/history";
 import { EPISODE_ID } from "../chatlog/paths";
 import { chatScope } from "./chat-place";
 import { defineTool, ToolError, type SessionScope, type Tool } from "./tool";
 
-const DATE = lazySchema(() => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD"));
+const DATE = lazySchema((z) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD"));
 
-const Args = lazySchema(() => z.discriminatedUnion("action", [
+const Args = lazySchema((z) => z.discriminatedUnion("action", [
   z.strictObject({
     action: z.literal("search"),
     query: z.string().trim().min(1, "must name what to look for"),

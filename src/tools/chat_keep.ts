@@ -4,14 +4,13 @@
 import { closeSync, constants, fsyncSync, linkSync, lstatSync, openSync, readSync, writeSync } from "node:fs";
 import { randomHex } from "../digest";
 import { basename, dirname, extname, isAbsolute, join, normalize } from "node:path";
-import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { appendLine, keptRecordsFile, readKept } from "../chatlog/log";
 import { ensurePrivateDir, tryUnlink } from "../config/private-file";
 import { chatScope } from "./chat-place";
 import { defineTool, ToolError, type SessionScope, type Tool } from "./tool";
 
-const Args = lazySchema(() => z.strictObject({ path: z.string().min(1).describe("the absolute path shown with the file in the turn or in chat_history") }));
+const Args = lazySchema((z) => z.strictObject({ path: z.string().min(1).describe("the absolute path shown with the file in the turn or in chat_history") }));
 
 /** The kept name: the user's file name without the media directory's random prefix. */
 function keptName(mediaName: string): string {

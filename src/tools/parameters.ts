@@ -3,6 +3,9 @@
 // its schema at runtime instead.
 import type { z } from "zod";
 import { AgentArgs } from "./agent";
+import { AgentCancelArgs } from "./agent_cancel";
+import { AgentStatusArgs } from "./agent_status";
+import { DefaultAgentWaitArgs } from "./agent_wait";
 import { DefaultBashArgs } from "./bash";
 import { ReadArgs } from "./read";
 import { ReadSkillArgs } from "./read_skill";
@@ -13,6 +16,9 @@ import { WriteArgs } from "./write";
 export const PREBUILT_PARAMETERS: Record<string, z.ZodType> = {
   read: ReadArgs,
   bash: DefaultBashArgs,
+  agent_wait: DefaultAgentWaitArgs,
+  agent_status: AgentStatusArgs,
+  agent_cancel: AgentCancelArgs,
   write: WriteArgs,
   web_fetch: WebFetchArgs,
   agent: AgentArgs,

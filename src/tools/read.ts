@@ -2,12 +2,12 @@
 import * as fs from "node:fs";
 import { sha256Hex } from "../digest";
 import * as path from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext, type ToolResult, type ToolRisk } from "./tool";
 import { assertOpenedInside, displayPath as display, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
 
-export const ReadArgs = lazySchema(() => z.strictObject({
+export const ReadArgs = lazySchema((z) => z.strictObject({
   path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
   offset: z
     .number()

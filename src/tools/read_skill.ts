@@ -1,12 +1,11 @@
 // The `read_skill` tool: the SKILL.md of a skill found at session start, by name only. It never takes a path,
 // so it cannot read anything but the discovered SKILL.md files, each at most skills.max_skill_bytes.
 import { homedir } from "node:os";
-import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { discoverSkills, projectSkillsSection, readSkill, type SkillCatalog, SkillReadError, userSkillsSection } from "../skills/index";
 import { defineTool, type SessionScope, type Tool, ToolError, type ToolRegistry } from "./tool";
 
-export const ReadSkillArgs = lazySchema(() => z.strictObject({
+export const ReadSkillArgs = lazySchema((z) => z.strictObject({
   name: z
     .string()
     .min(1, "must not be empty; give a skill name from the system prompt")

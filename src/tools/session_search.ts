@@ -2,14 +2,13 @@
 // every word of a query. Offered only when the server keeps sessions and the session has tools, so a tool-free
 // session (such as a chat sender's) never sees other conversations. What it returns is stored text, shown to
 // the model as data.
-import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { cutUtf8, defineTool, type SessionScope, type Tool } from "./tool";
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 50;
 
-export const SessionSearchArgs = lazySchema(() => z.strictObject({
+export const SessionSearchArgs = lazySchema((z) => z.strictObject({
   query: z
     .string()
     .refine((q) => q.trim() !== "", "must contain at least one word")

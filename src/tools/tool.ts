@@ -1,6 +1,7 @@
 // The tool extension contract: a tool is one defineTool({...}) in its own file. The wrapper owns argument
 // validation, error-to-result conversion and output limits, so the turn loop holds no tool-specific code.
-import { z } from "zod";
+import type { z } from "zod";
+import { zod } from "../lazy-schema";
 import { redactSecrets } from "../agents/redact";
 import type { Config } from "../config/schema";
 import type { NotificationMethod, NotificationParams } from "../protocol/schema";
@@ -151,7 +152,7 @@ export function seedJsonSchema(parameters: z.ZodType, schema: Record<string, unk
 export function jsonSchemaOf(parameters: z.ZodType): Record<string, unknown> {
   let schema = jsonSchemas.get(parameters);
   if (!schema) {
-    schema = z.toJSONSchema(parameters, { io: "input" }) as Record<string, unknown>;
+    schema = zod().toJSONSchema(parameters, { io: "input" }) as Record<string, unknown>;
     delete schema.$schema;
     jsonSchemas.set(parameters, schema);
   }

@@ -1,12 +1,12 @@
 // web_fetch: one public http(s) URL, GET, returned as text in parts that fit the tool output limit.
 // Policy (schemes, credentials, addresses, redirects, limits) lives in src/net; this file decides risk and
 // lays out the result: final URL, status, content type and the character range come first.
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { autoApproveHosts, bareHost, fetchPage, linksFor, NetError, netOptions, parseTargetUrl, type Page } from "../net";
 import { cutUtf8, defineTool, type SessionScope, type Tool, ToolError, type ToolResult } from "./tool";
 
-export const Params = lazySchema(() => z.strictObject({
+export const Params = lazySchema((z) => z.strictObject({
   url: z.string().min(1, "give the http:// or https:// URL to fetch").describe("The http:// or https:// URL to GET."),
   offset: z
     .number()

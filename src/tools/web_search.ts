@@ -2,7 +2,7 @@
 // that service, not to a host the model picks, hence read_only risk. With web.search = "provider" there is
 // no SCV tool: the model request offers the endpoint's hosted search instead (see hostedSearchEnabled).
 import { join } from "node:path";
-import { z } from "zod";
+import { zod } from "../lazy-schema";
 import type { Config } from "../config/schema";
 import { netOptions } from "../net";
 import { braveBackend, type SearchBackend, SearchError, type SearchHit, searxngBackend } from "../net/search";
@@ -24,6 +24,7 @@ export function createWebSearchTool(scope: SessionScope): Tool | undefined {
   if (web.search === "searxng" && !web.searxng_url) return undefined; // config loading already refuses this
   const max = web.max_search_results;
 
+  const z = zod();
   const Params = z.strictObject({
     query: z.string().trim().min(1, "give the words to search for").max(1000, "must be at most 1000 characters").describe("What to search for."),
     count: z

@@ -3,7 +3,6 @@
 // by read, the agent tool's ACP risk mapping and chat attachments (visibility only, not a confidentiality boundary).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { ToolError } from "./tool";
 
@@ -16,7 +15,7 @@ export class WorkspacePathError extends ToolError {
 }
 
 /** The argument schema every path-taking tool uses for a workspace-relative path. */
-export const WorkspacePath = lazySchema(() => z
+export const WorkspacePath = lazySchema((z) => z
   .string()
   .min(1, "must not be empty; give a file path relative to the workspace")
   .max(4096, "must be at most 4096 characters")

@@ -4,7 +4,7 @@
 import * as fs from "node:fs";
 import { randomHex, sha256Hex } from "../digest";
 import * as path from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { ownerGone, ownerTag, recordOwnedFile, TEMP_SUFFIX } from "../process/owned-files";
 import { cutUtf8, defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext } from "./tool";
@@ -12,7 +12,7 @@ import { lineCounts, unifiedDiff } from "./line-diff";
 import { changePreview, currentText } from "./write-preview";
 import { assertOpenedInside, displayPath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
 
-export const WriteArgs = lazySchema(() => z
+export const WriteArgs = lazySchema((z) => z
   .strictObject({
     path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
     content: z

@@ -2,18 +2,18 @@
 // requests' results, the agent's `session/update` notifications and `session/request_permission` requests.
 // Shapes follow the v1 schema (`schema/v1/schema.json`) and what the real adapters send; unknown fields and
 // unknown update kinds are tolerated, since agents add vendor fields (`_meta`, `name`, `usage`) freely.
-import { z } from "zod";
-import { lazySchema } from "../../lazy-schema";
+import type { z } from "zod";
+import { lazySchema, zod } from "../../lazy-schema";
 
 export const PROTOCOL_VERSION = 1;
 
 /** Request IDs may be numbers or strings (Zed's codex-acp sends UUID strings). */
-export const RequestId = lazySchema(() => z.union([z.number(), z.string()]));
+export const RequestId = lazySchema((z) => z.union([z.number(), z.string()]));
 
-export const RpcErrorBody = lazySchema(() => z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }));
+export const RpcErrorBody = lazySchema((z) => z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }));
 
 /** Any JSON-RPC 2.0 message, told apart by which of method / id / result / error it has. */
-export const RpcMessage = lazySchema(() => z.object({
+export const RpcMessage = lazySchema((z) => z.object({
   jsonrpc: z.literal("2.0").optional(),
   id: RequestId.nullish(),
   method: z.string().optional(),
@@ -27,17 +27,17 @@ export const METHOD_NOT_FOUND = -32601;
 
 // ---- Client → agent ---------------------------------------------------------------------------------------
 
-export const InitializeResult = lazySchema(() => z.object({
+export const InitializeResult = lazySchema((z) => z.object({
   protocolVersion: z.number(),
   agentCapabilities: z.record(z.string(), z.unknown()).optional(),
   agentInfo: z.object({ name: z.string(), version: z.string().optional() }).nullish(),
 }));
 
-const SelectValue = lazySchema(() => z.object({ value: z.string(), name: z.string().optional() }));
+const SelectValue = lazySchema((z) => z.object({ value: z.string(), name: z.string().optional() }));
 /** Select options, flat or grouped (`{group, name, options: [...]}`). */
-const SelectOptions = lazySchema(() => z.array(z.union([SelectValue, z.object({ options: z.array(SelectValue) })])));
+const SelectOptions = lazySchema((z) => z.array(z.union([SelectValue, z.object({ options: z.array(SelectValue) })])));
 
-export const ConfigOption = lazySchema(() => z.object({
+export const ConfigOption = lazySchema((z) => z.object({
   id: z.string(),
   name: z.string().optional(),
   category: z.string().nullish(),
@@ -47,12 +47,12 @@ export const ConfigOption = lazySchema(() => z.object({
 }));
 export type ConfigOption = z.infer<typeof ConfigOption>;
 
-export const SessionModes = lazySchema(() => z.object({
+export const SessionModes = lazySchema((z) => z.object({
   currentModeId: z.string().optional(),
   availableModes: z.array(z.object({ id: z.string(), name: z.string().optional() })).catch([]),
 }));
 
-export const NewSessionResult = lazySchema(() => z.object({
+export const NewSessionResult = lazySchema((z) => z.object({
   sessionId: z.string().min(1),
   modes: SessionModes.nullish(),
   configOptions: z.array(ConfigOption).nullish(),
@@ -60,10 +60,10 @@ export const NewSessionResult = lazySchema(() => z.object({
 export type NewSessionResult = z.infer<typeof NewSessionResult>;
 
 /** `{configOptions}`; some agents answer `{}` or null. */
-export const SetConfigOptionResult = lazySchema(() => z.object({ configOptions: z.array(ConfigOption).nullish().catch(undefined) }).passthrough().nullish());
+export const SetConfigOptionResult = lazySchema((z) => z.object({ configOptions: z.array(ConfigOption).nullish().catch(undefined) }).passthrough().nullish());
 
-export const StopReason = lazySchema(() => z.string());
-export const PromptResult = lazySchema(() => z.object({
+export const StopReason = lazySchema((z) => z.string());
+export const PromptResult = lazySchema((z) => z.object({
   stopReason: StopReason,
   usage: z
     .object({ inputTokens: z.number().optional(), outputTokens: z.number().optional(), cachedReadTokens: z.number().nullish(), cachedWriteTokens: z.number().nullish() })
@@ -72,30 +72,30 @@ export const PromptResult = lazySchema(() => z.object({
 }));
 export type PromptResult = z.infer<typeof PromptResult>;
 
-export const AnyResult = lazySchema(() => z.unknown());
+export const AnyResult = lazySchema((z) => z.unknown());
 
 // ---- Agent → client ---------------------------------------------------------------------------------------
 
-const ContentBlock = lazySchema(() => z.object({ type: z.string(), text: z.string().optional() }).passthrough());
+const ContentBlock = lazySchema((z) => z.object({ type: z.string(), text: z.string().optional() }).passthrough());
 
-const ToolKind = lazySchema(() => z.string().nullish());
+const ToolKind = lazySchema((z) => z.string().nullish());
 
-const ToolCallFields = {
+const toolCallFields = (z = zod()) => ({
   toolCallId: z.string(),
   title: z.string().nullish(),
   kind: ToolKind,
   status: z.string().nullish(),
   locations: z.array(z.object({ path: z.string() }).passthrough()).nullish().catch(undefined),
-};
+});
 
-export const SessionUpdate = lazySchema(() => z.discriminatedUnion("sessionUpdate", [
+export const SessionUpdate = lazySchema((z) => z.discriminatedUnion("sessionUpdate", [
   z.object({
     sessionUpdate: z.literal("agent_message_chunk"),
     content: ContentBlock,
     _meta: z.record(z.string(), z.unknown()).nullish(),
   }),
-  z.object({ sessionUpdate: z.literal("tool_call"), ...ToolCallFields }),
-  z.object({ sessionUpdate: z.literal("tool_call_update"), ...ToolCallFields }),
+  z.object({ sessionUpdate: z.literal("tool_call"), ...toolCallFields() }),
+  z.object({ sessionUpdate: z.literal("tool_call_update"), ...toolCallFields() }),
   z.object({
     sessionUpdate: z.literal("plan"),
     entries: z.array(z.object({ content: z.string(), status: z.string().optional() })).catch([]),
@@ -103,15 +103,15 @@ export const SessionUpdate = lazySchema(() => z.discriminatedUnion("sessionUpdat
 ]));
 export type SessionUpdate = z.infer<typeof SessionUpdate>;
 
-export const SessionNotification = lazySchema(() => z.object({ sessionId: z.string(), update: z.record(z.string(), z.unknown()) }));
+export const SessionNotification = lazySchema((z) => z.object({ sessionId: z.string(), update: z.record(z.string(), z.unknown()) }));
 
-export const PermissionOption = lazySchema(() => z.object({ optionId: z.string(), name: z.string().optional(), kind: z.string() }));
+export const PermissionOption = lazySchema((z) => z.object({ optionId: z.string(), name: z.string().optional(), kind: z.string() }));
 
-export const RequestPermissionParams = lazySchema(() => z.object({
+export const RequestPermissionParams = lazySchema((z) => z.object({
   sessionId: z.string(),
   toolCall: z
     .object({
-      ...ToolCallFields,
+      ...toolCallFields(),
       toolCallId: z.string().optional(),
       content: z.unknown().optional(),
       rawInput: z.record(z.string(), z.unknown()).nullish().catch(undefined),

@@ -1,18 +1,18 @@
 // Claude Code `-p --output-format stream-json --verbose`: NDJSON whose last line is a `result` event with the
 // reply, `is_error` and usage. Trap: API errors arrive as subtype "success" with is_error true (and exit 1).
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../../lazy-schema";
 import { type FormatOutcome, type FormatParser, type ParserHooks, type TokenUsage, firstLine, num } from "./stream";
 
-const SystemInit = lazySchema(() => z.object({ type: z.literal("system"), subtype: z.literal("init"), session_id: z.string().min(1) }));
+const SystemInit = lazySchema((z) => z.object({ type: z.literal("system"), subtype: z.literal("init"), session_id: z.string().min(1) }));
 
-const ContentBlock = lazySchema(() => z.union([
+const ContentBlock = lazySchema((z) => z.union([
   z.object({ type: z.literal("tool_use"), name: z.string(), input: z.record(z.string(), z.unknown()).catch({}) }),
   z.object({ type: z.literal("text"), text: z.string() }),
   z.object({ type: z.string() }),
 ]));
 
-const Assistant = lazySchema(() => z.object({
+const Assistant = lazySchema((z) => z.object({
   type: z.literal("assistant"),
   message: z.object({ content: z.array(ContentBlock).catch([]) }),
   session_id: z.string().optional(),
@@ -20,14 +20,14 @@ const Assistant = lazySchema(() => z.object({
   error: z.string().optional(),
 }));
 
-const Usage = lazySchema(() => z.object({
+const Usage = lazySchema((z) => z.object({
   input_tokens: z.number().optional(),
   output_tokens: z.number().optional(),
   cache_creation_input_tokens: z.number().nullish(),
   cache_read_input_tokens: z.number().nullish(),
 }));
 
-const Result = lazySchema(() => z.object({
+const Result = lazySchema((z) => z.object({
   type: z.literal("result"),
   subtype: z.string(),
   is_error: z.boolean().optional(),

@@ -1,20 +1,19 @@
 // Codex `exec --json`: JSONL thread events. The reply is the last agent_message item (or the -o file when the
 // stream carried none), usage comes from turn.completed (a running total for the thread, across resume: the
 // caller diffs it), and failures are turn.failed or a top-level error. `error` items are non-fatal warnings.
-import { z } from "zod";
 import { lazySchema } from "../../lazy-schema";
 import type { FormatOutcome, FormatParser, ParserHooks, TokenUsage } from "./stream";
 import { num } from "./stream";
 
-const ThreadStarted = lazySchema(() => z.object({ type: z.literal("thread.started"), thread_id: z.string().min(1) }));
-const TurnCompleted = lazySchema(() => z.object({
+const ThreadStarted = lazySchema((z) => z.object({ type: z.literal("thread.started"), thread_id: z.string().min(1) }));
+const TurnCompleted = lazySchema((z) => z.object({
   type: z.literal("turn.completed"),
   usage: z.object({ input_tokens: z.number().optional(), output_tokens: z.number().optional() }).optional(),
 }));
-const TurnFailed = lazySchema(() => z.object({ type: z.literal("turn.failed"), error: z.object({ message: z.string() }).optional() }));
-const TopError = lazySchema(() => z.object({ type: z.literal("error"), message: z.string() }));
+const TurnFailed = lazySchema((z) => z.object({ type: z.literal("turn.failed"), error: z.object({ message: z.string() }).optional() }));
+const TopError = lazySchema((z) => z.object({ type: z.literal("error"), message: z.string() }));
 
-const Item = lazySchema(() => z.discriminatedUnion("type", [
+const Item = lazySchema((z) => z.discriminatedUnion("type", [
   z.object({ type: z.literal("agent_message"), text: z.string() }),
   z.object({
     type: z.literal("command_execution"),
@@ -33,7 +32,7 @@ const Item = lazySchema(() => z.discriminatedUnion("type", [
     action: z.object({ query: z.string().optional() }).passthrough().optional(),
   }),
 ]));
-const ItemEvent = lazySchema(() => z.object({ type: z.enum(["item.started", "item.updated", "item.completed"]), item: z.unknown() }));
+const ItemEvent = lazySchema((z) => z.object({ type: z.enum(["item.started", "item.updated", "item.completed"]), item: z.unknown() }));
 
 /** `/bin/bash -lc 'echo hi'` reads better as `echo hi`. */
 export function unwrapShell(command: string): string {

@@ -1,11 +1,11 @@
 // Grok Build `-p … --output-format json`: one object `{"text","stopReason","sessionId","requestId","usage",
 // "num_turns","modelUsage"}`. The trap it closes: in plain text a run Grok stopped because a tool needed an
 // approval headless mode cannot give exits 0 with empty stdout; here that is `"stopReason":"cancelled"`.
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../../lazy-schema";
 import { type FormatOutcome, type FormatParser, type ParserHooks, num } from "./stream";
 
-const GrokResult = lazySchema(() => z.object({
+const GrokResult = lazySchema((z) => z.object({
   text: z.string().nullish(),
   stopReason: z.string().nullish(),
   sessionId: z.string().min(1).nullish(),

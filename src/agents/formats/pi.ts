@@ -1,14 +1,14 @@
 // pi `-p --mode json`: NDJSON agent events. The reply and usage come from the last assistant message_end; the
 // trap is that pi exits 0 when the model call failed, so stopReason "error"/"aborted" and errorMessage decide.
 // Auto-retry repeats agent_start…agent_end cycles, so the last assistant message wins.
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../../lazy-schema";
 import type { FormatOutcome, FormatParser, ParserHooks, TokenUsage } from "./stream";
 import { num } from "./stream";
 
-const SessionHeader = lazySchema(() => z.object({ type: z.literal("session"), id: z.string().min(1) }));
+const SessionHeader = lazySchema((z) => z.object({ type: z.literal("session"), id: z.string().min(1) }));
 
-const AssistantMessage = lazySchema(() => z.object({
+const AssistantMessage = lazySchema((z) => z.object({
   role: z.literal("assistant"),
   content: z.array(z.object({ type: z.string(), text: z.string().optional() })).catch([]),
   usage: z
@@ -17,15 +17,15 @@ const AssistantMessage = lazySchema(() => z.object({
   stopReason: z.string().optional(),
   errorMessage: z.string().optional(),
 }));
-const MessageEnd = lazySchema(() => z.object({ type: z.literal("message_end"), message: z.unknown() }));
+const MessageEnd = lazySchema((z) => z.object({ type: z.literal("message_end"), message: z.unknown() }));
 
-const ToolStart = lazySchema(() => z.object({
+const ToolStart = lazySchema((z) => z.object({
   type: z.literal("tool_execution_start"),
   toolName: z.string(),
   args: z.record(z.string(), z.unknown()).catch({}),
 }));
-const ToolEnd = lazySchema(() => z.object({ type: z.literal("tool_execution_end"), toolName: z.string(), isError: z.boolean().optional() }));
-const RetryEnd = lazySchema(() => z.object({ type: z.literal("auto_retry_end"), success: z.boolean(), finalError: z.string().optional() }));
+const ToolEnd = lazySchema((z) => z.object({ type: z.literal("tool_execution_end"), toolName: z.string(), isError: z.boolean().optional() }));
+const RetryEnd = lazySchema((z) => z.object({ type: z.literal("auto_retry_end"), success: z.boolean(), finalError: z.string().optional() }));
 
 const FILE_TOOLS = new Set(["read", "write", "edit"]);
 

@@ -4,11 +4,11 @@
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../../lazy-schema";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../../config/private-file";
 
-export const ImportRecord = lazySchema(() => z.object({
+export const ImportRecord = lazySchema((z) => z.object({
   agent: z.string(),
   /** Where the copy came from, in words (a directory, or "SCV's provider <name>"). */
   source: z.string(),

@@ -4,14 +4,13 @@
 // {"id","to","text","files","in_reply_to"} with its files copied beside it. See docs/channels.md.
 import { closeSync, constants, copyFileSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, writeSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { z } from "zod";
 import { lazySchema } from "../../lazy-schema";
 import { tryUnlink } from "../../config/private-file";
 import { MiB, readBoundedText } from "../../config/safe-read";
 import type { AdapterContext, ChannelAdapter, InboundMessage, OutboundMessage, SendResult } from "../core/adapter";
 import { safeFileName } from "../core/media";
 
-export const DirMessage = lazySchema(() => z.object({
+export const DirMessage = lazySchema((z) => z.object({
   id: z.string().min(1, "must be a non-empty string"),
   from: z.string().min(1, "must be a non-empty string"),
   text: z.string().default(""),

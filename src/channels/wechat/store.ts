@@ -5,13 +5,13 @@
 //   progress.json  per outgoing message: how many of its parts went out, and failed tries (no part twice)
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
 import { lazySchema } from "../../lazy-schema";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
 import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
 import { channelStateDir } from "../core/inbound";
 
-export const LoginRecord = lazySchema(() => z.object({
+export const LoginRecord = lazySchema((z) => z.object({
   bot_token: z.string().min(1),
   bot_id: z.string().min(1),
   base_url: z.string().min(1),
