@@ -22,40 +22,50 @@ export function useZod(z: ZodNamespace): void {
   loaded ??= z;
 }
 
+/** What a stand-in holds: how to build its schema, and the schema once built. */
+interface Pending {
+  build: (z: ZodNamespace) => ZodType;
+  real?: ZodType;
+  building?: boolean;
+  proxy?: ZodType;
+}
+
+function real(p: Pending): ZodType {
+  if (p.real) return p.real;
+  // A schema that refers to itself must do so through z.lazy, which defers the reference to parse time.
+  if (p.building) throw new Error("a lazySchema was used while it was being built; write the recursive reference as z.lazy(() => Schema)");
+  p.building = true;
+  try {
+    p.real = p.build(zod());
+  } finally {
+    p.building = false;
+  }
+  // Metadata (`.describe()`, `.meta()`) is keyed by the instance: the stand-in must find it too, for
+  // z.toJSONSchema and the protocol docs.
+  const registry = zod().globalRegistry;
+  const meta = registry.get(p.real);
+  if (meta) registry.add(p.proxy!, meta);
+  return p.real;
+}
+
+// One handler for every stand-in (module load creates hundreds of them): each trap forwards to the built schema.
+const forward: ProxyHandler<Pending> = {
+  get: (p, key) => Reflect.get(real(p), key),
+  set: (p, key, value) => Reflect.set(real(p), key, value),
+  has: (p, key) => Reflect.has(real(p), key),
+  ownKeys: (p) => Reflect.ownKeys(real(p)),
+  getOwnPropertyDescriptor: (p, key) => {
+    const d = Reflect.getOwnPropertyDescriptor(real(p), key);
+    // A proxy may only report a property as non-configurable if its target has it so; the target is not it.
+    return d && { ...d, configurable: true };
+  },
+  defineProperty: (p, key, d) => Reflect.defineProperty(real(p), key, d),
+  deleteProperty: (p, key) => Reflect.deleteProperty(real(p), key),
+  getPrototypeOf: (p) => Reflect.getPrototypeOf(real(p)),
+};
+
 export function lazySchema<T extends ZodType>(build: (z: ZodNamespace) => T): T {
-  let real: T | undefined;
-  let building = false;
-  const get = (): T => {
-    if (!real) {
-      // A schema that refers to itself must do so through z.lazy, which defers the reference to parse time.
-      if (building) throw new Error("a lazySchema was used while it was being built; write the recursive reference as z.lazy(() => Schema)");
-      building = true;
-      try {
-        real = build(zod());
-      } finally {
-        building = false;
-      }
-      // Metadata (`.describe()`, `.meta()`) is keyed by the instance: the stand-in must find it too, for
-      // z.toJSONSchema and the protocol docs.
-      const registry = zod().globalRegistry;
-      const meta = registry.get(real);
-      if (meta) registry.add(proxy as T, meta);
-    }
-    return real;
-  };
-  const proxy: T = new Proxy(Object.create(null) as T, {
-    get: (_t, key) => Reflect.get(get(), key),
-    set: (_t, key, value) => Reflect.set(get(), key, value),
-    has: (_t, key) => Reflect.has(get(), key),
-    ownKeys: () => Reflect.ownKeys(get()),
-    getOwnPropertyDescriptor: (_t, key) => {
-      const d = Reflect.getOwnPropertyDescriptor(get(), key);
-      // A proxy may only report a property as non-configurable if its target has it so; the target is empty.
-      return d && { ...d, configurable: true };
-    },
-    defineProperty: (_t, key, d) => Reflect.defineProperty(get(), key, d),
-    deleteProperty: (_t, key) => Reflect.deleteProperty(get(), key),
-    getPrototypeOf: () => Reflect.getPrototypeOf(get()),
-  });
-  return proxy;
+  const pending: Pending = { build };
+  pending.proxy = new Proxy(pending, forward) as unknown as ZodType;
+  return pending.proxy as T;
 }

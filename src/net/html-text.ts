@@ -10,6 +10,8 @@
 import { decodeEntities } from "./entities";
 import { type Attrs, tokenize } from "./html-tokens";
 
+export { linksFor } from "./links";
+
 export interface HtmlText {
   /** The document title, if any. */
   title: string;
@@ -268,16 +270,4 @@ export function htmlToText(html: string, baseUrl: string | URL): HtmlText {
 
   const body = w.parts.join("").trimEnd();
   return { title: decodeEntities(title).replace(/\s+/g, " ").trim(), text: body.trim(), links };
-}
-
-/** The `Links:` block for the links whose `[n]` markers appear in `text`, in number order. */
-export function linksFor(text: string, links: string[]): string {
-  if (!links.length) return "";
-  const seen = new Set<number>();
-  for (const m of text.matchAll(/\[(\d{1,6})\]/g)) {
-    const n = Number(m[1]);
-    if (n >= 1 && n <= links.length) seen.add(n);
-  }
-  if (!seen.size) return "";
-  return "Links:\n" + [...seen].sort((a, b) => a - b).map((n) => `[${n}] ${links[n - 1]}`).join("\n");
 }

@@ -2,14 +2,17 @@
 // the host `new URL()` produces (it already canonicalises 0x7f.1, 2130706433, full-width digits, ...), and
 // an address by ipaddr.js ranges plus the IPv6 forms that embed an IPv4 address, which ipaddr.js either
 // reports as plain "unicast" (IPv4-compatible ::a.b.c.d) or names without looking inside (NAT64, 6to4, Teredo).
-import ipaddr from "ipaddr.js";
+import type ipaddr from "ipaddr.js";
 
 /**
- * node:net's isIP, loaded at the first address check: node:net brings Node's stream machinery with it, about
- * 3 ms of start-up that a session offering web_fetch would otherwise pay before its first model request.
+ * node:net's isIP and ipaddr.js, loaded at the first address check: node:net brings Node's stream machinery
+ * with it (about 3 ms), and running ipaddr.js's module body about half a millisecond, of a start-up that a
+ * session offering web_fetch would otherwise pay before its first model request.
  */
 let netIsIP: ((input: string) => number) | undefined;
 const isIP = (input: string): number => (netIsIP ??= (require("node:net") as typeof import("node:net")).isIP)(input);
+let ipaddrLib: typeof ipaddr | undefined;
+const ip = (): typeof ipaddr => (ipaddrLib ??= require("ipaddr.js") as typeof ipaddr);
 
 /** A request refused by policy or failed by the connector; the message is meant for the model and the user. */
 export class NetError extends Error {
@@ -66,8 +69,8 @@ export type AddressVerdict = { allowed: true } | { allowed: false; range: string
 export function classifyAddress(address: string): AddressVerdict {
   const bare = address.replace(/^\[|\]$/g, "");
   const kind = isIP(bare.replace(/%.*$/, ""));
-  if (kind === 4) return classifyV4(ipaddr.IPv4.parse(bare));
-  if (kind === 6) return classifyV6(ipaddr.IPv6.parse(canonicalV6(bare)));
+  if (kind === 4) return classifyV4(ip().IPv4.parse(bare));
+  if (kind === 6) return classifyV6(ip().IPv6.parse(canonicalV6(bare)));
   return { allowed: false, range: "not an IP address" };
 }
 
@@ -144,5 +147,5 @@ function describeV6(range: string): string {
 }
 
 function v4From(hi: number, lo: number): ipaddr.IPv4 {
-  return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  return new (ip().IPv4)([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
 }

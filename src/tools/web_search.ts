@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { zod } from "../lazy-schema";
 import type { Config } from "../config/schema";
 import { netOptions } from "../net";
-import { braveBackend, type SearchBackend, SearchError, type SearchHit, searxngBackend } from "../net/search";
+import type { SearchBackend, SearchHit } from "../net/search";
 import { defineTool, type SessionScope, type Tool, ToolError } from "./tool";
 
 /**
@@ -44,14 +44,17 @@ export function createWebSearchTool(scope: SessionScope): Tool | undefined {
     risk: "read_only",
     summary: (args) => `search "${args.query}"`,
     async execute(args, ctx) {
-      const backend = backendFor(ctx);
+      // The backends (and the HTML entity table their snippets need) load at the first search, not when a
+      // session offering the tool starts.
+      const search = await import("../net/search");
+      const backend = backendFor(ctx, search);
       const count = Math.min(args.count ?? max, max);
       ctx.progress(`searching ${backend.name}`);
       let hits: SearchHit[];
       try {
         hits = await backend.search(args.query, count, ctx.signal);
       } catch (e) {
-        if (e instanceof SearchError) throw new ToolError(`web_search failed: ${e.message}`);
+        if (e instanceof search.SearchError) throw new ToolError(`web_search failed: ${e.message}`);
         throw e;
       }
       return { ok: true, output: renderHits(args.query, backend.name, hits), display: `${hits.length} result${hits.length === 1 ? "" : "s"}` };
@@ -59,7 +62,7 @@ export function createWebSearchTool(scope: SessionScope): Tool | undefined {
   });
 }
 
-function backendFor(scope: SessionScope): SearchBackend {
+function backendFor(scope: SessionScope, { braveBackend, searxngBackend }: typeof import("../net/search")): SearchBackend {
   const { web } = scope.config;
   const net = netOptions(scope);
   const http = { userAgent: net.userAgent, timeoutMs: net.timeoutMs, maxBytes: net.maxBytes, tls: net.tls };
