@@ -29,6 +29,8 @@ export async function openStdioConnection(opts: { baseDepth: number; send(messag
   const home = scvHome();
   setTimeout(() => void import("../process/reconcile").then((m) => m.reconcileAtStartup(home)), RECONCILE_DELAY_MS).unref();
   const sessions = openSessionStore({ home: scvHome() });
-  sessions.prune(keepDays);
+  // Pruning walks every stored session (one stat each), so it waits like the reconcile pass; sessions this
+  // server has open are never pruned.
+  setTimeout(() => sessions.prune(keepDays), RECONCILE_DELAY_MS).unref();
   return createServerConnection({ send: opts.send, baseDepth: opts.baseDepth, sessions });
 }

@@ -163,6 +163,26 @@ test("SIGKILL in the middle of writing a record: the torn record is skipped with
   expect(await b.proc.exited).toBe(0);
 }, 60_000);
 
+test("server --stdio prunes sessions idle past keep_days shortly after start, never the one it has open", async () => {
+  const home = codexHome(CODEX_OK);
+  const dir = join(home.home, "state", "sessions");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stale = join(dir, "s-5ta1e.jsonl");
+  writeFileSync(stale, `${JSON.stringify({ type: "session", at: 1, v: 1, id: "s-5ta1e", workspace: home.workspace, provider: "fake", model: "m", tools: true })}\n`);
+  const longAgo = new Date(Date.now() - 91 * 86_400_000);
+  utimesSync(stale, longAgo, longAgo);
+  const server = startServer(home.env, home.workspace);
+  servers.push(server);
+  await server.request(1, "initialize", { protocol_version: 3 });
+  const started = await server.request(2, "session.start", { cwd: home.workspace });
+  // Pruning waits until the way to the first model request is clear; it still comes within moments.
+  const deadline = Date.now() + 5000;
+  while (existsSync(stale) && Date.now() < deadline) await Bun.sleep(20);
+  expect(existsSync(stale)).toBe(false);
+  // The session this server opened has no turn yet, so its file is the only other one, and it stays.
+  expect(readdirSync(dir).filter((n) => n.endsWith(".jsonl"))).toEqual([`${started.result.session_id}.jsonl`]);
+});
+
 test("scv exec --continue after exec exited continues the stand-in codex conversation under the same thread ID", async () => {
   const home = codexHome(CODEX_OK);
   // A session idle for longer than sessions.keep_days (90) is pruned when exec starts.
