@@ -1,16 +1,23 @@
 // The few libc calls Bun does not expose: pipe2 (a real pipe, not Bun's socketpair), fcntl (non-blocking
 // write end), prctl (child subreaper) and waitpid on one specific pid. Loaded lazily, Linux only.
-import { dlopen, FFIType, ptr, read } from "bun:ffi";
+import type * as Ffi from "bun:ffi";
+
+let ffiModule: typeof Ffi | undefined;
+/**
+ * bun:ffi, loaded with libc: loading the module costs about 0.6 ms of every server start, and nothing here is
+ * needed before the runner starts its first child.
+ */
+export const ffi = (): typeof Ffi => (ffiModule ??= require("bun:ffi") as typeof Ffi);
 
 const symbols = {
-  pipe2: { args: [FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
-  fcntl: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-  prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
-  waitpid: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
-  __errno_location: { args: [], returns: FFIType.ptr },
+  pipe2: { args: ["ptr", "i32"], returns: "i32" },
+  fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
+  prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" },
+  waitpid: { args: ["i32", "ptr", "i32"], returns: "i32" },
+  __errno_location: { args: [], returns: "ptr" },
 } as const;
 
-type Libc = ReturnType<typeof dlopen<typeof symbols>>["symbols"];
+type Libc = ReturnType<typeof Ffi.dlopen<typeof symbols>>["symbols"];
 
 // glibc first; musl names its libc after the architecture.
 const CANDIDATES = ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`];
@@ -24,7 +31,7 @@ export function libc(): Libc | null {
   if (process.platform !== "linux") return loaded;
   for (const name of CANDIDATES) {
     try {
-      loaded = dlopen(name, symbols).symbols;
+      loaded = ffi().dlopen(name, symbols).symbols;
       break;
     } catch {
       // try the next name
@@ -36,7 +43,7 @@ export function libc(): Libc | null {
 export function errno(): number {
   const c = libc();
   const at = c?.__errno_location();
-  return at ? read.i32(at, 0) : 0;
+  return at ? ffi().read.i32(at, 0) : 0;
 }
 
 const O_CLOEXEC = 0o2000000;
@@ -49,7 +56,7 @@ export function makePipe(): { read: number; write: number } {
   const c = libc();
   if (!c) throw new Error("pipe2 is unavailable: the process runner needs Linux with glibc or musl");
   const fds = new Int32Array(2);
-  if (c.pipe2(ptr(fds), O_CLOEXEC) !== 0) throw new Error(`pipe2 failed (errno ${errno()})`);
+  if (c.pipe2(ffi().ptr(fds), O_CLOEXEC) !== 0) throw new Error(`pipe2 failed (errno ${errno()})`);
   return { read: fds[0]!, write: fds[1]! };
 }
 

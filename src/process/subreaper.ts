@@ -5,8 +5,7 @@
 // first, Bun's waiter throws ECHILD and the process dies. So we never call waitpid(-1), and we only reap a
 // specific pid that is neither in the runner's spawned set nor watched by one of Bun's pidfds.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { ptr } from "bun:ffi";
-import { ECHILD, errno, libc, PR_GET_CHILD_SUBREAPER, PR_SET_CHILD_SUBREAPER, WNOHANG } from "./libc";
+import { ECHILD, errno, ffi, libc, PR_GET_CHILD_SUBREAPER, PR_SET_CHILD_SUBREAPER, WNOHANG } from "./libc";
 import { listPids, readStat } from "./procfs";
 
 /** Makes this process a child subreaper (prctl PR_SET_CHILD_SUBREAPER); false when not possible. */
@@ -37,7 +36,7 @@ export function isSubreaper(): boolean {
   const c = libc();
   if (!c) return false;
   const out = new Int32Array(1);
-  if (c.prctl(PR_GET_CHILD_SUBREAPER, BigInt(ptr(out)), 0n, 0n, 0n) !== 0) return false;
+  if (c.prctl(PR_GET_CHILD_SUBREAPER, BigInt(ffi().ptr(out)), 0n, 0n, 0n) !== 0) return false;
   return out[0] === 1;
 }
 
@@ -88,7 +87,7 @@ export function reapOrphans(spawned: ReadonlySet<number>): number[] {
   const status = new Int32Array(1);
   for (const pid of foreignChildren(spawned)) {
     if (readStat(pid)?.state !== "Z") continue;
-    const r = c.waitpid(pid, ptr(status), WNOHANG);
+    const r = c.waitpid(pid, ffi().ptr(status), WNOHANG);
     if (r === pid) reaped.push(pid);
     else if (r < 0 && errno() !== ECHILD) break;
   }
