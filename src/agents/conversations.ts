@@ -9,7 +9,7 @@ import { ensurePrivateDir, writePrivateFileAtomic } from "../config/private-file
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { readStateJson } from "../process/delegation-records";
-import { identityOf, isAlive } from "../process/procfs";
+import { isAlive, ownIdentity } from "../process/procfs";
 import type { ProcessIdentity } from "../process/types";
 import type { SessionRecorder, StoredConversation } from "../sessions/index";
 import { handleNumber } from "../sessions/load";
@@ -72,7 +72,7 @@ export class ConversationStore {
   private readonly conversations = new Map<string, Conversation>();
   private readonly counters = new Map<string, number>();
   private readonly now: () => number;
-  private readonly owner: ProcessIdentity | undefined = identityOf(process.pid);
+  private readonly owner: ProcessIdentity | undefined = ownIdentity();
 
   constructor(private readonly opts: ConversationStoreOptions) {
     this.now = opts.now ?? Date.now;

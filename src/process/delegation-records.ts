@@ -6,7 +6,7 @@ import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../config/p
 import { join } from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
-import { identityOf, isAlive } from "./procfs";
+import { isAlive, ownIdentity } from "./procfs";
 import type { ProcessIdentity } from "./types";
 
 // Built at its first use (lazySchema), not when a server starts (docs/architecture.md, start-up).
@@ -111,7 +111,7 @@ export const clearCancelRequest = (scvHome: string, handle: string) => tryUnlink
 let cachedOwner: ProcessIdentity | undefined;
 /** This SCV process's identity, as recorded in its delegations. */
 export function ownerIdentity(): ProcessIdentity {
-  cachedOwner ??= identityOf(process.pid) ?? { pid: process.pid, startTime: "0" };
+  cachedOwner ??= ownIdentity() ?? { pid: process.pid, startTime: "0" };
   return cachedOwner;
 }
 

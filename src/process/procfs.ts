@@ -30,6 +30,12 @@ export function identityOf(pid: number): ProcessIdentity | undefined {
   return st && { pid, startTime: st.startTime };
 }
 
+let self: ProcessIdentity | undefined;
+/** This process's identity, read once: session locks, conversation markers and delegation records all name it. */
+export function ownIdentity(): ProcessIdentity | undefined {
+  return (self ??= identityOf(process.pid));
+}
+
 /** True when the PID still names the same process (same start time) and it is not a zombie. */
 export function isAlive(id: ProcessIdentity): boolean {
   const st = readStat(id.pid);

@@ -40,7 +40,18 @@ export interface ServerConnection extends RpcEndpoint {
   sessionCount(): number;
 }
 
+const instanceIds = new Map<string, string>();
+
+/** A short name for the SCV home (its real path's digest), made once per home and process. */
 export function instanceIdFor(home: string): string {
+  const known = instanceIds.get(home);
+  if (known) return known;
+  const id = instanceIdOf(home);
+  instanceIds.set(home, id);
+  return id;
+}
+
+function instanceIdOf(home: string): string {
   let real = home;
   try {
     real = realpathSync(home);

@@ -6,7 +6,7 @@
 import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { readBoundedTextIfExists } from "../config/safe-read";
 import { tryUnlink, writePrivateFileAtomic } from "../config/private-file";
-import { identityOf, isAlive } from "../process/procfs";
+import { isAlive, ownIdentity } from "../process/procfs";
 import type { RecordInput } from "./records";
 
 /**
@@ -133,7 +133,7 @@ export function lockOwner(lockFile: string): LockBody | undefined {
 
 /** Takes the lock for this process; a live owner's lock is refused by the caller first (lockOwner). */
 export function takeLock(lockFile: string): void {
-  const me = identityOf(process.pid);
+  const me = ownIdentity();
   if (!me) return;
   // Not synced: a lock speaks only for a live process, and a power cut leaves none.
   writePrivateFileAtomic(lockFile, `${JSON.stringify({ pid: me.pid, start_time: me.startTime } satisfies LockBody)}\n`, { durable: false });
