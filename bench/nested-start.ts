@@ -7,12 +7,13 @@
 // the child, from /proc/<pid>/task/*/schedstat, at the moment the request arrives; the bare binary's from its
 // resource usage), which load barely moves.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { startFakeModel, text } from "../test/fake/model-server";
 import { buildBareHello, median } from "./bare";
 
 const RUNS = Number(process.env.RUNS ?? 20);
-const scv = process.env.SCV_BIN ?? join(import.meta.dir, "..", "dist", "scv");
+// SCV_BIN: another binary to measure (an older build, say); relative paths are taken from the current directory.
+const scv = process.env.SCV_BIN ? resolve(process.env.SCV_BIN) : join(import.meta.dir, "..", "dist", "scv");
 const { dir, bare } = buildBareHello();
 let firstRequestAt = 0;
 let measuredPid = 0;
@@ -102,20 +103,23 @@ const first: number[] = [];
 const firstCpu: number[] = [];
 const exec: number[] = [];
 const execCpu: number[] = [];
-for (let i = 0; i < RUNS; i++) {
-  const b = bareRun();
-  bareWall.push(b.wall);
-  bareCpu.push(b.cpu);
-  const n = await nestedChild();
-  started.push(n.sessionStarted);
-  first.push(n.firstRequest);
-  firstCpu.push(n.cpu);
-  const e = await execRun();
-  exec.push(e.wall);
-  execCpu.push(e.cpu);
+try {
+  for (let i = 0; i < RUNS; i++) {
+    const b = bareRun();
+    bareWall.push(b.wall);
+    bareCpu.push(b.cpu);
+    const n = await nestedChild();
+    started.push(n.sessionStarted);
+    first.push(n.firstRequest);
+    firstCpu.push(n.cpu);
+    const e = await execRun();
+    exec.push(e.wall);
+    execCpu.push(e.cpu);
+  }
+} finally {
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
 }
-await fake.close();
-rmSync(dir, { recursive: true, force: true });
 const bw = median(bareWall);
 const bc = median(bareCpu);
 const line = (label: string, wall: number[], cpu?: number[]) =>

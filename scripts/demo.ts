@@ -1,6 +1,6 @@
 // `bun run demo`: the real dist/scv runs one full turn with tool calls against the project's SCRIPTED model
 // endpoint on 127.0.0.1, so anyone can watch SCV work without a key. Nothing leaves this machine.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -47,4 +47,5 @@ fake.kill();
 console.log("=".repeat(78));
 if (existsSync(join(workspace, "PLAN.md"))) console.log(`PLAN.md as written by the write tool:\n${readFileSync(join(workspace, "PLAN.md"), "utf8")}`);
 console.log(`scv exec exited with ${code}`);
+rmSync(dir, { recursive: true, force: true }); // the throwaway workspace and SCV home: nothing is left behind
 process.exit(code);
