@@ -1,7 +1,7 @@
 // Which agents a session offers: those whose executable resolves when the session starts and, for agents whose
 // sign-in SCV can check by reading a local file, that are signed in.
 import { accessSync, constants, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { userHome } from "../user-home";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { AgentOverride, Config } from "../config/schema";
 import { type AgentDescriptor, DESCRIPTORS, takes } from "./descriptors";
@@ -57,7 +57,7 @@ export function resolveExecutable(
   command: string,
   opts: { userHome?: string; installDirs: readonly string[]; path?: string },
 ): string | undefined {
-  const home = opts.userHome || homedir();
+  const home = opts.userHome || userHome();
   if (command.includes("/")) {
     const p = command.startsWith("~/") ? join(home, command.slice(2)) : command;
     return isAbsolute(p) && isExecutableFile(p) ? p : undefined;
@@ -70,7 +70,7 @@ export function resolveExecutable(
 
 export function executableFor(d: AgentDescriptor, settings: AgentSettings, env: OfferContext["env"]): string | undefined {
   if (!settings.command && d.runningBinaryFirst && runningCompiledScv()) return process.execPath;
-  const after = (d.installDirsAfterPath ?? []).map((dir) => join(env.HOME || homedir(), dir));
+  const after = (d.installDirsAfterPath ?? []).map((dir) => join(userHome(env), dir));
   const path = [env.PATH ?? "", ...after].filter(Boolean).join(delimiter);
   return resolveExecutable(settings.command ?? d.command, { userHome: env.HOME, installDirs: d.installDirs, path });
 }

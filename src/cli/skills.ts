@@ -1,6 +1,6 @@
 // `scv skills list`: the skills a session started in this directory would see, and the folders skipped with why.
 import { realpathSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { userHome } from "../user-home";
 import { defineCommand } from "./command";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { discoverSkills, type Skill } from "../skills/index";
@@ -35,7 +35,7 @@ const list = defineCommand({
       workspace,
       config: config.skills,
       scvHome: scvHome(),
-      home: process.env.HOME || homedir(),
+      home: userHome(),
       projectSkills: true,
     });
     if (args.json) {

@@ -1,7 +1,7 @@
 // Loads the layered configuration: built-in defaults < user file < project file < environment selectors.
 // A load whose inputs match the last one persisted (check-cache.ts) is taken from there; only a miss reaches
 // the zod schemas (validate.ts), loaded on demand so that a hit never builds them.
-import { homedir } from "node:os";
+import { userHome } from "../user-home";
 import { join } from "node:path";
 import { readConfigCheck, writeConfigCheck } from "./check-cache";
 import { ConfigError, type ConfigInputs, type ConfigText, type LoadedConfig, MAX_CONFIG_BYTES } from "./loaded";
@@ -11,7 +11,7 @@ import type { Config } from "./schema";
 export { ConfigError, DEFAULT_PROFILE_NAME, type LoadedConfig, MAX_CONFIG_BYTES } from "./loaded";
 
 export function scvHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.SCV_HOME || join(env.HOME || homedir(), ".scv");
+  return env.SCV_HOME || join(userHome(env), ".scv");
 }
 
 /**

@@ -1,6 +1,6 @@
 // `scv daemon install`: a systemd user unit that runs `scv daemon run`, on hosts that have systemd.
 import { existsSync, mkdirSync } from "node:fs";
-import { homedir } from "node:os";
+import { userHome } from "../user-home";
 import { dirname, isAbsolute, join } from "node:path";
 import { writePrivateFileAtomic } from "../process/delegation-records";
 
@@ -10,7 +10,7 @@ export function systemdAvailable(): boolean {
 }
 
 export function unitPath(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const configHome = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), ".config");
+  const configHome = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(userHome(env), ".config");
   return join(configHome, "systemd", "user", "scv.service");
 }
 

@@ -1,6 +1,6 @@
 // The `read_skill` tool: the SKILL.md of a skill found at session start, by name only. It never takes a path,
 // so it cannot read anything but the discovered SKILL.md files, each at most skills.max_skill_bytes.
-import { homedir } from "node:os";
+import { userHome } from "../user-home";
 import { lazySchema } from "../lazy-schema";
 import { discoverSkills, projectSkillsSection, readSkill, type SkillCatalog, SkillReadError, userSkillsSection } from "../skills/index";
 import { defineTool, type SessionScope, type Tool, ToolError, type ToolRegistry } from "./tool";
@@ -21,7 +21,7 @@ export function sessionSkills(scope: SessionScope): SkillCatalog {
     workspace: scope.workspace,
     config: scope.config.skills,
     scvHome: scope.scvHome,
-    home: scope.env.HOME || homedir(),
+    home: userHome(scope.env),
     projectSkills: true,
   });
   scope.services.skills = catalog;

@@ -3,7 +3,7 @@
 // sign-in's rotating refresh token must stay in one home). Both are validated before either is written;
 // copies are atomic, 0600, and never printed.
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { userHome } from "../../user-home";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { writePrivateFileAtomic } from "../../config/private-file";
@@ -23,7 +23,7 @@ interface CodexSource {
 
 export function codexSourceDir(env: LoginContext["env"], from?: string): string {
   if (from) return resolve(from);
-  return env.CODEX_HOME || join(env.HOME || homedir(), ".codex");
+  return env.CODEX_HOME || join(userHome(env), ".codex");
 }
 
 const MAX_BYTES = 1024 * 1024;

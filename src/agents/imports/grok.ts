@@ -3,7 +3,7 @@
 // has (such as the [marketplace] state Grok writes there) are kept. The merge is validated before anything is
 // written; it prints the profiles and default model, never a key. auth.json sign-ins are never copied.
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { userHome } from "../../user-home";
 import { join, resolve } from "node:path";
 import { parse as parseToml, stringify as toToml } from "smol-toml";
 import { writePrivateFileAtomic } from "../../config/private-file";
@@ -14,7 +14,7 @@ import { digestOf, writeImportRecord } from "./digest";
 
 export function grokSourceDir(env: LoginContext["env"], from?: string): string {
   if (from) return resolve(from);
-  return env.GROK_HOME || join(env.HOME || homedir(), ".grok");
+  return env.GROK_HOME || join(userHome(env), ".grok");
 }
 
 function parseFile(file: string, what: string): Record<string, unknown> {

@@ -1,7 +1,7 @@
 // Conversations: one SCV session per chat conversation, one turn at a time, queued messages in order, the
 // `/new`, `/stop` and `/jobs` commands, background reports as unprompted messages, and every reply through
 // the outbox. The owner's direct chat gets tools and auto_approve; anyone else a tool-free session.
-import { homedir } from "node:os";
+import { userHome } from "../../user-home";
 import { join } from "node:path";
 import { ChatLog, type LoggedFile } from "../../chatlog/log";
 import { conversationDirName, conversationLogDir, conversationMediaDir } from "../../chatlog/paths";
@@ -231,7 +231,7 @@ export class Conversations {
     if (conv.session) return conv.session;
     const previous = this.storedSessionId(conv);
     const { session, resumed, error } = await this.sessions.start({
-      cwd: this.opts.config.channels.workspace ?? this.opts.env.HOME ?? homedir(),
+      cwd: this.opts.config.channels.workspace ?? userHome(this.opts.env),
       tools: conv.owner,
       autoApprove: conv.owner,
       channel: { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id, ...(conv.owner ? { log: conv.log.dir } : {}) },
