@@ -40,7 +40,18 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 export function createModelClient(profile: ProviderProfile, opts: ModelClientOptions): ModelClient {
   const adapter: WireAdapter = profile.wire_api === "chat" ? chatAdapter : responsesAdapter;
   const dropped = new Set<string>();
-  return { stream: (request) => runStream(profile, opts, adapter, request, dropped) };
+  return {
+    stream: (request) => runStream(profile, opts, adapter, request, dropped),
+    preconnect() {
+      // A profile's proxy carries the connection instead, and an injected fetch is not Bun's.
+      if (profile.proxy || opts.fetch) return;
+      try {
+        fetch.preconnect(profile.base_url);
+      } catch {
+        // Only a head start: the request connects on its own.
+      }
+    },
+  };
 }
 
 function cancelledEnd(): ModelEvent {

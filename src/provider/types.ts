@@ -111,4 +111,6 @@ export type ModelEvent =
 
 export interface ModelClient {
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+  /** Starts connecting to the endpoint (DNS, TCP, TLS) ahead of the first request; never throws. */
+  preconnect?(): void;
 }

@@ -92,6 +92,8 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
       throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(o.profileName, profile.api_key_env, join(scvHome(env), "config.toml")));
     }
     const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
+    // The connection (for a remote endpoint, a TLS handshake) is made while the client sends its first prompt.
+    model.preconnect?.();
     const home = scvHome(env);
     const effort = o.effort ?? profile.reasoning_effort;
     const reasoning = { ...(effort ? { effort } : {}), ...(profile.reasoning_summary ? { summary: profile.reasoning_summary } : {}) };

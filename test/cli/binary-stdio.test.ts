@@ -93,3 +93,20 @@ test("a bad config file stops the server from starting, naming the file and key"
   expect(err).toContain(join(home, "config.toml"));
   expect(err).toContain("tools.bogus_key");
 });
+
+test("session.start starts connecting to the model endpoint before the first prompt", async () => {
+  let accepted = 0;
+  const endpoint = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { open: () => void accepted++, data() {} } });
+  try {
+    const { env, workspace } = fakeHome(`http://127.0.0.1:${endpoint.port}/v1`, 'api_key = "k"\n');
+    const s = startServer(env, workspace);
+    await s.request(1, "initialize", { protocol_version: 3 });
+    await s.request(2, "session.start", { cwd: workspace });
+    const deadline = Date.now() + 3000;
+    while (accepted === 0 && Date.now() < deadline) await Bun.sleep(10);
+    expect(accepted).toBeGreaterThan(0);
+    await s.kill();
+  } finally {
+    endpoint.stop(true);
+  }
+});
