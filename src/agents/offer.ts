@@ -81,9 +81,9 @@ function runningCompiledScv(): boolean {
 }
 
 /** Whether a file-checked agent is signed in; agents only their CLI can check count as signed in. */
-export function signedIn(d: AgentDescriptor, ctx: OfferContext): boolean {
+export function signedIn(d: AgentDescriptor, ctx: OfferContext, agentEnv?: Record<string, string>): boolean {
   if (d.signIn === "cli") return true;
-  return d.signIn({ home: agentHome(ctx.scvHome, d.name), env: scrubbedEnv(ctx.env) });
+  return d.signIn({ home: agentHome(ctx.scvHome, d.name), env: agentEnv ?? scrubbedEnv(ctx.env) });
 }
 
 /**
@@ -102,13 +102,16 @@ export function acpExecutableFor(d: AgentDescriptor, settings: AgentSettings, en
 /** The agents this session offers, in registry order. */
 export function offeredAgents(ctx: OfferContext): OfferedAgent[] {
   const offered: OfferedAgent[] = [];
+  let agentEnv: Record<string, string> | undefined;
   for (const descriptor of DESCRIPTORS as readonly AgentDescriptor[]) {
+    // Sign-in first: an agent needs both, and reading its sign-in file is cheaper than searching PATH for it.
+    if (!signedIn(descriptor, ctx, (agentEnv ??= scrubbedEnv(ctx.env)))) continue;
     const settings = settingsFor(ctx.config, descriptor.name);
     const acp = acpExecutableFor(descriptor, settings, ctx.env);
     // "acp" offers the agent only when its server is installed.
     if (settings.transport === "acp" && !acp) continue;
     const executable = acp ?? executableFor(descriptor, settings, ctx.env);
-    if (!executable || !signedIn(descriptor, ctx)) continue;
+    if (!executable) continue;
     offered.push({ descriptor, executable, settings, ...(acp ? { transport: "acp" as const } : {}) });
   }
   return offered;
