@@ -27,6 +27,9 @@ async function main() {
     process.exit(await child.exited);
   }
   delete process.env.SCV_REEXEC;
+  // The binary starts with the JIT holding back (scripts/build.ts, --compile-jit-policy): start-up code runs
+  // once, and compiling it only competes with it for the CPU. After a second the JIT works as usual.
+  setTimeout(() => Bun.unsafe.setJITPolicy(1), 1000).unref();
   if (argv.length === 2 && argv[0] === "server" && argv[1] === "--stdio") {
     // The protocol server is what nested SCV children and clients spawn: skip the CLI parser.
     const { runStdioServer } = await import("./server-stdio");
