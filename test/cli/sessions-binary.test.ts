@@ -163,14 +163,20 @@ test("SIGKILL in the middle of writing a record: the torn record is skipped with
   expect(await b.proc.exited).toBe(0);
 }, 60_000);
 
-test("server --stdio prunes sessions idle past keep_days shortly after start, never the one it has open", async () => {
-  const home = codexHome(CODEX_OK);
-  const dir = join(home.home, "state", "sessions");
+/** A stored session last touched 91 days ago: past the default sessions.keep_days (90). */
+function staleSession(scvHome: string, workspace: string): { dir: string; stale: string } {
+  const dir = join(scvHome, "state", "sessions");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stale = join(dir, "s-5ta1e.jsonl");
-  writeFileSync(stale, `${JSON.stringify({ type: "session", at: 1, v: 1, id: "s-5ta1e", workspace: home.workspace, provider: "fake", model: "m", tools: true })}\n`);
+  writeFileSync(stale, `${JSON.stringify({ type: "session", at: 1, v: 1, id: "s-5ta1e", workspace, provider: "fake", model: "m", tools: true })}\n`);
   const longAgo = new Date(Date.now() - 91 * 86_400_000);
   utimesSync(stale, longAgo, longAgo);
+  return { dir, stale };
+}
+
+test("server --stdio prunes sessions idle past keep_days shortly after start, never the one it has open", async () => {
+  const home = codexHome(CODEX_OK);
+  const { dir, stale } = staleSession(home.home, home.workspace);
   const server = startServer(home.env, home.workspace);
   servers.push(server);
   await server.request(1, "initialize", { protocol_version: 3 });
@@ -186,12 +192,7 @@ test("server --stdio prunes sessions idle past keep_days shortly after start, ne
 test("scv exec --continue after exec exited continues the stand-in codex conversation under the same thread ID", async () => {
   const home = codexHome(CODEX_OK);
   // A session idle for longer than sessions.keep_days (90) is pruned when exec starts.
-  const dir = join(home.home, "state", "sessions");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stale = join(dir, "s-5ta1e.jsonl");
-  writeFileSync(stale, `${JSON.stringify({ type: "session", at: 1, v: 1, id: "s-5ta1e", workspace: home.workspace, provider: "fake", model: "m", tools: true })}\n`);
-  const longAgo = new Date(Date.now() - 91 * 86_400_000);
-  utimesSync(stale, longAgo, longAgo);
+  const { stale } = staleSession(home.home, home.workspace);
   fake.queue(toolCalls([{ name: "agent", arguments: { agent: "codex", prompt: "add the feature" } }]), text("Codex added it."));
   const first = await runBinary(["exec", "--yes", "add the feature with codex"], home.env, home.workspace);
   expect(existsSync(stale)).toBe(false);
