@@ -29,18 +29,19 @@ const list = defineCommand({
     if (!config) return;
     const { configuredAdapters } = await import("../channels/registry");
     const adapters = configuredAdapters(config, scvHome());
-    // A WeChat owner is a platform user ID from the stored login: not shown, like the rest of the login.
+    // An owner that comes from a stored login is a platform user ID: not shown, like the rest of the login.
     const rows = adapters.map((a) => ({
       name: a.kind,
       kind: a.kind,
       account: a.account,
-      ...(a.kind === "wechat" ? { logged_in: !!a.owner } : { owner: a.owner }),
+      ...(a.loginCommand ? { logged_in: !!a.owner } : { owner: a.owner }),
     }));
     if (args.json) return void process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     if (!rows.length) return void process.stdout.write(NONE);
-    for (const r of rows) {
+    for (const [i, r] of rows.entries()) {
       const owner = "logged_in" in r ? (r.logged_in ? "logged in" : "logged out") : `owner ${r.owner || "(none)"}`;
-      process.stdout.write(`${r.kind}/${r.account}  ${owner}${r.kind === "dir" && config.channels.dir ? `  path ${config.channels.dir.path}` : ""}\n`);
+      const where = adapters[i]!.where;
+      process.stdout.write(`${r.kind}/${r.account}  ${owner}${where ? `  ${where}` : ""}\n`);
     }
     writeOwnerHints(adapters);
   },
@@ -62,7 +63,7 @@ const status = defineCommand({
         kind: a.kind,
         account: a.account,
         state: "stopped",
-        ...(a.kind === "wechat" && !a.owner ? { reason: "logged out: run `scv channels login wechat`" } : {}),
+        ...(a.loginCommand && !a.owner ? { reason: `logged out: run \`${a.loginCommand}\`` } : {}),
       }));
       if (args.json) return void process.stdout.write(`${JSON.stringify({ daemon: "not running", channels: rows }, null, 2)}\n`);
       if (!rows.length) return void process.stdout.write(NONE);

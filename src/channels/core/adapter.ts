@@ -84,6 +84,13 @@ export interface ChannelAdapter {
   readonly owner: string;
   /** How to set the owner, shown by `scv channels list|status` while `owner` is empty (every chat tool-free). */
   readonly ownerHint?: string;
+  /**
+   * Set where the owner comes from a stored login, not from config (WeChat): `scv channels list|status` then
+   * say whether the account is logged in, and this command to log in, instead of showing the owner's ID.
+   */
+  readonly loginCommand?: string;
+  /** What `scv channels list` shows after the owner, such as where a dir channel's files are. */
+  readonly where?: string;
   /** The owner's direct conversation, where failures and interrupted turns are reported. */
   ownerConversation(): string;
   /** Receives until `signal` aborts; resolves then. A thrown error is logged and the core reconnects with backoff. */

@@ -31,12 +31,14 @@ export class DirAdapter implements ChannelAdapter {
   readonly kind = "dir";
   readonly account: string;
   readonly owner: string;
+  readonly where: string;
   private readonly root: string;
 
   constructor(private readonly opts: DirChannelOptions) {
     this.account = opts.account;
     this.owner = opts.owner;
     this.root = resolve(opts.path);
+    this.where = `path ${this.root}`;
   }
 
   ownerConversation(): string {

@@ -62,6 +62,8 @@ async function bounded<T>(parent: AbortSignal, ms: number, fn: (signal: AbortSig
 export class WechatAdapter implements ChannelAdapter {
   readonly kind = "wechat";
   readonly account: string;
+  /** The owner is whoever logged in (a platform user ID, not shown, like the rest of the login). */
+  readonly loginCommand = "scv channels login wechat";
   private readonly store: WechatStore;
   private readonly sender: WechatSender;
   private login?: LoginRecord;
