@@ -11,6 +11,10 @@ export { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION };
 const SessionId = lazySchema((z) => z.string().min(1).describe("from session.start"));
 const TurnId = lazySchema((z) => z.string().min(1));
 const Risk = lazySchema((z) => z.enum(["read_only", "filesystem", "process", "delegate", "network"]));
+// Optional, so a client reading an SCV older than this field (a nested child) still parses the result.
+const ContextWindow = lazySchema((z) =>
+  z.number().int().describe("the model's context window in tokens, as the session counts it (compaction starts at the profile's compact_at of it)"),
+);
 const Usage = lazySchema((z) => z.object({
   input_tokens: z.number(),
   output_tokens: z.number(),
@@ -50,7 +54,7 @@ export const requests = {
   },
   "session.start": {
     description:
-      "Opens a session in a workspace. `delegation_depth` is how deep this session runs in a delegation chain; `auto_approve` approves every approval request unasked; `tools: false` makes a tool-free session; `model` overrides the provider profile's model; `reasoning_effort` overrides the profile's `reasoning_effort`.",
+      "Opens a session in a workspace. `delegation_depth` is how deep this session runs in a delegation chain; `auto_approve` approves every approval request unasked; `tools: false` makes a tool-free session; `model` overrides the provider profile's model; `reasoning_effort` overrides the profile's `reasoning_effort`. The result's `context_window` is the model's context window the session counts with, so a client can show how full it is.",
     params: lazySchema((z) => z.strictObject({
       cwd: z.string().min(1).describe("the workspace root; must be an existing directory"),
       delegation_depth: z.number().int().min(0).max(64).optional(),
@@ -68,7 +72,7 @@ export const requests = {
         .optional()
         .describe("set by a chat bridge: offers chat_attach in a tool-enabled session and adds the Chat channel prompt section"),
     })),
-    result: lazySchema((z) => z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string() })),
+    result: lazySchema((z) => z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string(), context_window: ContextWindow.optional() })),
   },
   "session.resume": {
     description:
@@ -84,6 +88,7 @@ export const requests = {
       workspace: z.string(),
       tools: z.array(z.string()),
       model: z.string(),
+      context_window: ContextWindow.optional(),
       turns: z.array(StoredTurn),
       conversations: z.array(z.object({ handle: z.string(), agent: z.string() })).describe("agent conversations the model can continue by handle"),
       jobs: z.array(z.object({ job: z.string(), agent: z.string(), status: z.string(), conversation: z.string().optional() })),

@@ -167,7 +167,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           journal = { recorder, store };
         }
         const s = openSession({ workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort });
-        return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName };
+        return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, context_window: s.contextWindow };
       },
       async "session.resume"(p) {
         requireInit();
@@ -208,6 +208,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           workspace,
           tools: s.tools.list().map((t) => t.name),
           model: modelName,
+          context_window: s.contextWindow,
           turns: loaded.turns.map(({ items: _items, ...turn }) => turn as RequestResult<"session.resume">["turns"][number]),
           conversations: loaded.conversations.map((c) => ({ handle: c.handle, agent: c.agent })),
           jobs: loaded.jobs.map((j) => ({ job: j.job, agent: j.agent, status: j.status, ...(j.conversation ? { conversation: j.conversation } : {}) })),

@@ -95,6 +95,11 @@ export class Session {
     return this.scope.sessionId;
   }
 
+  /** The model's context window in tokens, as this session counts it. */
+  get contextWindow(): number {
+    return this.context.window;
+  }
+
   startTurn(prompt: string): { turnId: string; queued: boolean } {
     const turnId = this.nextTurnId();
     const queued = !!this.running || this.queue.length > 0;

@@ -11,7 +11,7 @@ import { Screen } from "./screen";
 import { styleFor } from "../terminal/style";
 import { openTerminal } from "./terminal";
 import { runSlashCommand, type SlashContext } from "./run-command";
-import { formatTokens, truncate } from "./text";
+import { contextShare, formatTokens, truncate } from "./text";
 import { ConversationView } from "./view";
 
 export interface TuiOptions {
@@ -44,6 +44,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   let picker: SessionPicker | undefined;
   let sessionId = "";
   let model = "";
+  let contextWindow: number | undefined;
   let tools: string[] = [];
   let status = "starting…";
   let frame = 0;
@@ -82,7 +83,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     const parts = [model || "…", sessionId || status];
     if (!sessionId) return `  ${status}`;
     const u = view.lastUsage;
-    if (u) parts.push(`context ${formatTokens(u.input_tokens)}`);
+    if (u) parts.push(`context ${formatTokens(u.input_tokens)}${contextWindow ? ` (${contextShare(u.input_tokens, contextWindow)})` : ""}`);
     if (view.jobs.size) parts.push(`jobs: ${[...view.jobs].map(([job, line]) => (line === "running" ? job : `${job} (${line})`)).join(", ")}`);
     return `  ${parts.join(" · ")}`;
   }
@@ -92,7 +93,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     theme,
     cwd: opts.cwd,
     env: opts.env,
-    session: () => ({ id: sessionId, model, tools }),
+    session: () => ({ id: sessionId, model, tools, contextWindow }),
     request: (method, params) => client!.request(method, params),
     startSession,
     closeSession: () => closeSession(),
@@ -158,6 +159,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       : await client.request("session.start", { cwd: opts.cwd, ...model_ });
     sessionId = started.session_id;
     model = started.model;
+    contextWindow = started.context_window;
     tools = started.tools ?? [];
     for (const turn of started.turns ?? []) replayTurn(turn);
     for (const job of started.jobs ?? []) if (job.status === "interrupted") view.say(`job ${job.job} (agent ${job.agent}) was interrupted when its process ended`, theme.yellow);

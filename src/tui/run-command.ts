@@ -2,7 +2,7 @@
 // handed the app's session controls.
 import type { Style as Theme } from "../terminal/style";
 import { KEY_HELP, SLASH_COMMANDS } from "./commands";
-import { formatTokens } from "./text";
+import { contextShare, formatTokens } from "./text";
 import type { ConversationView } from "./view";
 
 export interface SlashContext {
@@ -11,7 +11,7 @@ export interface SlashContext {
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** The open session as it is now: "" as ID while none is open. */
-  session(): { id: string; model: string; tools: readonly string[] };
+  session(): { id: string; model: string; tools: readonly string[]; contextWindow?: number };
   request<T = any>(method: string, params: unknown): Promise<T>;
   startSession(resume?: string, modelName?: string): Promise<void>;
   closeSession(): Promise<void>;
@@ -69,9 +69,13 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
         await showAgents(ctx);
         break;
       case "status": {
-        const { id, model } = ctx.session();
+        const { id, model, contextWindow } = ctx.session();
         view.say(`model ${model} · session ${id} · workspace ${ctx.cwd}`);
-        if (view.lastUsage) view.say(`context used by the last request: ${formatTokens(view.lastUsage.input_tokens)} tokens; this session so far ${formatTokens(view.totalTokens)}`);
+        if (view.lastUsage) {
+          const used = view.lastUsage.input_tokens;
+          const of = contextWindow ? ` of ${formatTokens(contextWindow)} (${contextShare(used, contextWindow)})` : "";
+          view.say(`context used by the last request: ${formatTokens(used)} tokens${of}; this session so far ${formatTokens(view.totalTokens)}`);
+        }
         break;
       }
     }

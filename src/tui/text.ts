@@ -131,3 +131,8 @@ export function truncate(line: string, width: number): string {
 export function formatTokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
+
+/** The share of the context window that `used` tokens take: `10%`. */
+export function contextShare(used: number, window: number): string {
+  return `${Math.round((used / window) * 100)}%`;
+}

@@ -91,3 +91,18 @@ test("tool outputs from earlier turns are sent cut to head and tail; the current
   expect(later).toContain("characters cut; this output was shown in full when the call ran");
   expect(later.length).toBeLessThan(4300);
 });
+
+test("session.start and session.resume say the context window the session counts with", async () => {
+  h = await startHarness({ config: `context_window = 8000\n` });
+  await h.request("initialize", { protocol_version: 3 });
+  const started = await h.request("session.start", { cwd: h.workspace });
+  expect(started.context_window).toBe(8000);
+  h.fake.queue(text("ok"));
+  await h.turn(started.session_id, "hello");
+  await h.request("session.close", { session_id: started.session_id });
+  expect((await h.request("session.resume", { session_id: started.session_id })).context_window).toBe(8000);
+  await h.close();
+  // Without a configured window the model family's known size is used: fake-model is unknown, so 128000.
+  h = await startHarness({});
+  expect((await h.start().then(() => h.request("session.start", { cwd: h.workspace }))).context_window).toBe(128000);
+});

@@ -34,6 +34,18 @@ test("/model, /tools and /status say what the session is", async () => {
   expect(said()).toEqual(["model: fake-model", "tools: read, bash", "model fake-model · session s-1 · workspace /ws"]);
 });
 
+test("/status says how much of the model's context window the last request used", async () => {
+  const { ctx, said } = context({ session: () => ({ id: "s-1", model: "fake-model", tools: [], contextWindow: 128_000 }) });
+  ctx.view.lastUsage = { input_tokens: 32_000, output_tokens: 10 };
+  await runSlashCommand(ctx, "status", "");
+  expect(said()[1]).toBe("context used by the last request: 32.0k tokens of 128.0k (25%); this session so far 0");
+  // A server older than context_window: the count alone.
+  const old = context();
+  old.ctx.view.lastUsage = { input_tokens: 950, output_tokens: 1 };
+  await runSlashCommand(old.ctx, "status", "");
+  expect(old.said()[1]).toStartWith("context used by the last request: 950 tokens;");
+});
+
 test("/new, /resume ID and /model NAME close the session before starting the next; /resume alone opens the picker", async () => {
   const { ctx, calls } = context();
   await runSlashCommand(ctx, "new", "");
