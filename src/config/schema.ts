@@ -157,6 +157,8 @@ export const ChannelsConfig = lazySchema((z) => z.strictObject({
   send_max_attempts: positiveInt(100).default(8),
   /** The first retry delay; each further one doubles it (at most 10 minutes). */
   send_retry_seconds: z.number().positive("must be greater than 0").max(600).default(2),
+  /** A conversation's session is closed after this long without a message while nothing of it runs; the next message resumes it. */
+  session_idle_seconds: positiveInt(MAX_TIMER_SECONDS).default(3600),
   dir: DirChannelConfig.optional(),
   wechat: WechatChannelConfig.optional(),
   feishu: FeishuChannelConfig.optional(),

@@ -391,3 +391,23 @@ test("a bad [channels] table stops `scv daemon run` with the file, key and fix",
   expect(code).toBe(78);
   expect(stderr).toContain("config.toml: channels.keep_days: must be greater than 0");
 }, 20_000);
+
+test("a session idle past session_idle_seconds is closed, and the next message resumes it with its history", async () => {
+  const b = makeBridge(fake.url, "session_idle_seconds = 1");
+  fake.queue(text("The deploy target is berlin-3, noted."), text("It is berlin-3."));
+  await startDaemon(b);
+  sendMessage(b, { text: "Remember: the deploy target is berlin-3." });
+  await waitForOut(b, 1);
+  const sessions = join(b.home, "state", "sessions");
+  const locks = () => readdirSync(sessions).filter((n) => n.endsWith(".lock"));
+  expect(locks().length).toBe(1);
+  // Closed within the next sweeps (every 2 s) once a second has passed without a message.
+  await waitFor(() => locks().length === 0, 8000, "the idle session to be closed");
+  expect(b.logText()).toContain("closed the idle session");
+  sendMessage(b, { text: "Where do we deploy?" });
+  const out = await waitForOut(b, 2);
+  expect(out.at(-1)!.text).toBe("It is berlin-3.");
+  // The same stored session, resumed: the second request carries the first exchange.
+  expect(readdirSync(sessions).filter((n) => n.endsWith(".jsonl")).length).toBe(1);
+  expect(inputText(fake.requests[1]!.body)).toContain("The deploy target is berlin-3, noted.");
+}, 30_000);

@@ -37,6 +37,10 @@ interface Conversation {
   /** The queued message whose turn runs now. */
   running?: { record: QueuedInbound; sessionId: string };
   pumping: boolean;
+  /** When a message last came in or a turn last ended (ms): an idle session is closed after session_idle_seconds. */
+  lastActive: number;
+  /** An idle session being closed: the next message waits for it, then resumes the session. */
+  closing?: Promise<void>;
 }
 
 export interface ConversationOptions {
@@ -68,7 +72,7 @@ export class Conversations {
     };
     // Chat sessions are stored like any other, so a conversation resumes its session after a restart.
     this.sessions = new SessionLink(opts.env, events, openSessionStore({ home: opts.scvHome, warn: opts.log }));
-    this.sweepTimer = setInterval(() => void this.closeRetired(), 2000);
+    this.sweepTimer = setInterval(() => void this.closeRetired().then(() => this.closeIdle()), 2000);
   }
 
   /** Running turns plus running background jobs, over every conversation (a planned stop waits for these). */
@@ -119,6 +123,7 @@ export class Conversations {
   receive(channel: ChannelRuntime, message: InboundMessage): void {
     if (channel.inbound.has(message.id)) return;
     const conv = this.conversation(channel, message.conversation, message.from, message.direct);
+    conv.lastActive = Date.now();
     const files = saveInboundFiles(message.files, conv.mediaDir);
     const record = channel.inbound.add({
       id: message.id,
@@ -163,6 +168,7 @@ export class Conversations {
       stateFile: join(stateDir, `${conversationDirName(id)}.json`),
       retired: [],
       pumping: false,
+      lastActive: Date.now(),
     };
     this.conversations.set(key, conv);
     return conv;
@@ -208,6 +214,7 @@ export class Conversations {
       this.reply(conv, record, replyText(end), attachments);
     } finally {
       conv.running = undefined;
+      conv.lastActive = Date.now();
     }
     conv.channel.inbound.remove(record);
   }
@@ -228,6 +235,7 @@ export class Conversations {
    * chat log carries on either way.
    */
   private async openSession(conv: Conversation): Promise<Session> {
+    if (conv.closing) await conv.closing;
     if (conv.session) return conv.session;
     const previous = this.storedSessionId(conv);
     const { session, resumed, error } = await this.sessions.start({
@@ -264,6 +272,29 @@ export class Conversations {
         await this.sessions.close(s.id);
         this.bySession.delete(s.id);
       }
+    }
+  }
+
+  /**
+   * Closes sessions idle for session_idle_seconds with nothing of theirs running or waiting to be reported:
+   * a daemon left running for months holds only the conversations in use. The conversation's state keeps the
+   * session ID, so its next message resumes the session with its history.
+   */
+  private async closeIdle() {
+    const idleMs = this.opts.config.channels.session_idle_seconds * 1000;
+    const now = Date.now();
+    for (const conv of this.conversations.values()) {
+      const s = conv.session;
+      if (!s || conv.pumping || conv.running || conv.closing || now - conv.lastActive < idleMs) continue;
+      const jobs = jobsOf(s);
+      if (jobs?.list().some((j) => j.status === "running" || !j.seen) || this.sessions.running(s.id) > 0 || s.scope.turns.busy()) continue;
+      conv.session = undefined;
+      conv.closing = this.sessions.close(s.id).finally(() => {
+        this.bySession.delete(s.id);
+        conv.closing = undefined;
+      });
+      this.opts.log(`channel ${conv.channel.key}: closed the idle session ${s.id} of conversation ${conv.id}; its next message resumes it`);
+      await conv.closing;
     }
   }
 
