@@ -10,14 +10,9 @@ export type { HtmlText } from "./html-text";
 export { linksFor } from "./links";
 export type { Page } from "./page";
 
-// The connector, the page reader and the HTML reader (with ipaddr.js's ranges) load at the first request:
-// a session offering web_fetch would otherwise load them between a nested SCV child's spawn and its first
-// model request.
-type PageModule = typeof import("./page");
-type FetchModule = typeof import("./fetch");
-export const fetchPage = async (...args: Parameters<PageModule["fetchPage"]>) => (await import("./page")).fetchPage(...args);
-export const guardedFetch = async (...args: Parameters<FetchModule["guardedFetch"]>) => (await import("./fetch")).guardedFetch(...args);
-export const readCapped = async (...args: Parameters<FetchModule["readCapped"]>) => (await import("./fetch")).readCapped(...args);
+// The page reader, with the connector and the HTML reader under it, loads at the first fetch: a session
+// offering web_fetch would otherwise load them between a nested SCV child's spawn and its first model request.
+export const fetchPage = async (...args: Parameters<typeof import("./page")["fetchPage"]>) => (await import("./page")).fetchPage(...args);
 export { bareHost, classifyAddress, NetError, parseTargetUrl, type AddressVerdict } from "./policy";
 export { resolveChecked, systemLookup, type AddressPolicy, type CheckedTarget, type LookupFn, type ResolvedAddress } from "./resolver";
 

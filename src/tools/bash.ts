@@ -1,9 +1,9 @@
 // The `bash` tool: `/bin/bash -lc <command>` in the workspace through the process runner, with a deadline,
 // cancellation, cleanup of everything the command started, and bounded combined stdout/stderr.
 import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "../config/schema";
-import { lazySchema, zod } from "../lazy-schema";
+import { zod } from "../lazy-schema";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
-import { defineTool, type SessionScope, type Tool } from "./tool";
+import { defineTool, parametersByTimeouts, type SessionScope, type Tool } from "./tool";
 
 /** Progress lines go out at most this often (twice a second). */
 const PROGRESS_INTERVAL_MS = 500;
@@ -11,8 +11,8 @@ const PROGRESS_MAX_CHARS = 200;
 /** Room in the output limit for the header lines above the captured output. */
 const HEADER_RESERVE_BYTES = 512;
 
-/** The parameters for a timeout pair: their JSON Schema is then converted once per process, not per session. */
-function bashArgs(defaultTimeout: number, maxTimeout: number, z = zod()) {
+function bashArgs(defaultTimeout: number, maxTimeout: number) {
+  const z = zod();
   return z.strictObject({
     command: z
       .string({ error: "must be a string holding the shell command" })
@@ -28,15 +28,12 @@ function bashArgs(defaultTimeout: number, maxTimeout: number, z = zod()) {
       .describe(`Seconds before the command is killed (default ${defaultTimeout}, at most ${maxTimeout})`),
   });
 }
-/** The parameters under the default timeouts, whose JSON Schema is made at build time (tools/parameters.ts). */
-export const DefaultBashArgs = lazySchema((z) => bashArgs(DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS, z));
-const argsByTimeouts = new Map<string, ReturnType<typeof bashArgs>>([[`${DEFAULT_COMMAND_TIMEOUT_SECONDS}/${DEFAULT_MAX_TIMEOUT_SECONDS}`, DefaultBashArgs]]);
+const BASH_ARGS = parametersByTimeouts(bashArgs, [DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS]);
+export const DefaultBashArgs = BASH_ARGS.prebuilt;
 
 export function createBashTool(scope: SessionScope): Tool {
   const { command_timeout_seconds: defaultTimeout, max_timeout_seconds: maxTimeout } = scope.config.tools;
-  const key = `${defaultTimeout}/${maxTimeout}`;
-  let BashArgs = argsByTimeouts.get(key);
-  if (!BashArgs) argsByTimeouts.set(key, (BashArgs = bashArgs(defaultTimeout, maxTimeout)));
+  const BashArgs = BASH_ARGS.for(defaultTimeout, maxTimeout);
 
   return defineTool({
     name: "bash",

@@ -1,7 +1,7 @@
 // The tool extension contract: a tool is one defineTool({...}) in its own file. The wrapper owns argument
 // validation, error-to-result conversion and output limits, so the turn loop holds no tool-specific code.
 import type { z } from "zod";
-import { zod } from "../lazy-schema";
+import { lazySchema, zod } from "../lazy-schema";
 import { redactSecrets } from "../agents/redact";
 import type { Config } from "../config/schema";
 import type { NotificationMethod, NotificationParams } from "../protocol/schema";
@@ -157,6 +157,25 @@ export function jsonSchemaOf(parameters: z.ZodType): Record<string, unknown> {
     jsonSchemas.set(parameters, schema);
   }
   return schema;
+}
+
+/**
+ * Parameters that depend on a configured pair of timeouts (a default and a ceiling, as bash and agent_wait take):
+ * one schema per pair and process, so its JSON Schema is converted once. `prebuilt`, the schema for the default
+ * pair, is a stand-in whose JSON Schema is made at build time (tools/parameters.ts).
+ */
+export function parametersByTimeouts<S extends z.ZodType>(build: (dflt: number, max: number) => S, defaults: readonly [number, number]) {
+  const key = (dflt: number, max: number) => `${dflt}/${max}`;
+  const prebuilt = lazySchema(() => build(defaults[0], defaults[1]));
+  const made = new Map<string, S>([[key(defaults[0], defaults[1]), prebuilt]]);
+  return {
+    prebuilt,
+    for(dflt: number, max: number): S {
+      let schema = made.get(key(dflt, max));
+      if (!schema) made.set(key(dflt, max), (schema = build(dflt, max)));
+      return schema;
+    },
+  };
 }
 
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.infer<S>> {

@@ -261,13 +261,17 @@ export class Conversations {
     void this.closeRetired();
   }
 
+  /** Nothing of the session runs (turn, report turn, background job) and no job result waits to be reported. */
+  private settled(s: Session): boolean {
+    const pending = jobsOf(s)?.list().some((j) => j.status === "running" || !j.seen) ?? false;
+    return !pending && this.sessions.running(s.id) === 0 && !s.scope.turns.busy();
+  }
+
   /** Closes sessions ended by /new once nothing of theirs runs or waits to be reported. */
   private async closeRetired() {
     for (const conv of this.conversations.values()) {
       for (const s of [...conv.retired]) {
-        const jobs = jobsOf(s);
-        const pending = jobs ? jobs.list().some((j) => j.status === "running" || !j.seen) : false;
-        if (pending || this.sessions.running(s.id) > 0 || s.scope.turns.busy()) continue;
+        if (!this.settled(s)) continue;
         conv.retired.splice(conv.retired.indexOf(s), 1);
         await this.sessions.close(s.id);
         this.bySession.delete(s.id);
@@ -285,9 +289,7 @@ export class Conversations {
     const now = Date.now();
     for (const conv of this.conversations.values()) {
       const s = conv.session;
-      if (!s || conv.pumping || conv.running || conv.closing || now - conv.lastActive < idleMs) continue;
-      const jobs = jobsOf(s);
-      if (jobs?.list().some((j) => j.status === "running" || !j.seen) || this.sessions.running(s.id) > 0 || s.scope.turns.busy()) continue;
+      if (!s || conv.pumping || conv.running || conv.closing || now - conv.lastActive < idleMs || !this.settled(s)) continue;
       conv.session = undefined;
       conv.closing = this.sessions.close(s.id).finally(() => {
         this.bySession.delete(s.id);
