@@ -4,6 +4,8 @@ import { afterAll } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { agentConfigRules } from "../src/agents/config-rules";
+import { registerConfigChecks } from "../src/config/checks";
 
 const root = mkdtempSync(join(tmpdir(), "scv-test-"));
 process.env.TMPDIR = join(root, "tmp");
@@ -26,3 +28,5 @@ delete process.env.BUN_BE_BUN;
 delete process.env.SCV_DELEGATION_DEPTH;
 delete process.env.SCV_PARENT;
 mkdirSync(process.env.HOME!, { recursive: true });
+// As src/cli/main.ts does: the agents hand config/ their rules about agent settings.
+registerConfigChecks(agentConfigRules);

@@ -1,9 +1,9 @@
 // What a delegated call does first on every backend (one process per turn, ACP, nested SCV): name the agents
 // a fallback can point to, refuse a conversation that has ended, find the directory, and relay progress.
-import { ToolError } from "../tools/tool";
+import { ToolError } from "../errors";
 import type { ConversationStore } from "./conversations";
 import { type CallPlan, conversationCwd, resolveAgentCwd } from "./plan";
-import { redactProgress } from "./redact";
+import { redactProgress } from "../text/redact";
 import { AgentUnavailableError, fallbackSentence } from "./result";
 import type { AgentSessionState } from "./service";
 

@@ -5,7 +5,7 @@
 // `scv agents gc` keeps its transcript while this SCV process runs.
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ensurePrivateDir, writePrivateFileAtomic } from "../config/private-file";
+import { ensurePrivateDir, writePrivateFileAtomic } from "../fs/private-file";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { readStateJson } from "../process/delegation-records";
@@ -13,7 +13,7 @@ import { isAlive, ownIdentity } from "../process/procfs";
 import type { ProcessIdentity } from "../process/types";
 import type { SessionRecorder, StoredConversation } from "../sessions/index";
 import { handleNumber } from "../sessions/load";
-import { ToolError } from "../tools/tool";
+import { ToolError } from "../errors";
 import type { TokenUsage } from "./formats/stream";
 
 export interface Conversation {

@@ -1,7 +1,9 @@
 // Background jobs: an `agent` call with `background: true` runs as a job owned by the session. The turn that
 // started it ends at once; the result reaches the model through agent_wait/agent_status or, when the model has
 // not seen it, through a report turn the session starts once it is idle.
-import { cutUtf8, type SessionScope, ToolError } from "../tools/tool";
+import { ToolError } from "../errors";
+import { type SessionScope } from "../scope";
+import { cutUtf8 } from "../text/cut";
 import type { StoredJob } from "../sessions/index";
 import { handleNumber } from "../sessions/load";
 import type { AgentCallResult } from "./result";

@@ -2,10 +2,11 @@
 // calling model what to do next (sign-in `hint`, availability `fallback`, `declined` note). `fallback` is
 // decided only from the status and the structured error, never from the reply, so nothing the agent writes
 // can trigger it.
-import { cutUtf8, ToolError } from "../tools/tool";
+import { ToolError } from "../errors";
+import { cutUtf8, tailUtf8 } from "../text/cut";
 import { loginCommand } from "./descriptors";
 import type { TokenUsage } from "./formats/stream";
-import { redactSecrets } from "./redact";
+import { redactSecrets } from "../text/redact";
 
 export const AGENT_STATUSES = ["completed", "failed", "declined", "timeout", "cancelled"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -69,15 +70,6 @@ export interface ResultContext {
 
 const STDERR_TAIL_BYTES = 2048;
 const ERROR_BYTES = 2048;
-
-/** The last `bytes` UTF-8 bytes of a text, starting on a character boundary. */
-export function tailUtf8(text: string, bytes: number): string {
-  const buf = Buffer.from(text);
-  if (buf.length <= bytes) return text;
-  let start = buf.length - bytes;
-  while (start < buf.length && (buf[start]! & 0xc0) === 0x80) start++;
-  return buf.subarray(start).toString("utf8");
-}
 
 const SIGN_IN =
   /not (?:logged|signed) in|(?:log|sign)[ -]?in (?:is )?required|please (?:log|sign)[ -]?in|\/login\b|authentication_failed|failed to authenticate|authentication required|unauthori[sz]ed|invalid (?:x-)?api[ _-]?key|missing (?:api[ _-]?key|credential)|MISSING_CREDENTIAL|no api[ _-]?key|api[ _-]?key (?:is )?(?:not set|not found|missing|required)|credentials? (?:not found|missing|expired)|(?:oauth )?token (?:has )?expired|\b401\b/i;

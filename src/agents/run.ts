@@ -6,25 +6,18 @@ import { constants, fstatSync, mkdirSync, openSync, readSync, closeSync, rmSync 
 import { dirname } from "node:path";
 import { newHandle, startDelegated } from "../process/delegations";
 import type { RunResult } from "../process/types";
-import { type SessionScope, ToolError, type ToolRisk } from "../tools/tool";
+import { ToolError } from "../errors";
 import type { Conversation } from "./conversations";
 import { agentEnvironment, preparePrivateHome, privateRunTmp, removeRunTmp } from "./environment";
 import { readerFor, type TokenUsage } from "./formats";
 import { isExecutableFile } from "./offer";
 import type { CallPlan } from "./plan";
-import { type AgentCallResult, type AgentStatus, buildResult, tailUtf8 } from "./result";
+import { tailUtf8 } from "../text/cut";
+import { type AgentCallResult, type AgentStatus, buildResult } from "./result";
 import { callCwd, relayProgress, startCall } from "./call-start";
 import type { AgentSessionState } from "./service";
+import type { AgentRunContext } from "./call-context";
 
-export interface AgentRunContext {
-  scope: SessionScope;
-  signal: AbortSignal;
-  /** A status line for the client; the server throttles and never adds it to history or the result. */
-  progress(line: string): void;
-  outputLimitBytes: number;
-  /** Asks the calling session's approval gate for an agent's own permission request (absent: nobody can). */
-  approve?(request: { tool?: string; risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
-}
 
 export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
   // Loaded on first use: sessions that never talk ACP or to a nested SCV never load those clients.

@@ -1,7 +1,7 @@
 // The agent state a session owns: the agents it offers (fixed when the session starts), its conversations,
 // and the plans assessed calls will run. Created lazily in scope.services.agents; closing the session ends
 // every conversation and removes its markers.
-import type { SessionScope } from "../tools/tool";
+import type { SessionScope } from "../scope";
 import { ConversationStore } from "./conversations";
 import { type OfferedAgent, offeredAgents } from "./offer";
 import type { CallPlan } from "./plan";

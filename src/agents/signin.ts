@@ -2,7 +2,7 @@
 // stored", never read a value out, and are cheap enough to run at every session start.
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { MiB, readBoundedText } from "../config/safe-read";
+import { MiB, readBoundedText } from "../fs/safe-read";
 import type { SignInContext } from "./descriptor-types";
 
 /** The most a sign-in file may hold; larger ones, FIFOs and devices count as no sign-in. */

@@ -1,5 +1,5 @@
 // The approval gate: decides each tool call by its declared risk, the user's policy and the client.
-import type { ToolRisk } from "../tools/tool";
+import type { ToolRisk } from "../scope";
 
 export type ApprovalPolicy = "on-risk" | "never";
 

@@ -2,8 +2,8 @@
 // files, voice transcript) and a closing line when `/new` ends the episode. Appended with fsync, 0600.
 import { closeSync, constants, existsSync, fsyncSync, openSync, readdirSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ensurePrivateDir } from "../config/private-file";
-import { MiB, readBoundedTextIfExists } from "../config/safe-read";
+import { ensurePrivateDir } from "../fs/private-file";
+import { MiB, readBoundedTextIfExists } from "../fs/safe-read";
 import { EPISODE_ID, episodeFile, episodeIdFor, localTime } from "./paths";
 
 /** `user` is anyone in a conversation who is not the account owner. */

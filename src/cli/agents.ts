@@ -96,7 +96,7 @@ const gc = defineCommand({
     json: { type: "boolean", description: "print JSON" },
   },
   async run({ args }) {
-    const { agentsGc, formatGcReport, GcUsageError } = await import("../agents/gc");
+    const { agentsGc, formatGcReport, GcUsageError } = await import("../accounts/gc");
     try {
       const report = agentsGc({ scvHome: scvHome(), olderThan: args["older-than"], agent: args.agent, dryRun: !!args["dry-run"] });
       process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatGcReport(report) || "nothing to remove"}\n`);
@@ -108,9 +108,9 @@ const gc = defineCommand({
 });
 
 /** Runs a sign-in command with the user's config; its exit status becomes ours. */
-async function signInAction(command: string, act: (ctx: import("../agents/login").LoginContext) => Promise<number>): Promise<void> {
+async function signInAction(command: string, act: (ctx: import("../accounts/login-io").LoginContext) => Promise<number>): Promise<void> {
   const { ConfigError, loadConfig } = await import("../config/load");
-  const { LoginError } = await import("../agents/login");
+  const { LoginError } = await import("../accounts/login-io");
   try {
     const { config } = loadConfig({ env: process.env });
     process.exitCode = await act({ scvHome: scvHome(), config, env: process.env });
@@ -135,7 +135,7 @@ const login = defineCommand({
   },
   ownArgs: true,
   async run({ rawArgs }) {
-    const { agentLogin } = await import("../agents/login");
+    const { agentLogin } = await import("../accounts/login");
     await signInAction("login", (ctx) => agentLogin(ctx, rawArgs));
   },
 });
@@ -145,7 +145,7 @@ const logout = defineCommand({
   args: { agent: agentArg },
   ownArgs: true,
   async run({ rawArgs }) {
-    const { agentLogout } = await import("../agents/login");
+    const { agentLogout } = await import("../accounts/login");
     await signInAction("logout", (ctx) => agentLogout(ctx, rawArgs));
   },
 });
@@ -158,7 +158,7 @@ const importCommand = defineCommand({
     "from-scv-provider": { type: "boolean", description: "pi: copy SCV's own active provider" },
   },
   async run({ rawArgs }) {
-    const { agentImport } = await import("../agents/imports/index");
+    const { agentImport } = await import("../accounts/imports/index");
     await signInAction("import", (ctx) => agentImport(ctx, rawArgs, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }));
   },
 });
@@ -167,7 +167,7 @@ const status = defineCommand({
   meta: { name: "status", description: "Every agent's sign-in state (a summary; never an account or key)" },
   args: { json: { type: "boolean", description: "print JSON" } },
   async run({ args }) {
-    const { agentsSignInStatus, formatSignInStatus } = await import("../agents/login-status");
+    const { agentsSignInStatus, formatSignInStatus } = await import("../accounts/status");
     await signInAction("status", async (ctx) => {
       const rows = await agentsSignInStatus(ctx);
       process.stdout.write(args.json ? `${JSON.stringify({ agents: rows }, null, 2)}\n` : `${formatSignInStatus(rows)}\n`);

@@ -88,7 +88,7 @@ const status = defineCommand({
   },
 });
 
-type Io = import("../agents/login").Io;
+type Io = import("../accounts/login-io").Io;
 /** Options of `login`/`logout` that only some platforms take (the others refuse them). */
 type SignInOptions = { "app-id"?: string; brand?: string; account?: string };
 

@@ -13,7 +13,7 @@ const show = defineCommand({
       const loaded = loadConfig({ cwd: args.cwd ?? process.cwd() });
       const entries = effectiveEntries(loaded);
       // Imported agent setups: whether each copy still matches its source (docs/configuration.md).
-      const { importSummaries } = await import("../agents/imports/index");
+      const { importSummaries } = await import("../accounts/imports/index");
       const imports = importSummaries({ scvHome: scvHome(), config: loaded.config, env: process.env });
       if (args.json) process.stdout.write(`${JSON.stringify({ user_file: loaded.userFile, project_file: loaded.projectFile ?? null, entries, imports }, null, 2)}\n`);
       else {

@@ -3,6 +3,7 @@
 // cards, and — on a terminal only — the last output line of a running call, a waiting indicator and provider
 // retries. It knows no tool by name: everything it prints comes from the notifications.
 import { styleFor } from "../terminal/style";
+import { riskInWords } from "../scope";
 
 export interface Stream {
   write(s: string): unknown;
@@ -10,21 +11,10 @@ export interface Stream {
   columns?: number;
 }
 
-/** Each declared risk in words, for the approval card. */
-const RISK_WORDS: Record<string, string> = {
-  read_only: "reads files in the workspace",
-  filesystem: "changes files in the workspace",
-  process: "runs a command on this machine, not sandboxed, with your permissions",
-  delegate: "hands work to another agent, which then acts on its own",
-  network: "contacts a host on the network",
-};
 
 const WAIT_AFTER_MS = 1000;
 const RUNNING = "  running…";
 
-export function riskInWords(risk: string): string {
-  return RISK_WORDS[risk] ?? risk;
-}
 
 export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json: boolean; env?: Record<string, string | undefined> }) {
   const { stdout, stderr, json } = opts;

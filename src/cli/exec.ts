@@ -56,7 +56,7 @@ export default defineCommand({
     const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { requestSubreaper }, { askApproval }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
       await Promise.all([
         import("../config/load"),
-        import("../process/reconcile"),
+        import("../agents/reconcile"),
         import("../process/subreaper"),
         import("./approval-prompt"),
         import("../server/in-process-client"),

@@ -1,5 +1,7 @@
 // The scv command line. `--version` answers before anything else loads, and each subcommand is imported
 // only when it runs, so start-up stays fast.
+import { agentConfigRules } from "../agents/config-rules";
+import { registerConfigChecks } from "../config/checks";
 import { VERSION } from "../version";
 import { EXIT_CODES } from "./exit-codes";
 import { isTuiInvocation } from "./tui";
@@ -27,6 +29,8 @@ async function main() {
     process.exit(await child.exited);
   }
   delete process.env.SCV_REEXEC;
+  // config/ cannot import the agents' rules about their own settings; it is handed them before anything loads.
+  registerConfigChecks(agentConfigRules);
   // The binary starts with the JIT holding back (scripts/build.ts, --compile-jit-policy): start-up code runs
   // once, and compiling it only competes with it for the CPU. After a second the JIT works as usual.
   setTimeout(() => Bun.unsafe.setJITPolicy(1), 1000).unref();

@@ -15,8 +15,9 @@ import { parse as parseToml } from "smol-toml";
 import { sha256Hex } from "../digest";
 import { VERSION } from "../version";
 import type { LoadedConfig } from "./loaded";
-import { writePrivateFileAtomic } from "./private-file";
-import { MiB, readBoundedTextIfExists } from "./safe-read";
+import { writePrivateFileAtomic } from "../fs/private-file";
+import { MiB, readBoundedTextIfExists } from "../fs/safe-read";
+import { registeredCheckSources } from "./checks";
 import { SECRET_KEYS } from "./secret-keys";
 import { withoutUrlCredentials } from "./show";
 
@@ -103,7 +104,7 @@ function codeStamp(): string {
   const files = [process.execPath];
   if (!import.meta.path.startsWith("/$bunfs/")) {
     files.push(...readdirSync(import.meta.dir).map((f) => join(import.meta.dir, f)));
-    files.push(join(import.meta.dir, "../agents/config-checks.ts"), join(import.meta.dir, "../agents/descriptors.ts"));
+    files.push(...registeredCheckSources());
   }
   stamp = files
     .map((f) => {

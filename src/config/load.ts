@@ -5,7 +5,7 @@ import { userHome } from "../user-home";
 import { join } from "node:path";
 import { readConfigCheck, writeConfigCheck } from "./check-cache";
 import { ConfigError, type ConfigInputs, type ConfigText, type LoadedConfig, MAX_CONFIG_BYTES } from "./loaded";
-import { readBoundedTextIfExists, SafeReadError } from "./safe-read";
+import { readBoundedTextIfExists, SafeReadError } from "../fs/safe-read";
 import type { Config } from "./schema";
 
 export { ConfigError, DEFAULT_PROFILE_NAME, type LoadedConfig, MAX_CONFIG_BYTES } from "./loaded";

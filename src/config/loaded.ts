@@ -1,6 +1,6 @@
 // What a configuration load returns and how it fails, shared by the cached path (load.ts, check-cache.ts) and
 // the validating one (validate.ts) without either importing the other.
-import { MiB } from "./safe-read";
+import { MiB } from "../fs/safe-read";
 import type { Config } from "./schema";
 
 export class ConfigError extends Error {

@@ -1,5 +1,5 @@
 // The effective configuration as lines of `key = value  # source`, secrets shown only as set/unset.
-import type { LoadedConfig } from "./load";
+import type { LoadedConfig } from "./loaded";
 import { SECRET_KEYS } from "./secret-keys";
 
 export interface ShownEntry {

@@ -4,7 +4,7 @@
 // a process whose configuration did not change never builds the schemas.
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
-import { agentConfigChecks } from "../agents/config-checks";
+import { registeredChecks } from "./checks";
 import { ConfigError, type ConfigInputs, type ConfigText, DEFAULT_PROFILE_NAME, type LoadedConfig } from "./loaded";
 import { AgentConfig, ChannelsConfig, type Config, ConfigFile, type CrossCheck, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
 
@@ -143,8 +143,11 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
   return { config, sources, userFile, projectFile: typeof inputs.project === "string" ? projectFile : undefined };
 }
 
-/** Checks that need more than one key (the agents' keys are user-only, so their problems name the user file). */
-const crossChecks: CrossCheck[] = [...agentConfigChecks];
+/**
+ * Checks that need more than one key, registered by the concerns that own them (config/checks.ts); the agents'
+ * keys are user-only, so their problems name the user file.
+ */
+const crossChecks = (): CrossCheck[] => registeredChecks();
 
 /** Core checks name the file that set the offending value, which may be the project file. */
 type FileOf = (key: string) => string | undefined;
@@ -168,7 +171,7 @@ const sourcedChecks: SourcedCheck[] = [
       : undefined,
 ];
 function validateCrossKeys(config: Config, userFile: string, fileOf: FileOf) {
-  const problems = [...crossChecks.map((c) => c(config, userFile)), ...sourcedChecks.map((c) => c(config, fileOf, userFile))].filter(
+  const problems = [...crossChecks().map((c) => c(config, userFile)), ...sourcedChecks.map((c) => c(config, fileOf, userFile))].filter(
     (m): m is string => !!m,
   );
   if (problems.length) throw new ConfigError(problems.join("\n"));

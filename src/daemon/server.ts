@@ -6,7 +6,8 @@ import { Hono } from "hono";
 import { delegationState, ensurePrivateDir, listRecords, ownerIdentity, readStateJson } from "../process/delegation-records";
 import { handleExitSignals, liveDelegations, stopAllDelegations } from "../process/delegations";
 import { isAlive } from "../process/procfs";
-import { readReconcileStats, reconcile } from "../process/reconcile";
+import { readReconcileStats } from "../process/reconcile";
+import { reconcileAll } from "../agents/reconcile";
 import { becomeSubreaper, defaultRunner, recordRunsIn } from "../process/index";
 import { VERSION } from "../version";
 import { probeDaemon } from "./client";
@@ -117,7 +118,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     if (reconciling || stopping) return;
     reconciling = true;
     try {
-      const r = await reconcile(opts.scvHome);
+      const r = await reconcileAll(opts.scvHome);
       orphansStopped += r.stopped.length;
       if (r.stopped.length) log(`reconcile: stopped orphans ${r.stopped.join(", ")}`);
       if (r.runsStopped.length) log(`reconcile: stopped ${r.runsStopped.length} run(s) left by SCV processes that died`);

@@ -4,7 +4,7 @@
 // private-address policy: a user's SearXNG commonly runs on localhost. Proxy variables are still ignored.
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
-import { scrubKnown } from "../config/scrub";
+import { scrubKnown } from "../text/scrub";
 import { decodeEntities } from "./entities";
 import { readCapped } from "./fetch";
 import { NetError } from "./policy";

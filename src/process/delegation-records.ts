@@ -1,8 +1,8 @@
 // Delegation records ($SCV_HOME/state/delegations/<handle>.json): schema, private atomic files, cancel
 // markers, and the identities (owner PID + start time + boot) that tell a live owner from an orphan's.
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
-import { KiB, readBoundedText } from "../config/safe-read";
-import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../config/private-file";
+import { KiB, readBoundedText } from "../fs/safe-read";
+import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../fs/private-file";
 import { join } from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";

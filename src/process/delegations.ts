@@ -1,7 +1,6 @@
 // Tracking of delegated runs (agent CLIs, ACP servers, nested SCV): SCV_PARENT/SCV_DELEGATION_DEPTH tags,
 // records in $SCV_HOME/state/delegations/<handle>.json, and cleanup when a run ends or is abandoned.
 // Records live in ./delegation-records, stopping in ./delegation-stop; this module ties them to the runner.
-import type { SessionScope } from "../tools/tool";
 import { startProcess } from "./index";
 import {
   type DelegationRecord,
@@ -43,8 +42,21 @@ export interface TrackedRun extends RunningProcess {
 /** Separates the links of an inherited SCV_PARENT chain; each link is <instance>/<session>/<handle>. */
 export const PARENT_CHAIN_SEPARATOR = ":";
 
+/**
+ * The session a delegation starts from, as this module needs it: who it is, where its delegation chain stands,
+ * and a way to stop the run when it closes. The session contract (src/scope.ts, SessionScope) is one.
+ */
+export interface DelegationOrigin {
+  sessionId: string;
+  instanceId: string;
+  scvHome: string;
+  env: Readonly<Record<string, string | undefined>>;
+  delegationDepth: number;
+  onClose(cleanup: () => void | Promise<void>): void;
+}
+
 /** Environment additions for a delegated child: SCV_PARENT chain and SCV_DELEGATION_DEPTH. */
-export function delegationEnv(scope: SessionScope, handle: string): Record<string, string> {
+export function delegationEnv(scope: Omit<DelegationOrigin, "scvHome" | "onClose">, handle: string): Record<string, string> {
   const own = `${scope.instanceId}/${scope.sessionId}/${handle}`;
   const inherited = scope.env.SCV_PARENT;
   return {
@@ -65,7 +77,7 @@ const live = new Map<string, { record: DelegationRecord; scvHome: string; finish
 let signalHandling = true;
 
 /** Starts a delegated process through the runner, recorded and cleaned up like every delegation. */
-export function startDelegated(scope: SessionScope, info: DelegationInfo, options: RunOptions): TrackedRun {
+export function startDelegated(scope: DelegationOrigin, info: DelegationInfo, options: RunOptions): TrackedRun {
   if (!validHandle(info.handle)) throw new Error(`invalid delegation handle "${info.handle}"; use newHandle(agent)`);
   if (live.has(info.handle)) throw new Error(`delegation handle "${info.handle}" is already running`);
   const tags = delegationEnv(scope, info.handle);

@@ -8,7 +8,7 @@ import { randomHex } from "../digest";
 import { basename, join } from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
-import { tryUnlink } from "../config/private-file";
+import { tryUnlink } from "../fs/private-file";
 import { bootId, ownerIdentity, readStateJson } from "./delegation-records";
 import { readStat } from "./procfs";
 

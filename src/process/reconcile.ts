@@ -1,12 +1,11 @@
 // Orphan reconcile: a delegation record whose owning SCV process is gone (PID gone, or its start time or boot
-// differs) is an orphan; its group and tagged processes are stopped and the record removed. Each pass also
-// removes conversation markers whose owning SCV process exited. `scv server --stdio` and `scv exec` run one
-// pass at start, the daemon one at start and every 60 s.
+// differs) is an orphan; its group and tagged processes are stopped and the record removed. `scv server --stdio`,
+// `scv exec` and the TUI run one pass at start, the daemon one at start and every 60 s; beside it they prune the
+// stale conversation markers agents own (src/agents/reconcile.ts puts the two together).
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
-import { pruneStaleMarkers } from "../agents/conversations";
 import {
   type DelegationRecord,
   delegationsDir,
@@ -29,8 +28,6 @@ import { listRunRecords, runOwnerAlive, staleRunFiles } from "./run-records";
 export interface ReconcileResult {
   /** Handles of the orphans this pass stopped and removed. */
   stopped: string[];
-  /** Conversation markers removed because the SCV process that wrote them exited. */
-  markersRemoved: number;
   /** Temporary files (say, a killed `write`'s) removed because the SCV process that made them is gone. */
   tempFilesRemoved: number;
   /** Run tags of other runs (bash calls, helpers) whose owner was gone: their groups and tagged processes were stopped. */
@@ -66,23 +63,13 @@ export async function stopOrphanRuns(scvHome: string, opts: { graceMs?: number }
   return orphans.filter((o) => tryUnlink(o.file)).map((o) => o.record.run_tag);
 }
 
-/** One pass: stop orphans, drop stale markers and temporary files. */
+/** One pass: stop orphans and orphaned runs, drop leftover records and temporary files. */
 export async function reconcile(scvHome: string, opts: { graceMs?: number } = {}): Promise<ReconcileResult> {
   const stopped = await stopOrphans(scvHome, findOrphans(scvHome), opts);
   const runsStopped = await stopOrphanRuns(scvHome, opts);
-  const markersRemoved = pruneStaleMarkers(scvHome); // the marker format belongs to src/agents/conversations.ts
   removeLeftovers(scvHome);
   const tempFilesRemoved = sweepOwnedFiles(scvHome);
-  return { stopped, markersRemoved, runsStopped, tempFilesRemoved };
-}
-
-/** The start-up pass for `scv server --stdio` and `scv exec`: never throws, so start-up never fails on it. */
-export async function reconcileAtStartup(scvHome: string): Promise<ReconcileResult> {
-  try {
-    return await reconcile(scvHome);
-  } catch {
-    return { stopped: [], markersRemoved: 0, runsStopped: [], tempFilesRemoved: 0 };
-  }
+  return { stopped, runsStopped, tempFilesRemoved };
 }
 
 export type KillOutcome =

@@ -9,7 +9,7 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, writ
 import { join } from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
-import { tryUnlink } from "../config/private-file";
+import { tryUnlink } from "../fs/private-file";
 import { bootId, currentBtime, ownerIdentity, readStateJson } from "./delegation-records";
 import { isAlive } from "./procfs";
 import type { ProcessIdentity } from "./types";

@@ -1,6 +1,6 @@
 // Failure classification (reference §3 classifier table): error.code first, then error.type, then the HTTP
 // status. Also the retry-after parsing and the secret scrubbing every message passes through.
-import { scrubKnown } from "../config/scrub";
+import { scrubKnown } from "../text/scrub";
 import type { FailureClass, ModelFailure } from "./types";
 import { ErrorEnvelope, type ErrorBody } from "./wire";
 
@@ -134,7 +134,7 @@ export function classifyException(e: unknown, phase: "connect" | "body", ctx: { 
 }
 
 /**
- * Removes the key (raw, percent-encoded, JSON-escaped, its prefix, a quote of its end; see config/scrub.ts),
+ * Removes the key (raw, percent-encoded, JSON-escaped, its prefix, a quote of its end; see text/scrub.ts),
  * anything shaped like a key, and masked echoes ("Incorrect API key provided: sk-inval***c66a") from a message.
  */
 export function scrubSecrets(text: string, key?: string, others: readonly string[] = []): string {

@@ -4,7 +4,8 @@
 // workspace's, so they are read through the bounded safe reader and presented as untrusted project text.
 import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { KiB, readBoundedTextIfExists, SafeReadError } from "../config/safe-read";
+import { KiB, readBoundedTextIfExists, SafeReadError } from "../fs/safe-read";
+import { cutUtf8Decoded } from "../text/cut";
 
 export const PROJECT_INSTRUCTIONS_MAX_BYTES = 32 * KiB;
 const NAMES = ["AGENTS.md", "CLAUDE.md"] as const;
@@ -48,7 +49,7 @@ export function readProjectInstructions(workspace: string): ProjectInstructions 
       const block = `--- ${display(workspace, file)} ---\n${text.trim()}`;
       const room = PROJECT_INSTRUCTIONS_MAX_BYTES - used;
       if (room <= 0) break;
-      const kept = Buffer.byteLength(block) <= room ? block : `${cutToBytes(block, room - 80)}\n[… cut: project instructions are limited to 32 KiB in all]`;
+      const kept = Buffer.byteLength(block) <= room ? block : `${cutUtf8Decoded(block, room - 80)}\n[… cut: project instructions are limited to 32 KiB in all]`;
       parts.push(kept);
       files.push(file);
       used += Buffer.byteLength(kept);
@@ -62,10 +63,4 @@ export function readProjectInstructions(workspace: string): ProjectInstructions 
 function display(workspace: string, file: string): string {
   const rel = relative(workspace, file);
   return rel.startsWith("..") ? file : rel;
-}
-
-function cutToBytes(text: string, bytes: number): string {
-  const buf = Buffer.from(text);
-  if (buf.length <= bytes) return text;
-  return buf.subarray(0, Math.max(0, bytes)).toString("utf8").replace(/\uFFFD$/, "");
 }

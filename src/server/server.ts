@@ -11,7 +11,7 @@ import { type LoadedSession, type SessionJournal, type SessionStore, SessionStor
 import { createModelClient } from "../provider/client";
 import { contextWindowFor } from "../provider/models";
 import type { ModelClient, ReasoningEffort } from "../provider/types";
-import type { SessionScope } from "../tools/tool";
+import type { SessionScope } from "../scope";
 import { buildTools } from "../tools/index";
 import { hostedSearchEnabled } from "../tools/web_search";
 import { VERSION } from "../version";

@@ -6,7 +6,8 @@ import type { Origin } from "../protocol/schema";
 import { type HistoryItem, type ModelClient, type ReasoningOptions, zeroUsage } from "../provider/types";
 import type { LoadedSession } from "../sessions/index";
 import { handleNumber } from "../sessions/load";
-import type { IdleTurn, SessionScope, ToolRegistry } from "../tools/tool";
+import type { IdleTurn, SessionScope } from "../scope";
+import type { ToolRegistry } from "../tools/tool";
 import { type CompactionReason, type CompactResult, compactHistory, type ContextState, estimateTextTokens } from "./compaction";
 import { type Emit, runTurn, type TurnOutcome } from "./turn";
 

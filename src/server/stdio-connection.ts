@@ -27,7 +27,7 @@ export async function openStdioConnection(opts: { baseDepth: number; send(messag
   // their zod schemas) and walking the state directories would otherwise sit between a nested child's spawn and
   // its first model request. A server that exits sooner leaves the orphans to the next SCV's pass.
   const home = scvHome();
-  setTimeout(() => void import("../process/reconcile").then((m) => m.reconcileAtStartup(home)), RECONCILE_DELAY_MS).unref();
+  setTimeout(() => void import("../agents/reconcile").then((m) => m.reconcileAtStartup(home)), RECONCILE_DELAY_MS).unref();
   const sessions = openSessionStore({ home: scvHome() });
   // Pruning walks every stored session (one stat each), so it waits like the reconcile pass; sessions this
   // server has open are never pruned.

@@ -1,6 +1,7 @@
 // The system prompt: `agent.system_prompt` may replace the base text; sections generated from what the
 // session actually offers (such as delegation) are always appended.
-import type { SessionScope, ToolRegistry } from "../tools/tool";
+import type { SessionScope } from "../scope";
+import type { ToolRegistry } from "../tools/tool";
 import { promptSections } from "../tools/index";
 import { readProjectInstructions } from "./project-instructions";
 

@@ -13,16 +13,8 @@ import {
   requestView,
   shouldCompact,
 } from "./compaction";
-import {
-  argumentsForDisplay,
-  displayLine,
-  failure,
-  type SessionScope,
-  type ToolCallContext,
-  type ToolRegistry,
-  type ToolResult,
-  type ToolRisk,
-} from "../tools/tool";
+import { type SessionScope, type ToolRisk } from "../scope";
+import { argumentsForDisplay, displayLine, failure, type ToolCallContext, type ToolRegistry, type ToolResult } from "../tools/tool";
 
 export type Emit = <M extends NotificationMethod>(method: M, params: NotificationParams<M>) => void;
 

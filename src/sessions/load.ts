@@ -3,7 +3,7 @@
 // `interrupted`, and its history items are left out of the replayed history (they may end mid tool call, which
 // no model would accept). A torn last record, the trace of a write cut off by a SIGKILL, is skipped with a warning.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { readBoundedBytes, KiB, MiB } from "../config/safe-read";
+import { readBoundedBytes, KiB, MiB } from "../fs/safe-read";
 import { FORMAT_VERSION, SessionHeader, SessionRecord, type StoredConversation, type StoredJob, type TurnStatus } from "./records";
 
 /** The most a session file may hold; a larger one is refused, never read in part. */

@@ -4,7 +4,7 @@
 import { randomHex } from "../digest";
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ensurePrivateDir, tryUnlink } from "../config/private-file";
+import { ensurePrivateDir, tryUnlink } from "../fs/private-file";
 import { listSessions, searchSessions, type SearchHit, type SessionSummary } from "./catalog";
 import { loadSession, type LoadedSession } from "./load";
 import { FORMAT_VERSION, SESSION_ID } from "./records";

@@ -4,8 +4,8 @@
 // job) are also fdatasync'ed, so a power cut loses at most what was still in flight. One SCV process writes a
 // session at a time: a lock file names it, and a live owner keeps any other process from resuming the session.
 import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from "node:fs";
-import { readBoundedTextIfExists } from "../config/safe-read";
-import { tryUnlink, writePrivateFileAtomic } from "../config/private-file";
+import { readBoundedTextIfExists } from "../fs/safe-read";
+import { tryUnlink, writePrivateFileAtomic } from "../fs/private-file";
 import { isAlive, ownIdentity } from "../process/procfs";
 import type { RecordInput } from "./records";
 

@@ -4,7 +4,7 @@
 import { lstatSync, opendirSync, realpathSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Config } from "../config/schema";
-import { isInside, KiB, readBoundedPrefix, SafeReadError } from "../config/safe-read";
+import { isInside, KiB, readBoundedPrefix, SafeReadError } from "../fs/safe-read";
 import { parseFrontMatter } from "./front-matter";
 
 /** The most of SKILL.md discovery reads: the front matter must close within it. */

@@ -2,7 +2,7 @@
 // a folder may have been swapped for a symbolic link, so containment is checked again, on the path and on the
 // open descriptor, before any byte is returned.
 import { realpathSync } from "node:fs";
-import { isInside, readBoundedPrefix, SafeReadError } from "../config/safe-read";
+import { isInside, readBoundedPrefix, SafeReadError } from "../fs/safe-read";
 import type { Skill } from "./discover";
 
 /** A skill that can no longer be read safely; the message says why. */

@@ -1,8 +1,9 @@
 // `agent_cancel`: stops a running background job the way closing the session would.
 import { jobsFor } from "../agents/jobs";
 import { lazySchema } from "../lazy-schema";
-import { jobToolsOffered } from "./agent";
-import { defineTool, type SessionScope, type Tool } from "./tool";
+import { jobToolsOffered } from "../agents/engine";
+import { type SessionScope } from "../scope";
+import { defineTool, type Tool } from "./tool";
 
 export const AgentCancelArgs = lazySchema((z) => z.strictObject({ job: z.string().min(1, "name a job handle such as job-1") }));
 

@@ -1,8 +1,9 @@
 // `agent_status`: describes one background job, or every job the session remembers.
 import { jobsFor } from "../agents/jobs";
 import { lazySchema } from "../lazy-schema";
-import { jobToolsOffered } from "./agent";
-import { defineTool, type SessionScope, type Tool } from "./tool";
+import { jobToolsOffered } from "../agents/engine";
+import { type SessionScope } from "../scope";
+import { defineTool, type Tool } from "./tool";
 
 export const AgentStatusArgs = lazySchema((z) => z.strictObject({ job: z.string().min(1).optional() }));
 

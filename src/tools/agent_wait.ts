@@ -2,8 +2,9 @@
 import { jobsFor } from "../agents/jobs";
 import { DEFAULT_AGENT_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "../config/schema";
 import { zod } from "../lazy-schema";
-import { jobToolsOffered } from "./agent";
-import { defineTool, parametersByTimeouts, type SessionScope, type Tool } from "./tool";
+import { jobToolsOffered } from "../agents/engine";
+import { type SessionScope } from "../scope";
+import { defineTool, parametersByTimeouts, type Tool } from "./tool";
 
 function waitArgs(dflt: number, max: number) {
   const z = zod();

@@ -3,7 +3,8 @@
 import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "../config/schema";
 import { zod } from "../lazy-schema";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
-import { defineTool, parametersByTimeouts, type SessionScope, type Tool } from "./tool";
+import { type SessionScope } from "../scope";
+import { defineTool, parametersByTimeouts, type Tool } from "./tool";
 
 /** Progress lines go out at most this often (twice a second). */
 const PROGRESS_INTERVAL_MS = 500;

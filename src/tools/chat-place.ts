@@ -1,6 +1,6 @@
 // What the chat_* tools know about the chat their session serves (from session.start `channel`).
 import { conversationMediaDir, keptFilesDir } from "../chatlog/paths";
-import type { SessionScope } from "./tool";
+import type { SessionScope } from "../scope";
 
 export interface ChatScope {
   kind: string;

@@ -6,11 +6,13 @@ import { randomHex } from "../digest";
 import { basename, isAbsolute, join, sep } from "node:path";
 import { lazySchema } from "../lazy-schema";
 import { mediaRoot, outboxMediaDir } from "../chatlog/paths";
-import { ensurePrivateDir, tryUnlink } from "../config/private-file";
-import { MiB } from "../config/safe-read";
+import { ensurePrivateDir, tryUnlink } from "../fs/private-file";
+import { MiB } from "../fs/safe-read";
 import { chatScope } from "./chat-place";
-import { defineTool, ToolError, type SessionScope, type Tool } from "./tool";
-import { isSecretLikePath } from "./workspace-paths";
+import { ToolError } from "../errors";
+import { type SessionScope } from "../scope";
+import { defineTool, type Tool } from "./tool";
+import { isSecretLikePath } from "../fs/workspace-paths";
 
 const MAX_ATTACH_BYTES = 25 * MiB;
 const CAPTION_BYTES = 1024;

@@ -3,7 +3,9 @@ import { lazySchema } from "../lazy-schema";
 import { fitJson, listLogEpisodes, readLogEpisode, searchLog } from "../chatlog/history";
 import { EPISODE_ID } from "../chatlog/paths";
 import { chatScope } from "./chat-place";
-import { defineTool, ToolError, type SessionScope, type Tool } from "./tool";
+import { ToolError } from "../errors";
+import { type SessionScope } from "../scope";
+import { defineTool, type Tool } from "./tool";
 
 const DATE = lazySchema((z) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD"));
 

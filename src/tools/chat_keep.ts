@@ -6,9 +6,11 @@ import { randomHex } from "../digest";
 import { basename, dirname, extname, isAbsolute, join, normalize } from "node:path";
 import { lazySchema } from "../lazy-schema";
 import { appendLine, keptRecordsFile, readKept } from "../chatlog/log";
-import { ensurePrivateDir, tryUnlink } from "../config/private-file";
+import { ensurePrivateDir, tryUnlink } from "../fs/private-file";
 import { chatScope } from "./chat-place";
-import { defineTool, ToolError, type SessionScope, type Tool } from "./tool";
+import { ToolError } from "../errors";
+import { type SessionScope } from "../scope";
+import { defineTool, type Tool } from "./tool";
 
 const Args = lazySchema((z) => z.strictObject({ path: z.string().min(1).describe("the absolute path shown with the file in the turn or in chat_history") }));
 

@@ -1,6 +1,7 @@
 // Which tools a session offers. Each tool lives in its own file and exports a factory that returns
 // undefined when the tool is not offered in this session; adding a tool is one more line here.
-import { agentPromptSection, createAgentTool } from "./agent";
+import { agentPromptSection } from "../agents/engine";
+import { createAgentTool } from "./agent";
 import { createAgentCancelTool } from "./agent_cancel";
 import { createAgentStatusTool } from "./agent_status";
 import { createAgentWaitTool } from "./agent_wait";
@@ -14,7 +15,8 @@ import { createChatKeepTool } from "./chat_keep";
 import { createReadTool } from "./read";
 import { createReadSkillTool, skillsPromptSections } from "./read_skill";
 import { createSessionSearchTool } from "./session_search";
-import { seedJsonSchema, ToolRegistry, type SessionScope, type Tool } from "./tool";
+import { type SessionScope } from "../scope";
+import { seedJsonSchema, ToolRegistry, type Tool } from "./tool";
 import { createWebFetchTool } from "./web_fetch";
 import { createWebSearchTool } from "./web_search";
 import { createWriteTool } from "./write";

@@ -4,8 +4,10 @@ import { sha256Hex } from "../digest";
 import * as path from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
-import { defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext, type ToolResult, type ToolRisk } from "./tool";
-import { assertOpenedInside, displayPath as display, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
+import { ToolError } from "../errors";
+import { type SessionScope, type ToolRisk } from "../scope";
+import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./tool";
+import { assertOpenedInside, displayPath as display, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "../fs/workspace-paths";
 
 export const ReadArgs = lazySchema((z) => z.strictObject({
   path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),

@@ -3,7 +3,9 @@
 import { userHome } from "../user-home";
 import { lazySchema } from "../lazy-schema";
 import { discoverSkills, projectSkillsSection, readSkill, type SkillCatalog, SkillReadError, userSkillsSection } from "../skills/index";
-import { defineTool, type SessionScope, type Tool, ToolError, type ToolRegistry } from "./tool";
+import { ToolError } from "../errors";
+import { type SessionScope } from "../scope";
+import { defineTool, type Tool, type ToolRegistry } from "./tool";
 
 export const ReadSkillArgs = lazySchema((z) => z.strictObject({
   name: z

@@ -3,7 +3,9 @@
 // session (such as a chat sender's) never sees other conversations. What it returns is stored text, shown to
 // the model as data.
 import { lazySchema } from "../lazy-schema";
-import { cutUtf8, defineTool, type SessionScope, type Tool } from "./tool";
+import { type SessionScope } from "../scope";
+import { cutUtf8 } from "../text/cut";
+import { defineTool, type Tool } from "./tool";
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 50;

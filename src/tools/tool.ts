@@ -2,73 +2,10 @@
 // validation, error-to-result conversion and output limits, so the turn loop holds no tool-specific code.
 import type { z } from "zod";
 import { lazySchema, zod } from "../lazy-schema";
-import { redactSecrets } from "../agents/redact";
-import type { Config } from "../config/schema";
-import type { NotificationMethod, NotificationParams } from "../protocol/schema";
-import type { SessionJournal } from "../sessions/index";
-
-export const TOOL_RISKS = ["read_only", "filesystem", "process", "delegate", "network"] as const;
-export type ToolRisk = (typeof TOOL_RISKS)[number];
-
-/** What a session gives every tool: fixed for the session's life. */
-export interface SessionScope {
-  sessionId: string;
-  /** Identifies this SCV process instance (used in SCV_PARENT chains and records). */
-  instanceId: string;
-  /** The workspace root, already resolved through symlinks. */
-  workspace: string;
-  config: Config;
-  scvHome: string;
-  /** The server's own environment (tools that pass it on filter it themselves). */
-  env: Readonly<Record<string, string | undefined>>;
-  delegationDepth: number;
-  version: string;
-  /** The chat this session serves, when a chat bridge started it (session.start `channel`). */
-  channel?: SessionChannel;
-  /** Session-owned services other concerns attach (background jobs, conversations). */
-  services: SessionServices;
-  /** Runs when the session closes (client EOF, session.close, server exit); used to stop what it owns. */
-  onClose(cleanup: () => void | Promise<void>): void;
-  /** Lets a service start turns of its own once the session is idle (background reports). */
-  turns: TurnScheduler;
-  /**
-   * Decisions for requests no person can be asked about (background jobs): policy, then auto_approve, then deny.
-   * With `about`, a denial is also reported to the client (`approval.denied_unattended`).
-   */
-  decideUnattended(risk: ToolRisk, about?: { tool: string; summary: string; job?: string }): { approved: boolean; reason: string };
-  /** The session's durable record, when the server keeps sessions (src/sessions). */
-  journal?: SessionJournal;
-  /** Sends a notification to the session's client (services that report between turns, such as jobs). */
-  notify?<M extends NotificationMethod>(method: M, params: NotificationParams<M>): void;
-}
-
-export interface SessionChannel {
-  kind: string;
-  account?: string;
-  conversation?: string;
-  /** The conversation's chat log directory (chat_history, chat_keep). */
-  log?: string;
-}
-
-/** A turn the server starts itself, such as a background report. */
-export interface IdleTurn {
-  prompt: string;
-  origin: { kind: "background"; jobs: string[] };
-}
-
-export interface TurnScheduler {
-  /** Asked, whenever the session becomes idle, for a turn to run; the user's queued prompts always go first. */
-  addIdleSource(source: () => IdleTurn | undefined): void;
-  /** Call when a source may have something to run now (for example a job just finished). */
-  wake(): void;
-  /** True while a turn runs or user prompts wait. */
-  busy(): boolean;
-}
-
-/** Filled by the modules that own each service; a tool that needs one checks it is there. */
-export interface SessionServices {
-  [name: string]: unknown;
-}
+import { redactSecrets } from "../text/redact";
+import { ToolError } from "../errors";
+import type { SessionScope, ToolRisk } from "../scope";
+import { ellipsize, limitText } from "../text/cut";
 
 /** A tool call's own context. */
 export interface ToolCallContext extends SessionScope {
@@ -94,14 +31,6 @@ export interface ToolResult {
   event?: Record<string, unknown>;
   /** How the outcome reads to a person, shown after the call's label: `exit 0, 1.2 s`, `+12 -3 lines`. */
   display?: string;
-}
-
-/** A failure the model should read as the tool's result (not a crash). */
-export class ToolError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ToolError";
-  }
 }
 
 export type Assessment<A> =
@@ -217,7 +146,7 @@ const LABEL_MAX_CHARS = 160;
 /** One line for a person: control characters flattened, credential-looking values masked, length bounded. */
 export function displayLine(text: string, maxChars = LABEL_MAX_CHARS): string {
   const flat = redactSecrets(text.replace(/\r?\n/g, " ⏎ ").replace(/\p{Cc}/gu, " ")).trim();
-  return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
+  return ellipsize(flat, maxChars);
 }
 
 const ARGUMENT_MAX_CHARS = 2000;
@@ -257,22 +186,6 @@ function errorText(e: unknown): string {
 function invalidArgumentsMessage(tool: string, error: z.ZodError): string {
   const problems = error.issues.map((i) => `${i.path.length ? i.path.join(".") : "arguments"}: ${i.message}`);
   return `The ${tool} tool was called with invalid arguments: ${problems.join("; ")}. Rewrite the input so it satisfies the tool's schema.`;
-}
-
-/** Cuts text to at most `limit` UTF-8 bytes on a character boundary, saying so at the end. */
-export function limitText(text: string, limit: number): string {
-  if (Buffer.byteLength(text) <= limit) return text;
-  const note = `\n[output truncated to ${limit} bytes]`;
-  return cutUtf8(text, Math.max(0, limit - Buffer.byteLength(note))) + note;
-}
-
-/** The longest prefix of `text` within `bytes` UTF-8 bytes, never splitting a character. */
-export function cutUtf8(text: string, bytes: number): string {
-  const buf = Buffer.from(text);
-  if (buf.length <= bytes) return text;
-  let end = bytes;
-  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
-  return buf.subarray(0, end).toString("utf8");
 }
 
 /** Registration rejects duplicate names. */

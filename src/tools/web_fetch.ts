@@ -4,7 +4,10 @@
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { autoApproveHosts, bareHost, fetchPage, linksFor, NetError, netOptions, parseTargetUrl, type Page } from "../net";
-import { cutUtf8, defineTool, type SessionScope, type Tool, ToolError, type ToolResult } from "./tool";
+import { ToolError } from "../errors";
+import { type SessionScope } from "../scope";
+import { clipChars, cutUtf8 } from "../text/cut";
+import { defineTool, type Tool, type ToolResult } from "./tool";
 
 export const Params = lazySchema((z) => z.strictObject({
   url: z.string().min(1, "give the http:// or https:// URL to fetch").describe("The http:// or https:// URL to GET."),
@@ -85,12 +88,12 @@ export function renderPage(page: Page, offset: number, limit: number): string {
   const field = Math.min(300, Math.floor(limit / 16));
   const head = (end: number) => {
     const lines = [
-      `URL: ${clip(page.url.href, Math.max(200, Math.floor(limit / 4)))}`,
-      `Status: ${page.status}${page.statusText ? ` ${clip(page.statusText, field)}` : ""}`,
-      `Content-Type: ${page.contentType ? clip(page.contentType, field) : "(none)"}`,
+      `URL: ${clipChars(page.url.href, Math.max(200, Math.floor(limit / 4)))}`,
+      `Status: ${page.status}${page.statusText ? ` ${clipChars(page.statusText, field)}` : ""}`,
+      `Content-Type: ${page.contentType ? clipChars(page.contentType, field) : "(none)"}`,
       `Characters: ${offset}-${end} of ${total}`,
     ];
-    if (page.title) lines.push(`Title: ${clip(page.title, field)}`);
+    if (page.title) lines.push(`Title: ${clipChars(page.title, field)}`);
     if (page.redirects.length) lines.push(`Redirected ${page.redirects.length} time(s); final URL above.`);
     if (page.truncated) lines.push(`Note: only the first ${page.bytes} bytes were downloaded (web.fetch_max_bytes).`);
     return lines.join("\n") + "\n\n";
@@ -114,14 +117,6 @@ export function renderPage(page: Page, offset: number, limit: number): string {
   if (links) out += `\n\n${links}`;
   if (end < total) out += `\n\n[Characters ${offset}-${end} of ${total} shown. For the next part call web_fetch with "offset": ${end}]`;
   return out;
-}
-
-/** At most `max` characters of `text` (never half a surrogate pair), saying so when cut. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const code = text.charCodeAt(max - 1);
-  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
-  return `${text.slice(0, end)}... (cut, ${text.length} characters)`;
 }
 
 /** `text` if it fits in `bytes`, else its longest prefix that does, ended at a line break or space near the cut. */

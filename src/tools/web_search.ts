@@ -6,7 +6,9 @@ import { zod } from "../lazy-schema";
 import type { Config } from "../config/schema";
 import { netOptions } from "../net";
 import type { SearchBackend, SearchHit } from "../net/search";
-import { defineTool, type SessionScope, type Tool, ToolError } from "./tool";
+import { ToolError } from "../errors";
+import { type SessionScope } from "../scope";
+import { defineTool, type Tool } from "./tool";
 
 /**
  * Whether model requests should offer the hosted {"type":"web_search"} tool: web.search = "provider", the

@@ -1,7 +1,7 @@
 // What a `write` will change, for its approval: a bounded unified diff against the current file for replace, the
 // first lines of the content for create. Credential-looking values are masked line by line.
 import * as fs from "node:fs";
-import { redactSecrets } from "../agents/redact";
+import { redactSecrets } from "../text/redact";
 import { lineCounts, splitLines, unifiedDiff } from "./line-diff";
 
 /** Shown in the approval (bounded, credential-looking values masked): the diff for replace, the first lines for create. */

@@ -7,10 +7,13 @@ import * as path from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { ownerGone, ownerTag, recordOwnedFile, TEMP_SUFFIX } from "../process/owned-files";
-import { cutUtf8, defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext } from "./tool";
+import { ToolError } from "../errors";
+import { type SessionScope } from "../scope";
+import { cutUtf8 } from "../text/cut";
+import { defineTool, type Tool, type ToolCallContext } from "./tool";
 import { lineCounts, unifiedDiff } from "./line-diff";
 import { changePreview, currentText } from "./write-preview";
-import { assertOpenedInside, displayPath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
+import { assertOpenedInside, displayPath, resolveInWorkspace, WorkspacePath } from "../fs/workspace-paths";
 
 export const WriteArgs = lazySchema((z) => z
   .strictObject({

@@ -108,7 +108,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   try {
     const { createInProcessClient } = await import("../server/in-process-client");
     const { recordRunsIn, requestSubreaper } = await import("../process/index");
-    const { reconcileAtStartup } = await import("../process/reconcile");
+    const { reconcileAtStartup } = await import("../agents/reconcile");
     const { loadConfig, scvHome } = await import("../config/load");
     const { openSessionStore } = await import("../sessions/index");
     // As in exec: escapees reparent to us, and every run is recorded so a later SCV stops what a killed one left.

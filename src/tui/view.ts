@@ -5,6 +5,7 @@
 import { createMarkdownRenderer, type MarkdownRenderer } from "./markdown";
 import type { Style as Theme } from "../terminal/style";
 import { sanitize, truncate, wrapLine, wrapText } from "./text";
+import { riskInWords } from "../scope";
 
 export interface ApprovalCard {
   approvalId: string;
@@ -31,14 +32,6 @@ interface TurnState {
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-/** What each risk means, in the words the approval card uses. */
-export const RISK_WORDS: Record<string, string> = {
-  read_only: "only reads",
-  filesystem: "changes files on this machine",
-  process: "runs a program on this machine",
-  delegate: "hands work to another agent, which acts on its own",
-  network: "sends a request over the network",
-};
 
 export class ConversationView {
   private committed: string[] = [];
@@ -219,7 +212,7 @@ export class ConversationView {
   private approvalCard(a: ApprovalCard): string[] {
     const t = this.theme;
     const w = this.width();
-    const words = RISK_WORDS[a.risk] ?? a.risk;
+    const words = riskInWords(a.risk);
     const out = [truncate(t.yellow(`╭─ Allow ${a.tool}? `) + t.bold(`${a.risk}: ${words}`), w)];
     const summary = sanitize(a.summary).split("\n");
     const shown = summary.slice(0, 40);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { buildResult, declinedNote, isAvailabilityFailure, type RunOutcome, tailUtf8 } from "../../src/agents/result";
+import { tailUtf8 } from "../../src/text/cut";
+import { buildResult, declinedNote, isAvailabilityFailure, type RunOutcome } from "../../src/agents/result";
 
 const base = (o: Partial<RunOutcome>): RunOutcome => ({
   agent: "codex",

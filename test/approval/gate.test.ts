@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { createApprovalGate } from "../../src/approval/gate";
-import { TOOL_RISKS } from "../../src/tools/tool";
+import { TOOL_RISKS } from "../../src/scope";
 
 const req = (risk: (typeof TOOL_RISKS)[number]) => ({ callId: "c1", tool: "t", risk, summary: "s" });
 

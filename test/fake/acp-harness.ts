@@ -8,7 +8,8 @@ import { DESCRIPTORS } from "../../src/agents/descriptors";
 import type { AgentOverride } from "../../src/config/schema";
 import { afterEach } from "bun:test";
 import { createAgentTool } from "../../src/tools/agent";
-import type { Tool, ToolRisk } from "../../src/tools/tool";
+import type { ToolRisk } from "../../src/scope";
+import type { Tool } from "../../src/tools/tool";
 import { type FixtureOptions, signIn } from "./agent-harness";
 import { type ConfigOverrides, type FakeScope, invokeTool, makeCallContext, makeScope } from "./scope";
 

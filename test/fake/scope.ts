@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { loadConfig, scvHome } from "../../src/config/load";
 import type { Config } from "../../src/config/schema";
 import { createApprovalGate } from "../../src/approval/gate";
-import type { IdleTurn, SessionScope, Tool, ToolCallContext, ToolResult, ToolRisk, TurnScheduler } from "../../src/tools/tool";
+import type { IdleTurn, SessionScope, ToolRisk, TurnScheduler } from "../../src/scope";
+import type { Tool, ToolCallContext, ToolResult } from "../../src/tools/tool";
 
 /** Per-section overrides merged over the defaults, e.g. `{ tools: { output_limit_bytes: 2048 } }`. */
 export type ConfigOverrides = { [K in keyof Config]?: Partial<Config[K]> };

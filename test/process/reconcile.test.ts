@@ -12,7 +12,8 @@ import {
 } from "../../src/process/delegation-records";
 import { scanTagged } from "../../src/process/delegation-stop";
 import { identityOf, readEnvVar } from "../../src/process/procfs";
-import { findOrphans, readReconcileStats, reconcile, reconcileAtStartup } from "../../src/process/reconcile";
+import { reconcileAll, reconcileAtStartup } from "../../src/agents/reconcile";
+import { findOrphans, readReconcileStats, reconcile } from "../../src/process/reconcile";
 import { alive, fixture, killStarted, spawnBun, taggedWith, tempHome, waitFor } from "../daemon/fixtures/helpers";
 
 const extra: Bun.Subprocess[] = [];
@@ -161,7 +162,7 @@ describe("markers and leftovers", () => {
     });
     writeFileSync(join(dir, "dead.json"), JSON.stringify(marker("dead", goneId)));
     writeFileSync(join(dir, "live.json"), JSON.stringify(marker("live", me)));
-    const result = await reconcile(home);
+    const result = await reconcileAll(home);
     expect(result.markersRemoved).toBe(1);
     expect(readdirSync(dir)).toEqual(["live.json"]);
   });
@@ -177,7 +178,7 @@ describe("markers and leftovers", () => {
   });
 
   test("an SCV home without state is fine", async () => {
-    expect(await reconcile(tempHome())).toEqual({ stopped: [], markersRemoved: 0, runsStopped: [], tempFilesRemoved: 0 });
+    expect(await reconcileAll(tempHome())).toEqual({ stopped: [], markersRemoved: 0, runsStopped: [], tempFilesRemoved: 0 });
   });
 });
 

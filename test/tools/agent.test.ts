@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { agentPromptSection, createAgentTool } from "../../src/tools/agent";
+import { agentPromptSection } from "../../src/agents/engine";
+import { createAgentTool } from "../../src/tools/agent";
 import type { Tool } from "../../src/tools/tool";
 import { type AgentFixture, BASH, FAKE_AGENT, type FixtureOptions, makeAgentFixture } from "../fake/agent-harness";
 import * as S from "../fake/agent-streams";

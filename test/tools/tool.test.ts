@@ -4,7 +4,10 @@ import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { buildTools } from "../../src/tools/index";
 import { PREBUILT_PARAMETERS } from "../../src/tools/parameters";
-import { cutUtf8, defineTool, jsonSchemaOf, limitText, TOOL_RISKS, ToolError, ToolRegistry } from "../../src/tools/tool";
+import { ToolError } from "../../src/errors";
+import { TOOL_RISKS } from "../../src/scope";
+import { cutUtf8, limitText } from "../../src/text/cut";
+import { defineTool, jsonSchemaOf, ToolRegistry } from "../../src/tools/tool";
 import { invokeTool, makeCallContext, makeScope } from "../fake/scope";
 
 function echoTool(name = "echo", execute?: (args: { text: string; times?: number }) => Promise<string>) {

@@ -42,7 +42,7 @@ describe("scv in a terminal", () => {
     pane.type("what is in my notes?");
     pane.keys("Enter");
     await pane.waitFor("y approve once");
-    expect(pane.screen()).toContain("process: runs a program on this machine");
+    expect(pane.screen()).toContain("process: runs a command on this machine");
     pane.keys("y");
     const screen = await pane.waitFor("All done.");
     expect(screen).toContain("› what is in my notes?");

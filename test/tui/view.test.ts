@@ -76,7 +76,7 @@ describe("ConversationView", () => {
       v.apply("approval.requested", { ...ids, approval_id: "a-1", call_id: "c1", tool: "write", risk: "filesystem", summary: "write a.txt\n-old\n+new", workspace: "/w", fingerprint: "f00d" });
     }
     const card = view.live(0);
-    expect(card[0]).toBe("╭─ Allow write? filesystem: changes files on this machine");
+    expect(card[0]).toBe("╭─ Allow write? filesystem: changes files in the workspace");
     expect(card).toContain("│ -old");
     expect(card).toContain("│ +new");
     expect(card.at(-1)).toContain("y approve once");

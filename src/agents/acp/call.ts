@@ -9,7 +9,7 @@ import type { AgentDescriptor } from "../descriptors";
 import { agentEnvironment, preparePrivateHome, privateRunTmp, removeRunTmp } from "../environment";
 import { isExecutableFile } from "../offer";
 import type { CallPlan } from "../plan";
-import type { AgentRunContext } from "../run";
+import type { AgentRunContext } from "../call-context";
 import type { AgentSessionState } from "../service";
 import { RpcError } from "./connection";
 import { permissionOutcome, permissionRisk, permissionSummary } from "./permissions";

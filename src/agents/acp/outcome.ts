@@ -1,6 +1,6 @@
 // How an ACP turn ended, in the result's terms: stop reasons, usage, JSON-RPC errors, a server's exit.
 import type { AgentStatus } from "../result";
-import { redactSecrets } from "../redact";
+import { redactSecrets } from "../../text/redact";
 import { RpcError } from "./connection";
 import type { PromptResult } from "./schema";
 import type { AcpServer } from "./server";

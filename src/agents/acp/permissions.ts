@@ -1,9 +1,9 @@
 // The agent's `session/request_permission`, relayed through the calling session's approval gate: the risk
 // follows SCV's own tools, the summary names the conversation, and the answer picks the agent's matching
 // option (allow-once or reject-once, falling back to the "always" variants).
-import type { ToolRisk } from "../../tools/tool";
-import { isSecretLikePath } from "../../tools/workspace-paths";
-import { redactProgress, redactSecrets } from "../redact";
+import type { ToolRisk } from "../../scope";
+import { isSecretLikePath } from "../../fs/workspace-paths";
+import { redactProgress, redactSecrets } from "../../text/redact";
 import type { PermissionOutcome, RequestPermissionParams } from "./schema";
 
 /** `read`, `search`, `think` are read-only unless a location looks secret-like; the rest as SCV's own tools. */

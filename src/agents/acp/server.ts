@@ -3,9 +3,9 @@
 // says for every server kept per conversation (stdin closed, 2 seconds' grace, then a group kill).
 import { type TrackedRun, newHandle, startDelegated } from "../../process/delegations";
 import type { RunResult } from "../../process/types";
-import type { SessionScope } from "../../tools/tool";
+import type { SessionScope } from "../../scope";
 import { collectExit, shutdownGently } from "../live-server";
-import { tailUtf8 } from "../result";
+import { tailUtf8 } from "../../text/cut";
 import { MethodNotFound, RpcConnection, RpcError } from "./connection";
 import { permissionOutcome } from "./permissions";
 import {

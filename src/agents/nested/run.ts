@@ -2,13 +2,13 @@
 // opens its session, every call runs one turn on it, and the turn's outcome becomes the usual agent result.
 // A cancelled or timed-out turn that settles within 2 s keeps the conversation; otherwise, and when the child
 // exits, the conversation ends.
-import { ToolError } from "../../tools/tool";
+import { ToolError } from "../../errors";
 import { agentEnvironment, preparePrivateHome } from "../environment";
 import { isExecutableFile } from "../offer";
 import type { CallPlan } from "../plan";
 import { type AgentCallResult, type AgentStatus, buildResult, fallbackSentence, type RunOutcome } from "../result";
 import { callCwd, relayProgress, startCall } from "../call-start";
-import type { AgentRunContext } from "../run";
+import type { AgentRunContext } from "../call-context";
 import type { AgentSessionState } from "../service";
 import { NestedServer, type TurnOutcome } from "./server";
 

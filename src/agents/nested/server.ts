@@ -7,7 +7,7 @@ import { newHandle, startDelegated, type TrackedRun } from "../../process/delega
 import { MAX_LINE_BYTES, PROTOCOL_VERSION } from "../../protocol/constants";
 import type { NotificationParams } from "../../protocol/schema";
 import type { RunResult } from "../../process/types";
-import type { SessionScope, ToolRisk } from "../../tools/tool";
+import type { SessionScope, ToolRisk } from "../../scope";
 import { StreamReader } from "../formats/stream";
 import { collectExit, LIVE_GRACE_MS, shutdownGently } from "../live-server";
 import { VERSION } from "../../version";

@@ -4,8 +4,8 @@
 import { join } from "node:path";
 import { parseLines } from "../../chatlog/log";
 import type { LoggedFile } from "../../chatlog/log";
-import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
-import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
+import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../fs/private-file";
+import { MiB, readBoundedTextIfExists } from "../../fs/safe-read";
 import { recordFileNames, sequenceId } from "./record-files";
 import { SeenLog } from "./seen-log";
 

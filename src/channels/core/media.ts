@@ -3,8 +3,8 @@ import { lstatSync, readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { LoggedFile } from "../../chatlog/log";
-import { createPrivateFile, ensurePrivateDir, tryUnlink } from "../../config/private-file";
-import { MiB, readBoundedBytes } from "../../config/safe-read";
+import { createPrivateFile, ensurePrivateDir, tryUnlink } from "../../fs/private-file";
+import { MiB, readBoundedBytes } from "../../fs/safe-read";
 import type { InboundFile } from "./adapter";
 
 /** The largest file SCV saves from a chat. */

@@ -2,6 +2,7 @@
 // notices (interrupted turns, stopped jobs, commands, files left out). Pure text, so the wording lives in one place.
 import type { JobManager } from "../../agents/jobs";
 import type { Session } from "../../server/session";
+import { ellipsize } from "../../text/cut";
 import type { QueuedInbound } from "./inbound";
 
 export interface TurnEnd {
@@ -35,10 +36,8 @@ export function replyText(end: TurnEnd): string {
   return end.reply || "(no answer)";
 }
 
-const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
 export function interruptedNotice(record: QueuedInbound): string {
-  return `SCV was restarted while it worked on your message “${cut(record.text, 120)}”, so that turn was interrupted and has not been run again. Send it again if you still want it.`;
+  return `SCV was restarted while it worked on your message “${ellipsize(record.text, 120)}”, so that turn was interrupted and has not been run again. Send it again if you still want it.`;
 }
 
 export function stoppedJobsNotice(jobs: { job: string; agent: string }[]): string {

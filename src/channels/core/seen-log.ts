@@ -2,8 +2,8 @@
 // dropped. Each record is one JSON line appended with fsync before the platform may be acknowledged; once the
 // file holds twice `keep` records it is rewritten with the newest `keep`, so it never grows without end.
 import { appendLine, parseLines } from "../../chatlog/log";
-import { writePrivateFileAtomic } from "../../config/private-file";
-import { readBoundedTextIfExists } from "../../config/safe-read";
+import { writePrivateFileAtomic } from "../../fs/private-file";
+import { readBoundedTextIfExists } from "../../fs/safe-read";
 
 export interface SeenLogOptions {
   /** How many records survive a compaction. */

@@ -5,8 +5,8 @@
 import { closeSync, constants, copyFileSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, writeSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { lazySchema } from "../../lazy-schema";
-import { tryUnlink } from "../../config/private-file";
-import { MiB, readBoundedText } from "../../config/safe-read";
+import { tryUnlink } from "../../fs/private-file";
+import { MiB, readBoundedText } from "../../fs/safe-read";
 import type { AdapterContext, ChannelAdapter, InboundMessage, OutboundMessage, SendResult } from "../core/adapter";
 import { safeFileName } from "../core/media";
 

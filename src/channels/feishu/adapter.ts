@@ -3,8 +3,8 @@
 // worker turns spooled events into messages (downloading their files) for the core. Replies go out through
 // the REST Client, every part with a `uuid` derived from its delivery record, so a retried send is one message.
 import { join } from "node:path";
-import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
-import { MiB, readBoundedBytes } from "../../config/safe-read";
+import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../fs/private-file";
+import { MiB, readBoundedBytes } from "../../fs/safe-read";
 import type { AdapterContext, ChannelAdapter, InboundFile, InboundMessage, OutboundMessage, SendResult } from "../core/adapter";
 import { channelStateDir } from "../core/inbound";
 import { MAX_INBOUND_FILE, safeFileName } from "../core/media";

@@ -1,6 +1,6 @@
 // `scv channels login|logout feishu` from the CLI's parsed options: the channel's config (with --account),
 // then the flows in login.ts.
-import type { Io } from "../../agents/login";
+import type { Io } from "../../accounts/login-io";
 import { loadConfig, scvHome } from "../../config/load";
 import { FeishuChannelConfig } from "../../config/schema";
 import { feishuLogin, feishuLogout } from "./login";

@@ -2,8 +2,8 @@
 // app_secret_env names, else what `scv channels login feishu` stored in $SCV_HOME/channels/feishu/<account>.json
 // (0600, written atomically). The secret is never printed.
 import { join } from "node:path";
-import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
-import { KiB, readBoundedTextIfExists } from "../../config/safe-read";
+import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../fs/private-file";
+import { KiB, readBoundedTextIfExists } from "../../fs/safe-read";
 import type { FeishuChannelConfig } from "../../config/schema";
 import { baseUrlFor, type FeishuCredentials } from "./api";
 

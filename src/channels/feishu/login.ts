@@ -2,7 +2,7 @@
 // code to scan in Feishu or Lark, polled until the app exists; its ID, secret and the scanning person's open_id
 // (the owner) are stored in $SCV_HOME. With --app-id: an existing self-built app whose secret is read without
 // echo, checked, stored, and then the owner is recorded from the first direct message the bot receives.
-import { readHidden, readPiped, type Io } from "../../agents/login";
+import { readHidden, readPiped, type Io } from "../../accounts/login-io";
 import { FeishuApi, type FeishuCredentials, feishuError, loadSdk, sdkLogger } from "./api";
 import { credentialsFile, type FeishuConfig, readStored, removeStored, writeStored } from "./credentials";
 import { baseUrlFor } from "./api";

@@ -4,8 +4,8 @@
 // (bounded, across restarts), so a repeated push is acknowledged and dropped without a second download.
 import { join } from "node:path";
 import { parseLines } from "../../chatlog/log";
-import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
-import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
+import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../fs/private-file";
+import { MiB, readBoundedTextIfExists } from "../../fs/safe-read";
 import { safeFileName } from "../core/media";
 import { recordFileNames } from "../core/record-files";
 import { SeenLog } from "../core/seen-log";

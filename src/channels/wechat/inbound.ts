@@ -3,7 +3,7 @@
 // copies them into the conversation's media, then the adapter removes the temporaries).
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { createPrivateFile, ensurePrivateDir } from "../../config/private-file";
+import { createPrivateFile, ensurePrivateDir } from "../../fs/private-file";
 import type { InboundFile, InboundMessage } from "../core/adapter";
 import { safeFileName } from "../core/media";
 import type { IlinkClient } from "./api";

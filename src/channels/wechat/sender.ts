@@ -2,7 +2,7 @@
 // upload), always with the conversation's latest context_token, within the reply window's budget. A part the
 // platform accepted is never sent again (progress is saved per part); `ret != 0` is a failure, retried and
 // then held until the person writes again; a stale token pauses the channel and keeps the message.
-import { readBoundedBytes } from "../../config/safe-read";
+import { readBoundedBytes } from "../../fs/safe-read";
 import type { OutboundMessage, SendResult } from "../core/adapter";
 import { type IlinkClient, IlinkError } from "./api";
 import { uploadMedia } from "./cdn";

@@ -7,8 +7,8 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../../lazy-schema";
-import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../config/private-file";
-import { MiB, readBoundedTextIfExists } from "../../config/safe-read";
+import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../fs/private-file";
+import { MiB, readBoundedTextIfExists } from "../../fs/safe-read";
 import { channelStateDir } from "../core/inbound";
 
 export const LoginRecord = lazySchema((z) => z.object({

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { redactProgress, redactSecrets, shortPath } from "../../src/agents/redact";
+import { redactProgress, redactSecrets, shortPath } from "../../src/text/redact";
 
 describe("progress redaction", () => {
   test("paths keep their last two components", () => {

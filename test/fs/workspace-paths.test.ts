@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOpenedInside, isInside, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "../../src/tools/workspace-paths";
+import { assertOpenedInside, isInside, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "../../src/fs/workspace-paths";
 import { makeTempWorkspace } from "../fake/scope";
 
 /** A workspace with an outside sibling directory and the usual symlink shapes. */

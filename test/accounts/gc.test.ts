@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConversationStore } from "../../src/agents/conversations";
-import { agentsGc, formatGcReport, parseDuration } from "../../src/agents/gc";
+import { agentsGc, formatGcReport, parseDuration } from "../../src/accounts/gc";
 
 const DAY = 86400;
 const NOW = Date.now();

@@ -6,10 +6,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { userHome } from "../../user-home";
 import { join, resolve } from "node:path";
 import { parse as parseToml, stringify as toToml } from "smol-toml";
-import { writePrivateFileAtomic } from "../../config/private-file";
-import { descriptorFor } from "../descriptors";
-import { agentEnvironment, preparePrivateHome } from "../environment";
-import { type Io, type LoginContext, LoginError } from "../login";
+import { writePrivateFileAtomic } from "../../fs/private-file";
+import { descriptorFor } from "../../agents/descriptors";
+import { agentEnvironment, preparePrivateHome } from "../../agents/environment";
+import { type Io, type LoginContext, LoginError } from "../login-io";
 import { digestOf, writeImportRecord } from "./digest";
 
 export function grokSourceDir(env: LoginContext["env"], from?: string): string {

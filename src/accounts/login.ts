@@ -4,16 +4,13 @@
 // ever printed or accepted as an argument.
 import { chmodSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { type AgentDescriptor, DESCRIPTORS, descriptorFor } from "./descriptors";
+import { type AgentDescriptor, DESCRIPTORS, descriptorFor } from "../agents/descriptors";
 import { storeDshKey } from "./dsh-key";
-import { type AgentEnvironment, agentEnvironment, preparePrivateHome } from "./environment";
+import { type AgentEnvironment, agentEnvironment, preparePrivateHome } from "../agents/environment";
 import { checkKey, type Io, type LoginContext, LoginError, readHidden, readPiped } from "./login-io";
-import { executableFor, settingsFor } from "./offer";
-import { dshCredentialsFile, piSignedIn } from "./signin";
+import { executableFor, settingsFor } from "../agents/offer";
+import { dshCredentialsFile, piSignedIn } from "../agents/signin";
 
-// The key plumbing (./login-io) and the dsh credential file (./dsh-key), for importers that take them from here.
-export { checkKey, type Io, type LoginContext, LoginError, readHidden, readPiped } from "./login-io";
-export { storeDshKey, withDshKey } from "./dsh-key";
 
 /** Each CLI's own sign-in subcommands; dsh and pi are handled by SCV itself. */
 export const CLI_SIGNIN: Readonly<Record<string, { login: string[]; logout: string[]; status?: string[] }>> = {

@@ -3,9 +3,9 @@
 // marker names; symlinks are never followed.
 import { type Dirent, lstatSync, readdirSync, rmdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
-import { type AgentDescriptor, DESCRIPTORS } from "./descriptors";
-import { agentHome } from "./environment";
-import { liveConversationIds } from "./conversations";
+import { type AgentDescriptor, DESCRIPTORS } from "../agents/descriptors";
+import { agentHome } from "../agents/environment";
+import { liveConversationIds } from "../agents/conversations";
 
 export const DEFAULT_OLDER_THAN = "30d";
 const MIN_AGE_SECONDS = 3600;

@@ -1,6 +1,6 @@
 // `scv agents import <agent>` and the import digests' state for `scv agents status` and `scv config show`.
 // Each import is a snapshot, never a link: re-run it after changing the source.
-import { type Io, type LoginContext, LoginError } from "../login";
+import { type Io, type LoginContext, LoginError } from "../login-io";
 import { codexDigest, importCodex, readCodexSource } from "./codex";
 import { describeImport, importState, type ImportState, readImportRecord } from "./digest";
 export { forgetImport } from "./digest";

@@ -5,12 +5,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml, stringify as toToml } from "smol-toml";
-import { writePrivateFileAtomic } from "../../config/private-file";
+import { writePrivateFileAtomic } from "../../fs/private-file";
 import { ConfigFile } from "../../config/schema";
-import { descriptorFor } from "../descriptors";
-import { agentEnvironment, preparePrivateHome } from "../environment";
-import { type Io, type LoginContext, LoginError } from "../login";
-import { scvActiveProvider } from "../signin";
+import { descriptorFor } from "../../agents/descriptors";
+import { agentEnvironment, preparePrivateHome } from "../../agents/environment";
+import { type Io, type LoginContext, LoginError } from "../login-io";
+import { scvActiveProvider } from "../../agents/signin";
 import { writeImportRecord } from "./digest";
 import { activeProviderCopy, endpointHost, type ProviderCopy, providerDigest } from "./scv-provider";
 

@@ -6,7 +6,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../../lazy-schema";
-import { ensurePrivateDir, writePrivateFileAtomic } from "../../config/private-file";
+import { ensurePrivateDir, writePrivateFileAtomic } from "../../fs/private-file";
 
 export const ImportRecord = lazySchema((z) => z.object({
   agent: z.string(),

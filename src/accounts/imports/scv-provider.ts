@@ -2,7 +2,7 @@
 // timeout and headers, and the key resolved now (from `api_key` or its `api_key_env` variable), because
 // delegated agents never inherit key variables. The key is only ever written to the target's private file.
 import type { Config } from "../../config/schema";
-import { LoginError } from "../login";
+import { LoginError } from "../login-io";
 import { digestOf } from "./digest";
 
 export interface ProviderCopy {

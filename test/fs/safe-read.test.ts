@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readBoundedPrefix, readBoundedText, readBoundedTextIfExists, SafeReadError } from "../../src/config/safe-read";
+import { readBoundedPrefix, readBoundedText, readBoundedTextIfExists, SafeReadError } from "../../src/fs/safe-read";
 
 const dir = mkdtempSync(join(tmpdir(), "scv-safe-read-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { scrubKnown, secretForms } from "../../src/config/scrub";
+import { scrubKnown, secretForms } from "../../src/text/scrub";
 
 const KEY = "prov/AbC+dEf=gHi jkl\"x-MARK-123";
 

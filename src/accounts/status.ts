@@ -7,15 +7,16 @@ import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { MODEL_PATTERN } from "../config/schema";
 import { runProcess } from "../process";
-import { type AgentDescriptor, DESCRIPTORS } from "./descriptors";
-import { agentEnvironment, scrubbedEnv } from "./environment";
-import { CLI_SIGNIN, type LoginContext, LoginError, missingExecutable, signInCommand } from "./login";
-import { executableFor, settingsFor } from "./offer";
+import { type AgentDescriptor, DESCRIPTORS } from "../agents/descriptors";
+import { agentEnvironment, scrubbedEnv } from "../agents/environment";
+import { type LoginContext, LoginError } from "./login-io";
+import { CLI_SIGNIN, missingExecutable, signInCommand } from "./login";
+import { executableFor, settingsFor } from "../agents/offer";
 import { importStateOf } from "./imports/index";
 import { describeImport } from "./imports/digest";
 import { piStatusDetail } from "./imports/pi";
 import { scvStatusDetail } from "./imports/scv";
-import { readSignInFile } from "./signin";
+import { readSignInFile } from "../agents/signin";
 
 export type SignInState = "signed_in" | "signed_out" | "unknown" | "not_installed";
 

@@ -5,11 +5,11 @@
 // Other providers and settings are kept. Layout verified with pi 1.6.0 (reference/agent-cli-formats.md).
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { writePrivateFileAtomic } from "../../config/private-file";
+import { writePrivateFileAtomic } from "../../fs/private-file";
 import { MODEL_PATTERN } from "../../config/schema";
-import { descriptorFor } from "../descriptors";
-import { agentEnvironment, preparePrivateHome } from "../environment";
-import { checkKey, type Io, type LoginContext, LoginError, readHidden, readPiped } from "../login";
+import { descriptorFor } from "../../agents/descriptors";
+import { agentEnvironment, preparePrivateHome } from "../../agents/environment";
+import { checkKey, type Io, type LoginContext, LoginError, readHidden, readPiped } from "../login-io";
 import { forgetImport, writeImportRecord } from "./digest";
 import { activeProviderCopy, endpointHost, providerDigest } from "./scv-provider";
 

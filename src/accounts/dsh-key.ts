@@ -1,10 +1,10 @@
 // DeepSeek Harness's API key in its own credential file, `.dsh/.credentials.yaml` in its private home.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { writePrivateFileAtomic } from "../config/private-file";
-import { readBoundedTextIfExists, SafeReadError } from "../config/safe-read";
+import { writePrivateFileAtomic } from "../fs/private-file";
+import { readBoundedTextIfExists, SafeReadError } from "../fs/safe-read";
 import { LoginError } from "./login-io";
-import { dshCredentialsFile, MAX_SIGNIN_FILE_BYTES } from "./signin";
+import { dshCredentialsFile, MAX_SIGNIN_FILE_BYTES } from "../agents/signin";
 
 /** Writes `refs.DEEPSEEK_API_KEY` atomically (a 0600 temp file renamed into place); other entries are kept. */
 export function storeDshKey(home: string, key: string): string {

@@ -4,22 +4,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { descriptorFor } from "../../src/agents/descriptors";
-import {
-  agentLogout,
-  checkKey,
-  type Io,
-  launcherArgs,
-  type LoginContext,
-  LoginError,
-  refuseStray,
-  requireAgent,
-  runAttached,
-  signInCommand,
-  splitArgs,
-  storeDshKey,
-  withDshKey,
-} from "../../src/agents/login";
-import { agentsSignInStatus, summarizeClaudeStatus, summarizeCodexStatus, summaryLine } from "../../src/agents/login-status";
+import { checkKey, type Io, type LoginContext, LoginError } from "../../src/accounts/login-io";
+import { storeDshKey, withDshKey } from "../../src/accounts/dsh-key";
+import { agentLogout, launcherArgs, refuseStray, requireAgent, runAttached, signInCommand, splitArgs } from "../../src/accounts/login";
+import { agentsSignInStatus, summarizeClaudeStatus, summarizeCodexStatus, summaryLine } from "../../src/accounts/status";
 import { dshSignedIn } from "../../src/agents/signin";
 import { loadConfig } from "../../src/config/load";
 import { BASH, readInvocations } from "../fake/agent-harness";

@@ -4,7 +4,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { lazySchema } from "../lazy-schema";
-import { ToolError } from "./tool";
+import { ToolError } from "../errors";
 
 /** A path refused by the containment rules; the message says what was wrong and what to give instead. */
 export class WorkspacePathError extends ToolError {

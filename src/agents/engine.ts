@@ -1,0 +1,86 @@
+// The delegation engine as the `agent` tool uses it: whether a session offers delegation, the plan an assessed
+// call runs, and running it, in this turn or as a background job. The runners (process tracking, stream
+// readers, the ACP and nested-SCV clients) load at the first call, so a session that offers the tool without
+// calling it never loads them and a nested child reaches its first model request sooner.
+import { ToolError } from "../errors";
+import type { SessionScope, ToolRisk } from "../scope";
+import type { AgentRunContext } from "./call-context";
+import { jobsFor } from "./jobs";
+import { defaultAgent } from "./offer";
+import { type AgentCallArgs, type CallPlan, planCall } from "./plan";
+import { delegatingWorkSection } from "./prompt";
+import { type AgentSessionState, agentSessionState } from "./service";
+
+export function delegationAllowed(scope: SessionScope): boolean {
+  return scope.delegationDepth < scope.config.agent.max_delegation_depth;
+}
+
+/** Whether this session offers the `agent` tool (and so, with background jobs on, the job tools). */
+export function agentToolOffered(scope: SessionScope): boolean {
+  return delegationAllowed(scope) && agentSessionState(scope).offered.length > 0;
+}
+
+/** Whether this session offers agent_wait, agent_status and agent_cancel: the agent tool, with jobs turned on. */
+export function jobToolsOffered(scope: SessionScope): boolean {
+  return scope.config.agent.max_background > 0 && agentToolOffered(scope);
+}
+
+/** The *Delegating work* system-prompt section, present exactly when the session offers the `agent` tool. */
+export function agentPromptSection(scope: SessionScope): string | undefined {
+  if (!delegationAllowed(scope)) return undefined;
+  return delegatingWorkSection(agentSessionState(scope).offered, scope.config);
+}
+
+/** The plan a call runs; every refusal is thrown here, when the call is assessed. */
+export function planFor(state: AgentSessionState, scope: SessionScope, args: AgentCallArgs): CallPlan {
+  return planCall(
+    { offered: state.offered, conversations: state.conversations, config: scope.config, workspace: scope.workspace, scvHome: scope.scvHome },
+    args,
+  );
+}
+
+/** Refuses a background call when jobs are off or the session runs as many as it may. */
+export function checkBackground(scope: SessionScope, args: { background?: boolean }): void {
+  if (!args.background) return;
+  if (scope.config.agent.max_background === 0) throw new ToolError("background jobs are turned off (agent.max_background = 0); call without background");
+  jobsFor(scope).checkRoom();
+}
+
+/** The agent a call will run on, for its label (refusals surface in risk, before this matters). */
+export function callAgentName(state: AgentSessionState, scope: SessionScope, args: AgentCallArgs): string {
+  const named = args.agent?.trim();
+  if (named) return named;
+  const handle = args.session?.trim();
+  const conv = handle ? state.conversations.get(handle) : undefined;
+  return conv?.agent ?? defaultAgent(scope.config, state.offered)?.descriptor.name ?? "?";
+}
+
+/** The calling turn's side of a run: cancellation, progress, the output limit and its approval gate. */
+export type CallTurn = Omit<AgentRunContext, "scope">;
+
+/** How a call ended, as the tool reports it. */
+export interface CallOutcome {
+  ok: boolean;
+  output: string;
+  event?: Record<string, unknown>;
+  display: string;
+}
+
+/** Runs an assessed call in this turn, or starts it as a background job and returns its handle at once. */
+export async function runPlannedCall(scope: SessionScope, state: AgentSessionState, p: CallPlan, turn: CallTurn, background: boolean): Promise<CallOutcome> {
+  const run = async (runCtx: AgentRunContext) => (await import("./run")).runAgentCall(runCtx, state, p);
+  if (background) {
+    const name = p.offered.descriptor.name;
+    // A job has no turn to carry a question: relayed requests get the answer the session gives unasked, and a
+    // denial is reported to the client with its job (the handle is known once start returns, before any request).
+    let handle: string | undefined;
+    const approve = async (r: { tool?: string; risk: ToolRisk; summary: string }) =>
+      scope.decideUnattended(r.risk, { tool: r.tool ?? "agent", summary: r.summary, ...(handle ? { job: handle } : {}) });
+    const job = jobsFor(scope).start(name, (signal, progress) => run({ scope, signal, progress, outputLimitBytes: turn.outputLimitBytes, approve }), p.conversation?.handle);
+    handle = job.job;
+    const output = JSON.stringify({ job: job.job, agent: name, status: "running", background: true });
+    return { ok: true, output, event: { jobs: [job.job] }, display: `started in the background as ${job.job}` };
+  }
+  const result = await run({ scope, ...turn });
+  return { ok: result.status === "completed" || result.status === "declined", output: JSON.stringify(result), display: result.status };
+}

@@ -1,0 +1,84 @@
+// The session contract: what a session gives every tool and service (its scope, the services attached to it,
+// its turn scheduler, the chat it serves) and the risk classes every action is judged by. It sits on the floor,
+// below every concern that uses it, so the tool contract, agents, process and the server all take it from here.
+import type { Config } from "./config/schema";
+import type { NotificationMethod, NotificationParams } from "./protocol/schema";
+import type { SessionJournal } from "./sessions/index";
+
+export const TOOL_RISKS = ["read_only", "filesystem", "process", "delegate", "network"] as const;
+export type ToolRisk = (typeof TOOL_RISKS)[number];
+
+/** Each risk in words, as every approval prompt shows it (`It changes files in the workspace (filesystem).`). */
+export const RISK_WORDS: Readonly<Record<ToolRisk, string>> = {
+  read_only: "reads files in the workspace",
+  filesystem: "changes files in the workspace",
+  process: "runs a command on this machine, not sandboxed, with your permissions",
+  delegate: "hands work to another agent, which then acts on its own",
+  network: "contacts a host on the network",
+};
+
+/** A risk in words; a risk this build does not know (from a newer peer) is shown as it is. */
+export function riskInWords(risk: string): string {
+  return Object.hasOwn(RISK_WORDS, risk) ? RISK_WORDS[risk as ToolRisk] : risk;
+}
+
+/** What a session gives every tool: fixed for the session's life. */
+export interface SessionScope {
+  sessionId: string;
+  /** Identifies this SCV process instance (used in SCV_PARENT chains and records). */
+  instanceId: string;
+  /** The workspace root, already resolved through symlinks. */
+  workspace: string;
+  config: Config;
+  scvHome: string;
+  /** The server's own environment (tools that pass it on filter it themselves). */
+  env: Readonly<Record<string, string | undefined>>;
+  delegationDepth: number;
+  version: string;
+  /** The chat this session serves, when a chat bridge started it (session.start `channel`). */
+  channel?: SessionChannel;
+  /** Session-owned services other concerns attach (background jobs, conversations). */
+  services: SessionServices;
+  /** Runs when the session closes (client EOF, session.close, server exit); used to stop what it owns. */
+  onClose(cleanup: () => void | Promise<void>): void;
+  /** Lets a service start turns of its own once the session is idle (background reports). */
+  turns: TurnScheduler;
+  /**
+   * Decisions for requests no person can be asked about (background jobs): policy, then auto_approve, then deny.
+   * With `about`, a denial is also reported to the client (`approval.denied_unattended`).
+   */
+  decideUnattended(risk: ToolRisk, about?: { tool: string; summary: string; job?: string }): { approved: boolean; reason: string };
+  /** The session's durable record, when the server keeps sessions (src/sessions). */
+  journal?: SessionJournal;
+  /** Sends a notification to the session's client (services that report between turns, such as jobs). */
+  notify?<M extends NotificationMethod>(method: M, params: NotificationParams<M>): void;
+}
+
+export interface SessionChannel {
+  kind: string;
+  account?: string;
+  conversation?: string;
+  /** The conversation's chat log directory (chat_history, chat_keep). */
+  log?: string;
+}
+
+/** A turn the server starts itself, such as a background report. */
+export interface IdleTurn {
+  prompt: string;
+  origin: { kind: "background"; jobs: string[] };
+}
+
+export interface TurnScheduler {
+  /** Asked, whenever the session becomes idle, for a turn to run; the user's queued prompts always go first. */
+  addIdleSource(source: () => IdleTurn | undefined): void;
+  /** Call when a source may have something to run now (for example a job just finished). */
+  wake(): void;
+  /** True while a turn runs or user prompts wait. */
+  busy(): boolean;
+}
+
+/** Filled by the modules that own each service; a tool that needs one checks it is there. */
+export interface SessionServices {
+  [name: string]: unknown;
+}
+

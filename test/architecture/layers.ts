@@ -1,0 +1,21 @@
+// Which concern may import which: each line may import the lines below it, never one beside or above it.
+// docs/architecture.md draws the same picture; change both together.
+export const LAYERS: readonly (readonly string[])[] = [
+  // The floor: helpers with no concern of their own, importing nothing of SCV's but each other below.
+  ["version", "digest", "lazy-schema", "user-home", "errors", "text", "terminal"],
+  ["fs"], // the safe reader, private files, workspace path policy
+  // Configuration and the concerns that need nothing but it.
+  ["config"],
+  ["protocol", "provider", "net", "skills", "chatlog", "process"],
+  ["sessions"],
+  // The session contract (types only, from config, protocol and sessions): what every session concern takes.
+  ["scope"],
+  ["approval", "agents"],
+  ["accounts", "tools", "daemon"],
+  ["server"],
+  ["channels", "tui"],
+  ["cli"],
+];
+
+/** The floor: the first two layers. Nothing there imports a concern folder. */
+export const FLOOR_LAYERS = 2;
