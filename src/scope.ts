@@ -37,6 +37,11 @@ export interface SessionScope {
   version: string;
   /** The chat this session serves, when a chat bridge started it (session.start `channel`). */
   channel?: SessionChannel;
+  /**
+   * The session serves SCV's owner: a terminal or `exec` session (any client at the top of a delegation chain)
+   * or the owner's direct chat. Owner-only tools and the owner's memory check this; absent means not the owner.
+   */
+  owner?: boolean;
   /** Session-owned services other concerns attach (background jobs, conversations). */
   services: SessionServices;
   /** Runs when the session closes (client EOF, session.close, server exit); used to stop what it owns. */
@@ -60,6 +65,8 @@ export interface SessionChannel {
   conversation?: string;
   /** The conversation's chat log directory (chat_history, chat_keep). */
   log?: string;
+  /** The chat bridge says the conversation is the owner's direct chat. */
+  owner?: boolean;
 }
 
 /** A turn the server starts itself, such as a background report. */

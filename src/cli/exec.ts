@@ -208,6 +208,7 @@ export default defineCommand({
       const started = resumeId ? await client.request("session.resume", { session_id: resumeId, ...common }) : await client.request("session.start", { cwd, ...common, ...effortParam });
       sessionId = started.session_id;
       if (resumeId) reportResumed(started);
+      for (const n of started.notices ?? []) process.stderr.write(`scv exec: note: ${n}\n`);
       mainTurn = (await client.request("turn.start", { session_id: sessionId, prompt })).turn_id;
     } catch (e) {
       process.stderr.write(`scv exec: ${(e as Error).message}\n`);

@@ -64,6 +64,7 @@ async function main() {
       status: lazy(() => import("./status")),
       skills: lazy(() => import("./skills")),
       sessions: lazy(() => import("./sessions")),
+      memory: lazy(() => import("./memory")),
       channels: lazy(() => import("./channels")),
     },
   });

@@ -93,6 +93,13 @@ export const SessionsConfig = lazySchema((z) => z.strictObject({
   keep_days: positiveInt(36500).default(90),
 }));
 
+/** The owner's memory files (src/memory): whether owner sessions carry them, and each file's cap in bytes. */
+export const MemoryConfig = lazySchema((z) => z.strictObject({
+  enabled: z.boolean().default(true),
+  user_max_bytes: positiveInt(256 * 1024).min(256, "must be at least 256").default(4096),
+  project_max_bytes: positiveInt(256 * 1024).min(256, "must be at least 256").default(8192),
+}));
+
 export const AgentOverride = lazySchema((z) => z.strictObject({
   use_for: z.string().refine((s) => Buffer.byteLength(s) <= 500 && !s.includes("\n"), "must be one line of at most 500 bytes").optional(),
   model: z.string().regex(MODEL_PATTERN, "must be 1-128 of A-Z a-z 0-9 . _ : / @ [ ] - and not start with - or @").optional(),
@@ -173,6 +180,7 @@ export const ConfigFile = lazySchema((z) => z.strictObject({
   agents: z.partialRecord(z.enum(AGENT_NAMES), AgentOverride).optional(),
   skills: SkillsConfig.partial().optional(),
   sessions: SessionsConfig.partial().optional(),
+  memory: MemoryConfig.partial().optional(),
   channels: ChannelsConfig.partial().optional(),
 }));
 export type ConfigFile = z.infer<typeof ConfigFile>;
@@ -186,6 +194,7 @@ export interface Config {
   agents: Partial<Record<(typeof AGENT_NAMES)[number], AgentOverride>>;
   skills: z.infer<typeof SkillsConfig>;
   sessions: z.infer<typeof SessionsConfig>;
+  memory: z.infer<typeof MemoryConfig>;
   channels: z.infer<typeof ChannelsConfig>;
 }
 
@@ -206,6 +215,7 @@ export const USER_ONLY_KEYS = [
   "web.brave_api_key_env",
   "skills.roots",
   "sessions",
+  "memory",
 ] as const;
 
 /** Key paths whose values are secrets: shown only as set/unset. */

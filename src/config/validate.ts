@@ -6,7 +6,7 @@ import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { registeredChecks } from "./checks";
 import { ConfigError, type ConfigInputs, type ConfigText, DEFAULT_PROFILE_NAME, type LoadedConfig } from "./loaded";
-import { AgentConfig, ChannelsConfig, type Config, ConfigFile, type CrossCheck, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
+import { AgentConfig, ChannelsConfig, type Config, ConfigFile, type CrossCheck, MemoryConfig, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
 
 function describeIssue(file: string, issue: z.core.$ZodIssue): string {
   const key = issue.path.map(String).join(".") || "(top level)";
@@ -136,6 +136,7 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
     agents: {},
     skills: mergeSection(SkillsConfig, user.skills, project.skills),
     sessions: mergeSection(SessionsConfig, user.sessions),
+    memory: mergeSection(MemoryConfig, user.memory),
     channels: mergeSection(ChannelsConfig, user.channels),
   };
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}, ONCE) ?? {};

@@ -15,6 +15,9 @@ const Risk = lazySchema((z) => z.enum(["read_only", "filesystem", "process", "de
 const ContextWindow = lazySchema((z) =>
   z.number().int().describe("the model's context window in tokens, as the session counts it (compaction starts at the profile's compact_at of it)"),
 );
+const Notices = lazySchema((z) =>
+  z.array(z.string()).describe("problems with files the session's instructions are made from (a memory file over its cap, not UTF-8 or not a regular file), each naming the file; the session goes on without the unusable part"),
+);
 const Usage = lazySchema((z) => z.object({
   input_tokens: z.number(),
   output_tokens: z.number(),
@@ -68,11 +71,12 @@ export const requests = {
           account: z.string().optional(),
           conversation: z.string().optional(),
           log: z.string().optional().describe("the conversation's chat log directory (an owner's direct chat): offers chat_history and chat_keep"),
+          owner: z.boolean().optional().describe("the conversation is the owner's direct chat: the session carries the owner's memory and owner-only tools"),
         })
         .optional()
         .describe("set by a chat bridge: offers chat_attach in a tool-enabled session and adds the Chat channel prompt section"),
     })),
-    result: lazySchema((z) => z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string(), context_window: ContextWindow.optional() })),
+    result: lazySchema((z) => z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string(), context_window: ContextWindow.optional(), notices: Notices.optional() })),
   },
   "session.resume": {
     description:
@@ -93,6 +97,7 @@ export const requests = {
       conversations: z.array(z.object({ handle: z.string(), agent: z.string() })).describe("agent conversations the model can continue by handle"),
       jobs: z.array(z.object({ job: z.string(), agent: z.string(), status: z.string(), conversation: z.string().optional() })),
       warnings: z.array(z.string()).describe("records that could not be read back, such as a torn last record"),
+      notices: Notices.optional(),
     })),
   },
   "turn.start": {

@@ -127,6 +127,8 @@ export interface CompactDeps {
   /** Tokens of the system prompt and tool schemas, for the before/after figures. */
   fixedTokens: number;
   signal: AbortSignal;
+  /** Added to the summariser's instructions: what the session keeps apart from history (the owner's memory). */
+  note?: string;
 }
 
 /**
@@ -146,7 +148,7 @@ export async function compactHistory(history: HistoryItem[], deps: CompactDeps, 
   let usage: Usage | undefined;
   let status = "failed";
   for await (const ev of deps.model.stream({
-    system: COMPACTION_PROMPT,
+    system: deps.note ? `${COMPACTION_PROMPT}\n\n${deps.note}` : COMPACTION_PROMPT,
     history: [{ role: "user", content: `${transcript}\n\n---\nWrite the summary of the transcript above now.` }],
     tools: [],
     model: deps.modelName,

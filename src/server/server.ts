@@ -12,11 +12,11 @@ import { createModelClient } from "../provider/client";
 import { contextWindowFor } from "../provider/models";
 import type { ModelClient, ReasoningEffort } from "../provider/types";
 import type { SessionScope } from "../scope";
-import { buildTools } from "../tools/index";
+import { buildTools, preCompactionStep } from "../tools/index";
 import { hostedSearchEnabled } from "../tools/web_search";
 import { VERSION } from "../version";
 import { newSessionId, Session } from "./session";
-import { buildSystemPrompt } from "./system-prompt";
+import { buildSystemPrompt, compactionNote } from "./system-prompt";
 
 export interface ServerOptions {
   send(message: unknown): Promise<void>;
@@ -95,6 +95,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
     // The connection (for a remote endpoint, a TLS handshake) is made while the client sends its first prompt.
     model.preconnect?.();
     const home = scvHome(env);
+    const depth = Math.max(o.depth ?? 0, opts.baseDepth ?? 0);
     const effort = o.effort ?? profile.reasoning_effort;
     const reasoning = { ...(effort ? { effort } : {}), ...(profile.reasoning_summary ? { summary: profile.reasoning_summary } : {}) };
     const s = new Session({
@@ -105,7 +106,8 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         config: o.config,
         scvHome: home,
         env,
-        delegationDepth: Math.max(o.depth ?? 0, opts.baseDepth ?? 0),
+        delegationDepth: depth,
+        owner: isOwnerSession(depth, o.channel),
         version: VERSION,
         services: { ...(opts.services?.() ?? {}) },
         ...(o.journal ? { journal: o.journal } : {}),
@@ -114,6 +116,8 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
       buildTools: (scope) => buildTools(scope, { enabled: o.toolsEnabled }),
       hostedWebSearch: (scope) => hostedSearchEnabled(scope, o.toolsEnabled),
       systemPrompt: buildSystemPrompt,
+      compactionNote,
+      beforeCompaction: preCompactionStep,
       model,
       modelName: o.modelName,
       reasoning,
@@ -167,7 +171,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           journal = { recorder, store };
         }
         const s = openSession({ workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort });
-        return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, context_window: s.contextWindow };
+        return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, context_window: s.contextWindow, ...notices(s) };
       },
       async "session.resume"(p) {
         requireInit();
@@ -213,6 +217,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           conversations: loaded.conversations.map((c) => ({ handle: c.handle, agent: c.agent })),
           jobs: loaded.jobs.map((j) => ({ job: j.job, agent: j.agent, status: j.status, ...(j.conversation ? { conversation: j.conversation } : {}) })),
           warnings: loaded.warnings,
+          ...notices(s),
         };
       },
       async "turn.start"(p) {
@@ -276,11 +281,27 @@ interface OpenSession {
   effort?: ReasoningEffort;
 }
 
+/** The result field for problems with the files the session's instructions come from, when there are any. */
+function notices(s: Session): { notices?: string[] } {
+  return s.notices.length ? { notices: [...s.notices] } : {};
+}
+
 /** Values a session record must never hold: the profile's key, its extra header values, the search key. */
 function profileSecrets(config: Config, profileName: string, env: NodeJS.ProcessEnv): string[] {
   const profile = config.providers[profileName]!;
   const search = [config.web.brave_api_key, env[config.web.brave_api_key_env]];
   return [resolveApiKey(profile, env), ...Object.values(profile.headers), ...search].filter((v): v is string => !!v);
+}
+
+/**
+ * A session serves the owner when it heads its delegation chain (a delegated SCV works for its parent, which
+ * carries the owner's memory) and is not a chat, or is the chat the bridge marks as the owner's direct one.
+ * A chat session stored before the bridge said so is the owner's when it has a chat log (only theirs has one).
+ */
+function isOwnerSession(depth: number, channel: SessionScope["channel"] | undefined): boolean {
+  if (depth > 0) return false;
+  if (!channel) return true;
+  return channel.owner ?? !!channel.log;
 }
 
 function isDirectory(path: string): boolean {

@@ -9,7 +9,8 @@ import { handleNumber } from "../sessions/load";
 import type { IdleTurn, SessionScope } from "../scope";
 import type { ToolRegistry } from "../tools/tool";
 import { type CompactionReason, type CompactResult, compactHistory, type ContextState, estimateTextTokens } from "./compaction";
-import { type Emit, runTurn, type TurnOutcome } from "./turn";
+import type { SystemPrompt } from "./system-prompt";
+import { type Emit, runTurn, type SideStep, type TurnOutcome } from "./turn";
 
 interface QueuedTurn {
   turnId: string;
@@ -26,7 +27,12 @@ export interface SessionOptions {
   /** The model's context window (tokens) and the fraction of it at which history is compacted. */
   context: { window: number; compactAt: number };
   hostedWebSearch(scope: SessionScope): boolean;
-  systemPrompt(scope: SessionScope, tools: ToolRegistry): string;
+  /** Built at the start and again after each compaction. */
+  systemPrompt(scope: SessionScope, tools: ToolRegistry): SystemPrompt;
+  /** Added to the summariser's instructions (what stays in the prompt anyway: the owner's memory). */
+  compactionNote?(scope: SessionScope): string | undefined;
+  /** The step the model gets before a threshold compaction, if any (saving to memory). */
+  beforeCompaction?(scope: SessionScope, tools: ToolRegistry): SideStep | undefined;
   autoApprove: boolean;
   emit: Emit;
   /** A stored session being resumed: its history and turn numbering continue. */
@@ -44,7 +50,10 @@ export class Session {
   private readonly closeHandlers: (() => void | Promise<void>)[] = [];
   private readonly idleSources: (() => IdleTurn | undefined)[] = [];
   private readonly gate: ApprovalGate;
-  private readonly systemPrompt: string;
+  private systemPrompt: string;
+  /** Problems with the files the prompt was made from when the session started (memory over its cap…). */
+  readonly notices: readonly string[];
+  private readonly beforeCompaction: SideStep | undefined;
   private readonly hostedWebSearch: boolean;
   private turnCounter = 0;
   private closed = false;
@@ -88,7 +97,10 @@ export class Session {
       };
     }
     this.tools = opts.buildTools(this.scope);
-    this.systemPrompt = opts.systemPrompt(this.scope, this.tools);
+    const prompt = opts.systemPrompt(this.scope, this.tools);
+    this.systemPrompt = prompt.text;
+    this.notices = prompt.notices;
+    this.beforeCompaction = opts.beforeCompaction?.(this.scope, this.tools);
     this.hostedWebSearch = opts.hostedWebSearch(this.scope);
   }
 
@@ -135,13 +147,15 @@ export class Session {
 
   /** The session's one compaction path: replaces older history with a summary and reports it. */
   private async compact(reason: CompactionReason, turnId: string | undefined, turnStart: number, fixedTokens: number, signal: AbortSignal) {
+    const note = this.opts.compactionNote?.(this.scope);
     const result = await compactHistory(
       this.history,
-      { model: this.opts.model, modelName: this.opts.modelName, window: this.context.window, turnStart, fixedTokens, signal },
+      { model: this.opts.model, modelName: this.opts.modelName, window: this.context.window, turnStart, fixedTokens, signal, ...(note ? { note } : {}) },
       reason,
     );
     if (result.ok) {
       this.context.last = undefined;
+      this.renewSystemPrompt(turnId);
       // The summary replaced the oldest items (compactHistory splices at 0): the store records both, so a resume
       // rebuilds the same history.
       this.scope.journal?.recorder.compacted({ summary: [result.summary], replaced: result.replaced, start: 0, ...(turnId ? { turn: turnId } : {}) });
@@ -159,6 +173,17 @@ export class Session {
       this.opts.emit("model.notice", { session_id: this.id, turn_id: turnId, message: `could not compact the history: ${result.message}` });
     }
     return result;
+  }
+
+  /**
+   * After a compaction: the prompt is made again, so what was saved to memory since the session started is in the
+   * instructions from now on (the summary need not carry it). New problems with its files are said in the turn.
+   */
+  private renewSystemPrompt(turnId: string | undefined) {
+    const prompt = this.opts.systemPrompt(this.scope, this.tools);
+    this.systemPrompt = prompt.text;
+    if (!turnId) return;
+    for (const message of prompt.notices) this.opts.emit("model.notice", { session_id: this.id, turn_id: turnId, message });
   }
 
   /** Cancels the running turn (or the named one) and drops queued user prompts. */
@@ -287,7 +312,8 @@ export class Session {
           modelName: this.opts.modelName,
           hostedWebSearch: this.hostedWebSearch,
           ...(this.opts.reasoning ? { reasoning: this.opts.reasoning } : {}),
-          systemPrompt: this.systemPrompt,
+          systemPrompt: () => this.systemPrompt,
+          ...(this.beforeCompaction ? { beforeCompaction: this.beforeCompaction } : {}),
           history: this.history,
           context: this.context,
           compact: (reason, turnId, turnStart, fixedTokens, signal) => this.compact(reason, turnId, turnStart, fixedTokens, signal),

@@ -25,13 +25,23 @@ export interface TurnDeps {
   modelName?: string;
   hostedWebSearch: boolean;
   reasoning?: ReasoningOptions;
-  systemPrompt: string;
+  /** Read at each request: compaction may renew it (memory saved since the session started). */
+  systemPrompt(): string;
   history: HistoryItem[];
   context: ContextState;
   gate: ApprovalGate;
   emit: Emit;
   /** Runs compaction (the session's one path, which also reports it). */
   compact(reason: CompactionReason, turnId: string, turnStart: number, fixedTokens: number, signal: AbortSignal): Promise<CompactResult>;
+  /** A bounded step the model gets before a threshold compaction (saving to memory what the summary would lose). */
+  beforeCompaction?: SideStep;
+}
+
+/** One request beside the turn: `prompt` after the history, offering only `tools`, at most `maxCalls` calls run. */
+export interface SideStep {
+  prompt: string;
+  tools: string[];
+  maxCalls: number;
 }
 
 export interface TurnOutcome {
@@ -63,8 +73,8 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
   const usage = zeroUsage();
   const userItem: HistoryItem = { role: "user", content: prompt };
   history.push(userItem);
-  const specs = deps.tools.list().map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
-  const fixedTokens = estimateTextTokens(deps.systemPrompt + JSON.stringify(specs));
+  const specs = deps.tools.list().map(toolSpec);
+  let fixedTokens = estimateTextTokens(deps.systemPrompt() + JSON.stringify(specs));
   let refused = false;
   // Where this turn starts in history; compaction may move it (or summarise its start away).
   const turnStart = () => {
@@ -72,8 +82,13 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
     return at >= 0 ? at : history.findIndex((i) => i.role === "summary") + 1;
   };
   const compact = async (reason: CompactionReason) => {
+    // An overflowing request has no room for the step; a threshold one has the window's last fifth.
+    if (reason === "threshold" && deps.beforeCompaction) await runSideStep(deps, turnId, deps.beforeCompaction, turnStart(), usage, signal);
     const done = await deps.compact(reason, turnId, turnStart(), fixedTokens, signal);
-    if (done.ok) context.last = undefined;
+    if (done.ok) {
+      context.last = undefined;
+      fixedTokens = estimateTextTokens(deps.systemPrompt() + JSON.stringify(specs));
+    }
     if (done.usage) addUsage(usage, done.usage); // the summary request is one of the turn's model calls
     return done;
   };
@@ -135,6 +150,42 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
   };
 }
 
+function toolSpec(t: { name: string; description: string; jsonSchema: Record<string, unknown> }): ToolSpec {
+  return { name: t.name, description: t.description, parameters: t.jsonSchema };
+}
+
+/**
+ * One bounded request beside the turn: the history as the next request carries it plus `step.prompt`, offering
+ * only `step.tools`. Up to `maxCalls` of the calls it makes run through the approval gate and are shown like any
+ * call; the exchange itself never enters history (what it saved reaches the model through the renewed prompt).
+ * Its text is not shown. Never throws.
+ */
+async function runSideStep(deps: TurnDeps, turnId: string, step: SideStep, turnStart: number, usage: Usage, signal: AbortSignal): Promise<void> {
+  const tools = step.tools.map((name) => deps.tools.get(name)).filter((t) => t !== undefined);
+  if (tools.length === 0 || signal.aborted) return;
+  const calls: ToolCallRequest[] = [];
+  try {
+    for await (const ev of deps.model.stream({
+      system: deps.systemPrompt(),
+      history: [...requestView(deps.history, turnStart), { role: "user", content: step.prompt }],
+      tools: tools.map(toolSpec),
+      model: deps.modelName,
+      ...(deps.reasoning ? { reasoning: deps.reasoning } : {}),
+      signal,
+    })) {
+      if (ev.type === "tool_call") calls.push(ev.call);
+      else if (ev.type === "end" && ev.usage) addUsage(usage, ev.usage);
+    }
+  } catch {
+    return; // the stream is written not to throw; a step that fails only skips the save
+  }
+  const offered = new Set(tools.map((t) => t.name));
+  for (const call of calls.filter((c) => offered.has(c.name)).slice(0, step.maxCalls)) {
+    if (signal.aborted) return;
+    await runToolCall(deps, turnId, call, signal);
+  }
+}
+
 /** One model request: streams text and reasoning to the client and collects the response in output order. */
 async function modelStep(deps: TurnDeps, req: { turnId: string; turnStart: number; specs: ToolSpec[]; usage: Usage }, signal: AbortSignal): Promise<StepResult> {
   const { turnId, turnStart, specs, usage } = req;
@@ -150,7 +201,7 @@ async function modelStep(deps: TurnDeps, req: { turnId: string; turnStart: numbe
   };
   const view = requestView(history, turnStart);
   for await (const ev of deps.model.stream({
-    system: deps.systemPrompt,
+    system: deps.systemPrompt(),
     history: view,
     tools: specs,
     hostedWebSearch: deps.hostedWebSearch,

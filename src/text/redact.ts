@@ -27,14 +27,35 @@ const JSON_PAIR = new RegExp(`("[A-Za-z0-9_.-]*${SECRET_WORD}[A-Za-z0-9_.-]*"\\s
 const URL = /\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s"'<>`]+/g;
 const PATH = /(?:~|\.{1,2})?(?:\/[^\s"'`<>|;&(),=:]+)+\/?|[\w.@+-]+(?:\/[^\s"'`<>|;&(),=:]+){2,}\/?/g;
 
+/**
+ * The credential shapes, in the order they are masked: each with what it is (for a refusal that says why) and
+ * how it is masked. The one list both redactSecrets and findSecretShape read, so a format added here is both
+ * masked in output and refused where text must not hold a key at all (memory).
+ */
+const SHAPES: { what: string; pattern: RegExp; mask: (...groups: string[]) => string }[] = [
+  { what: "an authorization header value", pattern: BEARER, mask: (_m, scheme) => `${scheme} ${MASK}` },
+  { what: "a credential passed as an option", pattern: FLAG, mask: (_m, name, sep) => `${name}${sep}${MASK}` },
+  { what: "a key, token or password assignment", pattern: ASSIGNMENT, mask: (_m, name) => `${name}=${MASK}` },
+  { what: "a key, token or password field", pattern: JSON_PAIR, mask: (_m, name) => `${name}"${MASK}"` },
+  { what: "an API key or access token", pattern: KNOWN_TOKENS, mask: () => MASK },
+];
+
 /** Masks values that look like credentials. Used for progress lines, error text and stderr tails. */
 export function redactSecrets(text: string): string {
-  return text
-    .replace(BEARER, (_m, scheme: string) => `${scheme} ${MASK}`)
-    .replace(FLAG, (_m, name: string, sep: string) => `${name}${sep}${MASK}`)
-    .replace(ASSIGNMENT, (_m, name: string) => `${name}=${MASK}`)
-    .replace(JSON_PAIR, (_m, name: string) => `${name}"${MASK}"`)
-    .replace(KNOWN_TOKENS, MASK);
+  let out = text;
+  for (const shape of SHAPES) out = out.replace(shape.pattern, shape.mask as (...a: string[]) => string);
+  return out;
+}
+
+/** What the first credential-looking value in `text` looks like (`an API key or access token`), or undefined. */
+export function findSecretShape(text: string): string | undefined {
+  for (const shape of SHAPES) {
+    shape.pattern.lastIndex = 0;
+    const hit = shape.pattern.test(text);
+    shape.pattern.lastIndex = 0;
+    if (hit) return shape.what;
+  }
+  return undefined;
 }
 
 /** A URL without its query, fragment or user info. */

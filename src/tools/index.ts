@@ -12,6 +12,7 @@ import { chatPromptSection } from "./chat-place";
 import { createChatAttachTool } from "./chat_attach";
 import { createChatHistoryTool } from "./chat_history";
 import { createChatKeepTool } from "./chat_keep";
+import { createMemoryTool, memorySaveStep } from "./memory";
 import { createReadTool } from "./read";
 import { createReadSkillTool, skillsPromptSections } from "./read_skill";
 import { createSessionSearchTool } from "./session_search";
@@ -41,6 +42,7 @@ const FACTORIES: ToolFactory[] = [
   createChatAttachTool,
   createChatHistoryTool,
   createChatKeepTool,
+  createMemoryTool,
 ];
 
 export function buildTools(scope: SessionScope, opts: { enabled: boolean }): ToolRegistry {
@@ -60,4 +62,9 @@ export function promptSections(scope: SessionScope, tools: ToolRegistry): string
   sections.push(...skillsPromptSections(scope, tools));
   sections.push(chatPromptSection(scope, tools.list().map((t) => t.name)) ?? "");
   return sections.filter(Boolean);
+}
+
+/** A step the model gets before a threshold compaction, from the tools that want one (memory's save step). */
+export function preCompactionStep(_scope: SessionScope, tools: ToolRegistry): { prompt: string; tools: string[]; maxCalls: number } | undefined {
+  return memorySaveStep(tools);
 }

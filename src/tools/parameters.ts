@@ -7,6 +7,7 @@ import { AgentCancelArgs } from "./agent_cancel";
 import { AgentStatusArgs } from "./agent_status";
 import { DefaultAgentWaitArgs } from "./agent_wait";
 import { DefaultBashArgs } from "./bash";
+import { MemoryArgs } from "./memory";
 import { ReadArgs } from "./read";
 import { ReadSkillArgs } from "./read_skill";
 import { SessionSearchArgs } from "./session_search";
@@ -24,4 +25,5 @@ export const PREBUILT_PARAMETERS: Record<string, z.ZodType> = {
   agent: AgentArgs,
   read_skill: ReadSkillArgs,
   session_search: SessionSearchArgs,
+  memory: MemoryArgs,
 };

@@ -13,7 +13,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "jobs", description: "background jobs of this session" },
   { name: "agents", description: "the coding agents this session can delegate to" },
   { name: "tools", description: "the tools this session offers the model" },
-  { name: "status", description: "model, context used and session ID" },
+  { name: "status", description: "model, context used, memory sizes and session ID" },
+  { name: "memory", description: "what SCV remembers about you and this project (edit: scv memory edit)" },
   { name: "help", description: "keys and commands" },
   { name: "quit", description: "close the session (stops its jobs) and exit" },
 ];

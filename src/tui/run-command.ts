@@ -76,6 +76,14 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
           const of = contextWindow ? ` of ${formatTokens(contextWindow)} (${contextShare(used, contextWindow)})` : "";
           view.say(`context used by the last request: ${formatTokens(used)} tokens${of}; this session so far ${formatTokens(view.totalTokens)}`);
         }
+        const memory = await readOwnMemory(ctx);
+        if (memory) view.say(memory.statusLine);
+        break;
+      }
+      case "memory": {
+        const memory = await readOwnMemory(ctx);
+        if (!memory) view.say("memory is turned off (memory.enabled = false)");
+        else for (const line of memory.report.split("\n")) view.say(line);
         break;
       }
     }
@@ -83,6 +91,18 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
     view.say(`/${name}: ${(e as Error).message}`, theme.red);
   }
   ctx.requestRender();
+}
+
+/** The owner's memory as sessions here use it (the TUI is the owner's), or undefined when it is turned off. */
+async function readOwnMemory({ cwd, env }: SlashContext): Promise<{ report: string; statusLine: string } | undefined> {
+  const { loadConfig, scvHome } = await import("../config/load");
+  const { memoryPlaceOf, memoryReport, memoryStatusLine, readSnapshot } = await import("../memory/index");
+  const { storedWorkspace } = await import("../sessions/workspace");
+  const workspace = storedWorkspace(cwd);
+  const place = memoryPlaceOf({ owner: true, scvHome: scvHome(env), workspace, config: loadConfig({ cwd, env }).config });
+  if (!place) return undefined;
+  const snapshot = readSnapshot(place);
+  return { report: memoryReport(snapshot, workspace), statusLine: memoryStatusLine(snapshot) };
 }
 
 async function showAgents({ view, cwd, env }: SlashContext) {

@@ -6,7 +6,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["fs"], // the safe reader, private files, workspace path policy
   // Configuration and the concerns that need nothing but it.
   ["config"],
-  ["protocol", "provider", "net", "skills", "chatlog", "process"],
+  ["protocol", "provider", "net", "skills", "chatlog", "process", "memory"],
   ["sessions"],
   // The session contract (types only, from config, protocol and sessions): what every session concern takes.
   ["scope"],

@@ -12,9 +12,10 @@ import type { Session } from "../../server/session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { failedMessageNotice, filesNotSentNotice, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
+import { failedMessageNotice, filesNotSentNotice, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
+import { storedWorkspace } from "../../sessions/workspace";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
 
 export interface ChannelRuntime {
@@ -149,6 +150,11 @@ export class Conversations {
       void (command === "/stop" ? this.stop(conv, record) : this.jobs(conv, record));
       return;
     }
+    if (command === "/memory") {
+      channel.inbound.remove(record);
+      void this.memory(conv, record);
+      return;
+    }
     void this.pump(conv);
   }
 
@@ -239,12 +245,13 @@ export class Conversations {
     if (conv.session) return conv.session;
     const previous = this.storedSessionId(conv);
     const { session, resumed, error } = await this.sessions.start({
-      cwd: this.opts.config.channels.workspace ?? userHome(this.opts.env),
+      cwd: this.chatWorkspace(),
       tools: conv.owner,
       autoApprove: conv.owner,
-      channel: { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id, ...(conv.owner ? { log: conv.log.dir } : {}) },
+      channel: { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id, ...(conv.owner ? { log: conv.log.dir, owner: true } : {}) },
       ...(previous && !this.sessions.has(previous) ? { previous } : {}),
     });
+    for (const notice of session.notices) this.opts.log(`channel ${conv.channel.key}: ${notice}`);
     if (previous && !resumed) this.opts.log(`channel ${conv.channel.key}: a new session for a conversation that had ${previous}${error ? ` (${error})` : ""}`);
     conv.session = session;
     this.bySession.set(session.id, conv);
@@ -307,6 +314,20 @@ export class Conversations {
       return; // the cancelled turn's own reply says it stopped
     }
     this.reply(conv, record, NOTHING_RUNNING, []);
+  }
+
+  /** The owner's memory files as chat sessions in their direct chat use them; nobody else sees them. */
+  private async memory(conv: Conversation, record: QueuedInbound) {
+    if (!conv.owner) return this.reply(conv, record, MEMORY_OWNER_ONLY, [], "system");
+    const { memoryPlaceOf, memoryReport, readSnapshot } = await import("../../memory/index");
+    const workspace = storedWorkspace(this.chatWorkspace());
+    const place = memoryPlaceOf({ owner: true, scvHome: this.opts.scvHome, workspace, config: this.opts.config });
+    this.reply(conv, record, place ? memoryReport(readSnapshot(place), workspace) : "Memory is turned off (memory.enabled = false).", [], "system");
+  }
+
+  /** Where chat sessions run. */
+  private chatWorkspace(): string {
+    return this.opts.config.channels.workspace ?? userHome(this.opts.env);
   }
 
   private jobs(conv: Conversation, record: QueuedInbound) {

@@ -61,6 +61,7 @@ export function jobsListing(sessions: (Session | undefined)[]): string {
 
 export const NEW_CONVERSATION = "Started a new conversation. The previous one stays in the chat log.";
 export const NOTHING_RUNNING = "Nothing is running in this conversation.";
+export const MEMORY_OWNER_ONLY = "/memory is for the owner of this SCV, in their direct chat.";
 
 export function failedMessageNotice(error: string): string {
   return `[SCV could not process this message: ${error}]`;

@@ -22,7 +22,7 @@ export interface SessionStart {
   cwd: string;
   tools: boolean;
   autoApprove: boolean;
-  channel: { kind: string; account: string; conversation: string; log?: string };
+  channel: { kind: string; account: string; conversation: string; log?: string; owner?: boolean };
   /** The session this conversation had before a restart. */
   previous?: string;
 }
