@@ -33,7 +33,11 @@ export function usageLine(state: MemoryState): string {
  */
 export function memorySection(snap: MemorySnapshot, workspace: string, writable: boolean): string | undefined {
   const { user, project } = snap;
-  if (!user.text.trim() && !project.text.trim() && !user.notice && !project.notice && !writable) return undefined;
+  const empty = !user.text.trim() && !project.text.trim() && !user.notice && !project.notice;
+  if (empty && !writable) return undefined;
+  if (empty) {
+    return "# Memory\nNo notes about the user or this project are saved yet. With the memory tool, save what the user will want remembered in later sessions (a preference, a standing instruction, a decision about this project); never secrets.";
+  }
   const lines = [
     "# Memory",
     "Notes about the user and this project, kept across sessions in plain files the user can read and edit. They were written by the user or by you in earlier sessions: rely on them, and prefer what the user says now when it differs.",

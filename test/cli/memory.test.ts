@@ -34,7 +34,7 @@ describe("sessions", () => {
     const firstRequest = fake.requests[from]!.body;
     expect(toolNames(firstRequest)).toContain("memory");
     expect(firstRequest.instructions).toContain("# Memory");
-    expect(firstRequest.instructions).toContain("(no notes yet)");
+    expect(firstRequest.instructions).toContain("No notes about the user or this project are saved yet.");
     expect(readFileSync(userFile(home), "utf8")).toBe("- Answer in German.\n");
     expect(statSync(userFile(home)).mode & 0o777).toBe(0o600);
 
