@@ -10,7 +10,7 @@ function context(overrides: Partial<SlashContext> = {}) {
     view,
     theme: createStyle(false),
     cwd: "/ws",
-    env: {},
+    env: { SCV_HOME: process.env.SCV_HOME!, HOME: process.env.HOME! },
     session: () => ({ id: "s-1", model: "fake-model", tools: ["read", "bash"] }),
     request: async (method, params) => {
       calls.push(`request ${method} ${JSON.stringify(params)}`);
@@ -31,7 +31,33 @@ test("/model, /tools and /status say what the session is", async () => {
   await runSlashCommand(ctx, "model", "");
   await runSlashCommand(ctx, "tools", "");
   await runSlashCommand(ctx, "status", "");
-  expect(said()).toEqual(["model: fake-model", "tools: read, bash", "model fake-model · session s-1 · workspace /ws"]);
+  expect(said()).toEqual([
+    "model: fake-model",
+    "tools: read, bash",
+    "model fake-model · session s-1 · workspace /ws",
+    "memory: USER.md empty (cap 4.0 KiB); project notes empty (cap 8.0 KiB)",
+  ]);
+});
+
+test("/memory shows the owner's memory files with their sizes and paths; /status their sizes", async () => {
+  const { mkdirSync, writeFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const home = process.env.SCV_HOME!;
+  mkdirSync(join(home, "memory"), { recursive: true });
+  writeFileSync(join(home, "memory", "USER.md"), "- Prefers metric units.\n");
+  try {
+    const { ctx, said } = context({ env: { SCV_HOME: home, HOME: process.env.HOME! } });
+    await runSlashCommand(ctx, "memory", "");
+    const lines = said();
+    expect(lines[0]).toBe(`USER.md: 24 bytes of 4.0 KiB · ${join(home, "memory", "USER.md")}`);
+    expect(lines[1]).toBe("- Prefers metric units.");
+    expect(lines.at(-1)).toStartWith("Project notes for /ws: empty (cap 8.0 KiB) · ");
+    await runSlashCommand(ctx, "status", "");
+    expect(said().at(-1)).toBe("memory: USER.md 24 bytes of 4.0 KiB; project notes empty (cap 8.0 KiB)");
+  } finally {
+    const { rmSync } = await import("node:fs");
+    rmSync(join(home, "memory"), { recursive: true, force: true });
+  }
 });
 
 test("/status says how much of the model's context window the last request used", async () => {

@@ -180,6 +180,22 @@ describe("scv in a terminal", () => {
     }
   });
 
+  test("/memory shows what SCV remembers; a memory file over its cap is noted when the session starts", async () => {
+    const { mkdirSync } = await import("node:fs");
+    fake = await startFakeModel();
+    const h = fakeHome(fake.url, "[memory]\nuser_max_bytes = 256\n");
+    mkdirSync(join(h.home, "memory"), { recursive: true });
+    writeFileSync(join(h.home, "memory", "USER.md"), `- Call me Sam.\n${"- filler note to pass the cap\n".repeat(10)}`);
+    pane = openTerminal([requireBinary()], { env: h.env, cwd: h.workspace });
+    await pane.waitFor(/s-[0-9a-f]{8}/);
+    expect(pane.screen()).toContain("over its cap of 256");
+    pane.type("/memory");
+    pane.keys("Enter");
+    const screen = await pane.waitFor("Project notes for");
+    expect(screen).toMatch(/USER\.md: 315 bytes of 256 bytes, over its cap · /);
+    expect(screen).toContain("- Call me Sam.");
+  });
+
   test("/resume and --resume pick a stored session, show its turns and continue it; --continue opens the newest", async () => {
     const { fake, workspace, env } = await open();
     let p = pane!;
