@@ -1,5 +1,6 @@
 // Memory in an owner session's instructions: both files as the session starts (and again after each compaction),
 // the compaction prompt's note that memory is kept apart from the summary, and the one save step before it.
+import { redactSecrets } from "../text/redact";
 import { type MemoryPlace, type MemoryState, readMemory } from "./files";
 
 export interface MemorySnapshot {
@@ -74,12 +75,16 @@ export const SAVE_STEP_PROMPT =
 /** Calls the save step may make; more are answered as not run. */
 export const SAVE_STEP_MAX_CALLS = 4;
 
-/** Both files for the owner to read (TUI and chat `/memory`): each with its size, cap, path and text. */
+/**
+ * Both files for the owner to read (TUI and chat `/memory`): each with its size, cap, path and text, with
+ * credential-looking values masked (a chat platform is not the place for a key the owner typed into the file).
+ */
 export function memoryReport(snap: MemorySnapshot, workspace: string): string {
   const part = (title: string, state: MemoryState) => {
     const head = `${title}: ${usageLine(state)} · ${state.file}`;
     const notice = state.notice ? `\n(${state.notice})` : "";
-    return `${head}${notice}${state.text.trim() ? `\n${state.text.trim()}` : ""}`;
+    const text = state.text.trim().split("\n").map(redactSecrets).join("\n");
+    return `${head}${notice}${text ? `\n${text}` : ""}`;
   };
   return [part("USER.md", snap.user), part(`Project notes for ${workspace}`, snap.project)].join("\n\n");
 }

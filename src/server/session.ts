@@ -53,6 +53,8 @@ export class Session {
   private systemPrompt: string;
   /** Problems with the files the prompt was made from when the session started (memory over its cap…). */
   readonly notices: readonly string[];
+  /** Notices the client was given (at the start or after a compaction), so each is said once. */
+  private readonly noticesSaid = new Set<string>();
   private readonly beforeCompaction: SideStep | undefined;
   private readonly hostedWebSearch: boolean;
   private turnCounter = 0;
@@ -100,6 +102,7 @@ export class Session {
     const prompt = opts.systemPrompt(this.scope, this.tools);
     this.systemPrompt = prompt.text;
     this.notices = prompt.notices;
+    for (const n of prompt.notices) this.noticesSaid.add(n);
     this.beforeCompaction = opts.beforeCompaction?.(this.scope, this.tools);
     this.hostedWebSearch = opts.hostedWebSearch(this.scope);
   }
@@ -182,8 +185,11 @@ export class Session {
   private renewSystemPrompt(turnId: string | undefined) {
     const prompt = this.opts.systemPrompt(this.scope, this.tools);
     this.systemPrompt = prompt.text;
-    if (!turnId) return;
-    for (const message of prompt.notices) this.opts.emit("model.notice", { session_id: this.id, turn_id: turnId, message });
+    for (const message of prompt.notices) {
+      if (this.noticesSaid.has(message) || !turnId) continue;
+      this.noticesSaid.add(message);
+      this.opts.emit("model.notice", { session_id: this.id, turn_id: turnId, message });
+    }
   }
 
   /** Cancels the running turn (or the named one) and drops queued user prompts. */

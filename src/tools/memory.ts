@@ -4,6 +4,7 @@
 import { resolveApiKey } from "../config/load";
 import { SafeReadError } from "../fs/safe-read";
 import { lazySchema } from "../lazy-schema";
+import { redactSecrets } from "../text/redact";
 import {
   applyMemoryEdit,
   fileTitle,
@@ -79,7 +80,9 @@ export function createMemoryTool(scope: SessionScope): Tool | undefined {
         if (a.text) refuseSecrets(a.text, secrets);
         const { before, after } = planMemoryEdit(place, a.scope, (current) => applyMemoryEdit(current, editOf(a), fileTitle(a.scope)));
         const diff = unifiedDiff(before, after, PREVIEW);
-        return `memory ${a.action} ${fileTitle(a.scope)} (${Buffer.byteLength(after)} of ${memoryCap(place, a.scope)} bytes after), ${lineCounts(diff.added, diff.removed)}:\n${diff.text}`;
+        // A file edited by hand may hold what the tool would refuse: the approval view masks it, as write's does.
+        const shown = diff.text.split("\n").map(redactSecrets).join("\n");
+        return `memory ${a.action} ${fileTitle(a.scope)} (${Buffer.byteLength(after)} of ${memoryCap(place, a.scope)} bytes after), ${lineCounts(diff.added, diff.removed)}:\n${shown}`;
       } catch (e) {
         throw asToolError(e);
       }

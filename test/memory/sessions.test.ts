@@ -1,10 +1,10 @@
 // Which sessions carry the owner's memory, decided by the server: the owner's (no channel, or the chat the
 // bridge marks as the owner's), never a delegated session or another chat, and none when memory is off.
-import { afterEach, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Harness, startHarness } from "../fake/harness";
-import { text } from "../fake/model-server";
+import { startFakeModel, text, toolCalls } from "../fake/model-server";
 
 let h: Harness;
 afterEach(async () => {
@@ -62,4 +62,55 @@ test("memory.enabled = false: no tool and nothing in the instructions", async ()
   expect(owner.tools).not.toContain("memory");
   expect(owner.instructions).not.toContain("Mochi");
   expect(owner.instructions).not.toContain("# Memory");
+});
+
+test("the approval shows the change the memory tool will make, with the size after", async () => {
+  h = await startHarness();
+  remember(h.home);
+  await h.request("initialize", { protocol_version: 3 });
+  const { session_id } = await h.request("session.start", { cwd: h.workspace });
+  h.fake.queue(toolCalls([{ name: "memory", arguments: { action: "replace", scope: "user", old_text: "Mochi", text: "Mochi (a tabby)" } }]), text("Updated."));
+  const ended = h.turn(session_id, "my cat is a tabby");
+  const asked = await h.waitFor("approval.requested");
+  expect(asked).toMatchObject({ tool: "memory", risk: "filesystem" });
+  expect(asked.summary).toBe(
+    "memory replace USER.md (54 of 4096 bytes after), +1 -1 lines:\n@@ -1,1 +1,1 @@\n-- Owner-only fact: the cat is called Mochi.\n+- Owner-only fact: the cat is called Mochi (a tabby).",
+  );
+  await h.request("approval.resolve", { session_id, approval_id: asked.approval_id, approved: true });
+  expect((await ended).status).toBe("completed");
+  expect(readFileSync(join(h.home, "memory", "USER.md"), "utf8")).toBe("- Owner-only fact: the cat is called Mochi (a tabby).\n");
+});
+
+describe("the save step before compaction", () => {
+  const pad = " (context)".repeat(500);
+  const kindOf = (body: any) =>
+    body.instructions.startsWith("You are compacting") ? "summary" : JSON.stringify(body.input.at(-1)).includes("[SCV, not the user]") ? "save" : "turn";
+
+  async function twoTurns(config: string) {
+    const fake = await startFakeModel({
+      respond: (body) => (kindOf(body) === "save" ? text("nothing to save") : kindOf(body) === "summary" ? text("Summary.") : text(`Answered.${pad}`)),
+    });
+    h = await startHarness({ fake, config: `context_window = 6000\n${config}` });
+    try {
+      const sid = await h.start();
+      await h.turn(sid, `First.${pad}`);
+      const ended = await h.turn(sid, `Second.${pad}`);
+      return { ended, kinds: fake.requests.map((r) => kindOf(r.body)) };
+    } finally {
+      await fake.close();
+    }
+  }
+
+  test("a model with nothing to add answers in words: nothing is run or written, compaction goes on", async () => {
+    const { ended, kinds } = await twoTurns("");
+    expect(kinds).toEqual(["turn", "save", "summary", "turn"]);
+    expect(ended.status).toBe("completed");
+    expect(h.events.filter((e) => e.method === "tool.started")).toEqual([]);
+    expect(h.events.filter((e) => e.method === "assistant.delta").map((e) => e.params.text).join("")).not.toContain("nothing to save");
+  });
+
+  test("a session without the memory tool compacts without the step", async () => {
+    const { kinds } = await twoTurns("[memory]\nenabled = false\n");
+    expect(kinds).toEqual(["turn", "summary", "turn"]);
+  });
 });
