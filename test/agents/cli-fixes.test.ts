@@ -33,6 +33,13 @@ describe("grok --output-format json", () => {
     expect(r.json.fallback).toBeUndefined();
   });
 
+  test("the object on one line (an older build) is read the same way", async () => {
+    const { f, tool } = setup({ agents: ["grok"] });
+    f.set({ stdout: S.GROK_OK_ONE_LINE });
+    const r = await agentCall(f, tool, { agent: "grok", prompt: "hello" });
+    expect(r.json).toMatchObject({ status: "completed", reply: "Grok reply.", session: "grok-1" });
+  });
+
   test("refusal is declined", async () => {
     const { f, tool } = setup({ agents: ["grok"] });
     f.set({ stdout: S.GROK_REFUSAL });

@@ -133,9 +133,36 @@ export const PI_RETRY_503 = lines(
   '{"type":"auto_retry_end","success":false,"attempt":1,"finalError":"503 overloaded"}',
 );
 
-// Grok Build 1.0.41 `-p … --output-format json`: one object (verbatim shape; values from a loopback fake).
+// Grok Build 1.0.41 `-p … --output-format json`: one object, pretty-printed with two-space indentation over
+// many lines exactly as the real binary printed it against a loopback endpoint (keys, order and layout verbatim).
 const grokResult = (text: string, stopReason: string) =>
-  `{"text":${JSON.stringify(text)},"stopReason":"${stopReason}","sessionId":"@SESSION@","requestId":"0b7c1f9e-3f51-4b0e-9a43-5d2b1c7e8f10","usage":{"input_tokens":300,"cache_read_input_tokens":10,"cache_creation_input_tokens":0,"output_tokens":20,"reasoning_tokens":0,"total_tokens":330},"num_turns":1,"modelUsage":{"grok-build":{"input_tokens":300,"output_tokens":20}}}\n`;
+  `{
+  "text": ${JSON.stringify(text)},
+  "stopReason": "${stopReason}",
+  "sessionId": "@SESSION@",
+  "requestId": "99b28779-1665-44c3-a0d8-f3fc8d6377c9",
+  "usage": {
+    "input_tokens": 300,
+    "cache_read_input_tokens": 10,
+    "cache_creation_input_tokens": 0,
+    "output_tokens": 20,
+    "reasoning_tokens": 0,
+    "total_tokens": 330
+  },
+  "num_turns": 1,
+  "modelUsage": {
+    "grok-4.6": {
+      "inputTokens": 300,
+      "outputTokens": 20,
+      "cacheReadInputTokens": 10,
+      "cacheCreationInputTokens": 0,
+      "modelCalls": 1
+    }
+  }
+}
+`;
+/** The same result as an older build printed it, on one line: still read. */
+export const GROK_OK_ONE_LINE = JSON.stringify(JSON.parse(grokResult("Grok reply.", "end_turn").replace("@SESSION@", "S"))).replace('"S"', '"@SESSION@"') + "\n";
 export const GROK_OK = grokResult("Grok reply.", "end_turn");
 /** A run Grok stopped because a tool needed approval: plain text mode printed nothing and exited 0. */
 export const GROK_CANCELLED = grokResult("", "cancelled");

@@ -1,5 +1,5 @@
 // Grok Build `-p … --output-format json`: one object `{"text","stopReason","sessionId","requestId","usage",
-// "num_turns","modelUsage"}`. The trap it closes: in plain text a run Grok stopped because a tool needed an
+// "num_turns","modelUsage"}`, pretty-printed over many lines by grok 1.0.41, so stdout is read as one document. The trap it closes: in plain text a run Grok stopped because a tool needed an
 // approval headless mode cannot give exits 0 with empty stdout; here that is `"stopReason":"cancelled"`.
 import type { z } from "zod";
 import { lazySchema } from "../../lazy-schema";
@@ -27,6 +27,7 @@ const CANCELLED_NOTE =
 export function grokParser(hooks: ParserHooks): FormatParser {
   let result: z.infer<typeof GrokResult> | undefined;
   return {
+    wholeDocument: true,
     event(v) {
       const r = GrokResult.safeParse(v);
       if (!r.success || (r.data.text === undefined && r.data.stopReason === undefined)) return;

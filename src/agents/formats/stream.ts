@@ -41,6 +41,11 @@ export interface ParserHooks {
 }
 
 export interface FormatParser {
+  /**
+   * stdout is one JSON document, not one event per line: Grok's `--output-format json` pretty-prints its
+   * result object over many lines. The reader keeps stdout whole (up to the line limit) and parses it at the end.
+   */
+  readonly wholeDocument?: boolean;
   event(value: Record<string, unknown>): void;
   finish(): FormatOutcome;
 }
@@ -60,6 +65,7 @@ export class StreamReader {
   ) {}
 
   push(chunk: Uint8Array): void {
+    if (this.parser?.wholeDocument) return this.keepWhole(chunk);
     let at = 0;
     while (at < chunk.length) {
       const nl = chunk.indexOf(10, at);
@@ -82,6 +88,20 @@ export class StreamReader {
       this.length = 0;
       at = nl + 1;
     }
+  }
+
+  /** A whole-document stream: everything is one "line", dropped whole when it passes the limit. */
+  private keepWhole(chunk: Uint8Array): void {
+    if (this.skipping) return;
+    if (this.length + chunk.length > this.maxLineBytes) {
+      this.parts = [];
+      this.length = 0;
+      this.skipping = true;
+      this.skipped++;
+      return;
+    }
+    this.parts.push(chunk.slice());
+    this.length += chunk.length;
   }
 
   /** Parses a final line without a newline and returns what the stream said. */
