@@ -47,7 +47,9 @@ export function parseDuration(text: string): number {
 }
 
 function agentsWithTranscripts(): AgentDescriptor[] {
-  return (DESCRIPTORS as readonly AgentDescriptor[]).filter((d) => d.session && d.session.transcripts.length > 0);
+  return (DESCRIPTORS as readonly AgentDescriptor[]).filter(
+    (d) => d.session && (d.session.transcripts.length > 0 || (d.session.transcriptFolders?.length ?? 0) > 0),
+  );
 }
 
 export function agentsGc(opts: GcOptions): GcReport {
@@ -83,9 +85,76 @@ export function agentsGc(opts: GcOptions): GcReport {
         return !opts.dryRun;
       });
     }
+    for (const { path, depth } of d.session!.transcriptFolders ?? []) {
+      for (const folder of foldersAtDepth(join(home, path), depth)) {
+        const files = filesIn(folder);
+        if (files.length === 0 || files.some((f) => f.mtimeMs >= cutoff)) continue;
+        if (live.some((id) => relative(home, folder).includes(id))) {
+          entry.keptLive++;
+          continue;
+        }
+        for (const f of files) {
+          entry.files.push(relative(home, f.path));
+          entry.bytes += f.size;
+        }
+        if (!opts.dryRun) rmSync(folder, { recursive: true, force: true });
+      }
+    }
     report.agents.push(entry);
   }
   return report;
+}
+
+function isRealDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Directories exactly `depth` levels below `root`, never through a symlink. */
+function foldersAtDepth(root: string, depth: number): string[] {
+  let level = isRealDir(root) ? [root] : [];
+  for (let i = 0; i < depth; i++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      let entries: Dirent[] = [];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        // unreadable: nothing to collect there
+      }
+      for (const e of entries) if (e.isDirectory()) next.push(join(dir, e.name));
+    }
+    level = next;
+  }
+  return level;
+}
+
+/** Every regular file below a folder (symlinks neither followed nor counted), with size and mtime. */
+function filesIn(folder: string, depth = 0): { path: string; size: number; mtimeMs: number }[] {
+  if (depth > MAX_DEPTH) return [];
+  let entries: Dirent[] = [];
+  try {
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const out: { path: string; size: number; mtimeMs: number }[] = [];
+  for (const e of entries) {
+    const path = join(folder, e.name);
+    if (e.isDirectory()) out.push(...filesIn(path, depth + 1));
+    else if (e.isFile()) {
+      try {
+        const st = lstatSync(path);
+        out.push({ path, size: st.size, mtimeMs: st.mtimeMs });
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return out;
 }
 
 /** Walks a directory without following symlinks; `decide` returns true to delete a file. Empty dirs go too. */

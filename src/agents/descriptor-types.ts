@@ -18,6 +18,13 @@ export interface SessionSupport {
   resumePlacement: "options" | "beforePrompt";
   /** Transcript directories inside the private home, for `scv agents gc`. */
   transcripts: string[];
+  /**
+   * Where each transcript is a folder rather than a file, for `scv agents gc`: every directory `depth` levels below
+   * `path` is one conversation (Grok 1.0.41: `.grok/sessions/<workspace>/<session-id>/`), removed whole once its
+   * newest file is past the cutoff, so a conversation is never left half deleted. Files beside those folders (an
+   * index, a prompt history) are the CLI's own and stay.
+   */
+  transcriptFolders?: { path: string; depth: number }[];
 }
 
 export interface SignInContext {

@@ -121,6 +121,8 @@ export const DESCRIPTORS = [
       resumeArgs: uuidArgs("-r"),
       resumePlacement: "options",
       transcripts: [],
+      // grok 1.0.41 keeps each headless session as a folder of files: sessions/<encoded workspace>/<session id>/.
+      transcriptFolders: [{ path: ".grok/sessions", depth: 2 }],
     },
     stateDir: { env: "GROK_HOME", path: ".grok" },
     ownVariables: [/^GROK_/, /^XAI_/],

@@ -33,12 +33,34 @@ describe("scv agents gc", () => {
     expect(r.agents.map((x) => [x.agent, x.files])).toEqual([
       ["claude", [".claude/projects/-w/aaaa.jsonl"]],
       ["codex", ["sessions/2026/01/01/rollout-x-0001.jsonl"]],
+      ["grok", []],
       ["pi", [".pi/agent/sessions/--w--/t_bbbb.jsonl"]],
     ]);
     expect(existsSync(a("codex", "sessions/2026/01/01"))).toBe(false);
     expect(existsSync(a("codex", "sessions/2026/12/01/rollout-y-0002.jsonl"))).toBe(true);
     expect(existsSync(a("claude", ".claude/settings.json"))).toBe(true);
     expect(existsSync(a("codex", "sessions"))).toBe(true);
+  });
+
+  test("grok: a headless session's folder goes whole once every file in it is old; its index and history stay", () => {
+    const { scvHome, a } = home();
+    // The layout grok 1.0.41 wrote for two headless runs in one workspace (seen by running the real binary).
+    const ws = ".grok/sessions/%2Fwork%2Fproj";
+    const old = `${ws}/01a23b4c-fc00-7f00-af99-6654a198f3e5`;
+    const mixed = `${ws}/02b34c5d-fc00-7f00-af99-6654a198f3e6`;
+    for (const f of ["updates.jsonl", "chat_history.jsonl", "events.jsonl", "summary.json"]) transcript(a("grok", `${old}/${f}`), 40 * DAY);
+    transcript(a("grok", `${mixed}/chat_history.jsonl`), 40 * DAY);
+    transcript(a("grok", `${mixed}/updates.jsonl`), 2 * DAY);
+    transcript(a("grok", `${ws}/prompt_history.jsonl`), 90 * DAY);
+    transcript(a("grok", ".grok/sessions/session_search.sqlite"), 90 * DAY);
+    const dry = agentsGc({ scvHome, now: NOW, agent: "grok", dryRun: true });
+    expect(dry.agents[0]!.files.sort()).toEqual(["chat_history.jsonl", "events.jsonl", "summary.json", "updates.jsonl"].map((f) => `${old}/${f}`));
+    expect(existsSync(a("grok", old))).toBe(true);
+    agentsGc({ scvHome, now: NOW, agent: "grok" });
+    expect(existsSync(a("grok", old))).toBe(false);
+    expect(existsSync(a("grok", `${mixed}/chat_history.jsonl`))).toBe(true);
+    expect(existsSync(a("grok", `${ws}/prompt_history.jsonl`))).toBe(true);
+    expect(existsSync(a("grok", ".grok/sessions/session_search.sqlite"))).toBe(true);
   });
 
   test("--dry-run removes nothing and reports per agent", () => {
@@ -56,7 +78,7 @@ describe("scv agents gc", () => {
     transcript(a("codex", "sessions/b.jsonl"), 30 * 60);
     expect(() => agentsGc({ scvHome, olderThan: "30m", now: NOW })).toThrow("under an hour");
     expect(() => agentsGc({ scvHome, olderThan: "soon", now: NOW })).toThrow("such as 7d or 12h");
-    expect(() => agentsGc({ scvHome, agent: "grok", now: NOW })).toThrow("choose one of: claude, codex, pi");
+    expect(() => agentsGc({ scvHome, agent: "dsh", now: NOW })).toThrow("choose one of: claude, codex, grok, pi");
     const r = agentsGc({ scvHome, olderThan: "1h", now: NOW });
     expect(r.agents.find((x) => x.agent === "codex")!.files).toEqual(["sessions/a.jsonl"]);
     expect(existsSync(a("codex", "sessions/b.jsonl"))).toBe(true);
