@@ -2,6 +2,7 @@
 // A load whose inputs match the last one persisted (check-cache.ts) is taken from there; only a miss reaches
 // the zod schemas (validate.ts), loaded on demand so that a hit never builds them.
 import { userHome } from "../user-home";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { readConfigCheck, writeConfigCheck } from "./check-cache";
 import { ConfigError, type ConfigInputs, type ConfigText, type LoadedConfig, MAX_CONFIG_BYTES } from "./loaded";
@@ -35,7 +36,7 @@ function readText(file: string | undefined): ConfigText {
 export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): LoadedConfig {
   const env = opts.env ?? process.env;
   const userFile = join(scvHome(env), "config.toml");
-  const projectFile = opts.cwd ? join(opts.cwd, ".scv", "config.toml") : undefined;
+  const projectFile = opts.cwd ? projectConfigFile(opts.cwd, userFile) : undefined;
   const inputs: ConfigInputs = { env, userFile, projectFile, user: readText(userFile), project: readText(projectFile) };
   // An unreadable file gets a key that matches no earlier load, so the full load runs and reports it.
   const text = (t: ConfigText) => (t instanceof ConfigError ? `\0unreadable ${Math.random()}` : t);
@@ -43,6 +44,23 @@ export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {})
   if (lastLoad?.key !== key) lastLoad = { key, loaded: loadThroughCheckCache(inputs, key) };
   const { loaded } = lastLoad;
   return { ...loaded, config: structuredClone(loaded.config), sources: new Map(loaded.sources) };
+}
+
+/**
+ * The project layer of a workspace, or undefined when it is the user file itself: in the home directory,
+ * `<cwd>/.scv/config.toml` is `~/.scv/config.toml` (also through a symlink), which must be read once, as the user's.
+ */
+export function projectConfigFile(cwd: string, userFile: string): string | undefined {
+  const file = join(cwd, ".scv", "config.toml");
+  return isSameFile(file, userFile) ? undefined : file;
+}
+
+/** Both paths name one existing file (same device and inode, after symlinks). */
+function isSameFile(a: string, b: string): boolean {
+  const sa = statSync(a, { throwIfNoEntry: false });
+  if (!sa) return false;
+  const sb = statSync(b, { throwIfNoEntry: false });
+  return !!sb && sa.dev === sb.dev && sa.ino === sb.ino;
 }
 
 function loadThroughCheckCache(inputs: ConfigInputs, key: string): LoadedConfig {

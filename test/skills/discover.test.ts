@@ -31,6 +31,14 @@ describe("user skills", () => {
     expect(catalog.skipped).toEqual([]);
   });
 
+  test("a session in the home directory finds ~/.agents/skills once, as user skills, with nothing skipped", () => {
+    dirs = makeSkillDirs();
+    writeSkill(join(dirs.home, ".agents", "skills", "triage"), "triage");
+    const catalog = discover({ ...dirs, workspace: dirs.home });
+    expect(catalog.skills.map((s) => [s.name, s.kind])).toEqual([["triage", "user"]]);
+    expect(catalog.skipped).toEqual([]);
+  });
+
   test("duplicate names: the first root wins and the diagnostic names both files", () => {
     dirs = makeSkillDirs();
     const first = writeSkill(join(dirs.scvHome, "skills", "deploy"), "deploy", "the SCV home one");
