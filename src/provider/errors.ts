@@ -36,11 +36,18 @@ export function failureOf(cls: FailureClass, detail?: string, status?: number, e
   return { failure: { class: cls, message, ...(status ? { status } : {}) }, retryable: RETRYABLE.has(cls), ...extra };
 }
 
-/** One line, bounded, so an HTML error page or a huge body cannot flood a message. */
-function tidy(s: string, max = 400): string {
-  const one = s.replace(/\s+/g, " ").trim();
+/**
+ * One line. Not cut to its final length here: a cut could split a secret the provider echoed, and the scrubber
+ * would then miss the part left; `scrubFailure` cuts after scrubbing. The generous bound only keeps a huge body
+ * from being carried around (anything past it is far beyond the final cut).
+ */
+function tidy(s: string, max = 16 * 1024): string {
+  const one = s.slice(0, max * 2).replace(/\s+/g, " ").trim();
   return one.length > max ? `${one.slice(0, max)}…` : one;
 }
+
+/** How long a failure message may be once scrubbed, so an HTML error page or a huge body cannot flood it. */
+const MAX_MESSAGE_CHARS = 400;
 
 function classOfCode(code: string, type: string, message: string): FailureClass | undefined {
   for (const c of [code, type]) {
@@ -109,7 +116,7 @@ export function classifyHttp(status: number, body: string, headers: Headers): Cl
   } catch {
     // not JSON: an HTML page from a proxy, a plain "404 page not found", ...
   }
-  if (!err && body.trim()) err = { message: tidy(body, 200) };
+  if (!err && body.trim()) err = { message: tidy(body) };
   const out = classifyErrorBody(err, status, headers);
   const requestId = headers.get("x-request-id") ?? headers.get("x-oai-request-id");
   if (requestId) out.failure.message += ` [request id ${tidy(requestId, 100)}]`;
@@ -147,6 +154,10 @@ export function scrubSecrets(text: string, key?: string, others: readonly string
     .replace(/[A-Za-z0-9_-]*\*{3,}[A-Za-z0-9_-]+/g, "***");
 }
 
+/** Scrubs, then cuts: the order matters, since a cut first could leave the front of a split key behind. */
 export function scrubFailure(f: ModelFailure, key?: string, others: readonly string[] = []): ModelFailure {
-  return { ...f, message: scrubSecrets(f.message, key, others) };
+  const message = scrubSecrets(f.message, key, others);
+  // The request id, when the provider gave one, stays at the end whatever the cut.
+  const [, body = message, requestId = ""] = /^(.*?)( \[request id [^\]]*\])?$/s.exec(message) ?? [];
+  return { ...f, message: body.length > MAX_MESSAGE_CHARS ? `${body.slice(0, MAX_MESSAGE_CHARS)}…${requestId}` : message };
 }

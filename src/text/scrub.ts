@@ -32,12 +32,48 @@ export function secretForms(secret: string): string[] {
   return [...forms].filter((f) => f.length >= MIN_SECRET).sort((a, b) => b.length - a.length);
 }
 
+/** Hex digits of a byte, each letter matching either case: 0x2d -> "2[dD]". */
+function hexEitherCase(byte: number): string {
+  return byte
+    .toString(16)
+    .toUpperCase()
+    .padStart(2, "0")
+    .replace(/[A-F]/g, (c) => `[${c}${c.toLowerCase()}]`);
+}
+
+const encodedPatterns = new Map<string, RegExp>();
+const MAX_CACHED_PATTERNS = 64;
+
+/**
+ * The secret with any mix of its characters percent-encoded (upper- or lower-case hex, `+` for a space), the raw
+ * secret among them: an encoder may escape every non-alphanumeric character (`sk%2DMARK`), or more, or fewer,
+ * than `encodeURIComponent` does.
+ */
+function anyPercentEncoding(secret: string): RegExp {
+  let re = encodedPatterns.get(secret);
+  if (re) return re;
+  const utf8 = new TextEncoder();
+  let source = "";
+  for (const ch of secret) {
+    const encoded = [...utf8.encode(ch)].map((b) => `%${hexEitherCase(b)}`).join("");
+    const literal = ch.replace(/[\\^$.*+?()[\]{}|\/-]/g, "\\$&");
+    source += `(?:${literal}|${encoded}${ch === " " ? "|\\+" : ""})`;
+  }
+  re = new RegExp(source, "g");
+  if (encodedPatterns.size >= MAX_CACHED_PATTERNS) encodedPatterns.clear();
+  encodedPatterns.set(secret, re);
+  return re;
+}
+
 /** Replaces every known form of each secret; with `partial`, also the first key's prefix and quoted end. */
 export function scrubKnown(text: string, secrets: readonly (string | undefined)[], opts: ScrubOptions = {}): string {
   const rep = opts.replacement ?? "***";
   let out = text;
   const given = secrets.filter((s): s is string => !!s && s.length >= MIN_SECRET);
-  for (const secret of given) for (const form of secretForms(secret)) out = out.split(form).join(rep);
+  for (const secret of given) {
+    out = out.replace(anyPercentEncoding(secret), rep);
+    for (const form of secretForms(secret)) out = out.split(form).join(rep);
+  }
   const key = given[0];
   if (key && opts.partial !== false && key === secrets[0]) {
     if (key.length >= 12) out = out.split(key.slice(0, 8)).join(rep);

@@ -1,6 +1,6 @@
 // The classifier table (reference §3), retry-after parsing and secret scrubbing, without HTTP.
 import { describe, expect, test } from "bun:test";
-import { classifyErrorBody, classifyException, classifyHttp, retryAfterMs, scrubSecrets } from "../../src/provider/errors";
+import { classifyErrorBody, classifyException, classifyHttp, retryAfterMs, scrubFailure, scrubSecrets } from "../../src/provider/errors";
 import { ERROR_BODIES } from "../fake/model-replies";
 
 const h = (init: Record<string, string> = {}) => new Headers(init);
@@ -44,9 +44,20 @@ describe("classifyHttp", () => {
     expect(c.failure.message).toContain("check the profile's model and base_url");
     expect(c.failure.message).toContain("`gpt-5-foo` does not exist");
     expect(c.failure.message).toContain("[request id req_123]");
-    const huge = classifyHttp(502, `<html>\n${"x".repeat(5000)}\n</html>`, h());
-    expect(huge.failure.message.length).toBeLessThan(400);
-    expect(huge.failure.message).not.toContain("\n");
+    const huge = scrubFailure(classifyHttp(502, `<html>\n${"x".repeat(5000)}\n</html>`, h({ "x-request-id": "req_9" })).failure);
+    expect(huge.message.length).toBeLessThan(450);
+    expect(huge.message).not.toContain("\n");
+    expect(huge.message).toEndWith("[request id req_9]");
+  });
+
+  test("the message is scrubbed before it is cut, so a key the cut would split leaves nothing behind", () => {
+    const key = "sk-SPLITKEY-abcdef123456";
+    for (let pad = 330; pad < 420; pad += 7) {
+      const c = classifyHttp(401, JSON.stringify({ error: { message: `${"y".repeat(pad)} ${key} tail` } }), h());
+      const m = scrubFailure(c.failure, key).message;
+      expect(m).not.toContain("sk-SPL");
+      expect(m).not.toContain("SPLITKEY");
+    }
   });
 
   test("x-should-retry: false stops a retry", () => {

@@ -40,3 +40,19 @@ test("forms are distinct and longest first, so a longer form is never left half-
   expect(new Set(forms).size).toBe(forms.length);
   for (let i = 1; i < forms.length; i++) expect(forms[i - 1]!.length).toBeGreaterThanOrEqual(forms[i]!.length);
 });
+
+test("the key with any mix of its characters percent-encoded, in either hex case, is replaced", () => {
+  const key = "sk-SECRETMARK-123";
+  const hex = (c: string, lower: boolean) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")[lower ? "toLowerCase" : "toUpperCase"]()}`;
+  const mixes = [
+    key.replace(/-/g, "%2D"), // every non-alphanumeric character encoded
+    key.replace(/-/g, "%2d"),
+    [...key].map((c) => hex(c, false)).join(""), // every character
+    [...key].map((c, i) => (i % 2 ? hex(c, i % 4 === 1) : c)).join(""), // every other one, mixed case
+    "sk-SECRETMARK%2D123", // only some
+  ];
+  for (const echo of mixes) expect(scrubKnown(`a ${echo} b`, [undefined, key], { partial: false })).toBe("a *** b");
+  // A multi-byte character encodes as its UTF-8 bytes; a space may also be `+`.
+  expect(scrubKnown("x p%C3%A4ss+word y", [undefined, "päss word"], { partial: false })).toBe("x *** y");
+  expect(scrubKnown("sk-SECRETMARK-12 and %2D123", [undefined, key], { partial: false })).toBe("sk-SECRETMARK-12 and %2D123");
+});
