@@ -13,6 +13,7 @@ import { tryUnlink } from "../fs/private-file";
 import { bootId, currentBtime, ownerIdentity, readStateJson } from "./delegation-records";
 import { isAlive } from "./procfs";
 import type { ProcessIdentity } from "./types";
+import { deathWatch } from "./watchdog";
 
 // Built at its first use (lazySchema), not when a server starts (docs/architecture.md, start-up).
 export const RunRecord = lazySchema((z) => z.object({
@@ -101,6 +102,8 @@ export class RunRecorder {
   started(open: OpenRunRecord, leader: ProcessIdentity): void {
     open.record.pid = leader.pid;
     open.record.start_time = leader.startTime;
+    // Stopped within 2 s if this process is killed, without waiting for a next start-up (./watchdog.ts).
+    deathWatch().started(leader, open.record.run_tag);
     if (open.fd === undefined) return;
     try {
       writeSync(open.fd, JSON.stringify(open.record).padEnd(open.length), 0);
@@ -113,6 +116,7 @@ export class RunRecorder {
   }
 
   finish(open: OpenRunRecord): void {
+    if (open.record.pid !== undefined) deathWatch().ended({ pid: open.record.pid, startTime: open.record.start_time ?? "0" });
     if (open.fd !== undefined) closeSync(open.fd);
     open.fd = undefined;
     tryUnlink(open.file);

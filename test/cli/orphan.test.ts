@@ -6,21 +6,13 @@ import { join } from "node:path";
 import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
 import { fakeHome, fakeModelForFile, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
-import { alive } from "../fake/proc";
+import { until } from "../fake/until";
+import { alive, guardOf } from "../fake/proc";
 
 const fake = fakeModelForFile();
 
-async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
-test("SIGKILLed server: its delegation is an orphan, listed, then stopped by the next server's reconcile", async () => {
+test("SIGKILLed server whose guard was killed too: its delegation is an orphan, listed, then stopped by the next server's reconcile", async () => {
   const { env, workspace, home } = fakeHome(fake.url, `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`);
   signIn(home, "dsh");
   const logDir = join(home, "agent-log");
@@ -57,9 +49,14 @@ test("SIGKILLed server: its delegation is an orphan, listed, then stopped by the
   });
   expect(alive(record.pid)).toBe(true);
 
+  // Without the death-watch guard (src/process/watchdog.ts), nothing is cleaned up after a SIGKILL: an orphan.
+  const guard = guardOf(server.pid);
+  expect(guard).toBeGreaterThan(0);
+  process.kill(guard!, "SIGKILL");
   server.kill("SIGKILL");
   await server.exited;
-  expect(alive(record.pid)).toBe(true); // nothing cleaned up after a SIGKILL: an orphan
+  await Bun.sleep(200);
+  expect(alive(record.pid)).toBe(true);
   expect(alive(childPid)).toBe(true);
 
   const ps = Bun.spawnSync([requireBinary(), "agents", "ps", "--all", "--json"], { env });

@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
-import { killAll, pidsWithArgv } from "../fake/proc";
+import { guardOf, killAll, pidsWithArgv } from "../fake/proc";
 import { type StdioServer, startStdioServer } from "../fake/stdio-client";
 
 let fake: FakeModel;
@@ -38,6 +38,13 @@ function uniqueSleep(seconds: number): { arg: string; argv: string[] } {
   return { arg, argv };
 }
 
+/** Kills SCV's death-watch guard first: what is left must then be found by the next start-up's reconcile. */
+function killGuard(scvPid: number): void {
+  const guard = guardOf(scvPid);
+  expect(guard).toBeGreaterThan(0);
+  process.kill(guard!, "SIGKILL");
+}
+
 async function until(what: string, probe: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (!probe()) {
@@ -57,7 +64,7 @@ const runRecords = (scvHome: string) => {
   return existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".json")) : [];
 };
 
-test("SIGKILL mid-bash: all three sleeps live on, and the next server's start-up reconcile stops them", async () => {
+test("SIGKILL mid-bash with the guard killed too: all three sleeps live on, and the next server's start-up reconcile stops them", async () => {
   const { env, workspace, home: scvHome } = home();
   const s = uniqueSleep(300);
   const command = `(sleep ${s.arg}) & setsid -f bash -c 'sleep ${s.arg}' >/dev/null 2>&1; sleep ${s.arg}`;
@@ -69,10 +76,11 @@ test("SIGKILL mid-bash: all three sleeps live on, and the next server's start-up
   await until("the three sleeps", () => pidsWithArgv(s.argv).length === 3);
   expect(runRecords(scvHome).length).toBe(1); // recorded while running
 
+  killGuard(first.proc.pid);
   await first.kill();
   await Bun.sleep(200);
   const left = pidsWithArgv(s.argv);
-  expect(left.length).toBe(3); // a SIGKILL cleans up nothing by itself
+  expect(left.length).toBe(3); // without its guard, a SIGKILL cleans up nothing by itself
 
   const next = startStdioServer(env, workspace);
   servers.push(next);
@@ -88,7 +96,7 @@ test("SIGKILL mid-bash: all three sleeps live on, and the next server's start-up
   expect(ended.params.reply).toBe("still here");
 }, 30_000);
 
-test("SIGKILLed scv exec mid-bash: the next scv exec's start-up reconcile stops what it left", async () => {
+test("SIGKILLed scv exec mid-bash, guard killed too: the next scv exec's start-up reconcile stops what it left", async () => {
   const { env, workspace, home: scvHome } = home();
   const s = uniqueSleep(300);
   const command = `(sleep ${s.arg}) & setsid -f bash -c 'sleep ${s.arg}' >/dev/null 2>&1; sleep ${s.arg}`;
@@ -96,6 +104,7 @@ test("SIGKILLed scv exec mid-bash: the next scv exec's start-up reconcile stops 
   const exec = Bun.spawn([requireBinary(), "exec", "--yes", "sleep"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   try {
     await until("the three sleeps", () => pidsWithArgv(s.argv).length === 3);
+    killGuard(exec.pid);
   } finally {
     exec.kill("SIGKILL");
     await exec.exited;

@@ -35,3 +35,20 @@ export function killAll(pids: Iterable<number>): void {
     }
   }
 }
+
+/** The death-watch guard (src/process/watchdog.ts) an SCV process started, if any: its `/bin/sh -c` child. */
+export function guardOf(scvPid: number): number | undefined {
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid !== scvPid) continue;
+      const argv = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      if (argv[0] === "/bin/sh" && argv[1] === "-c" && argv[2]?.startsWith("trap '' INT HUP PIPE")) return +name;
+    } catch {
+      // gone
+    }
+  }
+  return undefined;
+}
