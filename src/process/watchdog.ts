@@ -19,15 +19,18 @@ import type { ProcessIdentity } from "./types";
  */
 const GUARD_SCRIPT = [
   "trap '' INT HUP PIPE",
-  'pids=""',
   "while read -r op pid start tag; do",
   "  case \"$pid\" in ''|*[!0-9]*) continue ;; esac",
   "  case \"$op\" in",
   "    +) case \"$start$tag\" in ''|*[!0-9a-f/]*) continue ;; esac",
-  '       eval "g_$pid=\\"\\$start \\$tag\\""; pids="$pids $pid" ;;',
+  '       eval "g_$pid=\\"\\$start \\$tag\\"" ;;',
   '    -) unset "g_$pid" ;;',
   "  esac",
   "done",
+  // Only the groups still listed, read back from the shell's variables (a long-lived daemon's guard keeps no
+  // list that grows with every run).
+  "pids=$(set | sed -n 's/^g_\\([0-9][0-9]*\\)=.*/\\1/p')",
+  '[ -n "$pids" ] || exit 0',
   "signal_all() {",
   "  sig=$1",
   "  for pid in $pids; do",
@@ -44,9 +47,6 @@ const GUARD_SCRIPT = [
   "    done",
   "  done",
   "}",
-  'any=""',
-  'for pid in $pids; do eval "[ -n \\"\\${g_$pid-}\\" ]" && any=1; done',
-  '[ -n "$any" ] || exit 0',
   "signal_all TERM",
   "sleep 1",
   "signal_all KILL",
