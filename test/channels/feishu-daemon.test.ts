@@ -82,6 +82,20 @@ test("an image in and a file out: the owner's image is saved, chat_attach upload
   expect(new Uint8Array(readFileSync(saved))).toEqual(PNG);
 }, 40_000);
 
+test("a video goes out as a playable media message: an mp4 uploaded with file_type mp4", async () => {
+  const b = feishuBridge(model.url, fake, trap);
+  writeFileSync(join(b.workspace, "clip.mp4"), "\0\0\0\x18ftypmp42 fake video");
+  model.queue(toolCalls([{ name: "chat_attach", arguments: { path: "clip.mp4" } }]), text("The clip."));
+  await startDaemon(b);
+  await waitConnected(fake, b);
+  fake.push(fake.messageEvent({ message_id: "om_vid", chat_id: "oc_p2p_owner", sender: OWNER, content: { text: "send the clip" } }));
+  await waitFor(() => fake.messages.length === 2, 15_000, `the reply and the video; log:\n${b.logText()}`);
+  const video = fake.messages[1]!;
+  expect(video).toMatchObject({ msg_type: "media", receive_id: OWNER });
+  const upload = fake.uploads.find((u) => u.key === video.content.file_key)!;
+  expect(upload).toMatchObject({ kind: "file", name: "clip.mp4", fileType: "mp4" });
+}, 40_000);
+
 test("the same event delivered twice (and the same message under a new event ID) gets one reply; every push is acked", async () => {
   const b = feishuBridge(model.url, fake, trap);
   model.queue(text("only once"), text("must not be used"));

@@ -23,7 +23,7 @@ export interface FakeFeishu {
   messages: SentMessage[];
   /** Every create call, including ones answered from the uuid cache or failed. */
   createCalls: number;
-  uploads: Array<{ kind: "image" | "file"; key: string; name?: string; bytes: Uint8Array }>;
+  uploads: Array<{ kind: "image" | "file"; key: string; name?: string; fileType?: string; bytes: Uint8Array }>;
   reactions: Array<{ message_id: string; emoji: string; deleted: boolean }>;
   /** Acks the client sent for pushed events, by the frame's message_id header. */
   acks: Array<{ frameId: string; code: number; bizRt?: string; at: number }>;
@@ -214,7 +214,8 @@ export async function startFakeFeishu(opts: { appId?: string; appSecret?: string
       const bytes = form.get(kind);
       if (!bytes?.length) return Response.json({ code: 234001, msg: `missing field ${kind}` }, { status: 400 });
       const key = next(kind === "image" ? "img_" : "file_");
-      fake.uploads.push({ kind, key, bytes, ...(kind === "file" ? { name: new TextDecoder().decode(form.get("file_name")) } : {}) });
+      const field = (name: string) => new TextDecoder().decode(form.get(name));
+      fake.uploads.push({ kind, key, bytes, ...(kind === "file" ? { name: field("file_name"), fileType: field("file_type") } : {}) });
       return ok(kind === "image" ? { image_key: key } : { file_key: key });
     }
     const single = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(path);

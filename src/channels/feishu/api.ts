@@ -139,7 +139,7 @@ export class TokenCache {
 }
 
 const IMAGE_EXT = /\.(png|jpe?g|gif|webp|bmp|ico|tiff?|heic)$/i;
-const FILE_TYPES: Record<string, string> = { pdf: "pdf", doc: "doc", docx: "doc", xls: "xls", xlsx: "xls", ppt: "ppt", pptx: "ppt" };
+const FILE_TYPES: Record<string, string> = { pdf: "pdf", doc: "doc", docx: "doc", xls: "xls", xlsx: "xls", ppt: "ppt", pptx: "ppt", mp4: "mp4" };
 
 /** The REST side of one Feishu app. */
 export class FeishuApi {
@@ -194,7 +194,7 @@ export class FeishuApi {
   }
 
   /** Uploads a file from memory (Buffers: the SDK's streams fail under Bun) and returns the message part. */
-  async upload(name: string, bytes: Buffer): Promise<{ msgType: "image" | "file"; content: unknown }> {
+  async upload(name: string, bytes: Buffer): Promise<{ msgType: "image" | "file" | "media"; content: unknown }> {
     if (IMAGE_EXT.test(name) && bytes.length <= 10 * 1024 * 1024) {
       const reply = await this.call(async () => {
         const r = await this.client.im.v1.image.create({ data: { image_type: "message", image: bytes } });
@@ -209,6 +209,9 @@ export class FeishuApi {
       return { code: 0, ...(r ?? {}) } as { code: number; file_key?: string };
     });
     if (!reply.file_key) throw new FeishuError("Feishu returned no file key", undefined, true);
+    // An mp4 uploaded as file_type "mp4" goes as a `media` message, which Feishu shows as a playable video; the
+    // cover (`image_key`) is optional and SCV has no frame to offer, so Feishu shows its default.
+    if (ext === "mp4") return { msgType: "media", content: { file_key: reply.file_key } };
     return { msgType: "file", content: { file_key: reply.file_key } };
   }
 
