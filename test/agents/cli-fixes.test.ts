@@ -40,6 +40,18 @@ describe("grok --output-format json", () => {
     expect(r.json).toMatchObject({ status: "completed", reply: "Grok reply.", session: "grok-1" });
   });
 
+  test("Grok and DeepSeek Harness give no progress lines: their output is one result, not a stream", async () => {
+    const { f, tool } = setup({ agents: ["grok", "dsh"] });
+    f.set({ stdout: S.GROK_OK });
+    const grok = await agentCall(f, tool, { agent: "grok", prompt: "hello" });
+    expect(grok.json.status).toBe("completed");
+    expect(grok.ctx.progressLines).toEqual([]);
+    f.set({ stdout: "Looking at the parser.\nRunning the tests.\nFixed the bug." });
+    const dsh = await agentCall(f, tool, { agent: "dsh", prompt: "fix it" });
+    expect(dsh.json).toMatchObject({ status: "completed", reply: "Looking at the parser.\nRunning the tests.\nFixed the bug." });
+    expect(dsh.ctx.progressLines).toEqual([]);
+  });
+
   test("refusal is declined", async () => {
     const { f, tool } = setup({ agents: ["grok"] });
     f.set({ stdout: S.GROK_REFUSAL });

@@ -185,6 +185,36 @@ describe("agent_wait, agent_status, agent_cancel", () => {
     expect(starts(h).some((s) => s.origin.kind === "background")).toBe(false);
   }, 30_000);
 
+  test("agent_wait and agent_status are read-only and run unasked; agent_cancel is process risk and asks", async () => {
+    const { harness } = await jobHarness({ sleep: 60 });
+    h = harness;
+    h.fake.queue(
+      toolCalls([bg()]),
+      text("started"),
+      toolCalls([
+        { name: "agent_status", arguments: { job: "job-1" } },
+        { name: "agent_wait", arguments: { job: "job-1", timeout_seconds: 1 } },
+        { name: "agent_cancel", arguments: { job: "job-1" } },
+      ]),
+      text("done"),
+    );
+    const sid = await h.start(); // tools.approval_policy "on-risk", nothing auto-approved
+    const first = await h.request("turn.start", { session_id: sid, prompt: "start" });
+    const launch = await h.waitFor("approval.requested", (p) => p.tool === "agent");
+    expect(launch.risk).toBe("delegate");
+    await h.request("approval.resolve", { session_id: sid, approval_id: launch.approval_id, approved: true });
+    await h.waitFor("turn.ended", (p) => p.turn_id === first.turn_id);
+    await h.request("turn.start", { session_id: sid, prompt: "check and stop" });
+    const cancel = await h.waitFor("approval.requested", (p) => p.tool === "agent_cancel", 15_000);
+    expect(cancel.risk).toBe("process");
+    // By the time agent_cancel asks, status and wait have run without a question.
+    expect(h.events.filter((e) => e.method === "approval.requested").map((e) => e.params.tool)).toEqual(["agent", "agent_cancel"]);
+    const started = h.events.filter((e) => e.method === "tool.started" && e.params.tool !== "agent").map((e) => [e.params.tool, e.params.risk]);
+    expect(started).toEqual([["agent_status", "read_only"], ["agent_wait", "read_only"], ["agent_cancel", "process"]]);
+    await h.request("approval.resolve", { session_id: sid, approval_id: cancel.approval_id, approved: true });
+    await h.waitFor("tool.completed", (p) => p.tool === "agent_cancel", 15_000);
+  }, 40_000);
+
   test("agent_cancel on a finished job describes it with a note", async () => {
     const { harness } = await jobHarness();
     h = harness;

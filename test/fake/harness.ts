@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createServerConnection } from "../../src/server/server";
 import { openSessionStore, type SessionStore } from "../../src/sessions/index";
 import { type FakeModel, startFakeModel } from "./model-server";
+import { notificationProblem } from "./protocol-check";
 
 export interface Harness {
   fake: FakeModel;
@@ -58,6 +59,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const sessions = openSessionStore({ home });
   const env: NodeJS.ProcessEnv = { ...process.env, SCV_HOME: home, ...opts.env };
   const events: { method: string; params: any }[] = [];
+  // Every notification a test sees must match the protocol schema the docs come from; close() fails otherwise.
+  const schemaProblems: string[] = [];
+  const checkSchema = (method: string, params: unknown) => {
+    const problem = notificationProblem(method, params);
+    if (problem) schemaProblems.push(problem);
+  };
   const waiters: { method: string; match: (p: any) => boolean; resolve(p: any): void }[] = [];
   const pending = new Map<number, { resolve(v: any): void; reject(e: Error): void }>();
   let nextId = 1;
@@ -67,6 +74,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     services: opts.services,
     async send(raw: any) {
       if (raw.method) {
+        checkSchema(raw.method, raw.params);
         events.push({ method: raw.method, params: raw.params });
         for (const w of [...waiters]) {
           if (w.method === raw.method && w.match(raw.params)) {
@@ -117,6 +125,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       await conn.closeAll();
       if (!opts.fake) await fake.close();
       rmSync(root, { recursive: true, force: true });
+      if (schemaProblems.length) throw new Error(`notifications that do not match src/protocol/schema.ts:\n${schemaProblems.join("\n")}`);
     },
     remove() {
       rmSync(root, { recursive: true, force: true });

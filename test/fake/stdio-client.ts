@@ -1,5 +1,6 @@
 // A protocol client for the compiled `dist/scv server --stdio` over its real stdin/stdout.
 import { requireBinary } from "./binary";
+import { notificationProblem } from "./protocol-check";
 
 export interface StdioServer {
   proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
@@ -22,7 +23,9 @@ export function startStdioServer(env: Record<string, string>, cwd: string): Stdi
   const proc = Bun.spawn([requireBinary(), "server", "--stdio"], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
   const messages: any[] = [];
   const lines: string[] = [];
-  const waiters: { pred: (m: any) => boolean; resolve(m: any): void }[] = [];
+  const waiters: { pred: (m: any) => boolean; resolve(m: any): void; reject(e: Error): void }[] = [];
+  // A notification that does not match the protocol schema fails every wait from then on.
+  let schemaProblem: Error | undefined;
   void (async () => {
     const decoder = new TextDecoder();
     let buf = "";
@@ -34,16 +37,22 @@ export function startStdioServer(env: Record<string, string>, cwd: string): Stdi
         const msg = JSON.parse(buf.slice(0, nl));
         buf = buf.slice(nl + 1);
         messages.push(msg);
+        const problem = msg.method && msg.id === undefined ? notificationProblem(msg.method, msg.params) : undefined;
+        if (problem && !schemaProblem) {
+          schemaProblem = new Error(`a notification that does not match src/protocol/schema.ts: ${problem}`);
+          for (const w of waiters.splice(0)) w.reject(schemaProblem);
+        }
         for (const w of [...waiters]) if (w.pred(msg)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(msg));
       }
     }
   })();
   const waitFor = (pred: (m: any) => boolean, ms = 10_000) => {
+    if (schemaProblem) return Promise.reject(schemaProblem);
     const seen = messages.find(pred);
     if (seen) return Promise.resolve(seen);
     return new Promise<any>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`timeout; got ${JSON.stringify(messages).slice(0, 2000)}`)), ms);
-      waiters.push({ pred, resolve: (m) => (clearTimeout(t), resolve(m)) });
+      waiters.push({ pred, resolve: (m) => (clearTimeout(t), resolve(m)), reject: (e) => (clearTimeout(t), reject(e)) });
     });
   };
   const send = (obj: unknown) => {

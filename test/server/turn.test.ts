@@ -92,6 +92,18 @@ describe("approvals", () => {
   });
 });
 
+describe("tool calls run one after another", () => {
+  test("parallel calls from one answer run serially, in the order the model gave them", async () => {
+    h = await startHarness();
+    const step = (name: string) => ({ name: "bash", arguments: { command: `echo start-${name} >> order.log; sleep 0.3; echo end-${name} >> order.log` } });
+    h.fake.queue(toolCalls([step("a"), step("b"), step("c")]), text("done"));
+    const sid = await h.start({ auto_approve: true });
+    expect((await h.turn(sid, "run three")).status).toBe("completed");
+    const order = readFileSync(join(h.workspace, "order.log"), "utf8").trim().split("\n");
+    expect(order).toEqual(["start-a", "end-a", "start-b", "end-b", "start-c", "end-c"]);
+  });
+});
+
 describe("what clients are told about each call", () => {
   test("tool.started carries the label and bounded, redacted arguments; tool.completed the outcome", async () => {
     h = await startHarness();

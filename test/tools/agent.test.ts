@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { agentPromptSection } from "../../src/agents/engine";
+import { buildSystemPrompt } from "../../src/server/system-prompt";
 import { createAgentTool } from "../../src/tools/agent";
+import { buildTools } from "../../src/tools/index";
 import type { Tool } from "../../src/tools/tool";
 import { type AgentFixture, BASH, FAKE_AGENT, type FixtureOptions, makeAgentFixture } from "../fake/agent-harness";
 import * as S from "../fake/agent-streams";
@@ -59,6 +61,16 @@ describe("offering", () => {
     const none = makeAgentFixture({ agents: [] });
     fixtures.push(none);
     expect(agentPromptSection(none.scope)).toBeUndefined();
+  });
+
+  test("the Delegating work section survives a custom agent.system_prompt", () => {
+    const f = makeAgentFixture({ agents: ["codex"], config: { agent: { system_prompt: "You are Bob, terse." } } });
+    fixtures.push(f);
+    const prompt = buildSystemPrompt(f.scope, buildTools(f.scope, { enabled: true }));
+    expect(prompt).toStartWith("You are Bob, terse.");
+    expect(prompt).not.toContain("You are SCV");
+    expect(prompt).toContain("## Delegating work");
+    expect(prompt).toContain("Agents on offer: codex (Codex).");
   });
 
   test("signed-out file-checked agents are left out; claude and codex stay", () => {
