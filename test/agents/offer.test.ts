@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { descriptorFor } from "../../src/agents/descriptors";
+import { agentEnvironment, agentHome } from "../../src/agents/environment";
 import { defaultAgent, offeredAgents, resolveExecutable } from "../../src/agents/offer";
 import { dshSignedIn, grokSignedIn, piSignedIn } from "../../src/agents/signin";
 import type { Config } from "../../src/config/schema";
@@ -157,5 +158,41 @@ describe("sign-in files", () => {
     const env = { HOME: t.home, PATH: t.pathDir, SCV_HOME: t.scvHome, XAI_API_KEY: "set-but-withheld" };
     const base = makeScope({ env: { HOME: t.home, SCV_HOME: t.scvHome } }).config;
     expect(offeredAgents({ config: base, env, scvHome: t.scvHome })).toEqual([]);
+  });
+});
+
+describe("a nested SCV's own agents", () => {
+  test("live under $SCV_HOME/agents/scv/agents and are signed out unless signed in there", () => {
+    const t = tree();
+    t.exe(t.pathDir, "grok");
+    signIn(t.scvHome, "grok"); // the top-level SCV's Grok is signed in
+    expect(offered(t).some((o) => o.startsWith("grok="))).toBe(true);
+    const nested = agentEnvironment(descriptorFor("scv")!, { scvHome: t.scvHome, env: { HOME: t.home, PATH: t.pathDir }, full: false });
+    const nestedHome = nested.env.SCV_HOME!;
+    expect(nestedHome).toBe(join(t.scvHome, "agents", "scv"));
+    expect(agentHome(nestedHome, "grok")).toBe(join(t.scvHome, "agents", "scv", "agents", "grok"));
+    const config = makeScope({ env: nested.env }).config;
+    const nestedOffer = () => offeredAgents({ config, env: nested.env, scvHome: nestedHome }).map((o) => o.descriptor.name);
+    expect(nestedOffer()).not.toContain("grok");
+    signIn(nestedHome, "grok");
+    expect(nestedOffer()).toContain("grok");
+  });
+});
+
+describe("installed between sessions", () => {
+  test("an agent installed while the server runs is offered to the next session on the same connection", async () => {
+    const t = tree();
+    const { startHarness } = await import("../fake/harness");
+    const h = await startHarness({ env: { HOME: t.home, PATH: t.pathDir } });
+    try {
+      await h.request("initialize", { protocol_version: 3 });
+      const before = await h.request("session.start", { cwd: h.workspace });
+      expect(before.tools).not.toContain("agent");
+      t.exe(t.pathDir, "codex"); // installed now; never run
+      const after = await h.request("session.start", { cwd: h.workspace });
+      expect(after.tools).toContain("agent");
+    } finally {
+      await h.close();
+    }
   });
 });

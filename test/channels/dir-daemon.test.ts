@@ -1,7 +1,7 @@
 // The dir channel through the real daemon process: owner vs other senders, queueing, commands, dedupe,
 // crash recovery, retries, unprompted reports and a planned restart.
 import { afterEach, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeModelForFile } from "../fake/binary";
 import { hang, startFakeModel, text, toolCalls } from "../fake/model-server";
@@ -236,6 +236,29 @@ test("scv daemon restart waits for a running background job, then picks everythi
   const { probeDaemon } = await import("../../src/daemon/client");
   const probe = await probeDaemon(b.home);
   expect(probe.state === "running" && probe.health.pid !== first).toBe(true);
+}, 40_000);
+
+test("scv daemon restart waits for a nested SCV's own background jobs", async () => {
+  const { BASH, FAKE_SCV_SERVER, signIn } = await import("../fake/agent-harness");
+  const b = makeBridge(fake.url, `[agents.scv]\ncommand = "${BASH}"\nargs = ["${FAKE_SCV_SERVER}"]\n`);
+  signIn(b.home, "scv");
+  const log = join(b.root, "scv-log");
+  b.env.FAKE_SCV_LOG = log;
+  // The nested SCV's "jobs" turn starts job-1 and reports it in a turn of its own a second later.
+  fake.queue(toolCalls([{ name: "agent", arguments: { agent: "scv", prompt: "jobs please" } }]), text("The nested SCV started job-1."));
+  await startDaemon(b);
+  sendMessage(b, { text: "start jobs in a nested scv" });
+  await waitForOut(b, 1, 20_000);
+  const reportSeen = () => existsSync(join(log, "requests")) && readFileSync(join(log, "requests"), "utf8").includes('"approval.resolve"');
+  expect(reportSeen()).toBe(false); // job-1 still runs in the nested SCV
+  const restart = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "daemon", "restart"], { env: b.env, stdout: "pipe", stderr: "pipe" });
+  const [code, stdout, stderr] = await Promise.all([restart.exited, new Response(restart.stdout).text(), new Response(restart.stderr).text()]);
+  expect(code).toBe(0);
+  expect(stderr).toContain("waiting for");
+  expect(stdout).toContain("scv daemon started");
+  expect(reportSeen()).toBe(true); // the nested job's report turn came before the old daemon went
+  await b.daemon!.exited;
+  b.daemon = undefined;
 }, 40_000);
 
 test("a file the owner sends is saved in the chat media, and chat_attach sends one back beside the reply", async () => {

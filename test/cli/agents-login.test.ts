@@ -41,9 +41,9 @@ function setup(missing: string[] = []) {
   return { env, log, home: (a: string) => join(scvHome, "agents", a) };
 }
 
-async function scv(args: string[], env: Record<string, string>, stdin?: string) {
+async function scv(args: string[], env: Record<string, string>, stdin?: string, cwd = ROOT) {
   const proc = Bun.spawn(["bun", MAIN, "agents", ...args], {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdin: stdin === undefined ? "ignore" : new Blob([stdin]),
     stdout: "pipe",
@@ -84,6 +84,22 @@ describe("scv agents login / logout for CLIs that sign themselves in", () => {
     expect((await scv(["logout", "grok"], env)).code).toBe(0);
     expect(existsSync(join(home("grok"), ".grok", "auth.json"))).toBe(false);
     expect((await scv(["status"], env)).stdout).toMatch(/grok\s+Grok Build\s+signed out/);
+  });
+
+  test("sign-in commands work from any directory: /, and a project whose .scv/config.toml is broken", async () => {
+    const { env, home } = setup();
+    const project = mkdtempSync(join(tmpdir(), "scv-cli-login-cwd-"));
+    roots.push(project);
+    mkdirSync(join(project, ".scv"));
+    writeFileSync(join(project, ".scv", "config.toml"), '[provider]\nactive = "elsewhere"\nnot toml at all ===\n');
+    for (const cwd of ["/", project]) {
+      const login = await scv(["login", "grok"], env, undefined, cwd);
+      expect(login.code).toBe(0);
+      expect(existsSync(join(home("grok"), ".grok", "auth.json"))).toBe(true);
+      expect((await scv(["status"], env, undefined, cwd)).stdout).toMatch(/grok\s+Grok Build\s+signed in/);
+      expect((await scv(["logout", "grok"], env, undefined, cwd)).code).toBe(0);
+      expect(existsSync(join(home("grok"), ".grok", "auth.json"))).toBe(false);
+    }
   });
 
   test("options before -- are refused, and an unknown agent lists the names", async () => {
