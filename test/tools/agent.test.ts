@@ -66,7 +66,7 @@ describe("offering", () => {
   test("the Delegating work section survives a custom agent.system_prompt", () => {
     const f = makeAgentFixture({ agents: ["codex"], config: { agent: { system_prompt: "You are Bob, terse." } } });
     fixtures.push(f);
-    const prompt = buildSystemPrompt(f.scope, buildTools(f.scope, { enabled: true }));
+    const prompt = buildSystemPrompt(f.scope, buildTools(f.scope, { enabled: true })).text;
     expect(prompt).toStartWith("You are Bob, terse.");
     expect(prompt).not.toContain("You are SCV");
     expect(prompt).toContain("## Delegating work");
