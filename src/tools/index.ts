@@ -13,6 +13,7 @@ import { createChatAttachTool } from "./chat_attach";
 import { createChatHistoryTool } from "./chat_history";
 import { createChatKeepTool } from "./chat_keep";
 import { createMemoryTool, memorySaveStep } from "./memory";
+import { createEditTool } from "./edit";
 import { createReadTool } from "./read";
 import { createReadSkillTool, skillsPromptSections } from "./read_skill";
 import { createSessionSearchTool } from "./session_search";
@@ -30,6 +31,7 @@ for (const [name, schema] of Object.entries(prebuiltJsonSchemas())) seedJsonSche
 const FACTORIES: ToolFactory[] = [
   createReadTool,
   createWriteTool,
+  createEditTool,
   createBashTool,
   createWebFetchTool,
   createWebSearchTool,

@@ -8,6 +8,7 @@ import { AgentStatusArgs } from "./agent_status";
 import { DefaultAgentWaitArgs } from "./agent_wait";
 import { DefaultBashArgs } from "./bash";
 import { MemoryArgs } from "./memory";
+import { EditArgs } from "./edit";
 import { ReadArgs } from "./read";
 import { ReadSkillArgs } from "./read_skill";
 import { SessionSearchArgs } from "./session_search";
@@ -21,6 +22,7 @@ export const PREBUILT_PARAMETERS: Record<string, z.ZodType> = {
   agent_status: AgentStatusArgs,
   agent_cancel: AgentCancelArgs,
   write: WriteArgs,
+  edit: EditArgs,
   web_fetch: WebFetchArgs,
   agent: AgentArgs,
   read_skill: ReadSkillArgs,
