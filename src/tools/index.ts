@@ -14,6 +14,8 @@ import { createChatHistoryTool } from "./chat_history";
 import { createChatKeepTool } from "./chat_keep";
 import { createMemoryTool, memorySaveStep } from "./memory";
 import { createEditTool } from "./edit";
+import { createGlobTool } from "./glob";
+import { createGrepTool } from "./grep";
 import { createReadTool } from "./read";
 import { createReadSkillTool, skillsPromptSections } from "./read_skill";
 import { createSessionSearchTool } from "./session_search";
@@ -32,6 +34,8 @@ const FACTORIES: ToolFactory[] = [
   createReadTool,
   createWriteTool,
   createEditTool,
+  createGrepTool,
+  createGlobTool,
   createBashTool,
   createWebFetchTool,
   createWebSearchTool,

@@ -9,6 +9,8 @@ import { DefaultAgentWaitArgs } from "./agent_wait";
 import { DefaultBashArgs } from "./bash";
 import { MemoryArgs } from "./memory";
 import { EditArgs } from "./edit";
+import { GlobArgs } from "./glob";
+import { GrepArgs } from "./grep";
 import { ReadArgs } from "./read";
 import { ReadSkillArgs } from "./read_skill";
 import { SessionSearchArgs } from "./session_search";
@@ -23,6 +25,8 @@ export const PREBUILT_PARAMETERS: Record<string, z.ZodType> = {
   agent_cancel: AgentCancelArgs,
   write: WriteArgs,
   edit: EditArgs,
+  grep: GrepArgs,
+  glob: GlobArgs,
   web_fetch: WebFetchArgs,
   agent: AgentArgs,
   read_skill: ReadSkillArgs,
