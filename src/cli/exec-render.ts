@@ -4,6 +4,7 @@
 // retries. It knows no tool by name: everything it prints comes from the notifications.
 import { styleFor } from "../terminal/style";
 import { riskInWords } from "../scope";
+import { planText } from "../plan/plan";
 
 export interface Stream {
   write(s: string): unknown;
@@ -114,6 +115,10 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
           return;
         case "model.notice":
           if (!json) line(s.yellow(`scv exec: ${p.message}`));
+          return;
+        case "plan.updated":
+          // A person at a terminal follows the plan as it changes; a log or a pipe has the tool lines.
+          if (!json && tty) line(s.cyan(planText(p.items)));
           return;
         case "session.compacted":
           if (!json) line(s.dim(`· compacted ${p.turns} earlier turns into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`));

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 
 import { REASONING_EFFORTS } from "../config/schema";
+import { PLAN_STATUSES } from "../plan/plan";
 import { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION } from "./constants";
 
 export { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION };
@@ -31,6 +32,8 @@ export const Origin = lazySchema((z) => z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("background"), jobs: z.array(z.string()).describe("job handles reported in this turn") }),
 ]));
 export type Origin = z.infer<typeof Origin>;
+
+const PlanItems = lazySchema((z) => z.array(z.object({ text: z.string(), status: z.enum(PLAN_STATUSES) })));
 
 const StoredTurn = lazySchema((z) => z.object({
   turn_id: TurnId,
@@ -98,6 +101,7 @@ export const requests = {
       jobs: z.array(z.object({ job: z.string(), agent: z.string(), status: z.string(), conversation: z.string().optional() })),
       warnings: z.array(z.string()).describe("records that could not be read back, such as a torn last record"),
       notices: Notices.optional(),
+      plan: PlanItems.optional().describe("the model's last task list (plan.updated), when it made one"),
     })),
   },
   "turn.start": {
@@ -225,6 +229,11 @@ export const notifications = {
       delay_ms: z.number(),
       error: z.object({ class: z.string(), message: z.string(), status: z.number().int().optional() }),
     })),
+  },
+  "plan.updated": {
+    description:
+      "The model replaced its task list (the `plan` tool): every step with its status, `pending`, `in_progress` (at most one) or `done`. An empty list clears it. A client shows it while the work goes on; `session.resume` returns the last one.",
+    params: lazySchema((z) => z.object({ session_id: SessionId, items: PlanItems })),
   },
   "turn.ended": {
     description: "The final event of a turn.",

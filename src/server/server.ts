@@ -203,7 +203,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           toolsEnabled: loaded.header.tools,
           autoApprove: p.auto_approve,
           depth: p.delegation_depth,
-          journal: { recorder, store, restored: { conversations: loaded.conversations, jobs: loaded.jobs } },
+          journal: { recorder, store, restored: { conversations: loaded.conversations, jobs: loaded.jobs, ...(loaded.plan ? { plan: loaded.plan } : {}) } },
           restored: loaded,
           channel: loaded.header.channel as SessionScope["channel"],
         });
@@ -218,6 +218,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           jobs: loaded.jobs.map((j) => ({ job: j.job, agent: j.agent, status: j.status, ...(j.conversation ? { conversation: j.conversation } : {}) })),
           warnings: loaded.warnings,
           ...notices(s),
+          ...(loaded.plan?.length ? { plan: loaded.plan } : {}),
         };
       },
       async "turn.start"(p) {

@@ -4,6 +4,7 @@
 // no model would accept). A torn last record, the trace of a write cut off by a SIGKILL, is skipped with a warning.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { readBoundedBytes, KiB, MiB } from "../fs/safe-read";
+import type { PlanItem } from "../plan/plan";
 import { FORMAT_VERSION, SessionHeader, SessionRecord, type StoredConversation, type StoredJob, type TurnStatus } from "./records";
 
 /** The most a session file may hold; a larger one is refused, never read in part. */
@@ -45,6 +46,8 @@ export interface LoadedSession {
   conversations: StoredConversation[];
   /** Finished jobs, and jobs still running when the process died (status `interrupted`). */
   jobs: StoredJob[];
+  /** The model's last task list (the plan tool), if it made one. */
+  plan?: PlanItem[];
   warnings: string[];
   lastActivity: number;
   /** Bytes up to the end of the last complete record; a torn tail lies beyond. */
@@ -187,6 +190,9 @@ export function parseSession(bytes: Buffer, file: string): LoadedSession {
         break;
       case "job_started":
         if (!jobs.has(r.job)) jobs.set(r.job, { job: r.job, agent: r.agent, conversation: r.conversation, status: "interrupted", started_at: r.at });
+        break;
+      case "plan":
+        loaded.plan = r.items;
         break;
       case "job_finished": {
         const { type: _t, at: _a, ...job } = r;

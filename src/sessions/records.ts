@@ -6,6 +6,7 @@
 // new session (a nested SCV child's, say) should not spend start-up building them.
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
+import { PLAN_STATUSES } from "../plan/plan";
 
 export const FORMAT_VERSION = 1;
 
@@ -82,6 +83,8 @@ export const SessionRecord = lazySchema((z) => z.discriminatedUnion("type", [
   z.object({ type: z.literal("conversation_ended"), at, handle: z.string() }),
   z.object({ type: z.literal("job_started"), at, job: z.string(), agent: z.string(), conversation: z.string().optional() }),
   z.object({ type: z.literal("job_finished"), at, ...StoredJob.shape }),
+  /** The model's task list replaced (the plan tool); the last one is the session's plan. */
+  z.object({ type: z.literal("plan"), at, items: z.array(z.object({ text: z.string(), status: z.enum(PLAN_STATUSES) })) }),
 ]));
 export type SessionRecord = z.infer<typeof SessionRecord>;
 

@@ -16,6 +16,7 @@ import { createMemoryTool, memorySaveStep } from "./memory";
 import { createEditTool } from "./edit";
 import { createGlobTool } from "./glob";
 import { createGrepTool } from "./grep";
+import { createPlanTool } from "./plan";
 import { createReadTool } from "./read";
 import { createReadSkillTool, skillsPromptSections } from "./read_skill";
 import { createSessionSearchTool } from "./session_search";
@@ -36,6 +37,7 @@ const FACTORIES: ToolFactory[] = [
   createEditTool,
   createGrepTool,
   createGlobTool,
+  createPlanTool,
   createBashTool,
   createWebFetchTool,
   createWebSearchTool,

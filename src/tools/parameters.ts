@@ -11,6 +11,7 @@ import { MemoryArgs } from "./memory";
 import { EditArgs } from "./edit";
 import { GlobArgs } from "./glob";
 import { GrepArgs } from "./grep";
+import { PlanArgs } from "./plan";
 import { ReadArgs } from "./read";
 import { ReadSkillArgs } from "./read_skill";
 import { SessionSearchArgs } from "./session_search";
@@ -27,6 +28,7 @@ export const PREBUILT_PARAMETERS: Record<string, z.ZodType> = {
   edit: EditArgs,
   grep: GrepArgs,
   glob: GlobArgs,
+  plan: PlanArgs,
   web_fetch: WebFetchArgs,
   agent: AgentArgs,
   read_skill: ReadSkillArgs,

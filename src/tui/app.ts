@@ -162,6 +162,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     contextWindow = started.context_window;
     tools = started.tools ?? [];
     for (const turn of started.turns ?? []) replayTurn(turn);
+    view.plan = started.plan ?? [];
     for (const job of started.jobs ?? []) if (job.status === "interrupted") view.say(`job ${job.job} (agent ${job.agent}) was interrupted when its process ended`, theme.yellow);
     for (const w of [...(started.warnings ?? []), ...(started.notices ?? [])]) view.say(`note: ${w}`, theme.yellow);
     view.say(`${resume ? "resumed" : "session"} ${sessionId} in ${started.workspace} · /help for keys and commands`, theme.dim);

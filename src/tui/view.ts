@@ -6,6 +6,7 @@ import { createMarkdownRenderer, type MarkdownRenderer } from "./markdown";
 import type { Style as Theme } from "../terminal/style";
 import { sanitize, truncate, wrapLine, wrapText } from "./text";
 import { riskInWords } from "../scope";
+import { planLines, planProgress, type PlanItem } from "../plan/plan";
 
 export interface ApprovalCard {
   approvalId: string;
@@ -30,6 +31,9 @@ interface TurnState {
   lastEventAt: number;
 }
 
+/** Plan steps shown at most above the prompt (the first open step and those after it). */
+const PLAN_LINES = 8;
+
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 
@@ -48,6 +52,8 @@ export class ConversationView {
   lastUsage?: { input_tokens: number; output_tokens: number };
   totalTokens = 0;
   private notice?: string;
+  /** The model's task list (plan.updated), shown above the prompt while a step is open. */
+  plan: PlanItem[] = [];
   /** The person asked to cancel the running turn: failures that follow are the cancellation, not errors. */
   cancelling = false;
 
@@ -158,6 +164,9 @@ export class ConversationView {
       case "model.notice":
         this.say(`note: ${p.message}`, this.theme.yellow);
         break;
+      case "plan.updated":
+        this.plan = Array.isArray(p.items) ? p.items : [];
+        break;
       case "session.compacted":
         this.say(`compacted ${p.turns} earlier turns into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`, this.theme.dim);
         break;
@@ -193,6 +202,7 @@ export class ConversationView {
     const w = this.width();
     const out: string[] = [];
     const spin = t.cyan(SPINNER[frame % SPINNER.length]!);
+    out.push(...this.planBlock());
     for (const [callId, r] of this.running) {
       if (this.approval?.callId === callId) continue; // the card below stands for it
       out.push(truncate(`${spin} ${r.label} ${t.dim(elapsed(this.now() - r.startedAt))}`, w));
@@ -207,6 +217,23 @@ export class ConversationView {
     if (this.notice) out.push(t.yellow(truncate(this.notice, w)));
     if (this.approval) out.push(...this.approvalCard(this.approval));
     return out;
+  }
+
+  /** The plan while any step is open: done steps dimmed, the current one bold; long plans keep the open steps. */
+  private planBlock(): string[] {
+    const items = this.plan;
+    if (!items.length || items.every((i) => i.status === "done")) return [];
+    const t = this.theme;
+    const w = this.width();
+    const lines = planLines(items).map((l, i) => {
+      const status = items[i]!.status;
+      const text = truncate(`  ${sanitize(l)}`, w);
+      return status === "done" ? t.dim(text) : status === "in_progress" ? t.bold(text) : text;
+    });
+    const firstOpen = Math.max(0, items.findIndex((i) => i.status !== "done"));
+    const from = Math.max(0, Math.min(firstOpen, lines.length - PLAN_LINES));
+    const shown = lines.slice(from, from + PLAN_LINES);
+    return [t.cyan(truncate(`plan · ${planProgress(items)}`, w)), ...shown];
   }
 
   private approvalCard(a: ApprovalCard): string[] {

@@ -1,5 +1,5 @@
 // Conversations: one SCV session per chat conversation, one turn at a time, queued messages in order, the
-// `/new`, `/stop` and `/jobs` commands, background reports as unprompted messages, and every reply through
+// `/new`, `/stop`, `/jobs` and `/plan` commands, background reports as unprompted messages, and every reply through
 // the outbox. The owner's direct chat gets tools and auto_approve; anyone else a tool-free session.
 import { userHome } from "../../user-home";
 import { join } from "node:path";
@@ -16,6 +16,7 @@ import { failedMessageNotice, filesNotSentNotice, interruptedNotice, jobsListing
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { storedWorkspace } from "../../sessions/workspace";
+import { currentPlan, planText } from "../../plan/plan";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
 
 export interface ChannelRuntime {
@@ -145,9 +146,9 @@ export class Conversations {
     });
     this.opts.outbox.release(channel.key, message.conversation);
     const command = message.text.trim().toLowerCase();
-    if (command === "/stop" || command === "/jobs") {
+    if (command === "/stop" || command === "/jobs" || command === "/plan") {
       channel.inbound.remove(record);
-      void (command === "/stop" ? this.stop(conv, record) : this.jobs(conv, record));
+      void (command === "/stop" ? this.stop(conv, record) : command === "/jobs" ? this.jobs(conv, record) : this.plan(conv, record));
       return;
     }
     if (command === "/memory") {
@@ -328,6 +329,10 @@ export class Conversations {
   /** Where chat sessions run. */
   private chatWorkspace(): string {
     return this.opts.config.channels.workspace ?? userHome(this.opts.env);
+  /** The model's task list, asked for with /plan (a session closed while idle is resumed to read it). */
+  private async plan(conv: Conversation, record: QueuedInbound) {
+    const session = conv.session ?? (this.storedSessionId(conv) ? await this.openSession(conv).catch(() => undefined) : undefined);
+    this.reply(conv, record, planText(session ? currentPlan(session.scope.services) : undefined), []);
   }
 
   private jobs(conv: Conversation, record: QueuedInbound) {
