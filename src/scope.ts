@@ -55,6 +55,8 @@ export interface SessionScope {
   decideUnattended(risk: ToolRisk, about?: { tool: string; summary: string; job?: string }): { approved: boolean; reason: string };
   /** The session's durable record, when the server keeps sessions (src/sessions). */
   journal?: SessionJournal;
+  /** Whether the session's model takes images (read of a PNG, attached photos), and why; absent: it does not. */
+  images?: { accepted: boolean; reason: string };
   /** Sends a notification to the session's client (services that report between turns, such as jobs). */
   notify?<M extends NotificationMethod>(method: M, params: NotificationParams<M>): void;
 }

@@ -31,6 +31,8 @@ export const ProviderProfile = lazySchema((z) => z.strictObject({
   // Tokens; unset means the known size of the model's family (src/provider/models.ts), else 128000.
   context_window: z.number().int("must be a whole number").min(1024, "must be at least 1024").max(100_000_000).optional(),
   compact_at: z.number().gt(0, "must be greater than 0").max(1, "must be at most 1").default(0.8),
+  // Whether the model takes images; unset means what SCV knows of the model's family (src/provider/models.ts).
+  images: z.boolean({ error: "must be true or false" }).optional(),
   headers: z.record(z.string(), z.string()).default({}),
   // Proxy variables in the environment are ignored; a profile that needs a proxy names it here.
   proxy: z.url({ protocol: /^https?$/ }).optional(),

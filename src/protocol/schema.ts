@@ -106,8 +106,12 @@ export const requests = {
   },
   "turn.start": {
     description:
-      "Queues a user prompt. Returns at once; the turn's events follow as notifications. A prompt sent while a turn runs waits for it.",
-    params: lazySchema((z) => z.strictObject({ session_id: SessionId, prompt: z.string().min(1, "prompt must not be empty") })),
+      "Queues a user prompt. Returns at once; the turn's events follow as notifications. A prompt sent while a turn runs waits for it. `images` attaches image files (PNG, JPEG, GIF, WebP; absolute paths the server can read) for a model that takes images; the session keeps the paths, not the bytes, and a session whose model does not take images refuses them with the reason.",
+    params: lazySchema((z) => z.strictObject({
+      session_id: SessionId,
+      prompt: z.string().min(1, "prompt must not be empty"),
+      images: z.array(z.string().min(1)).max(16, "at most 16 images per prompt").optional(),
+    })),
     result: lazySchema((z) => z.object({ turn_id: TurnId, queued: z.boolean() })),
   },
   "turn.cancel": {

@@ -3,7 +3,8 @@
 import { itemsJsonWriter, cutShort, parseJson, withRawField, type WireAdapter, type WireItem } from "./adapter";
 import { classifyErrorBody } from "./errors";
 import type { SseEvent } from "./sse";
-import { summaryMessage } from "./summary";
+import { imagesIntro, summaryMessage } from "./summary";
+import { type ImageRef, preparedImage } from "./images";
 import type { HistoryItem, ModelRequest, ToolCallRequest, Usage } from "./types";
 import { ChatChunk, ChatCompletion, type ChatMessage, type ChatRequest } from "./wire";
 
@@ -11,7 +12,9 @@ import { ChatChunk, ChatCompletion, type ChatMessage, type ChatRequest } from ".
 function chatMessages(item: HistoryItem): ChatMessage[] {
   switch (item.role) {
     case "user":
-      return [{ role: "user", content: item.content }];
+      return [item.images?.length ? { role: "user", content: [{ type: "text", text: item.content }, ...imageParts(item.images)] } : { role: "user", content: item.content }];
+    case "images":
+      return [{ role: "user", content: [{ type: "text", text: imagesIntro(item.about) }, ...imageParts(item.images)] }];
     case "summary":
       return [{ role: "user", content: summaryMessage(item.content) }];
     case "reasoning":
@@ -30,6 +33,16 @@ function chatMessages(item: HistoryItem): ChatMessage[] {
       ];
     }
   }
+}
+
+type UserPart = Extract<ChatMessage, { content: unknown[] }>["content"][number];
+
+/** Each image as an image_url part (a data URL), or as a text part saying why it is missing. */
+function imageParts(images: ImageRef[]): UserPart[] {
+  return images.map((ref) => {
+    const ready = preparedImage(ref);
+    return "url" in ready ? { type: "image_url", image_url: { url: ready.url } } : { type: "text", text: `[${ready.missing}]` };
+  });
 }
 
 const messageJson = itemsJsonWriter(chatMessages);

@@ -4,7 +4,8 @@ import type { z } from "zod";
 import { itemsJsonWriter, cutShort, parseJson, withRawField, type WireAdapter, type WireItem } from "./adapter";
 import { classifyErrorBody, failureOf } from "./errors";
 import type { SseEvent } from "./sse";
-import { summaryMessage } from "./summary";
+import { imagesIntro, summaryMessage } from "./summary";
+import { type ImageRef, preparedImage } from "./images";
 import type { HistoryItem, ModelRequest, Usage } from "./types";
 import {
   ErrorBody,
@@ -23,7 +24,9 @@ import {
 function inputItems(item: HistoryItem): ResponsesInputItem[] {
   switch (item.role) {
     case "user":
-      return [{ type: "message", role: "user", content: [{ type: "input_text", text: item.content }] }];
+      return [{ type: "message", role: "user", content: [{ type: "input_text", text: item.content }, ...imageParts(item.images)] }];
+    case "images":
+      return [{ type: "message", role: "user", content: [{ type: "input_text", text: imagesIntro(item.about) }, ...imageParts(item.images)] }];
     case "summary":
       return [{ type: "message", role: "user", content: [{ type: "input_text", text: summaryMessage(item.content) }] }];
     case "assistant": {
@@ -44,6 +47,16 @@ function inputItems(item: HistoryItem): ResponsesInputItem[] {
     case "tool":
       return [{ type: "function_call_output", call_id: item.callId, output: item.output }];
   }
+}
+
+type ContentPart = Extract<ResponsesInputItem, { type: "message" }>["content"][number];
+
+/** Each image as an input_image part, or as a text part saying why it is missing. */
+function imageParts(images: ImageRef[] | undefined): ContentPart[] {
+  return (images ?? []).map((ref) => {
+    const ready = preparedImage(ref);
+    return "url" in ready ? { type: "input_image", image_url: ready.url, detail: "auto" } : { type: "input_text", text: `[${ready.missing}]` };
+  });
 }
 
 const itemJson = itemsJsonWriter(inputItems);

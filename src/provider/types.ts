@@ -1,5 +1,6 @@
 // The neutral model interface the turn loop uses; each wire API (Responses, Chat) adapts to it.
 import type { REASONING_EFFORTS, REASONING_SUMMARIES } from "../config/schema";
+import type { ImageRef } from "./images";
 
 export interface ToolCallRequest {
   /** The provider's call id (Responses `call_id`, Chat `tool_calls[].id`). */
@@ -25,12 +26,15 @@ export interface ReasoningItem {
  * by identity); compaction replaces older items with one `summary` item (src/server/compaction.ts).
  */
 export type HistoryItem =
-  | { role: "user"; content: string }
+  /** A prompt; `images` are files the person attached (references, read when a request is made). */
+  | { role: "user"; content: string; images?: ImageRef[] }
   | { role: "assistant"; content: string; toolCalls?: ToolCallRequest[] }
   | { role: "tool"; callId: string; name: string; output: string }
   | ReasoningItem
   /** The model's summary of the turns compaction replaced; sent as a user message. */
-  | { role: "summary"; content: string; turns: number };
+  | { role: "summary"; content: string; turns: number }
+  /** Images tools returned (read of a PNG), after the step's tool results; sent as a user message. */
+  | { role: "images"; about: string; images: ImageRef[] };
 
 export interface ToolSpec {
   name: string;

@@ -27,6 +27,7 @@ export const ResponsesInputItem = lazySchema((z) => z.union([
     content: z.array(
       z.union([
         z.strictObject({ type: z.literal("input_text"), text: z.string() }),
+        z.strictObject({ type: z.literal("input_image"), image_url: z.string(), detail: z.literal("auto") }),
         z.strictObject({ type: z.literal("output_text"), text: z.string(), annotations: z.array(z.unknown()) }),
       ]),
     ),
@@ -142,6 +143,15 @@ export const ChatToolCall = lazySchema((z) => z.strictObject({
 
 export const ChatMessage = lazySchema((z) => z.union([
   z.strictObject({ role: z.enum(["system", "developer", "user"]), content: z.string() }),
+  z.strictObject({
+    role: z.literal("user"),
+    content: z.array(
+      z.union([
+        z.strictObject({ type: z.literal("text"), text: z.string() }),
+        z.strictObject({ type: z.literal("image_url"), image_url: z.strictObject({ url: z.string() }) }),
+      ]),
+    ),
+  }),
   z.strictObject({ role: z.literal("assistant"), content: z.string().nullable(), tool_calls: z.array(ChatToolCall).min(1).optional() }),
   z.strictObject({ role: z.literal("tool"), tool_call_id: z.string().min(1), content: z.string() }),
 ]));

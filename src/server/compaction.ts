@@ -4,6 +4,7 @@
 // context_length_exceeded, `compactHistory` has the model summarise the older part of the session and
 // replaces it with that summary; the most recent turns stay verbatim. It is the only place that replaces
 // history items; everything else only appends.
+import { describeImage, type ImageRef } from "../provider/images";
 import type { HistoryItem, ModelClient, ModelFailure, ToolCallRequest, Usage } from "../provider/types";
 
 export type SummaryItem = Extract<HistoryItem, { role: "summary" }>;
@@ -205,7 +206,10 @@ function transcriptOf(items: readonly HistoryItem[], maxChars: number): string {
         entries.push(`Earlier summary (covering ${item.turns} turns):\n${item.content}`);
         break;
       case "user":
-        entries.push(`User: ${headAndTail(item.content, LIMITS.message, "cut for the summary")}`);
+        entries.push(`User: ${headAndTail(item.content, LIMITS.message, "cut for the summary")}${imagesNote(item.images)}`);
+        break;
+      case "images":
+        entries.push(`Images returned by ${item.about}:${imagesNote(item.images)}`);
         break;
       case "assistant":
         if (item.content) entries.push(`SCV: ${headAndTail(item.content, LIMITS.message, "cut for the summary")}`);
@@ -228,6 +232,10 @@ function transcriptOf(items: readonly HistoryItem[], maxChars: number): string {
   }
   if (dropped) entries.splice(keepFirst, 0, `[${dropped} older transcript entries were left out to fit]`);
   return headAndTail(entries.join("\n\n"), maxChars, "cut to fit the summary request");
+}
+
+function imagesNote(images: ImageRef[] | undefined): string {
+  return images?.length ? ` [images: ${images.map(describeImage).join(", ")}]` : "";
 }
 
 function callLine(call: ToolCallRequest): string {

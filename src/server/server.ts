@@ -2,14 +2,15 @@
 // in-process client (`scv exec`, the TUI, the chat bridge) both feed it lines and receive its messages.
 import { sha256Hex } from "../digest";
 import { realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { ConfigError, loadConfig, resolveApiKey, scvHome } from "../config/load";
 import { createRpcEndpoint, RpcError, type RpcEndpoint } from "../protocol/rpc";
 import { ERROR_CODES, PROTOCOL_VERSION, type RequestResult } from "../protocol/schema";
 import type { Config } from "../config/schema";
 import { type LoadedSession, type SessionJournal, type SessionStore, SessionStoreError } from "../sessions/index";
 import { createModelClient } from "../provider/client";
-import { contextWindowFor } from "../provider/models";
+import { imageRef, type ImageRef } from "../provider/images";
+import { contextWindowFor, imageSupportFor } from "../provider/models";
 import type { ModelClient, ReasoningEffort } from "../provider/types";
 import type { SessionScope } from "../scope";
 import { buildTools, preCompactionStep } from "../tools/index";
@@ -110,6 +111,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         owner: isOwnerSession(depth, o.channel),
         version: VERSION,
         services: { ...(opts.services?.() ?? {}) },
+        images: imageSupportFor(o.modelName, o.profileName, profile.images),
         ...(o.journal ? { journal: o.journal } : {}),
         ...(o.channel ? { channel: o.channel } : {}),
       },
@@ -223,7 +225,9 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
       },
       async "turn.start"(p) {
         requireInit();
-        const { turnId, queued } = session(p.session_id).startTurn(p.prompt);
+        const s = session(p.session_id);
+        const images = attachedImages(s, p.images);
+        const { turnId, queued } = s.startTurn(p.prompt, images);
         return { turn_id: turnId, queued };
       },
       async "turn.cancel"(p) {
@@ -333,4 +337,20 @@ export function missingKeyMessage(profileName: string, keyEnv: string | undefine
     ? `set ${keyEnv} in the environment (the profile's api_key_env), or set api_key ${where}`
     : `the profile names no key: add api_key_env = "OPENAI_API_KEY" (or api_key = "...") ${where}`;
   return `no API key for provider "${profileName}": ${setKey}; to use any OpenAI-compatible endpoint instead, set its base_url there`;
+}
+
+/** Images a client attached to a prompt, checked before the turn is queued: a refusal says what to change. */
+function attachedImages(s: Session, paths: string[] | undefined): ImageRef[] | undefined {
+  if (!paths?.length) return undefined;
+  if (!s.scope.images?.accepted) {
+    throw new RpcError(ERROR_CODES.invalid_params, `cannot attach images: ${s.scope.images?.reason ?? "this session's model does not take images"}`);
+  }
+  return paths.map((p) => {
+    if (!isAbsolute(p)) throw new RpcError(ERROR_CODES.invalid_params, `image path ${JSON.stringify(p)} must be absolute`);
+    try {
+      return imageRef(p);
+    } catch (e) {
+      throw new RpcError(ERROR_CODES.invalid_params, (e as Error).message);
+    }
+  });
 }

@@ -3,6 +3,7 @@
 import { randomHex } from "../digest";
 import { createApprovalGate, type ApprovalGate, type ApprovalRequest } from "../approval/gate";
 import type { Origin } from "../protocol/schema";
+import type { ImageRef } from "../provider/images";
 import { type HistoryItem, type ModelClient, type ReasoningOptions, zeroUsage } from "../provider/types";
 import type { LoadedSession } from "../sessions/index";
 import { handleNumber } from "../sessions/load";
@@ -16,6 +17,7 @@ interface QueuedTurn {
   turnId: string;
   prompt: string;
   origin: Origin;
+  images?: ImageRef[];
 }
 
 export interface SessionOptions {
@@ -116,10 +118,10 @@ export class Session {
     return this.context.window;
   }
 
-  startTurn(prompt: string): { turnId: string; queued: boolean } {
+  startTurn(prompt: string, images?: ImageRef[]): { turnId: string; queued: boolean } {
     const turnId = this.nextTurnId();
     const queued = !!this.running || this.queue.length > 0;
-    const turn: QueuedTurn = { turnId, prompt, origin: { kind: "user" } };
+    const turn: QueuedTurn = { turnId, prompt, origin: { kind: "user" }, ...(images?.length ? { images } : {}) };
     this.recordTurn(turn);
     this.queue.push(turn);
     this.pump();
@@ -329,6 +331,7 @@ export class Session {
         turn.turnId,
         turn.prompt,
         signal,
+        turn.images,
       );
     } catch (e) {
       // The loop is written not to throw; if it does, the turn still ends with a reason.

@@ -3,6 +3,7 @@
 import type { ApprovalGate } from "../approval/gate";
 import type { NotificationMethod, NotificationParams } from "../protocol/schema";
 import { withSources } from "../provider/citations";
+import { type ImageRef, prepareImages } from "../provider/images";
 import { type HistoryItem, type ModelClient, type ModelFailure, type ReasoningOptions, type ToolCallRequest, type ToolSpec, type Usage, zeroUsage } from "../provider/types";
 import {
   type CompactionReason,
@@ -68,10 +69,10 @@ interface StepResult {
   items: HistoryItem[];
 }
 
-export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, signal: AbortSignal): Promise<TurnOutcome> {
+export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, signal: AbortSignal, images?: ImageRef[]): Promise<TurnOutcome> {
   const { scope, history, context } = deps;
   const usage = zeroUsage();
-  const userItem: HistoryItem = { role: "user", content: prompt };
+  const userItem: HistoryItem = { role: "user", content: prompt, ...(images?.length ? { images } : {}) };
   history.push(userItem);
   const specs = deps.tools.list().map(toolSpec);
   let fixedTokens = estimateTextTokens(deps.systemPrompt() + JSON.stringify(specs));
@@ -136,11 +137,15 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
       }
       return { status: "completed", reply, usage, ...flags };
     }
+    const returned: { about: string; images: ImageRef[] }[] = [];
     for (const call of calls) {
       // Every call the model made gets a result, so the history stays valid for the next request.
       const result = signal.aborted ? failure("cancelled before it ran") : await runToolCall(deps, turnId, call, signal);
       history.push({ role: "tool", callId: call.id, name: call.name, output: result.output });
+      if (result.images?.length) returned.push({ about: `${call.name} [${call.id}]`, images: result.images });
     }
+    // After all of the step's results: Chat requires the tool messages to follow their call unbroken.
+    if (returned.length) history.push({ role: "images", about: returned.map((r) => r.about).join(", "), images: returned.flatMap((r) => r.images) });
   }
   return {
     status: "failed",
@@ -200,6 +205,7 @@ async function modelStep(deps: TurnDeps, req: { turnId: string; turnStart: numbe
     segment = { content: "", toolCalls: [] };
   };
   const view = requestView(history, turnStart);
+  await prepareImages(imagesIn(view));
   for await (const ev of deps.model.stream({
     system: deps.systemPrompt(),
     history: view,
@@ -253,6 +259,10 @@ async function modelStep(deps: TurnDeps, req: { turnId: string; turnStart: numbe
   }
   close();
   return out;
+}
+
+function* imagesIn(items: readonly HistoryItem[]): Generator<ImageRef> {
+  for (const item of items) if ((item.role === "user" || item.role === "images") && item.images) yield* item.images;
 }
 
 function addUsage(total: Usage, more: Usage) {

@@ -8,6 +8,7 @@ import { ToolError } from "../errors";
 import { type SessionScope, type ToolRisk } from "../scope";
 import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./tool";
 import { assertOpenedInside, displayPath as display, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "../fs/workspace-paths";
+import { imageRef, type ImageRef, sniffImage } from "../provider/images";
 
 export const ReadArgs = lazySchema((z) => z.strictObject({
   path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
@@ -32,11 +33,14 @@ export function createReadTool(_scope: SessionScope): Tool {
     description:
       "Read a UTF-8 text file in the workspace. offset and limit are in bytes. The first line of the result says " +
       "which bytes were returned, the file's total length, and whether more follows (then read again from the " +
-      "given offset). When the whole file is returned it also gives its sha256, for write's expected_sha256.",
+      "given offset). When the whole file is returned it also gives its sha256, for write's expected_sha256. " +
+      "A PNG, JPEG, GIF or WebP file is shown to you as an image when your model takes images.",
     parameters: ReadArgs,
     risk: (args, ctx) => readRisk(args, ctx),
     summary: (args, ctx) => {
       const plan = planRead(args, ctx);
+      const image = imageTypeOf(plan.real);
+      if (image) return `read ${display(args.path)} (${image} image, ${plan.total} bytes)`;
       return `read ${display(args.path)} (bytes ${plan.start}-${plan.end})`;
     },
     execute: (args, ctx) => readFile(args, ctx),
@@ -100,6 +104,10 @@ async function readFile(args: ReadArgs, ctx: ToolCallContext): Promise<ToolResul
     assertOpenedInside(fh.fd, ctx.workspace, args.path);
     const st = await fh.stat();
     refuseNonRegular(st, args.path);
+    const head = Buffer.alloc(16);
+    await fh.read(head, 0, 16, 0);
+    const image = sniffImage(head);
+    if (image) return readImage(args.path, real, image, ctx);
     const plan = rangeFor(args, ctx, real, st.size);
     // Up to 3 bytes before the range let an error name where a split character begins.
     const before = Math.min(3, plan.start);
@@ -119,6 +127,42 @@ async function readFile(args: ReadArgs, ctx: ToolCallContext): Promise<ToolResul
     };
   } finally {
     await fh.close();
+  }
+}
+
+/** An image file goes to a model that takes images as an image; otherwise the refusal says why and what to change. */
+function readImage(requested: string, real: string, mime: string, ctx: ToolCallContext): ToolResult {
+  if (!ctx.images?.accepted) {
+    throw new ToolError(`${display(requested)} is an image (${mime}), which read cannot show as text: ${ctx.images?.reason ?? "this session's model does not take images"}`);
+  }
+  let ref: ImageRef;
+  try {
+    ref = imageRef(real);
+  } catch (e) {
+    throw new ToolError((e as Error).message.replace(JSON.stringify(real), display(requested)));
+  }
+  return {
+    ok: true,
+    output: `[read ${display(requested)}: ${mime} image, ${ref.bytes} bytes; the image follows the tool results]`,
+    event: { path: requested, image: mime, total: ref.bytes },
+    display: `${mime} image`,
+    images: [ref],
+  };
+}
+
+/** The image type of a file from its first bytes, or undefined (also when it cannot be read). */
+function imageTypeOf(real: string): string | undefined {
+  try {
+    const fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    try {
+      const head = Buffer.alloc(16);
+      fs.readSync(fd, head, 0, 16, 0);
+      return sniffImage(head);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined;
   }
 }
 

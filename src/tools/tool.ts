@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import { lazySchema, zod } from "../lazy-schema";
 import { redactSecrets } from "../text/redact";
+import type { ImageRef } from "../provider/images";
 import { ToolError } from "../errors";
 import type { SessionScope, ToolRisk } from "../scope";
 import { ellipsize, limitText } from "../text/cut";
@@ -31,6 +32,8 @@ export interface ToolResult {
   event?: Record<string, unknown>;
   /** How the outcome reads to a person, shown after the call's label: `exit 0, 1.2 s`, `+12 -3 lines`. */
   display?: string;
+  /** Images for the model (references to files), sent after the step's tool results. */
+  images?: ImageRef[];
 }
 
 export type Assessment<A> =
