@@ -16,6 +16,18 @@ async function readPrompt(arg: string): Promise<string> {
   return (await new Response(Bun.stdin.stream()).text()).trim();
 }
 
+/** Every value of an option given more than once (`-i a.png --image b.png --image=c.png`), before any `--`. */
+function repeatedOption(words: string[], long: string, short: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === "--") break;
+    if (w === long || w === short) values.push(words[++i]!);
+    else if (w.startsWith(`${long}=`)) values.push(w.slice(long.length + 1));
+  }
+  return values;
+}
+
 /** The newest session of the workspace at `cwd`, for --continue; exits with advice when there is none. */
 function newestSessionOf(sessions: SessionStore, cwd: string): string {
   const workspace = storedWorkspace(cwd); // session.start reports a missing directory
@@ -51,8 +63,9 @@ export default defineCommand({
     resume: { type: "string", valueHint: "ID", description: "continue the stored session ID (see scv sessions list) with its full history" },
     continue: { type: "boolean", description: "continue the newest session of this workspace" },
     effort: { type: "string", valueHint: "EFFORT", description: `reasoning effort for this run: ${REASONING_EFFORTS.join(", ")}` },
+    image: { type: "string", alias: "i", valueHint: "FILE", description: "attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeatable" },
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { requestSubreaper }, { askApproval }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
       await Promise.all([
         import("../config/load"),
@@ -210,6 +223,8 @@ export default defineCommand({
       if (resumeId) reportResumed(started);
       for (const n of started.notices ?? []) process.stderr.write(`scv exec: note: ${n}\n`);
       mainTurn = (await client.request("turn.start", { session_id: sessionId, prompt })).turn_id;
+      const images = repeatedOption(rawArgs, "--image", "-i").map((f) => resolvePath(cwd, f));
+      mainTurn = (await client.request("turn.start", { session_id: sessionId, prompt, ...(images.length ? { images } : {}) })).turn_id;
     } catch (e) {
       process.stderr.write(`scv exec: ${(e as Error).message}\n`);
       await client.closeAll();

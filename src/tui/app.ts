@@ -2,6 +2,7 @@
 // on an in-process server as `scv exec` uses. The prompt is drawn before the server modules load, so the
 // screen answers at once; rendering runs on a frame timer, decoupled from the model stream, so typing never
 // waits for a slow model.
+import { statSync } from "node:fs";
 import { completions, parseSlash, SLASH_COMMANDS } from "./commands";
 import { PromptEditor } from "./editor";
 import { SessionPicker } from "./picker";
@@ -280,7 +281,17 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       return;
     }
     try {
-      const r = await client!.request("turn.start", { session_id: sessionId, prompt: text });
+      const images = imagePathsIn(text, opts.cwd, opts.env.HOME);
+      let r: { queued: boolean };
+      try {
+        r = await client!.request("turn.start", { session_id: sessionId, prompt: text, ...(images.length ? { images } : {}) });
+        if (images.length) view.say(`attached ${images.length === 1 ? "image" : `${images.length} images`}: ${images.map((p) => p.split("/").pop()).join(", ")}`, theme.dim);
+      } catch (e) {
+        if (!images.length) throw e;
+        // The prompt still goes: only the image stays behind, and the person is told why.
+        view.say(`image not attached: ${(e as Error).message}`, theme.yellow);
+        r = await client!.request("turn.start", { session_id: sessionId, prompt: text });
+      }
       if (r.queued) view.say(`queued: ${truncate(text.split("\n")[0]!, 60)}`, theme.dim);
     } catch (e) {
       view.say(`could not send: ${(e as Error).message}`, theme.red);
@@ -319,4 +330,25 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     resolveExit(code);
     return exited;
   }
+}
+
+/**
+ * Image files named in a prompt, as a terminal pastes a dragged file: a path (absolute, ~/…, or relative to the
+ * workspace) ending .png/.jpg/.jpeg/.gif/.webp, maybe quoted or with backslash-escaped spaces, that exists.
+ */
+export function imagePathsIn(text: string, cwd: string, home: string | undefined): string[] {
+  const found: string[] = [];
+  const words = text.match(/'[^'\n]+'|"[^"\n]+"|(?:\\ |\S)+/g) ?? [];
+  for (const word of words) {
+    let p = word.replace(/^(['"])(.*)\1$/, "$2").replace(/\\ /g, " ");
+    if (!/\.(png|jpe?g|gif|webp)$/i.test(p)) continue;
+    if (p.startsWith("~/") && home) p = `${home}${p.slice(1)}`;
+    const abs = p.startsWith("/") ? p : `${cwd}/${p}`;
+    try {
+      if (statSync(abs).isFile() && !found.includes(abs)) found.push(abs);
+    } catch {
+      // not a file: just words
+    }
+  }
+  return found;
 }

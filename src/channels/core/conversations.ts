@@ -13,6 +13,7 @@ import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
 import { failedMessageNotice, filesNotSentNotice, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
+import { failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { storedWorkspace } from "../../sessions/workspace";
@@ -215,7 +216,8 @@ export class Conversations {
     conv.channel.inbound.update(record); // from here a restart reports it instead of running it again
     conv.running = { record, sessionId: session.id };
     try {
-      const { end, attachments } = await this.sessions.runTurn(session.id, promptFor(record));
+      const { images, notes } = inboundImages(record, session);
+      const { end, attachments } = await this.sessions.runTurn(session.id, promptFor(record, notes), images);
       // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
       if (this.closing && end.status === "cancelled") return;
       this.reply(conv, record, replyText(end), attachments);

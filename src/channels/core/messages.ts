@@ -4,6 +4,7 @@ import type { JobManager } from "../../agents/jobs";
 import type { Session } from "../../server/session";
 import { ellipsize } from "../../text/cut";
 import type { QueuedInbound } from "./inbound";
+import { ImageError, imageRef } from "../../provider/images";
 
 export interface TurnEnd {
   status: "completed" | "failed" | "cancelled";
@@ -20,13 +21,37 @@ export function replyId(record: QueuedInbound): string {
   return `r-${record.seq}`;
 }
 
-export function promptFor(record: QueuedInbound): string {
+/**
+ * The saved files of a message that go to the model as images: those that are images within the limits, when the
+ * session's model takes images. The prompt names every file either way (promptFor); `notes` say why an image is
+ * not shown, so the model can tell the person.
+ */
+export function inboundImages(record: QueuedInbound, session: Session): { images: string[]; notes: string[] } {
+  const images: string[] = [];
+  const notes: string[] = [];
+  for (const f of record.files) {
+    if (!f.path) continue;
+    let ref;
+    try {
+      ref = imageRef(f.path);
+    } catch (e) {
+      if (e instanceof ImageError && !/not a PNG, JPEG, GIF or WebP/.test(e.message)) notes.push(`[image ${f.name} is not shown to you: ${e.message}]`);
+      continue;
+    }
+    if (session.scope.images?.accepted) images.push(ref.path);
+    else notes.push(`[image ${f.name} is not shown to you: ${session.scope.images?.reason ?? "this model does not take images"}]`);
+  }
+  return { images, notes };
+}
+
+export function promptFor(record: QueuedInbound, notes: string[] = []): string {
   const parts = [record.text];
   if (record.quote) parts.push(`[quoting: ${record.quote}]`);
   if (record.transcript) parts.push(`[voice message transcript: ${record.transcript}]`);
   for (const f of record.files) {
     parts.push(f.path ? `[file from the user: ${f.path}]` : `[file ${f.name} could not be saved: ${f.reason ?? "unknown reason"}]`);
   }
+  parts.push(...notes);
   return parts.filter(Boolean).join("\n") || "(an empty message)";
 }
 

@@ -85,8 +85,8 @@ export class SessionLink {
   }
 
   /** Runs one user turn to its end (queued behind a running one, as any client's prompt). */
-  async runTurn(sessionId: string, prompt: string): Promise<TurnResult> {
-    const { turn_id } = await this.client.request<{ turn_id: string }>("turn.start", { session_id: sessionId, prompt });
+  async runTurn(sessionId: string, prompt: string, images: string[] = []): Promise<TurnResult> {
+    const { turn_id } = await this.client.request<{ turn_id: string }>("turn.start", { session_id: sessionId, prompt, ...(images.length ? { images } : {}) });
     const key = `${sessionId}/${turn_id}`;
     const end = this.endedEarly.get(key) ?? (await new Promise<TurnEnd>((resolve) => this.waiters.set(key, resolve)));
     this.endedEarly.delete(key);
