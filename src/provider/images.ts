@@ -101,7 +101,8 @@ async function dataUrlOf(ref: ImageRef): Promise<string> {
   let bytes: Uint8Array = fs.readFileSync(current.path);
   let mime: ImageType = current.mime;
   if (bytes.length > IMAGE_SEND_MAX_BYTES) {
-    const image = new Bun.Image(bytes).resize(DOWNSCALE_MAX_SIDE, DOWNSCALE_MAX_SIDE, { fit: "inside", withoutEnlargement: true });
+    // maxPixels bounds the decoded size: a small file may claim a huge canvas.
+    const image = new Bun.Image(bytes, { maxPixels: 40_000_000 }).resize(DOWNSCALE_MAX_SIDE, DOWNSCALE_MAX_SIDE, { fit: "inside", withoutEnlargement: true });
     bytes = await image.jpeg({ quality: 85 }).bytes();
     mime = "image/jpeg";
     if (bytes.length > IMAGE_SEND_MAX_BYTES) {
