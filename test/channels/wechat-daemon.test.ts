@@ -9,6 +9,7 @@ import { MORE_WAITING } from "../../src/channels/wechat/sender";
 import { type FakeIlink, startFakeIlink } from "../fake/ilink-server";
 import { fakeModelForFile } from "../fake/binary";
 import { startFakeModel, text, toolCalls } from "../fake/model-server";
+import { makePng } from "../fake/png";
 import { type Bridge, channelStatus, cleanupBridges, killDaemon, makeBridge, startDaemon, waitFor } from "./helpers";
 
 const fake = fakeModelForFile();
@@ -175,6 +176,29 @@ test("an image, a voice message and a video come in; chat_attach sends an image 
   const sentImage = ilink.sent.find((s) => s.item.type === 2)!;
   expect(ilink.uploaded(sentImage.item.image_item.media)).toEqual(png);
   expect(sentImage.item.image_item.mid_size).toBe(Math.ceil((png.length + 1) / 16) * 16);
+}, 60_000);
+
+test("a photo the owner sends reaches the model as an image (images = true); the session keeps the saved file's path", async () => {
+  const b = await wechatBridge();
+  const file = join(b.home, "config.toml");
+  writeFileSync(file, readFileSync(file, "utf8").replace("max_retries = 0\n", "max_retries = 0\nimages = true\n"));
+  logIn(b);
+  fake.queue(text("A gradient."));
+  await startDaemon(b);
+  await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+  const photo = makePng(16, 9);
+  ilink.push([{ type: 2, image_item: { media: ilink.addMedia(photo, "raw").media } }, { type: 1, text_item: { text: "what is this?" } }]);
+  await waitFor(() => texts().length >= 1, 15_000, `the reply; log:\n${b.logText()}`);
+  const user = fake.requests[0]!.body.input.at(-1);
+  expect(user.role).toBe("user");
+  expect(user.content[0].text).toContain("what is this?");
+  expect(user.content[1]).toEqual({ type: "input_image", image_url: `data:image/png;base64,${photo.toString("base64")}`, detail: "auto" });
+  expect(texts()).toEqual(["A gradient."]);
+  const sessionsDir = join(b.home, "state", "sessions");
+  const stored = readdirSync(sessionsDir).filter((n) => n.endsWith(".jsonl")).map((n) => readFileSync(join(sessionsDir, n), "utf8")).join("");
+  const ref = /"images":\[\{"path":"([^"]+)","mime":"image\/png"/.exec(stored);
+  expect(readFileSync(ref![1]!)).toEqual(photo);
+  expect(stored).not.toContain(photo.toString("base64").slice(0, 40));
 }, 60_000);
 
 test("a restart mid-poll loses nothing and repeats nothing, also when the platform replays and redelivers", async () => {
