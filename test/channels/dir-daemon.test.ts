@@ -317,6 +317,25 @@ test("/jobs lists the conversation's background jobs", async () => {
   expect(outMessages(b).find((m) => m.in_reply_to === jobs)!.text).toMatch(/job-1: dsh, running/);
 }, 30_000);
 
+test("/plan shows the owner the model's task list; nothing is sent about it unasked", async () => {
+  const b = makeBridge(fake.url);
+  const items = [
+    { text: "collect the invoices", status: "done" },
+    { text: "total them", status: "in_progress" },
+  ];
+  fake.queue(toolCalls([{ name: "plan", arguments: { items } }]), text("Working on it."));
+  await startDaemon(b);
+  const before = sendMessage(b, { text: "/plan" });
+  await waitFor(() => outMessages(b).some((m) => m.in_reply_to === before), 10_000, "the first /plan answer");
+  expect(outMessages(b).find((m) => m.in_reply_to === before)!.text).toBe("No plan: the model has not made one in this conversation.");
+  sendMessage(b, { text: "do my accounts" });
+  await waitFor(() => outMessages(b).some((m) => m.text === "Working on it."), 15_000, "the turn's reply");
+  expect(outMessages(b).length).toBe(2); // the plan itself went nowhere
+  const asked = sendMessage(b, { text: "/plan" });
+  await waitFor(() => outMessages(b).some((m) => m.in_reply_to === asked), 10_000, "the /plan answer");
+  expect(outMessages(b).find((m) => m.in_reply_to === asked)!.text).toBe("Plan (1/2 done):\n[x] collect the invoices\n[>] total them");
+}, 30_000);
+
 test("scv channels list and status show each channel, its state, queue depths and last error", async () => {
   const b = makeBridge(fake.url);
   const scv = async (...args: string[]) => {

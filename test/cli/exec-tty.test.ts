@@ -191,3 +191,23 @@ describe.skipIf(!HAVE_TMUX)("colour", () => {
     }
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("the plan", () => {
+  test("on a terminal each plan change is shown on stderr", async () => {
+    const items = (status: string) => [
+      { text: "read the logs", status: "done" },
+      { text: "find the cause", status },
+    ];
+    fake.queue(
+      toolCalls([{ name: "plan", arguments: { items: items("in_progress") } }]),
+      toolCalls([{ name: "plan", arguments: { items: items("done") } }]),
+      text("Found it."),
+    );
+    const { term } = scv(["exec", "investigate"]);
+    expect(await term.exitCode()).toBe(0);
+    const screen = term.screen();
+    expect(screen).toContain("Plan (1/2 done):\n[x] read the logs\n[>] find the cause");
+    expect(screen).toContain("Plan (2/2 done):\n[x] read the logs\n[x] find the cause");
+    expect(screen).toContain("Found it.");
+  });
+});
