@@ -164,10 +164,13 @@ test("the first request's tool definitions stay within their byte budget", async
   await runBinary(["exec", "hello"], env, workspace);
   const tools = fake.requests.at(-1)!.body.tools;
   const bytes = Buffer.byteLength(JSON.stringify(tools));
-  // Visible growth: 9.3 KB for 9 tools before edit, grep, glob and plan.
   console.log(`tool definitions: ${tools.length} tools, ${bytes} bytes (${tools.map((t: any) => t.name).join(", ")})`);
   expect(bytes).toBeLessThanOrEqual(TOOL_DEFINITION_BUDGET);
 });
 
-/** Bytes of the first request's `tools` array (a fresh exec session, no agents or search configured). */
-const TOOL_DEFINITION_BUDGET = 13_500;
+/**
+ * Bytes of the first request's `tools` array in a fresh exec session with no agents or search configured: 7,855
+ * when edit (1,191), grep (1,007), glob (593) and plan (630) joined read, write, bash, web_fetch and
+ * session_search. A tool that grows its schema past this budget shows here first.
+ */
+const TOOL_DEFINITION_BUDGET = 8_500;
