@@ -4,14 +4,16 @@
 // matches and is written back CRLF.
 import * as fs from "node:fs";
 import type { z } from "zod";
-import { redactSecrets } from "../agents/redact";
+import { redactSecrets } from "../text/redact";
 import { sha256Hex } from "../digest";
 import { lazySchema } from "../lazy-schema";
 import { writeAtomically } from "./atomic-write";
 import { findUtf8Problem } from "./read";
 import { lineCounts, unifiedDiff } from "./line-diff";
-import { defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext } from "./tool";
-import { assertOpenedInside, displayPath, resolveInWorkspace, WorkspacePath } from "./workspace-paths";
+import { ToolError } from "../errors";
+import type { SessionScope } from "../scope";
+import { defineTool, type Tool, type ToolCallContext } from "./tool";
+import { assertOpenedInside, displayPath, resolveInWorkspace, WorkspacePath } from "../fs/workspace-paths";
 
 const Sha256 = lazySchema((z) => z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hexadecimal digits: the sha256 of the file's current bytes"));
 const Text = lazySchema((z) => z.string().refine((c) => c.isWellFormed(), "must be valid Unicode text (no unpaired surrogate)"));

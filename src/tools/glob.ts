@@ -6,8 +6,10 @@ import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { GREP_TIME_LIMIT_MS } from "./grep";
 import { namedSecretLike, searchStart } from "./search-paths";
-import { defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext, type ToolResult } from "./tool";
-import { displayPath, WorkspacePath } from "./workspace-paths";
+import { ToolError } from "../errors";
+import type { SessionScope } from "../scope";
+import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./tool";
+import { displayPath, WorkspacePath } from "../fs/workspace-paths";
 import { walkWorkspace, type WalkCounts } from "./workspace-walk";
 
 export const GlobArgs = lazySchema((z) => z.strictObject({

@@ -5,8 +5,10 @@
 import * as fs from "node:fs";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
-import { defineTool, ToolError, type SessionScope, type Tool, type ToolCallContext, type ToolResult } from "./tool";
-import { displayPath, WorkspacePath } from "./workspace-paths";
+import { ToolError } from "../errors";
+import type { SessionScope } from "../scope";
+import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./tool";
+import { displayPath, WorkspacePath } from "../fs/workspace-paths";
 import { globFilter, namedSecretLike, searchStart } from "./search-paths";
 import { walkWorkspace, type WalkCounts } from "./workspace-walk";
 

@@ -2,7 +2,8 @@
 // told (`plan.updated`), the session record keeps it, and a resumed session starts from the last one.
 import { lazySchema } from "../lazy-schema";
 import { PLAN_SERVICE, PLAN_STATUSES, planProgress, type PlanItem, type PlanState } from "../plan/plan";
-import { defineTool, type SessionScope, type Tool } from "./tool";
+import type { SessionScope } from "../scope";
+import { defineTool, type Tool } from "./tool";
 
 const MAX_ITEMS = 30;
 

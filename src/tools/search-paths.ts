@@ -2,8 +2,8 @@
 // named a secret-like path (then it needs approval and what lies under it is searched), and the file-name filter.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ToolError } from "./tool";
-import { isSecretLikePath, resolveInWorkspace } from "./workspace-paths";
+import { ToolError } from "../errors";
+import { isSecretLikePath, resolveInWorkspace } from "../fs/workspace-paths";
 
 /** The real path the search starts at (the workspace when no path is given); refuses escapes. */
 export function searchStart(workspace: string, requested: string | undefined): string {

@@ -7,6 +7,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   // Configuration and the concerns that need nothing but it.
   ["config"],
   ["protocol", "provider", "net", "skills", "chatlog", "process", "memory"],
+  ["config", "plan"], // plan: the task-list shape that protocol, sessions and clients share
+  ["protocol", "provider", "net", "skills", "chatlog", "process"],
   ["sessions"],
   // The session contract (types only, from config, protocol and sessions): what every session concern takes.
   ["scope"],
