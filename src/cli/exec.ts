@@ -222,7 +222,6 @@ export default defineCommand({
       sessionId = started.session_id;
       if (resumeId) reportResumed(started);
       for (const n of started.notices ?? []) process.stderr.write(`scv exec: note: ${n}\n`);
-      mainTurn = (await client.request("turn.start", { session_id: sessionId, prompt })).turn_id;
       const images = repeatedOption(rawArgs, "--image", "-i").map((f) => resolvePath(cwd, f));
       mainTurn = (await client.request("turn.start", { session_id: sessionId, prompt, ...(images.length ? { images } : {}) })).turn_id;
     } catch (e) {

@@ -5,10 +5,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["version", "digest", "lazy-schema", "user-home", "errors", "text", "terminal"],
   ["fs"], // the safe reader, private files, workspace path policy
   // Configuration and the concerns that need nothing but it.
-  ["config"],
-  ["protocol", "provider", "net", "skills", "chatlog", "process", "memory"],
   ["config", "plan"], // plan: the task-list shape that protocol, sessions and clients share
-  ["protocol", "provider", "net", "skills", "chatlog", "process"],
+  ["protocol", "provider", "net", "skills", "chatlog", "process", "memory"],
   ["sessions"],
   // The session contract (types only, from config, protocol and sessions): what every session concern takes.
   ["scope"],

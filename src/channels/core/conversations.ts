@@ -1,5 +1,5 @@
 // Conversations: one SCV session per chat conversation, one turn at a time, queued messages in order, the
-// `/new`, `/stop`, `/jobs` and `/plan` commands, background reports as unprompted messages, and every reply through
+// `/new`, `/stop`, `/jobs`, `/memory` and `/plan` commands, background reports as unprompted messages, and every reply through
 // the outbox. The owner's direct chat gets tools and auto_approve; anyone else a tool-free session.
 import { userHome } from "../../user-home";
 import { join } from "node:path";
@@ -12,8 +12,7 @@ import type { Session } from "../../server/session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { failedMessageNotice, filesNotSentNotice, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
-import { failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
+import { failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { storedWorkspace } from "../../sessions/workspace";
@@ -331,6 +330,8 @@ export class Conversations {
   /** Where chat sessions run. */
   private chatWorkspace(): string {
     return this.opts.config.channels.workspace ?? userHome(this.opts.env);
+  }
+
   /** The model's task list, asked for with /plan (a session closed while idle is resumed to read it). */
   private async plan(conv: Conversation, record: QueuedInbound) {
     const session = conv.session ?? (this.storedSessionId(conv) ? await this.openSession(conv).catch(() => undefined) : undefined);
