@@ -8,10 +8,60 @@ import { registeredChecks } from "./checks";
 import { ConfigError, type ConfigInputs, type ConfigText, DEFAULT_PROFILE_NAME, type LoadedConfig } from "./loaded";
 import { AgentConfig, ChannelsConfig, type Config, ConfigFile, type CrossCheck, MemoryConfig, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
 
+/** The schema below wrappers (optional, default, pipes) that decide nothing about keys. */
+function unwrapSchema(schema: unknown): { def?: Record<string, any>; shape?: Record<string, unknown> } | undefined {
+  let s = schema as { _zod?: { def?: Record<string, any> }; shape?: Record<string, unknown> } | undefined;
+  for (let i = 0; i < 16 && s?._zod?.def; i++) {
+    const def = s._zod.def;
+    if (def.type === "object" || def.type === "record") return { def, shape: s.shape };
+    s = def.innerType ?? (def.type === "pipe" ? def.in : undefined);
+  }
+  return undefined;
+}
+
+/** The keys the schema accepts in the table at `path` (tables of names, like providers.<name>, walked through). */
+function knownKeysAt(path: readonly PropertyKey[]): string[] {
+  let node = unwrapSchema(ConfigFile);
+  for (const seg of path) {
+    if (!node) return [];
+    node = node.def?.type === "record" ? unwrapSchema(node.def.valueType) : unwrapSchema(node.shape?.[String(seg)]);
+  }
+  return node?.def?.type === "object" ? Object.keys(node.shape ?? {}) : [];
+}
+
+/** Edits (insert, delete, substitute, swap two neighbours) turning `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The accepted key nearest to `key`, when it is within 2 edits (a typo, not a different word). */
+export function didYouMean(key: string, known: readonly string[]): string | undefined {
+  let best: { key: string; distance: number } | undefined;
+  for (const k of known) {
+    const distance = editDistance(key.toLowerCase(), k.toLowerCase());
+    if (distance <= 2 && (!best || distance < best.distance)) best = { key: k, distance };
+  }
+  return best?.key;
+}
+
 function describeIssue(file: string, issue: z.core.$ZodIssue): string {
   const key = issue.path.map(String).join(".") || "(top level)";
   if (issue.code === "unrecognized_keys") {
-    const keys = issue.keys.map((k) => (key === "(top level)" ? k : `${key}.${k}`));
+    const known = knownKeysAt(issue.path);
+    const keys = issue.keys.map((k) => {
+      const full = key === "(top level)" ? k : `${key}.${k}`;
+      const near = didYouMean(k, known);
+      return near ? `${full} (did you mean \`${near}\`?)` : full;
+    });
     return `${file}: unknown key ${keys.join(", ")}; see docs/configuration.md for the accepted keys`;
   }
   if (issue.code === "invalid_key") {

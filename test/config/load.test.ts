@@ -28,6 +28,13 @@ describe("errors name the file, the key and what is accepted", () => {
     expect(msg).toContain("tools.comand_timeout_seconds");
     expect(msg).toContain("unknown key");
   });
+  test("an unknown key within two edits of an accepted one gets a did-you-mean; others do not", () => {
+    const { env, ws } = setup(`[tools]\ncomand_timeout_seconds = 5\n[providers.x]\nbase_url = "http://127.0.0.1:1/v1"\nmodle = "m"\n[web]\nzzz = 1\n`);
+    const msg = errorOf(() => loadConfig({ cwd: ws, env }));
+    expect(msg).toContain("tools.comand_timeout_seconds (did you mean `command_timeout_seconds`?)");
+    expect(msg).toContain("providers.x.modle (did you mean `model`?)");
+    expect(msg).toMatch(/unknown key web\.zzz; /);
+  });
   test("wrong type", () => {
     const { env, ws } = setup(`[tools]\ncommand_timeout_seconds = "ten"\n`);
     expect(errorOf(() => loadConfig({ cwd: ws, env }))).toMatch(/tools\.command_timeout_seconds: .*number/);
