@@ -1,7 +1,7 @@
 // `scv exec PROMPT`: one turn. The reply goes to stdout, tool calls and approvals to stderr (exec-render.ts);
 // --json prints the protocol notifications as JSONL. Exit status: see exit-codes.ts.
 // The run's modules load inside run(), so `--help` and usage errors answer without loading the server.
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { defineCommand } from "./command";
 import { EXIT_CODES } from "./exit-codes";
@@ -10,6 +10,8 @@ import type { SessionStore } from "../sessions/index";
 import { storedWorkspace } from "../sessions/workspace";
 
 const EXIT = { completed: 0, failed: 1, cancelled: 130, config: 78 } as const;
+/** A completed turn in which calls were denied because nobody could approve them: a script must see it. */
+const EXIT_UNAPPROVED = 4;
 
 async function readPrompt(arg: string): Promise<string> {
   if (arg !== "-") return arg;
@@ -80,6 +82,10 @@ export default defineCommand({
     if (args.provider) env.SCV_PROVIDER = args.provider;
     if (args.model) env.SCV_MODEL = args.model;
     const cwd = args.cwd ?? process.cwd();
+    if (args.cwd !== undefined && !statSync(args.cwd, { throwIfNoEntry: false })?.isDirectory()) {
+      process.stderr.write(`scv exec: -C ${args.cwd}: not a directory; give the workspace directory to run in\n`);
+      process.exit(2);
+    }
     const effort = args.effort as (typeof REASONING_EFFORTS)[number] | undefined;
     if (effort !== undefined && !REASONING_EFFORTS.includes(effort)) {
       process.stderr.write(`scv exec: --effort "${effort}" is not a reasoning effort; use one of: ${REASONING_EFFORTS.join(", ")}\n`);
@@ -166,6 +172,8 @@ export default defineCommand({
       return `nobody can approve here (stdin is not a terminal); ${fix}, or run in a terminal to be asked`;
     }
 
+    // Calls denied because nobody could be asked: counted, so the run's end says so and exits non-zero.
+    let deniedUnattended = 0;
     // Calls the person answered `a` (always) for, by fingerprint: identical calls run unasked for this run.
     const alwaysAllowed = new Set<string>();
     // Questions are asked one at a time; Ctrl-C delivered as a signal ends the one open.
@@ -180,6 +188,7 @@ export default defineCommand({
         return answer(true);
       }
       if (!interactive) {
+        deniedUnattended++;
         render.note(`  not asked, so denied: ${howToAllow()}`);
         return answer(false);
       }
@@ -235,11 +244,16 @@ export default defineCommand({
     const outFile = args["output-last-message"];
     if (outFile) {
       try {
-        writeFileSync(resolvePath(outFile), lastReply);
+        writeFileSync(resolvePath(outFile), lastReply.endsWith("\n") || lastReply === "" ? lastReply : `${lastReply}\n`);
       } catch (e) {
         process.stderr.write(`scv exec: could not write the reply to ${outFile}: ${(e as Error).message}\n`);
         process.exit(EXIT.failed);
       }
+    }
+    if (deniedUnattended > 0 && status === "completed") {
+      const calls = deniedUnattended === 1 ? "1 tool call was" : `${deniedUnattended} tool calls were`;
+      process.stderr.write(`scv exec: ${calls} denied because nobody could approve ${deniedUnattended === 1 ? "it" : "them"}; ${howToAllow()}\n`);
+      process.exit(EXIT_UNAPPROVED);
     }
     process.exit(EXIT[status]);
   },

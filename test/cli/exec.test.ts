@@ -21,13 +21,24 @@ test("--yes runs a write, prints the reply on stdout and progress on stderr, exi
   expect(readFileSync(join(workspace, "a.txt"), "utf8")).toBe("A");
 });
 
-test("without --yes and no terminal, a request is denied with a message saying how to allow it", async () => {
+test("without --yes and no terminal, a request is denied with a message saying how to allow it, and the run exits 4", async () => {
   const { env, workspace } = fakeHome(fake.url);
   fake.queue(toolCalls([{ name: "write", arguments: { path: "b.txt", content: "B", mode: "create" } }]), text("Could not write."));
   const r = await exec(["write b.txt"], env, workspace);
-  expect(r.code).toBe(0);
+  expect(r.code).toBe(4);
+  expect(r.stdout).toBe("Could not write.\n");
   expect(r.stderr).toContain("--yes");
+  expect(r.stderr).toContain("scv exec: 1 tool call was denied because nobody could approve it");
   expect(existsSync(join(workspace, "b.txt"))).toBe(false);
+});
+
+test("a run whose calls all ran, or that made none, exits 0; -C that is not a directory is a usage error", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  fake.queue(text("no tools needed"));
+  expect((await exec(["hi"], env, workspace)).code).toBe(0);
+  const bad = await exec(["-C", join(workspace, "nope"), "hi"], env, workspace);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain("not a directory");
 });
 
 test("--json prints protocol events as JSONL; the prompt can come from stdin", async () => {
@@ -90,7 +101,7 @@ test("text mode shows each call as a person reads it; -o writes the final reply 
   expect(r.code).toBe(0);
   expect(r.stderr).toMatch(/^\$ exit 3 \(exit 3, \d+\.\d s\)\n$/);
   expect(r.stderr).not.toMatch(/\x1b\[/); // not a terminal: no colour
-  expect(readFileSync(join(workspace, "last.txt"), "utf8")).toBe("It failed with 3.");
+  expect(readFileSync(join(workspace, "last.txt"), "utf8")).toBe("It failed with 3.\n"); // ends with a newline
 });
 
 test("a failed turn exits non-zero with the reason on stderr", async () => {
