@@ -119,11 +119,14 @@ export function scvActiveProvider(home: string): { name: string; profile: Record
 
 /**
  * The nested SCV: `$SCV_HOME/agents/scv/config.toml` names an active provider profile that holds its key
- * (`api_key`, or an `api_key_env` variable the nested SCV will actually see).
+ * (`api_key`, or an `api_key_env` variable the nested SCV will actually see), or a keyless profile of its own (a
+ * local endpoint that takes no key: neither field set; the built-in "openai" profile always reads a key variable).
  */
 export function scvSignedIn({ home, env }: SignInContext): boolean {
-  const p = scvActiveProvider(home)?.profile;
-  if (!p) return false;
+  const active = scvActiveProvider(home);
+  if (!active) return false;
+  const p = active.profile;
   if (nonEmpty(p.api_key)) return true;
+  if (p.api_key === undefined && p.api_key_env === undefined) return active.name !== "openai" && nonEmpty(p.base_url);
   return typeof p.api_key_env === "string" && nonEmpty(env[p.api_key_env]);
 }

@@ -140,6 +140,21 @@ describe("import scv", () => {
     noSecret(bad.error!.message);
   });
 
+  test("a keyless profile (a local endpoint) is copied without a key, said so, and counts as signed in; pi still needs a key", async () => {
+    const LOCAL = '[provider]\nactive = "local"\n[providers.local]\nbase_url = "http://127.0.0.1:8080/v1"\nwire_api = "chat"\nmodel = "my-model"\n';
+    const { ctx, home } = setup(LOCAL);
+    const r = await run(ctx, ["scv"]);
+    expect(r.error).toBeUndefined();
+    expect(r.text).toContain("no key: the profile sets none");
+    const written = parseToml(readFileSync(join(home("scv"), "config.toml"), "utf8")) as any;
+    expect(written.providers.scv).toMatchObject({ base_url: "http://127.0.0.1:8080/v1", wire_api: "chat", model: "my-model" });
+    expect(written.providers.scv.api_key).toBeUndefined();
+    expect(scvSignedIn({ home: home("scv"), env: {} })).toBe(true);
+    expect(describeImport(importStateOf(ctx, "scv")!)).toContain("up to date");
+    const pi = await run(ctx, ["pi", "--from-scv-provider"]);
+    expect(pi.error?.message).toContain("has no key to copy");
+  });
+
   test("login scv is import scv", async () => {
     const { ctx, home } = setup(RELAY, { RELAY_TOKEN: "sk-relay-secret-123" });
     const out = io();

@@ -56,7 +56,7 @@ export function importStateOf(ctx: LoginContext, agent: string): ImportState | u
       return importState(ctx.scvHome, agent, () => grokDigest(readGrokSource(sourceOf(ctx, agent))));
     case "pi":
     case "scv":
-      return importState(ctx.scvHome, agent, () => providerDigest(activeProviderCopy(ctx.config, ctx.env), agent));
+      return importState(ctx.scvHome, agent, () => providerDigest(activeProviderCopy(ctx.config, ctx.env, { allowKeyless: agent === "scv" }), agent));
     default:
       return undefined;
   }

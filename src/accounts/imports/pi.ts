@@ -142,7 +142,8 @@ export async function loginPiOpenAiCompatible(ctx: LoginContext, args: readonly 
 export function importPiFromScvProvider(ctx: LoginContext, io: Io): number {
   const copy = activeProviderCopy(ctx.config, ctx.env);
   const dir = preparePi(ctx);
-  writePiEndpoint(dir, { baseUrl: copy.base_url, wireApi: copy.wire_api, model: copy.model, key: copy.key, headers: copy.headers });
+  // Without allowKeyless the copy always has a key (a keyless profile is refused above).
+  writePiEndpoint(dir, { baseUrl: copy.base_url, wireApi: copy.wire_api, model: copy.model, key: copy.key!, headers: copy.headers });
   writeImportRecord(ctx.scvHome, {
     agent: "pi",
     source: `SCV's provider "${copy.name}"`,

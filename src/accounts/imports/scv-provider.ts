@@ -13,17 +13,23 @@ export interface ProviderCopy {
   base_url: string;
   timeout_seconds: number;
   headers: Record<string, string>;
-  key: string;
+  /** Undefined for a keyless profile (a local endpoint that takes none), when the target accepts one. */
+  key: string | undefined;
   /** SCV's own config uses the provider's hosted search. */
   hostedSearch: boolean;
 }
 
-export function activeProviderCopy(config: Config, env: Readonly<Record<string, string | undefined>>): ProviderCopy {
+/**
+ * `allowKeyless`: a profile with neither `api_key` nor `api_key_env` is a keyless endpoint (a local server) that SCV
+ * itself runs without a key, so a target that can do the same (the nested SCV) gets it without one.
+ */
+export function activeProviderCopy(config: Config, env: Readonly<Record<string, string | undefined>>, opts: { allowKeyless?: boolean } = {}): ProviderCopy {
   const name = config.provider.active;
   const p = config.providers[name];
   if (!p) throw new LoginError(`SCV's active provider "${name}" is not defined; check \`scv config show\``);
   const key = p.api_key ?? (p.api_key_env ? env[p.api_key_env] : undefined);
-  if (!key) {
+  const keyless = !p.api_key && !p.api_key_env;
+  if (!key && !(keyless && opts.allowKeyless)) {
     const where = p.api_key_env ? `the variable ${p.api_key_env} named by api_key_env is not set in this shell` : "it has neither api_key nor api_key_env";
     throw new LoginError(`SCV's active provider "${name}" has no key to copy: ${where}. Set it, then run this again`);
   }
@@ -54,7 +60,7 @@ export function providerDigest(c: ProviderCopy, target: string): string {
     ["base_url", c.base_url],
     ["timeout", String(c.timeout_seconds)],
     ["headers", headers],
-    ["key", c.key],
+    ["key", c.key ?? ""],
     // Only the nested SCV copies the hosted-search setting; pi has no web search.
     ["search", target === "scv" ? String(c.hostedSearch) : ""],
   ]);

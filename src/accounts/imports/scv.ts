@@ -19,7 +19,7 @@ export function scvConfigFile(home: string): string {
 }
 
 export function importScv(ctx: LoginContext, io: Io): number {
-  const copy = activeProviderCopy(ctx.config, ctx.env);
+  const copy = activeProviderCopy(ctx.config, ctx.env, { allowKeyless: true });
   const environment = agentEnvironment(descriptorFor("scv")!, { scvHome: ctx.scvHome, env: ctx.env, full: false });
   const file = scvConfigFile(environment.home);
   const text = withProvider(readExisting(file), copy);
@@ -32,7 +32,7 @@ export function importScv(ctx: LoginContext, io: Io): number {
     digest: providerDigest(copy, "scv"),
   });
   io.stdout.write(
-    `scv: copied SCV's provider "${copy.name}" (${copy.wire_api} API, model ${copy.model}, endpoint ${endpointHost(copy.base_url)}) into ${file} (mode 0600)${copy.hostedSearch ? ', with [web] search = "provider"' : ""}\n`,
+    `scv: copied SCV's provider "${copy.name}" (${copy.wire_api} API, model ${copy.model}, endpoint ${endpointHost(copy.base_url)}${copy.key ? "" : ", no key: the profile sets none, as a local endpoint needs none"}) into ${file} (mode 0600)${copy.hostedSearch ? ', with [web] search = "provider"' : ""}\n`,
   );
   return 0;
 }
@@ -59,7 +59,7 @@ export function withProvider(existing: Record<string, unknown>, c: ProviderCopy)
     base_url: c.base_url,
     timeout_seconds: c.timeout_seconds,
     ...(Object.keys(c.headers).length ? { headers: c.headers } : {}),
-    api_key: c.key,
+    ...(c.key ? { api_key: c.key } : {}),
   };
   if (c.hostedSearch) config.web = { ...(config.web as object), search: "provider" };
   const checked = ConfigFile.safeParse(config);
