@@ -42,6 +42,14 @@ async function stop(command: string, force: boolean, timeoutSeconds: number | un
   return outcome.stopped;
 }
 
+/** Prints the configuration problem a daemon would start on (exit 78) and returns true, or false when there is none. */
+async function configRefused(command: string): Promise<boolean> {
+  const { daemonConfigProblem } = await import("../daemon/preflight");
+  const problem = daemonConfigProblem();
+  if (problem) fail(command, `configuration error, not starting:\n${problem.message}`, 78);
+  return !!problem;
+}
+
 async function start(): Promise<void> {
   const { startDaemon } = await import("../daemon/control");
   const outcome = await startDaemon({ scvHome: scvHome() });
@@ -62,6 +70,7 @@ const run = defineCommand({
   meta: { name: "run", description: "Run the daemon in the foreground" },
   async run() {
     if (await refused("run", "run a daemon")) return;
+    if (await configRefused("run")) return;
     await guarded("run", async () => {
       const { runDaemon } = await import("../daemon/server");
       const { createChannelService } = await import("../channels/service");
@@ -99,6 +108,7 @@ const startCmd = defineCommand({
   meta: { name: "start", description: "Start the daemon in the background (log in $SCV_HOME/log/daemon.log)" },
   async run() {
     if (await refused("start", "start a daemon")) return;
+    if (await configRefused("start")) return;
     await guarded("start", start);
   },
 });
@@ -121,6 +131,8 @@ const restart = defineCommand({
     if (await refused("restart", "restart a daemon")) return;
     const timeout = timeoutOf("restart", args.timeout);
     if (timeout === null) return;
+    // Checked before the running daemon is stopped: a restart onto a broken configuration leaves it running.
+    if (await configRefused("restart")) return;
     await guarded("restart", async () => {
       await stop("restart", !!args.force, timeout);
       await start();
@@ -151,9 +163,16 @@ const status = defineCommand({
 
 const install = defineCommand({
   meta: { name: "install", description: "Write a systemd user unit that runs `scv daemon run`" },
-  async run() {
+  args: { print: { type: "boolean", description: "print the unit and where it would go; write nothing (works without systemd)" } },
+  async run({ args }) {
     if (await refused("install", "install a daemon")) return;
-    const { systemdAvailable, installUnit } = await import("../daemon/systemd");
+    const { systemdAvailable, installUnit, unitPath, unitText } = await import("../daemon/systemd");
+    if (args.print) {
+      const { selfCommand } = await import("../daemon/control");
+      const unit = unitText({ command: selfCommand(), scvHome: process.env.SCV_HOME ? scvHome() : undefined });
+      process.stdout.write(`# ${unitPath()}${systemdAvailable() ? "" : " (systemd was not found on this host; nothing would run it)"}\n${unit}`);
+      return;
+    }
     if (!systemdAvailable()) {
       fail(
         "install",

@@ -1,6 +1,6 @@
 // Depth-limited commands refuse in a delegated SCV; `scv daemon install` writes a systemd user unit.
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { daemonPaths } from "../../src/daemon/paths";
 import { DelegatedRefusal, delegationDepthOf, refuseWhenDelegated } from "../../src/daemon/refuse";
@@ -64,5 +64,51 @@ describe("systemd unit", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("systemd was not found");
     expect(existsSync(join(home, ".config", "systemd"))).toBe(false);
+  });
+
+  test("--print shows the unit and where it would go, writes nothing, with or without systemd", async () => {
+    const home = tempHome();
+    const r = await cli(["daemon", "install", "--print"], { SCV_HOME: home, HOME: home, XDG_CONFIG_HOME: join(home, ".config") });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toStartWith(`# ${join(home, ".config", "systemd", "user", "scv.service")}`);
+    expect(r.stdout).toContain("[Service]");
+    expect(r.stdout).toMatch(/ExecStart=".*" "daemon" "run"/);
+    expect(r.stdout).toContain(`Environment="SCV_HOME=${home}"`);
+    expect(existsSync(join(home, ".config", "systemd"))).toBe(false);
+  });
+});
+
+describe("the configuration check before a daemon starts", () => {
+  /** A home whose dir channel works in `workspace`; `project` is that workspace's .scv/config.toml. */
+  function channelHome(project?: string, workspace?: string) {
+    const home = tempHome();
+    const ws = workspace ?? join(home, "ws");
+    mkdirSync(join(home, "chat"), { recursive: true });
+    if (!workspace) mkdirSync(join(ws, ".scv"), { recursive: true });
+    if (project !== undefined) writeFileSync(join(ws, ".scv", "config.toml"), project);
+    writeFileSync(join(home, "config.toml"), `[channels]\nworkspace = "${ws}"\n[channels.dir]\npath = "${join(home, "chat")}"\nowner = "me"\n`);
+    return home;
+  }
+
+  test.each([["start"], ["run"], ["restart"]])("scv daemon %s refuses (78) a channel workspace whose config would fail every chat message", async (command) => {
+    const home = channelHome('[provider]\nactive = "elsewhere"\n');
+    const r = await cli(["daemon", command], { SCV_HOME: home, HOME: home });
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain("every chat message would be answered with");
+    expect(r.stderr).toContain("provider.active");
+    expect(existsSync(daemonPaths(home).socket)).toBe(false);
+  });
+
+  test("a channel workspace that is not a directory, and a broken user file, are refused too", async () => {
+    const missing = channelHome(undefined, "/nonexistent/scv-ws");
+    const r = await cli(["daemon", "start"], { SCV_HOME: missing, HOME: missing });
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain("channels.workspace /nonexistent/scv-ws is not a directory");
+    const broken = tempHome();
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(join(broken, "config.toml"), "[tools]\ncomand_timeout_seconds = 5\n");
+    const b = await cli(["daemon", "run"], { SCV_HOME: broken, HOME: broken });
+    expect(b.code).toBe(78);
+    expect(b.stderr).toContain("tools.comand_timeout_seconds");
   });
 });
