@@ -62,6 +62,7 @@ async function main() {
       agents: lazy(() => import("./agents")),
       daemon: lazy(() => import("./daemon")),
       status: lazy(() => import("./status")),
+      doctor: lazy(() => import("./doctor")),
       skills: lazy(() => import("./skills")),
       sessions: lazy(() => import("./sessions")),
       memory: lazy(() => import("./memory")),

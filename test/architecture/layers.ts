@@ -12,7 +12,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["scope"],
   ["approval", "agents"],
   ["accounts", "tools", "daemon"],
-  ["server"],
+  ["server", "doctor"],
   ["channels", "tui"],
   ["cli"],
 ];

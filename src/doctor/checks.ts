@@ -1,0 +1,199 @@
+// `scv doctor`'s checks: each looks at one thing that matters and says ok, warning or problem, with the fix.
+// Nothing here changes anything; the one network request is a bounded GET of the active provider's /models.
+import { lstatSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { agentsSignInStatus } from "../accounts/status";
+import { ConfigError, loadConfig, projectConfigFile, resolveApiKey, scvHome } from "../config/load";
+import type { Config } from "../config/schema";
+import { probeDaemon, daemonFetch } from "../daemon/client";
+import { findOrphans } from "../process/reconcile";
+import { listRunRecords, runOwnerAlive, staleRunFiles } from "../process/run-records";
+import { scrubKnown } from "../text/scrub";
+import { VERSION } from "../version";
+
+export type Verdict = "ok" | "warning" | "problem";
+
+export interface DoctorLine {
+  /** What was looked at: "binary", "config", "provider", "agent claude", "daemon", … */
+  area: string;
+  verdict: Verdict;
+  text: string;
+  /** What to do about a warning or problem. */
+  fix?: string;
+}
+
+export interface DoctorContext {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** The bound on the provider request and on each agent's status command. */
+  timeoutMs: number;
+}
+
+const line = (area: string, verdict: Verdict, text: string, fix?: string): DoctorLine => ({ area, verdict, text, ...(fix ? { fix } : {}) });
+
+export function checkBinary(): DoctorLine[] {
+  return [line("binary", "ok", `scv ${VERSION} at ${process.execPath}`)];
+}
+
+/** The layers in force for this directory; the loaded config, when it loads, for the checks after. */
+export function checkConfig(ctx: DoctorContext): { lines: DoctorLine[]; config?: Config } {
+  const home = scvHome(ctx.env as NodeJS.ProcessEnv);
+  const userFile = join(home, "config.toml");
+  const lines: DoctorLine[] = [];
+  lines.push(line("config", "ok", statSync(userFile, { throwIfNoEntry: false }) ? `user file ${userFile}` : `no user file (${userFile}); built-in defaults`));
+  const project = projectConfigFile(ctx.cwd, userFile);
+  const asProject = join(ctx.cwd, ".scv", "config.toml");
+  if (!project) lines.push(line("config", "ok", `project layer skipped: ${asProject} is the user file itself`));
+  else if (statSync(project, { throwIfNoEntry: false })) lines.push(line("config", "ok", `project file ${project}`));
+  try {
+    const loaded = loadConfig({ cwd: ctx.cwd, env: ctx.env as NodeJS.ProcessEnv });
+    lines.push(line("config", "ok", "the configuration loads for this directory"));
+    return { lines, config: loaded.config };
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    lines.push(line("config", "problem", e.message, "fix the file and key named above (docs/configuration.md lists the accepted keys)"));
+    return { lines };
+  }
+}
+
+/** Key set or missing, and one bounded request to the active provider's /models. */
+export async function checkProvider(ctx: DoctorContext, config: Config): Promise<DoctorLine[]> {
+  const name = config.provider.active;
+  const p = config.providers[name];
+  if (!p) return [line("provider", "problem", `the active provider "${name}" is not defined`, `add [providers.${name}] or set provider.active to a defined profile`)];
+  const key = resolveApiKey(p, ctx.env as NodeJS.ProcessEnv);
+  const where = `"${name}" (${p.wire_api} API, model ${p.model}, ${hostOf(p.base_url)})`;
+  const lines: DoctorLine[] = [];
+  if (key) lines.push(line("provider", "ok", `${where}: key set${p.api_key_env ? ` (from ${p.api_key_env})` : ""}`));
+  else if (p.api_key_env) {
+    // Asking without the key it needs would only be refused: no request.
+    return [line("provider", "problem", `${where}: no key: ${p.api_key_env} is not set`, `export ${p.api_key_env}=… or set api_key_env to the variable that holds the key`)];
+  } else lines.push(line("provider", "ok", `${where}: no key configured (an endpoint that takes none)`));
+  const secrets = [key, ...Object.values(p.headers ?? {})];
+  const scrub = (s: string) => scrubKnown(s, secrets);
+  const url = `${p.base_url.replace(/\/+$/, "")}/models`;
+  const started = performance.now();
+  try {
+    const res = await fetch(url, {
+      method: "GET",
+      redirect: "manual",
+      signal: AbortSignal.timeout(ctx.timeoutMs),
+      headers: { "user-agent": `scv/${VERSION}`, ...(p.headers ?? {}), ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      ...(p.proxy ? { proxy: p.proxy } : {}),
+    } as RequestInit);
+    await res.body?.cancel();
+    const ms = Math.round(performance.now() - started);
+    const status = `GET /models answered HTTP ${res.status} in ${ms} ms`;
+    if (res.status === 401 || res.status === 403) lines.push(line("provider", "problem", `${status}: the key was refused`, "check the key (and, for 403, the organization or region)"));
+    else if (res.status >= 300 && res.status < 400) lines.push(line("provider", "problem", `${status}: a redirect`, "set base_url to the final address; SCV does not follow redirects"));
+    else if (res.status >= 500) lines.push(line("provider", "warning", `${status}: the endpoint has trouble`, "try again later"));
+    else lines.push(line("provider", "ok", res.ok ? status : `${status}: reachable (it lists no models there)`));
+  } catch (e) {
+    const why = (e as Error).name === "TimeoutError" ? `no answer within ${ctx.timeoutMs / 1000} s` : scrub((e as Error).message);
+    lines.push(line("provider", "problem", `${hostOf(p.base_url)} is not reachable: ${why}`, "check base_url, the network and any proxy"));
+  }
+  return lines;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/** Search keys and channel settings that name a key variable. */
+export function checkKeys(ctx: DoctorContext, config: Config): DoctorLine[] {
+  if (config.web.search !== "brave") return [];
+  const set = !!config.web.brave_api_key || !!ctx.env.BRAVE_API_KEY;
+  return [set ? line("keys", "ok", "Brave search key set") : line("keys", "problem", 'web.search = "brave" but no Brave key is set', "set web.brave_api_key or BRAVE_API_KEY")];
+}
+
+export async function checkAgents(ctx: DoctorContext, config: Config): Promise<DoctorLine[]> {
+  const rows = await agentsSignInStatus({ scvHome: scvHome(ctx.env as NodeJS.ProcessEnv), config, env: ctx.env }, { timeoutMs: ctx.timeoutMs });
+  return rows.map((r) => {
+    if (r.state === "signed_in") return line(`agent ${r.name}`, "ok", `${r.product}: ${r.summary}`);
+    if (r.state === "not_installed") return line(`agent ${r.name}`, "ok", `${r.product}: not installed`);
+    return line(`agent ${r.name}`, "warning", `${r.product}: ${r.summary}`, `\`${r.login}\` to sign it in`);
+  });
+}
+
+export async function checkDaemon(ctx: DoctorContext, config: Config | undefined): Promise<DoctorLine[]> {
+  const home = scvHome(ctx.env as NodeJS.ProcessEnv);
+  const probe = await probeDaemon(home, Math.min(ctx.timeoutMs, 2000));
+  const channels = config ? (["dir", "wechat", "feishu"] as const).filter((k) => config.channels[k]) : [];
+  if (probe.state !== "running") {
+    if (!channels.length) return [line("daemon", "ok", "not running (no chat channels are configured)")];
+    return [line("daemon", "problem", `not running, so the configured channels (${channels.join(", ")}) answer nobody`, "`scv daemon start` (or `scv daemon install` for a service)")];
+  }
+  const lines = [line("daemon", "ok", `running (pid ${probe.health.pid}, version ${probe.health.version})`)];
+  try {
+    const res = await daemonFetch(home, "/channels", { timeoutMs: 2000 });
+    const body = res.ok ? ((await res.json()) as { channels: Array<Record<string, any>> }) : { channels: [] };
+    for (const c of body.channels) {
+      const area = `channel ${c.kind}/${c.account}`;
+      const held = Number(c.outbound_held) || 0;
+      const failed = Number(c.outbound_failed) || 0;
+      if (c.state === "connected" && !held && !failed) lines.push(line(area, "ok", "connected"));
+      else if (c.state === "logged_out") lines.push(line(area, "problem", `logged out${c.reason ? ` (${c.reason})` : ""}`, `\`scv channels login ${c.kind}\``));
+      else lines.push(line(area, "warning", `${c.state}${c.reason ? ` (${c.reason})` : ""}${held ? `, ${held} held` : ""}${failed ? `, ${failed} failed` : ""}${c.last_error ? `; last error: ${c.last_error}` : ""}`, "`scv channels status` for details"));
+    }
+  } catch {
+    lines.push(line("daemon", "warning", "running, but its channel status did not answer", "`scv channels status`"));
+  }
+  return lines;
+}
+
+/** Records of SCV processes that are gone: what the next start-up reconcile would clean. */
+export function checkLeftovers(ctx: DoctorContext): DoctorLine[] {
+  const home = scvHome(ctx.env as NodeJS.ProcessEnv);
+  const orphanRuns = listRunRecords(home).filter((r) => !runOwnerAlive(r.record)).length;
+  const orphanDelegations = findOrphans(home).length;
+  const torn = staleRunFiles(home).length;
+  const total = orphanRuns + orphanDelegations + torn;
+  if (!total) return [line("records", "ok", "no records left by SCV processes that are gone")];
+  const parts = [orphanRuns && `${orphanRuns} run record(s)`, orphanDelegations && `${orphanDelegations} delegation record(s)`, torn && `${torn} torn record file(s)`].filter(Boolean);
+  return [line("records", "warning", `${parts.join(", ")} left by SCV processes that are gone`, "the next `scv exec`, `scv` or daemon start stops what they name and removes them")];
+}
+
+const MAX_WALK = 200_000;
+
+/** Bytes below a directory, without following symlinks; bounded by an entry count. */
+function sizeOf(dir: string): { bytes: number; complete: boolean } {
+  let bytes = 0;
+  let seen = 0;
+  const stack = [dir];
+  while (stack.length) {
+    const d = stack.pop()!;
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      if (++seen > MAX_WALK) return { bytes, complete: false };
+      try {
+        const st = lstatSync(join(d, n));
+        if (st.isDirectory()) stack.push(join(d, n));
+        else if (st.isFile()) bytes += st.size;
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return { bytes, complete: true };
+}
+
+function mib(n: number): string {
+  return n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export function checkSizes(ctx: DoctorContext): DoctorLine[] {
+  const home = scvHome(ctx.env as NodeJS.ProcessEnv);
+  const all = sizeOf(home);
+  const sessions = sizeOf(join(home, "state", "sessions"));
+  const more = (s: { complete: boolean }) => (s.complete ? "" : " or more");
+  return [line("storage", "ok", `${home}: ${mib(all.bytes)}${more(all)}, of which stored sessions ${mib(sessions.bytes)}${more(sessions)}`)];
+}
