@@ -244,7 +244,9 @@ test("scv daemon restart waits for a nested SCV's own background jobs", async ()
   signIn(b.home, "scv");
   const log = join(b.root, "scv-log");
   b.env.FAKE_SCV_LOG = log;
-  // The nested SCV's "jobs" turn starts job-1 and reports it in a turn of its own a second later.
+  // The nested SCV's "jobs" turn starts job-1 and reports it in a turn of its own 3 s later (time enough for the
+  // restart below to reach its stop under load).
+  b.env.FAKE_SCV_REPORT_SECONDS = "3";
   fake.queue(toolCalls([{ name: "agent", arguments: { agent: "scv", prompt: "jobs please" } }]), text("The nested SCV started job-1."));
   await startDaemon(b);
   sendMessage(b, { text: "start jobs in a nested scv" });
