@@ -2,13 +2,14 @@
 // files 0600). A server is handed a store as context; it creates a session's file when the session starts and
 // appends to it as things happen. Resume loads a file back and continues appending to it.
 import { randomHex } from "../digest";
-import { lstatSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ensurePrivateDir, tryUnlink } from "../fs/private-file";
 import { listSessions, searchSessions, type SearchHit, type SessionSummary } from "./catalog";
 import { loadSession, type LoadedSession } from "./load";
 import { FORMAT_VERSION, SESSION_ID } from "./records";
-import { createSessionFile, lockOwner, reopenSessionFile, type SessionRecorder, SessionWriter, takeLock } from "./writer";
+import { lockHolder, SessionLockedError, takeLock } from "./lock";
+import { createSessionFile, reopenSessionFile, type SessionRecorder, SessionWriter } from "./writer";
 
 export class SessionStoreError extends Error {
   constructor(
@@ -66,6 +67,7 @@ export class SessionStore {
         if ((e as NodeJS.ErrnoException).code === "EEXIST") continue;
         throw e;
       }
+      takeLock(this.lockOf(id), `session ${id}`);
       const writer = this.writer(id, file, fd, false, opts.secrets);
       writer.append({ type: "session", v: FORMAT_VERSION, id, ...session });
       return writer;
@@ -80,16 +82,29 @@ export class SessionStore {
   resume(id: string, choose: (loaded: LoadedSession) => { provider: string; model: string; secrets?: readonly string[] }): { loaded: LoadedSession; recorder: SessionRecorder } {
     const file = this.fileOf(id);
     if (this.open.has(id)) throw new SessionStoreError(`session ${id} is already open in this SCV process; use it there, or close it first`, "in_use");
-    const owner = lockOwner(this.lockOf(id));
-    if (owner) throw new SessionStoreError(`session ${id} is open in another SCV process (pid ${owner.pid}); close it there first`, "in_use");
-    const loaded = this.load(id);
-    const { secrets, ...now } = choose(loaded);
-    const writer = this.writer(id, file, reopenSessionFile(file, loaded.completeBytes), true, secrets);
-    for (const t of loaded.turns) {
-      if (t.ended_at !== undefined) continue;
-      writer.append({ type: "turn_ended", turn: t.turn_id, status: "interrupted", reply: "", usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 } });
+    if (!existsSync(file)) throw new SessionStoreError(`no session ${id} in ${this.dir}; see scv sessions list --all`, "unknown");
+    // The lock comes first: a second process never loads (and later truncates to) a length the first one moved on from.
+    try {
+      takeLock(this.lockOf(id), `session ${id}`);
+    } catch (e) {
+      if (e instanceof SessionLockedError) throw new SessionStoreError(e.message, "in_use");
+      throw e;
     }
-    writer.append({ type: "resumed", ...now });
+    let writer: SessionWriter;
+    let loaded: LoadedSession;
+    try {
+      loaded = this.load(id);
+      const { secrets, ...now } = choose(loaded);
+      writer = this.writer(id, file, reopenSessionFile(file, loaded.completeBytes), true, secrets);
+      for (const t of loaded.turns) {
+        if (t.ended_at !== undefined) continue;
+        writer.append({ type: "turn_ended", turn: t.turn_id, status: "interrupted", reply: "", usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 } });
+      }
+      writer.append({ type: "resumed", ...now });
+    } catch (e) {
+      if (!this.open.has(id)) tryUnlink(this.lockOf(id));
+      throw e;
+    }
     return { loaded, recorder: writer };
   }
 
@@ -117,7 +132,7 @@ export class SessionStore {
   /** Deletes a session that no process has open. */
   remove(id: string): void {
     const file = this.fileOf(id);
-    if (this.open.has(id) || lockOwner(this.lockOf(id))) throw new SessionStoreError(`session ${id} is open in a running SCV process; close it first`, "in_use");
+    if (this.open.has(id) || lockHolder(this.lockOf(id))) throw new SessionStoreError(`session ${id} is open in a running SCV process; close it first`, "in_use");
     if (!tryUnlink(file)) throw new SessionStoreError(`no session ${id} in ${this.dir}; see scv sessions list --all`, "unknown");
     tryUnlink(this.lockOf(id));
   }
@@ -136,7 +151,7 @@ export class SessionStore {
       if (!id || !SESSION_ID.test(id)) continue;
       try {
         const st = lstatSync(join(this.dir, name));
-        if (now - st.mtimeMs <= keepDays * DAY_MS || this.open.has(id) || lockOwner(this.lockOf(id))) continue;
+        if (now - st.mtimeMs <= keepDays * DAY_MS || this.open.has(id) || lockHolder(this.lockOf(id))) continue;
       } catch {
         continue;
       }
@@ -150,8 +165,8 @@ export class SessionStore {
     return join(this.dir, `${id}.lock`);
   }
 
+  /** The writer of a session whose lock this process has just taken. */
   private writer(id: string, file: string, fd: number, resumed: boolean, secrets?: readonly string[]): SessionWriter {
-    takeLock(this.lockOf(id));
     this.open.add(id);
     return new SessionWriter(id, file, fd, this.lockOf(id), this.warn, () => this.open.delete(id), resumed, secrets);
   }

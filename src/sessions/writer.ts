@@ -2,11 +2,10 @@
 // SIGKILL leaves at most the record being written torn (the loader skips it). A write reaches the kernel before
 // append returns, which is all a process crash needs; records that close something (a turn's end, a finished
 // job) are also fdatasync'ed, so a power cut loses at most what was still in flight. One SCV process writes a
-// session at a time: a lock file names it, and a live owner keeps any other process from resuming the session.
+// session at a time: its lock (./lock.ts) is taken before the file is loaded and released when the writer closes.
 import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from "node:fs";
-import { readBoundedTextIfExists } from "../fs/safe-read";
-import { tryUnlink, writePrivateFileAtomic } from "../fs/private-file";
-import { isAlive, ownIdentity } from "../process/procfs";
+import { tryUnlink } from "../fs/private-file";
+import { releaseLock } from "./lock";
 import type { RecordInput } from "./records";
 
 /**
@@ -86,7 +85,7 @@ export class SessionWriter implements SessionRecorder {
     }
     this.fd = undefined;
     if (!this.keep) tryUnlink(this.file);
-    tryUnlink(this.lockFile);
+    releaseLock(this.lockFile);
     this.onClose();
   }
 }
@@ -110,31 +109,4 @@ export function reopenSessionFile(file: string, completeBytes: number): number {
     closeSync(fd);
     throw e;
   }
-}
-
-interface LockBody {
-  pid: number;
-  start_time: string;
-}
-
-/** The live process holding a session's lock file, if any. */
-export function lockOwner(lockFile: string): LockBody | undefined {
-  let body: LockBody;
-  try {
-    const text = readBoundedTextIfExists(lockFile, { what: "session lock", maxBytes: 4096, followSymlink: false });
-    if (text === undefined) return undefined;
-    body = JSON.parse(text) as LockBody;
-  } catch {
-    return undefined;
-  }
-  if (typeof body?.pid !== "number" || typeof body.start_time !== "string") return undefined;
-  return isAlive({ pid: body.pid, startTime: body.start_time }) ? body : undefined;
-}
-
-/** Takes the lock for this process; a live owner's lock is refused by the caller first (lockOwner). */
-export function takeLock(lockFile: string): void {
-  const me = ownIdentity();
-  if (!me) return;
-  // Not synced: a lock speaks only for a live process, and a power cut leaves none.
-  writePrivateFileAtomic(lockFile, `${JSON.stringify({ pid: me.pid, start_time: me.startTime } satisfies LockBody)}\n`, { durable: false });
 }
