@@ -108,7 +108,7 @@ export default defineCommand({
     const resumeId = args.continue ? newestSessionOf(sessions, cwd) : args.resume;
     // Escapees of the commands this run starts (setsid, cleared environment) reparent to us, so they are found.
     requestSubreaper();
-    const { recordRunsIn } = await import("../process/index");
+    const { recordRunsIn, hurryAllRuns } = await import("../process/index");
     recordRunsIn(scvHome(env)); // recorded before each run starts, so a later SCV stops what a killed one left
     void reconcileAtStartup(scvHome(env));
     const prompt = await readPrompt(args.prompt);
@@ -132,6 +132,12 @@ export default defineCommand({
       if (pendingJobs.size === 0) finish(mainStatus);
       // A job started while Ctrl-C was being handled: nothing waits for its report either.
       else if (interrupted) finish("cancelled");
+    };
+    const endedEarly = new Map<string, { reply: string; status: keyof typeof EXIT }>();
+    const mainEnded = (p: { reply: string; status: keyof typeof EXIT }) => {
+      lastReply = p.reply;
+      mainStatus = p.status;
+      maybeFinish();
     };
     const render = createExecRenderer({ stdout: process.stdout, stderr: process.stderr, json: !!args.json });
 
@@ -157,10 +163,9 @@ export default defineCommand({
               maybeFinish();
               break;
             }
-            if (p.turn_id !== mainTurn) break;
-            lastReply = p.reply;
-            mainStatus = p.status;
-            maybeFinish();
+            // A turn that fails at once ends before turn.start is answered: kept until its ID is known.
+            if (!mainTurn) endedEarly.set(p.turn_id, p);
+            else if (p.turn_id === mainTurn) mainEnded(p);
             break;
         }
       },
@@ -212,7 +217,15 @@ export default defineCommand({
       render.note("\nscv exec: cancelling (Ctrl-C again to quit at once)");
       interrupt();
     });
-    process.on("SIGTERM", interrupt);
+    // SIGTERM ends exec within 2 s whatever it is waiting for: cancel, then finish, then leave.
+    process.on("SIGTERM", () => {
+      interrupt();
+      setTimeout(() => {
+        hurryAllRuns(); // a command that ignores SIGTERM gets KILL now rather than after its grace
+        finish("cancelled");
+      }, 1000);
+      setTimeout(() => process.exit(EXIT.cancelled), 1800);
+    });
     // With jobs started, finish at once: closing the session (below) cancels the turn and every job, and no report
     // turn starts for them. Without jobs, cancel the turn and let its end finish the run.
     function interrupt() {
@@ -233,6 +246,8 @@ export default defineCommand({
       for (const n of started.notices ?? []) process.stderr.write(`scv exec: note: ${n}\n`);
       const images = repeatedOption(rawArgs, "--image", "-i").map((f) => resolvePath(cwd, f));
       mainTurn = (await client.request("turn.start", { session_id: sessionId, prompt, ...(images.length ? { images } : {}) })).turn_id;
+      const early = endedEarly.get(mainTurn);
+      if (early) mainEnded(early);
     } catch (e) {
       process.stderr.write(`scv exec: ${(e as Error).message}\n`);
       await client.closeAll();

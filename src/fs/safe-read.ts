@@ -146,7 +146,7 @@ function tooLarge(file: string, opts: SafeReadOptions): SafeReadError {
   return new SafeReadError(file, "too_large", `${opts.what} ${file} is larger than ${formatSize(opts.maxBytes)}, the most SCV reads for it; make it smaller`);
 }
 
-function kindOf(st: import("node:fs").Stats): string {
+export function kindOf(st: import("node:fs").Stats): string {
   if (st.isDirectory()) return "a directory";
   if (st.isFIFO()) return "a FIFO (named pipe)";
   if (st.isCharacterDevice()) return "a character device";

@@ -29,6 +29,11 @@ export function recordRunsIn(scvHome: string): void {
   defaultRunner().recordRunsIn(scvHome);
 }
 
+/** Ends every run of the shared runner at once (see ProcessRunner.hurryAll). */
+export function hurryAllRuns(): void {
+  shared?.hurryAll();
+}
+
 /** Runs a child to completion; a signal already aborted gives a `cancelled` result without starting anything. */
 export function runProcess(opts: RunOptions): Promise<RunResult> {
   return defaultRunner().run(opts);

@@ -40,12 +40,19 @@ export interface ProcessRunner {
    * stops what this one leaves behind if it is killed. `server --stdio`, `exec` and the daemon call this at start.
    */
   recordRunsIn(scvHome: string): void;
+  /**
+   * Ends every run now: cancels each and skips what is left of its grace (KILL at once). For a process told to
+   * stop (SIGTERM) that must be gone within 2 s whatever its children do.
+   */
+  hurryAll(): void;
 }
 
 interface ActiveRun {
   tag: string;
   leader: ProcessIdentity;
   startTicks: number;
+  /** Cancels the run if it is not stopping yet, with no grace left. */
+  hurry(): void;
 }
 
 /**
@@ -122,7 +129,10 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
     const pid = proc.pid;
     spawned.add(pid);
     const leader = identityOf(pid) ?? { pid, startTime: "0" };
-    const run: ActiveRun = { tag, leader, startTicks: Number(leader.startTime) };
+    const run: ActiveRun = { tag, leader, startTicks: Number(leader.startTime), hurry: () => {
+      killNow = true;
+      cancel();
+    } };
     active.add(run);
     if (record) recorder!.started(record, leader);
 
@@ -233,6 +243,9 @@ export function createProcessRunner(defaults: { graceMs?: number; drainMs?: numb
     reap: () => (isSubreaper() ? reapOrphans(spawned) : []),
     recordRunsIn: (scvHome) => {
       recorder = new RunRecorder(runsDir(scvHome));
+    },
+    hurryAll: () => {
+      for (const run of active) run.hurry();
     },
   };
 }

@@ -22,7 +22,7 @@ const BACKSLASH = 0x5c;
  * Tracks nesting and value count of a JSON text across chunks without parsing it. Strings are skipped with
  * native indexOf, so a long prompt costs little; structure is walked byte by byte only until a limit is hit.
  */
-class ShapeScanner {
+export class ShapeScanner {
   private inString = false;
   private escaped = false;
   private depth = 0;

@@ -2,7 +2,8 @@
 // its type (records.ts writes `type` first), so history items, usually most of a file, are never parsed.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readSessionFile, readSessionHeader } from "./load";
+import { scanSessionLines } from "./lines";
+import { readSessionHeader } from "./load";
 import { SESSION_ID, SessionHeader } from "./records";
 
 export interface SessionSummary {
@@ -57,16 +58,23 @@ function sessionFiles(dir: string): SessionFile[] {
   return files.sort((a, b) => b.mtime - a.mtime);
 }
 
-/** The complete lines of a session file, or undefined (with a warning) when it cannot be read. */
+/**
+ * The header line and the turn records of a session file (the lines starting with one of TURN_PREFIX and
+ * ENDED_PREFIX), or undefined (with a warning) when it cannot be read. Other lines are never decoded.
+ */
 function readLines(f: SessionFile, warn: (m: string) => void): string[] | undefined {
+  const lines: string[] = [];
   try {
-    const text = readSessionFile(f.file).toString("utf8");
-    return text.slice(0, text.lastIndexOf("\n") + 1).split("\n");
+    scanSessionLines(f.file, (text) => lines.push(text), { wanted: (head) => lines.length === 0 || startsWithAny(head, WANTED) });
+    return lines;
   } catch (e) {
     warn((e as Error).message);
     return undefined;
   }
 }
+
+const WANTED = [Buffer.from(TURN_PREFIX), Buffer.from(ENDED_PREFIX)];
+const startsWithAny = (head: Buffer, prefixes: Buffer[]) => prefixes.some((p) => head.length >= p.length && head.compare(p, 0, p.length, 0, p.length) === 0);
 
 function parse(line: string): any {
   try {

@@ -3,12 +3,12 @@
 // `interrupted`, and its history items are left out of the replayed history (they may end mid tool call, which
 // no model would accept). A torn last record, the trace of a write cut off by a SIGKILL, is skipped with a warning.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { readBoundedBytes, KiB, MiB } from "../fs/safe-read";
+import { KiB } from "../fs/safe-read";
 import type { PlanItem } from "../plan/plan";
+import { MAX_SESSION_FILE_BYTES, scanSessionLines } from "./lines";
 import { FORMAT_VERSION, SessionHeader, SessionRecord, type StoredConversation, type StoredJob, type TurnStatus } from "./records";
 
-/** The most a session file may hold; a larger one is refused, never read in part. */
-export const MAX_SESSION_FILE_BYTES = 512 * MiB;
+export { MAX_SESSION_FILE_BYTES };
 
 export type StoredItem = Record<string, unknown>;
 
@@ -61,10 +61,6 @@ export class SessionFileError extends Error {
   }
 }
 
-export function readSessionFile(file: string): Buffer {
-  return readBoundedBytes(file, { what: "session file", maxBytes: MAX_SESSION_FILE_BYTES, followSymlink: false });
-}
-
 /**
  * The header of a session file, reading only its first bytes (so listing one workspace's sessions does not
  * read every file whole); opened like the safe reader does: non-blocking, no final symlink, regular files only.
@@ -93,59 +89,84 @@ export function readSessionHeader(file: string): SessionHeader | undefined {
 }
 
 export function loadSession(file: string): LoadedSession {
-  return parseSession(readSessionFile(file), file);
+  const parser = new SessionParser(file);
+  const scan = scanSessionLines(file, (line, index) => parser.line(line, index));
+  const loaded = parser.finish(scan.completeBytes);
+  for (const s of scan.skipped) {
+    if (s.index === 0) throw notASession(file);
+    loaded.warnings.push(`${file}: skipped record ${s.index + 1} (${s.bytes} bytes), which is ${s.reason}`);
+  }
+  if (scan.tornBytes > 0) loaded.warnings.unshift(`${file}: skipped a torn last record (${scan.tornBytes} bytes, cut off while it was written)`);
+  return loaded;
 }
 
-export function parseSession(bytes: Buffer, file: string): LoadedSession {
-  const text = bytes.toString("utf8");
-  const lastNewline = text.lastIndexOf("\n");
-  const warnings: string[] = [];
-  const tail = text.slice(lastNewline + 1);
-  if (tail.length > 0) {
-    warnings.push(`${file}: skipped a torn last record (${Buffer.byteLength(tail)} bytes, cut off while it was written)`);
-  }
-  const lines = lastNewline === -1 ? [] : text.slice(0, lastNewline).split("\n");
-  const first = lines.length ? safeJson(lines[0]!) : undefined;
-  const header = SessionHeader.safeParse(first);
-  if (!header.success) throw new SessionFileError(`${file} is not an SCV session file (its first record is not a session header)`);
-  if (header.data.v > FORMAT_VERSION) {
-    warnings.push(`${file} was written by a newer SCV (format ${header.data.v}); records this version does not know are skipped`);
-  }
+const notASession = (file: string) => new SessionFileError(`${file} is not an SCV session file (its first record is not a session header)`);
 
-  const loaded: LoadedSession = {
-    header: header.data,
-    model: header.data.model,
-    provider: header.data.provider,
-    turns: [],
-    history: [],
-    compactions: [],
-    conversations: [],
-    jobs: [],
-    warnings,
-    lastActivity: header.data.at,
-    completeBytes: lastNewline + 1 === 0 ? 0 : Buffer.byteLength(text.slice(0, lastNewline + 1)),
-  };
-  const turns = new Map<string, StoredTurn>();
-  const conversations = new Map<string, StoredConversation>();
-  const jobs = new Map<string, StoredJob>();
+/** Builds a LoadedSession from a file's complete lines, in order. */
+class SessionParser {
+  private loaded: LoadedSession | undefined;
+  private readonly turns = new Map<string, StoredTurn>();
+  private readonly conversations = new Map<string, StoredConversation>();
+  private readonly jobs = new Map<string, StoredJob>();
   // The replay keeps, per history item, the turn that added it, so an interrupted turn's items can be dropped.
-  const replay: { turn?: string; item: StoredItem }[] = [];
+  private readonly replay: { turn?: string; item: StoredItem }[] = [];
 
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (!line) continue;
+  constructor(private readonly file: string) {}
+
+  line(line: string, index: number): void {
+    if (index === 0) return this.header(line);
+    if (!this.loaded || !line) return;
+    this.record(line, index, this.loaded);
+  }
+
+  private header(line: string): void {
+    const header = SessionHeader.safeParse(safeJson(line));
+    if (!header.success) throw notASession(this.file);
+    const warnings: string[] = [];
+    if (header.data.v > FORMAT_VERSION) {
+      warnings.push(`${this.file} was written by a newer SCV (format ${header.data.v}); records this version does not know are skipped`);
+    }
+    this.loaded = {
+      header: header.data,
+      model: header.data.model,
+      provider: header.data.provider,
+      turns: [],
+      history: [],
+      compactions: [],
+      conversations: [],
+      jobs: [],
+      warnings,
+      lastActivity: header.data.at,
+      completeBytes: 0,
+    };
+  }
+
+  finish(completeBytes: number): LoadedSession {
+    const loaded = this.loaded;
+    if (!loaded) throw notASession(this.file);
+    loaded.completeBytes = completeBytes;
+    dropTurnItems(this.replay, new Set(loaded.turns.filter((t) => t.ended_at === undefined).map((t) => t.turn_id)));
+    loaded.history = this.replay.map((e) => e.item);
+    loaded.conversations = [...this.conversations.values()];
+    loaded.jobs = [...this.jobs.values()];
+    return loaded;
+  }
+
+  private record(line: string, i: number, loaded: LoadedSession): void {
+    const { file, turns, conversations, jobs, replay } = this;
+    const warnings = loaded.warnings;
     const raw = safeJson(line);
     if (isItemRecord(raw)) {
       // Items are most of a file and opaque here: checked by hand, which keeps loading fast (bench/sessions.ts).
       loaded.lastActivity = Math.max(loaded.lastActivity, raw.at);
       replay.push({ turn: raw.turn, item: raw.item });
       if (raw.turn) turns.get(raw.turn)?.items.push(raw.item);
-      continue;
+      return;
     }
     const parsed = raw === undefined ? undefined : SessionRecord.safeParse(raw);
     if (!parsed?.success) {
       warnings.push(`${file}: skipped record ${i + 1}, which is ${raw === undefined ? "not valid JSON" : "not a record this SCV knows"}`);
-      continue;
+      return;
     }
     const r = parsed.data;
     loaded.lastActivity = Math.max(loaded.lastActivity, r.at);
@@ -201,11 +222,6 @@ export function parseSession(bytes: Buffer, file: string): LoadedSession {
       }
     }
   }
-  dropTurnItems(replay, new Set(loaded.turns.filter((t) => t.ended_at === undefined).map((t) => t.turn_id)));
-  loaded.history = replay.map((e) => e.item);
-  loaded.conversations = [...conversations.values()];
-  loaded.jobs = [...jobs.values()];
-  return loaded;
 }
 
 function dropTurnItems(replay: { turn?: string }[], turns: Set<string>): void {

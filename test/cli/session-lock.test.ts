@@ -20,7 +20,7 @@ const records = (home: string, sid: string) =>
   readFileSync(join(home, "state", "sessions", `${sid}.jsonl`), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
 
 test("a second resume of an open session is refused naming the holder's pid", async () => {
-  const { env, workspace, home } = fakeHome(fake.url);
+  const { env, workspace } = fakeHome(fake.url);
   const sid = await firstSession(env, workspace);
   fake.queue(hang("still thinking"));
   const holder = Bun.spawn([requireBinary(), "exec", "--json", "--resume", sid, "hold it"], { cwd: workspace, env, stdout: "pipe", stderr: "pipe" });

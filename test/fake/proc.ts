@@ -52,3 +52,28 @@ export function guardOf(scvPid: number): number | undefined {
   }
   return undefined;
 }
+
+/** The peak resident set size (VmHWM) of a live process in bytes, or 0 once it is gone. */
+export function peakRss(pid: number): number {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Waits for `proc` to exit, sampling its peak RSS every 10 ms; returns the exit code and the last peak seen. */
+export async function exitWithPeak(proc: { pid: number; exited: Promise<number> }): Promise<{ code: number; peak: number }> {
+  let peak = 0;
+  let done = false;
+  const exited = proc.exited.then((code) => {
+    done = true;
+    return code;
+  });
+  while (!done) {
+    peak = Math.max(peak, peakRss(proc.pid));
+    await Promise.race([exited, Bun.sleep(10)]);
+  }
+  return { code: await exited, peak };
+}
