@@ -20,6 +20,11 @@ export interface SafeReadOptions {
    * directory swapped for a symlink between a caller's check and the open is still caught.
    */
   within?: string;
+  /**
+   * Why the opened file must not be read, judged on where its descriptor really is (/proc/self/fd), or
+   * undefined to read it. For callers whose policy is more than one directory (chat inbound files).
+   */
+  refuse?: (realPath: string) => string | undefined;
 }
 
 export type SafeReadFailure = "missing" | "symlink" | "not_regular" | "too_large" | "unreadable" | "outside";
@@ -61,6 +66,7 @@ function readOpened(file: string, opts: SafeReadOptions, prefix: boolean): { byt
   }
   try {
     if (opts.within !== undefined) assertWithin(fd, file, opts);
+    if (opts.refuse) assertAccepted(fd, file, opts.refuse);
     const st = fstatSync(fd);
     if (!st.isFile()) {
       throw new SafeReadError(file, "not_regular", `${opts.what} ${file} is ${kindOf(st)}, not a regular file; replace it with a regular file`);
@@ -101,6 +107,17 @@ function assertWithin(fd: number, file: string, opts: SafeReadOptions): void {
   if (actual === opts.within || !isInside(opts.within!, actual)) {
     throw new SafeReadError(file, "outside", `${opts.what} ${file} is no longer inside ${opts.within} (it was moved or replaced by a symbolic link); refused`);
   }
+}
+
+function assertAccepted(fd: number, file: string, refuse: (realPath: string) => string | undefined): void {
+  let actual: string;
+  try {
+    actual = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    throw new SafeReadError(file, "unreadable", `cannot tell where ${file} really is (/proc is not mounted); refused`);
+  }
+  const why = refuse(actual);
+  if (why) throw new SafeReadError(file, "outside", why);
 }
 
 /** Reads a file as UTF-8 text, or throws SafeReadError. */

@@ -1,7 +1,7 @@
 // chat_attach: sends a file to the chat after the reply text. The model's input can carry injected
-// instructions, so the file must pass every refusal below after symlinks are resolved, is then opened without
-// following a final symlink, checked again through the handle, and copied into the outbox (0600).
-import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, realpathSync, statSync, writeSync } from "node:fs";
+// instructions, so the file is pinned first (an O_PATH descriptor), must pass every refusal below where that
+// descriptor really is, and is read through the same descriptor into the outbox (0600).
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readlinkSync, readSync, realpathSync, writeSync } from "node:fs";
 import { randomHex } from "../digest";
 import { basename, isAbsolute, join, sep } from "node:path";
 import { lazySchema } from "../lazy-schema";
@@ -31,6 +31,11 @@ function real(path: string): string {
 
 const SECRET = "looks like it holds secrets (a credential or key location, a host secret, or a secret-like name); SCV does not send such files to a chat";
 
+/** A chat media copy's or kept file's name without the random prefix SCV gave it (`3fa9c1-shadow` -> `shadow`). */
+function originalName(name: string): string {
+  return name.replace(/^[0-9a-f]{6,12}-/, "");
+}
+
 /** Why SCV will not send the file at `resolved` (its path with symlinks resolved), or undefined. */
 export function refusal(resolved: string, given: string, scope: SessionScope): string | undefined {
   const scvHome = real(scope.scvHome);
@@ -40,7 +45,8 @@ export function refusal(resolved: string, given: string, scope: SessionScope): s
     const inMedia = under(resolved, real(mediaRoot(scope.scvHome))) && !under(resolved, real(outboxMediaDir(scope.scvHome)));
     const inKept = !!chat?.keptDir && under(resolved, real(chat.keptDir));
     if (!inMedia && !inKept) return `${given} is inside the SCV instance directory (${scope.scvHome}: settings, credentials, agent homes and state)`;
-    return isSecretLikePath(basename(resolved)) ? `${given} ${SECRET}` : undefined;
+    // The name the sender's file had: a copy of a secret-like file is refused like the file itself.
+    return isSecretLikePath(originalName(basename(resolved))) ? `${given} ${SECRET}` : undefined;
   }
   // The same lists `read` uses: credential and key locations, host secrets, secret-like names (any component).
   if (isSecretLikePath(given) || isSecretLikePath(resolved)) return `${given} ${SECRET}`;
@@ -53,35 +59,38 @@ export interface AttachedCopy {
   bytes: number;
 }
 
-/** Checks, opens without following a final symlink, re-checks through the handle, copies into the outbox. */
-export function copyForChat(given: string, scope: SessionScope, hooks: { afterCheck?(resolved: string): void } = {}): AttachedCopy {
+/** Linux's O_PATH: a descriptor that names a file without opening it for reading (node has no constant for it). */
+const O_PATH = 0o10000000;
+
+/**
+ * Opens first, then checks: the file is pinned by an O_PATH descriptor, every check is made on where that
+ * descriptor really is (/proc/self/fd/N), and the bytes are read by reopening that same descriptor, so swapping
+ * the path or a parent directory for a symlink at any moment cannot change which file is checked and sent.
+ */
+export function copyForChat(given: string, scope: SessionScope, hooks: { afterOpen?(path: string): void } = {}): AttachedCopy {
   const abs = isAbsolute(given) ? given : join(scope.workspace, given);
-  let resolved: string;
+  let handle: number;
   try {
-    resolved = realpathSync(abs);
+    handle = openSync(abs, O_PATH);
   } catch {
     throw new ToolError(`${given} does not exist; give a path relative to the workspace or an absolute one`);
   }
-  const why = refusal(resolved, abs, scope);
-  if (why) throw new ToolError(`not sent: ${why}`);
-  const st = statSync(resolved);
-  checkFile(given, st);
-  hooks.afterCheck?.(resolved);
-  let fd: number;
-  try {
-    fd = openSync(resolved, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ToolError(code === "ELOOP" ? `not sent: ${given} became a symbolic link after it was checked` : `cannot open ${given}: ${(e as Error).message}`);
-  }
-  const dir = outboxMediaDir(scope.scvHome);
-  const name = basename(resolved);
-  const copy = join(dir, `${randomHex(6)}-${name}`);
+  let fd: number | undefined;
   let out: number | undefined;
+  const dir = outboxMediaDir(scope.scvHome);
+  let copy = "";
   try {
+    hooks.afterOpen?.(abs);
+    const resolved = readlinkSync(`/proc/self/fd/${handle}`);
+    const why = refusal(resolved, abs, scope);
+    if (why) throw new ToolError(`not sent: ${why}`);
+    const st = fstatSync(handle);
+    checkFile(given, st);
+    fd = openSync(`/proc/self/fd/${handle}`, constants.O_RDONLY | constants.O_NONBLOCK);
     const fst = fstatSync(fd);
-    checkFile(given, fst);
-    if (fst.dev !== st.dev || fst.ino !== st.ino) throw new ToolError(`not sent: ${given} was replaced by another file after it was checked`);
+    if (fst.dev !== st.dev || fst.ino !== st.ino) throw new ToolError(`not sent: ${given} was replaced by another file while it was opened`);
+    const name = basename(resolved);
+    copy = join(dir, `${randomHex(6)}-${name}`);
     ensurePrivateDir(dir);
     out = openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     const buf = Buffer.allocUnsafe(MiB);
@@ -95,10 +104,12 @@ export function copyForChat(given: string, scope: SessionScope, hooks: { afterCh
     return { path: copy, name, bytes: total };
   } catch (e) {
     if (out !== undefined) tryUnlink(copy);
-    throw e;
+    if (e instanceof ToolError) throw e;
+    throw new ToolError(`cannot send ${given}: ${(e as Error).message}`);
   } finally {
     if (out !== undefined) closeSync(out);
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
+    closeSync(handle);
   }
 }
 

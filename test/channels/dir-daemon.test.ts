@@ -265,8 +265,8 @@ test("scv daemon restart waits for a nested SCV's own background jobs", async ()
 
 test("a file the owner sends is saved in the chat media, and chat_attach sends one back beside the reply", async () => {
   const b = makeBridge(fake.url);
-  const photo = join(b.root, "photo.jpg");
-  writeFileSync(photo, "JPEGDATA");
+  writeFileSync(join(b.chat, "photo.jpg"), "JPEGDATA");
+  const photo = "photo.jpg"; // relative to the channel folder: the only place a dir message takes files from
   writeFileSync(join(b.workspace, "chart.png"), "PNGDATA");
   fake.queue(toolCalls([{ name: "chat_attach", arguments: { path: "chart.png", caption: "the chart" } }]), text("Here it is."));
   await startDaemon(b);
@@ -287,8 +287,8 @@ test("a file the owner sends is saved in the chat media, and chat_attach sends o
 
 test("media older than keep_days is removed at start and the log shows the file as gone", async () => {
   const b = makeBridge(fake.url, "keep_days = 3");
-  const photo = join(b.root, "cat.jpg");
-  writeFileSync(photo, "CAT");
+  writeFileSync(join(b.chat, "cat.jpg"), "CAT");
+  const photo = "cat.jpg";
   fake.queue(text("nice cat"), text("it has expired"));
   await startDaemon(b);
   sendMessage(b, { text: "my cat", files: [photo] });

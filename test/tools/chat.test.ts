@@ -140,30 +140,49 @@ describe("chat_attach", () => {
     unlinkSync((ok.result.event!.chat_attachment as { path: string }).path);
   });
 
-  test("a symlink swapped in after the check is refused through the handle, and so is another file", () => {
+  test("the file opened is the file checked and sent: a symlink or a parent directory swapped in after the open changes nothing", () => {
     const { scope, home } = chatSession();
-    const target = join(scope.workspace, "report.txt");
+    const docs = join(scope.workspace, "docs");
+    mkdirSync(docs);
+    const target = join(docs, "report.txt");
     writeFileSync(target, "report");
     mkdirSync(join(home, ".ssh"));
-    writeFileSync(join(home, ".ssh", "id"), "SECRET KEY");
-    expect(() =>
-      copyForChat(target, scope, {
-        afterCheck(resolved) {
-          unlinkSync(resolved);
-          symlinkSync(join(home, ".ssh", "id"), resolved);
-        },
-      }),
-    ).toThrow(/became a symbolic link/);
+    writeFileSync(join(home, ".ssh", "report.txt"), "SECRET KEY");
+    const sentText = (c: { path: string }) => {
+      const text = readFileSync(c.path, "utf8");
+      unlinkSync(c.path);
+      return text;
+    };
+    // The final component becomes a symlink to a secret after the open.
+    const a = copyForChat(target, scope, {
+      afterOpen(path) {
+        renameSync(path, `${path}.moved`);
+        symlinkSync(join(home, ".ssh", "report.txt"), path);
+      },
+    });
+    expect(sentText(a)).toBe("report");
     unlinkSync(target);
-    writeFileSync(target, "report");
-    expect(() =>
-      copyForChat(target, scope, {
-        afterCheck(resolved) {
-          writeFileSync(`${resolved}.other`, "something else entirely");
-          renameSync(`${resolved}.other`, resolved);
-        },
-      }),
-    ).toThrow(/replaced by another file/);
+    renameSync(`${target}.moved`, target);
+    // A parent directory becomes a symlink into a secret location after the open.
+    const b = copyForChat("docs/report.txt", scope, {
+      afterOpen() {
+        renameSync(docs, `${docs}.real`);
+        symlinkSync(join(home, ".ssh"), docs);
+      },
+    });
+    expect(sentText(b)).toBe("report");
+    // And a path that already leads into the secret location is refused by where the opened file really is.
+    expect(() => copyForChat("docs/report.txt", scope)).toThrow(/looks like it holds secrets/);
+  });
+
+  test("a media copy of a secret-like file is refused by the name the sender gave it", async () => {
+    const { scope } = chatSession();
+    const media = join(scope.scvHome, "state", "media", "dir", "default", "c0ffee00");
+    mkdirSync(media, { recursive: true });
+    writeFileSync(join(media, "3fa9c1-id_rsa"), "KEY");
+    const r = await attach(scope, { path: join(media, "3fa9c1-id_rsa") });
+    expect(r.result.ok).toBe(false);
+    expect(r.result.output).toContain("looks like it holds secrets");
   });
 
   test("a caption over 1 KiB is refused before anything is copied", async () => {

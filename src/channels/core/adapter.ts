@@ -7,6 +7,8 @@ export interface InboundFile {
   /** A local file the core copies into the conversation's media directory; absent when it could not be fetched. */
   path?: string;
   error?: string;
+  /** The folder the file must really lie in (checked on the opened file): a sender-named path's channel folder. */
+  within?: string;
 }
 
 export interface InboundMessage {

@@ -126,7 +126,7 @@ export class Conversations {
     if (channel.inbound.has(message.id)) return;
     const conv = this.conversation(channel, message.conversation, message.from, message.direct);
     conv.lastActive = Date.now();
-    const files = saveInboundFiles(message.files, conv.mediaDir);
+    const files = saveInboundFiles(message.files, conv.mediaDir, { scvHome: this.opts.scvHome, channelDir: channel.inbound.dir });
     const record = channel.inbound.add({
       id: message.id,
       conversation: message.conversation,

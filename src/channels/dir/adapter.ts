@@ -7,7 +7,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { lazySchema } from "../../lazy-schema";
 import { tryUnlink } from "../../fs/private-file";
 import { MiB, readBoundedText } from "../../fs/safe-read";
-import type { AdapterContext, ChannelAdapter, InboundMessage, OutboundMessage, SendResult } from "../core/adapter";
+import type { AdapterContext, ChannelAdapter, InboundFile, InboundMessage, OutboundMessage, SendResult } from "../core/adapter";
 import { safeFileName } from "../core/media";
 
 export const DirMessage = lazySchema((z) => z.object({
@@ -106,6 +106,17 @@ export class DirAdapter implements ChannelAdapter {
     closeSync(openSync(marker, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o600));
   }
 
+  /**
+   * A file a message names: only a relative path inside this channel's folder, with no `..`; where it really
+   * lies (symlinks resolved) is checked again by the core on the opened file (`within`).
+   */
+  private inboundFile(p: string): InboundFile {
+    const name = p.split("/").pop() || "file";
+    if (isAbsolute(p)) return { name, error: `refused: ${p} is an absolute path; name files relative to the channel folder ${this.root}` };
+    if (p.split("/").includes("..")) return { name, error: `refused: ${p} leaves the channel folder (..); name files inside ${this.root}` };
+    return { name, path: join(this.root, p), within: this.root };
+  }
+
   /** A readable, valid message, or undefined after moving the file to <path>/rejected/ with the reason beside it. */
   private parse(file: string, name: string, ctx: AdapterContext): InboundMessage | undefined {
     let problem: string;
@@ -120,7 +131,7 @@ export class DirAdapter implements ChannelAdapter {
           from: m.from,
           direct: true,
           text: m.text,
-          files: m.files.map((p) => ({ name: p.split("/").pop() || "file", path: isAbsolute(p) ? p : join(this.root, p) })),
+          files: m.files.map((p) => this.inboundFile(p)),
           ...(m.quote ? { quote: m.quote } : {}),
         };
       }
