@@ -298,3 +298,24 @@ test("the reply budget runs out: one message says more is waiting, the rest flus
   await waitFor(() => texts().length === 7, 10_000, "the rest and the next answer");
   expect(texts().slice(4)).toEqual([para("d"), para("e"), "short answer"]);
 }, 60_000);
+
+test("a 17 MiB text is cut before it is queued, and the owner's later messages, channels status and a restart all work (red team finding 5)", async () => {
+  const b = await wechatBridge();
+  logIn(b);
+  await startDaemon(b);
+  await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+  fake.queue(text("that was long"), text("still here"));
+  say(`start ${"x".repeat(17 * 1024 * 1024)} end`);
+  await waitFor(() => texts().includes("that was long"), 20_000, `the first reply; log:\n${b.logText()}`);
+  const prompt = inputText(fake.requests[0]!.body);
+  expect(prompt).toContain("[SCV: this message was 17.0 MiB; only its first 64 KiB are shown]");
+  expect(prompt.length).toBeLessThan(200_000);
+  say("are you there?");
+  await waitFor(() => texts().includes("still here"), 10_000, `the second reply; log:\n${b.logText()}`);
+  const status = await scv(b, ["channels", "status"]);
+  expect(status.code).toBe(0);
+  expect(status.stdout).toContain("connected");
+  await killDaemon(b, "SIGTERM");
+  await startDaemon(b);
+  expect((await scv(b, ["channels", "status"])).code).toBe(0);
+}, 60_000);

@@ -12,7 +12,7 @@ import type { Session } from "../../server/session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
+import { capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { storedWorkspace } from "../../sessions/workspace";
@@ -122,8 +122,9 @@ export class Conversations {
   }
 
   /** A new message from the adapter: dedupe, save its files, queue it durably, log it; returns once queued. */
-  receive(channel: ChannelRuntime, message: InboundMessage): void {
-    if (channel.inbound.has(message.id)) return;
+  receive(channel: ChannelRuntime, arrived: InboundMessage): void {
+    if (channel.inbound.has(arrived.id)) return;
+    const message = capInbound(arrived); // before queueing: a 17 MiB text must never become a queue record
     const conv = this.conversation(channel, message.conversation, message.from, message.direct);
     conv.lastActive = Date.now();
     const files = saveInboundFiles(message.files, conv.mediaDir, { scvHome: this.opts.scvHome, channelDir: channel.inbound.dir });

@@ -59,7 +59,7 @@ export class ChannelHost {
     this.conversations = new Conversations({ scvHome: opts.scvHome, config: opts.config, env: opts.env, outbox: this.outbox, log: opts.log });
     for (const adapter of opts.adapters) {
       const key = `${adapter.kind}/${adapter.account}`;
-      const inbound = new InboundStore(channelStateDir(opts.scvHome, adapter.kind, adapter.account));
+      const inbound = new InboundStore(channelStateDir(opts.scvHome, adapter.kind, adapter.account), (line) => opts.log(`${key}: ${line}`));
       this.channels.set(key, { key, adapter, inbound, state: { state: "connecting" }, chain: Promise.resolve() });
     }
   }

@@ -2,11 +2,10 @@
 // messages not yet answered. A message is written here (fsync, atomic) before the adapter may acknowledge it,
 // so neither a crash nor a redelivery loses or repeats one. State lives in $SCV_HOME/state/channels/<kind>/<account>/.
 import { join } from "node:path";
-import { parseLines } from "../../chatlog/log";
 import type { LoggedFile } from "../../chatlog/log";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../fs/private-file";
-import { MiB, readBoundedTextIfExists } from "../../fs/safe-read";
-import { recordFileNames, sequenceId } from "./record-files";
+import { MiB } from "../../fs/safe-read";
+import { readRecord, recordFileNames, sequenceId } from "./record-files";
 import { SeenLog } from "./seen-log";
 
 export interface QueuedInbound {
@@ -38,7 +37,10 @@ export class InboundStore {
   private readonly seen: SeenLog;
   private counter = 0;
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    private readonly log: (line: string) => void = () => {},
+  ) {
     this.queueDir = join(dir, "queue");
     ensurePrivateDir(this.queueDir);
     this.seen = new SeenLog(join(dir, "seen.jsonl"), {
@@ -72,13 +74,27 @@ export class InboundStore {
     tryUnlink(join(this.queueDir, `${record.seq}.json`));
   }
 
-  /** Every queued message, oldest first. */
+  /** Every queued message, oldest first; an unreadable record is moved aside (see readRecord). */
   list(): QueuedInbound[] {
     const out: QueuedInbound[] = [];
     for (const name of recordFileNames(this.queueDir)) {
-      const [record] = parseLines<QueuedInbound>(readBoundedTextIfExists(join(this.queueDir, name), { what: "queued message", maxBytes: 16 * MiB, followSymlink: false }));
+      const record = readRecord(this.queueDir, name, { what: "queued message", maxBytes: 16 * MiB, valid: isQueuedInbound, log: this.log });
       if (record) out.push(record);
     }
     return out;
   }
+}
+
+function isQueuedInbound(r: unknown): r is QueuedInbound {
+  const q = r as QueuedInbound;
+  return (
+    typeof q?.seq === "string" &&
+    typeof q.id === "string" &&
+    typeof q.conversation === "string" &&
+    typeof q.from === "string" &&
+    typeof q.direct === "boolean" &&
+    typeof q.text === "string" &&
+    Array.isArray(q.files) &&
+    (q.state === "queued" || q.state === "running")
+  );
 }

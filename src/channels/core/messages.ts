@@ -2,7 +2,8 @@
 // notices (interrupted turns, stopped jobs, commands, files left out). Pure text, so the wording lives in one place.
 import type { JobManager } from "../../agents/jobs";
 import type { Session } from "../../server/session";
-import { ellipsize } from "../../text/cut";
+import { cutUtf8, ellipsize } from "../../text/cut";
+import type { InboundMessage } from "./adapter";
 import type { QueuedInbound } from "./inbound";
 import { ImageError, imageRef } from "../../provider/images";
 
@@ -97,4 +98,31 @@ export const MAX_FILES_PER_REPLY = 8;
 
 export function filesNotSentNotice(names: string[]): string {
   return `[not sent, a reply carries at most ${MAX_FILES_PER_REPLY} files: ${names.join(", ")}]`;
+}
+
+/** The most of a message's text the core queues; a longer one is cut, saying so to the model. */
+export const MAX_INBOUND_TEXT_BYTES = 64 * 1024;
+/** The most of a quote or a voice transcript the core queues. */
+export const MAX_INBOUND_ASIDE_BYTES = 16 * 1024;
+
+/** A message's text, quote and transcript cut to what the core queues, each cut one saying how long it was. */
+export function capInbound(message: InboundMessage): InboundMessage {
+  const cap = (text: string | undefined, max: number, what: string) => {
+    if (text === undefined) return undefined;
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= max) return text;
+    return `${cutUtf8(text, max)}\n[SCV: ${what} was ${sizeOf(bytes)}; only its first ${sizeOf(max)} are shown]`;
+  };
+  const quote = cap(message.quote, MAX_INBOUND_ASIDE_BYTES, "the quoted message");
+  const transcript = cap(message.transcript, MAX_INBOUND_ASIDE_BYTES, "the transcript");
+  return {
+    ...message,
+    text: cap(message.text, MAX_INBOUND_TEXT_BYTES, "this message")!,
+    ...(quote !== undefined ? { quote } : {}),
+    ...(transcript !== undefined ? { transcript } : {}),
+  };
+}
+
+function sizeOf(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`;
 }

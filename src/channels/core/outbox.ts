@@ -5,10 +5,10 @@
 import { copyFileSync, lstatSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { parseLines } from "../../chatlog/log";
 import { outboxMediaDir } from "../../chatlog/paths";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../fs/private-file";
-import { MiB, readBoundedTextIfExists } from "../../fs/safe-read";
+import { MiB } from "../../fs/safe-read";
+import { readRecord } from "./record-files";
 import type { ChannelAdapter, OutboundFile, SendResult } from "./adapter";
 import { sequenceId } from "./record-files";
 import { Wakeable } from "./sleep";
@@ -45,6 +45,11 @@ export interface OutboxOptions {
 }
 
 const MAX_BACKOFF_MS = 600_000;
+
+function isDeliveryRecord(r: unknown): r is DeliveryRecord {
+  const d = r as DeliveryRecord;
+  return typeof d?.id === "string" && typeof d.channel === "string" && typeof d.conversation === "string" && typeof d.text === "string" && Array.isArray(d.files) && typeof d.state === "string";
+}
 /** Sent records stay as tombstones this long, so a restart can tell a reply that already went out. */
 const TOMBSTONE_MS = 7 * 86_400_000;
 
@@ -64,7 +69,7 @@ export class Outbox {
     ensurePrivateDir(this.dir);
     ensurePrivateDir(this.mediaDir);
     for (const name of readdirSync(this.dir).filter((n) => n.endsWith(".json") && !n.startsWith("."))) {
-      const [r] = parseLines<DeliveryRecord>(readBoundedTextIfExists(join(this.dir, name), { what: "delivery record", maxBytes: 16 * MiB, followSymlink: false }));
+      const r = readRecord(this.dir, name, { what: "delivery record", maxBytes: 16 * MiB, valid: isDeliveryRecord, log: opts.log });
       if (!r) continue;
       if (r.state === "sent" && Date.now() - Date.parse(r.sentAt ?? r.created) > TOMBSTONE_MS) tryUnlink(join(this.dir, name));
       else this.records.set(r.id, r);

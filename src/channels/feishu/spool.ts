@@ -3,11 +3,10 @@
 // arrival order and removes each once the core has queued it. Event and message IDs seen are remembered
 // (bounded, across restarts), so a repeated push is acknowledged and dropped without a second download.
 import { join } from "node:path";
-import { parseLines } from "../../chatlog/log";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../fs/private-file";
-import { MiB, readBoundedTextIfExists } from "../../fs/safe-read";
+import { MiB } from "../../fs/safe-read";
 import { safeFileName } from "../core/media";
-import { recordFileNames } from "../core/record-files";
+import { readRecord, recordFileNames } from "../core/record-files";
 import { SeenLog } from "../core/seen-log";
 import { Wakeable } from "../core/sleep";
 
@@ -16,6 +15,11 @@ export interface SpooledEvent {
   received: number;
   sender: { sender_id?: { open_id?: string }; sender_type?: string };
   message: { message_id: string; chat_id: string; chat_type: string; message_type: string; content: string; mentions?: any[]; parent_id?: string };
+}
+
+function isSpooledEvent(r: unknown): r is SpooledEvent {
+  const e = r as SpooledEvent;
+  return typeof e?.event_id === "string" && typeof e.message?.message_id === "string" && typeof e.message.chat_id === "string";
 }
 
 /** How many events' IDs the dedupe log keeps (the core dedupes message IDs for good). */
@@ -55,11 +59,8 @@ export class EventSpool {
       for (const name of recordFileNames(this.queueDir)) {
         if (signal.aborted) break;
         const file = join(this.queueDir, name);
-        const [event] = parseLines<SpooledEvent>(readBoundedTextIfExists(file, { what: "spooled Feishu event", maxBytes: 4 * MiB, followSymlink: false }));
-        if (!event) {
-          tryUnlink(file);
-          continue;
-        }
+        const event = readRecord(this.queueDir, name, { what: "spooled Feishu event", maxBytes: 4 * MiB, valid: isSpooledEvent, log });
+        if (!event) continue;
         try {
           await handle(event);
           tryUnlink(file);
