@@ -168,6 +168,10 @@ export const ChannelsConfig = lazySchema((z) => z.strictObject({
   send_retry_seconds: z.number().positive("must be greater than 0").max(600).default(2),
   /** A conversation's session is closed after this long without a message while nothing of it runs; the next message resumes it. */
   session_idle_seconds: positiveInt(MAX_TIMER_SECONDS).default(3600),
+  /** The most chat turns running at once over every channel and conversation; further messages wait their turn. */
+  max_concurrent_turns: positiveInt(64).default(4),
+  /** Messages a sender other than the owner may send per minute; more are not answered (they are told once). */
+  sender_messages_per_minute: positiveInt(600).default(5),
   dir: DirChannelConfig.optional(),
   wechat: WechatChannelConfig.optional(),
   feishu: FeishuChannelConfig.optional(),

@@ -455,3 +455,23 @@ test("a session idle past session_idle_seconds is closed, and the next message r
   expect(readdirSync(sessions).filter((n) => n.endsWith(".jsonl")).length).toBe(1);
   expect(inputText(fake.requests[1]!.body)).toContain("The deploy target is berlin-3, noted.");
 }, 30_000);
+
+test("an owner changed in config: after the restart the former owner's session is not resumed with its tools; a new one starts and says so (red team finding 2)", async () => {
+  const b = makeBridge(fake.url);
+  fake.queue(text("owner reply"), text("after the change"));
+  await startDaemon(b);
+  sendMessage(b, { text: "secret plans" });
+  await waitForOut(b, 1);
+  expect(toolNames(fake.requests[0]!.body)).toContain("read");
+  await killDaemon(b, "SIGTERM");
+  const file = join(b.home, "config.toml");
+  writeFileSync(file, readFileSync(file, "utf8").replace('owner = "owner-1"', 'owner = "owner-2"'));
+  await startDaemon(b);
+  sendMessage(b, { from: "owner-1", text: "what were my plans?" });
+  const out = await waitForOut(b, 3);
+  const second = fake.requests[1]!.body;
+  expect(toolNames(second)).toEqual([]);
+  expect(inputText(second)).not.toContain("secret plans");
+  expect(out.some((m) => m.text.includes("access changed"))).toBe(true);
+  expect(out.some((m) => m.text === "after the change")).toBe(true);
+}, 40_000);

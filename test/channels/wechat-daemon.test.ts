@@ -319,3 +319,34 @@ test("a 17 MiB text is cut before it is queued, and the owner's later messages, 
   await startDaemon(b);
   expect((await scv(b, ["channels", "status"])).code).toBe(0);
 }, 60_000);
+
+const hasTools = (body: any) => (body.tools ?? []).length > 0;
+
+test("owner status is decided per message: after a re-login by another account the former owner gets no tools, told once; a group with the owner's ID is another conversation (red team finding 2)", async () => {
+  const b = await wechatBridge();
+  logIn(b);
+  await startDaemon(b);
+  await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+  fake.queue(text("owner answer"), text("group answer"), text("former owner answer"), text("new owner answer"));
+  say("as the owner");
+  await waitFor(() => texts().includes("owner answer"), 10_000, "the owner's reply");
+  expect(hasTools(fake.requests[0]!.body)).toBe(true);
+  // A group whose ID equals the owner's user ID is a tool-free conversation of its own.
+  ilink.push([{ type: 1, text_item: { text: "from the group" } }], { from: "someone@im.wechat", group: ilink.ownerId });
+  await waitFor(() => texts().includes("group answer"), 10_000, "the group's reply");
+  expect(hasTools(fake.requests[1]!.body)).toBe(false);
+  expect(inputText(fake.requests[1]!.body)).not.toContain("as the owner");
+
+  // Another account logs in while the daemon runs.
+  saveLogin(b.home, "default", { bot_token: ilink.token, bot_id: ilink.botId, base_url: ilink.url, owner: "new-owner@im.wechat", saved_at: new Date().toISOString() });
+  await Bun.sleep(2500); // the adapter checks the login file every second
+  say("still the owner?");
+  await waitFor(() => texts().includes("former owner answer"), 10_000, `the former owner's reply; log:\n${b.logText()}`);
+  const former = fake.requests[2]!.body;
+  expect(hasTools(former)).toBe(false);
+  expect(inputText(former)).not.toContain("as the owner"); // a new session, not the owner's history
+  await waitFor(() => texts().some((t) => t.includes("access changed")), 5000, `the notice; sent: ${JSON.stringify(texts())}; log:\n${b.logText()}`);
+  say("I am the owner now", { from: "new-owner@im.wechat" });
+  await waitFor(() => texts().includes("new owner answer"), 10_000, "the new owner's reply");
+  expect(hasTools(fake.requests[3]!.body)).toBe(true);
+}, 60_000);

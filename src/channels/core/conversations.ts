@@ -1,6 +1,9 @@
 // Conversations: one SCV session per chat conversation, one turn at a time, queued messages in order, the
 // `/new`, `/stop`, `/jobs`, `/memory` and `/plan` commands, background reports as unprompted messages, and every reply through
-// the outbox. The owner's direct chat gets tools and auto_approve; anyone else a tool-free session.
+// the outbox. The owner's direct chat gets tools and auto_approve; anyone else a tool-free session. Owner status
+// is decided per message against the adapter's current owner, and a session is only ever used for the status
+// (and the owner) it was opened for. Direct and group conversations are separate, even with equal IDs.
+import { sha256Hex } from "../../digest";
 import { userHome } from "../../user-home";
 import { join } from "node:path";
 import { ChatLog, type LoggedFile } from "../../chatlog/log";
@@ -12,7 +15,7 @@ import type { Session } from "../../server/session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, replyId, replyText, stoppedJobsNotice } from "./messages";
+import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, rateLimitNotice, replyId, replyText, stoppedJobsNotice } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { storedWorkspace } from "../../sessions/workspace";
@@ -26,10 +29,21 @@ export interface ChannelRuntime {
   inbound: InboundStore;
 }
 
+/** Who a session was opened for: the owner (and which owner, as a digest), or anyone else. */
+interface Access {
+  owner: boolean;
+  /** A digest of the channel and owner ID the session was opened for; "" for a tool-free session. */
+  ownerKey: string;
+}
+
 interface Conversation {
   channel: ChannelRuntime;
+  /** The platform's conversation ID (replies go there). */
   id: string;
-  owner: boolean;
+  /** A direct chat; a group conversation with the same ID is another conversation. */
+  direct: boolean;
+  /** The access the current session (if any) was opened for. */
+  access?: Access;
   log: ChatLog;
   mediaDir: string;
   stateFile: string;
@@ -60,6 +74,10 @@ export class Conversations {
   private accepting = true;
   private closing = false;
   private sweepTimer?: ReturnType<typeof setInterval>;
+  private readonly turnSlots: TurnSlots;
+  private readonly senderRate = new SenderRate();
+  /** Each channel's owner as last seen: a change drops every owner session of the channel. */
+  private readonly knownOwner = new Map<string, string>();
 
   constructor(private readonly opts: ConversationOptions) {
     const events = {
@@ -74,7 +92,8 @@ export class Conversations {
     };
     // Chat sessions are stored like any other, so a conversation resumes its session after a restart.
     this.sessions = new SessionLink(opts.env, events, openSessionStore({ home: opts.scvHome, warn: opts.log }));
-    this.sweepTimer = setInterval(() => void this.closeRetired().then(() => this.closeIdle()), 2000);
+    this.turnSlots = new TurnSlots(opts.config.channels.max_concurrent_turns);
+    this.sweepTimer = setInterval(() => void this.dropFormerOwners().then(() => this.closeRetired()).then(() => this.closeIdle()), 2000);
   }
 
   /** Running turns plus running background jobs, over every conversation (a planned stop waits for these). */
@@ -91,6 +110,7 @@ export class Conversations {
   async close(): Promise<void> {
     this.accepting = false;
     this.closing = true;
+    this.turnSlots.releaseAll();
     clearInterval(this.sweepTimer);
     // Jobs still running now are stopped with their sessions: say so (durably, sent after the restart).
     for (const conv of this.conversations.values()) {
@@ -105,7 +125,7 @@ export class Conversations {
   recover(channel: ChannelRuntime): void {
     for (const record of channel.inbound.list()) {
       if (record.state !== "running") continue;
-      const conv = this.conversation(channel, record.conversation, record.from, record.direct);
+      const conv = this.conversation(channel, record.conversation, record.direct);
       const id = replyId(record);
       if (!this.opts.outbox.known(id)) {
         const text = interruptedNotice(record);
@@ -114,10 +134,10 @@ export class Conversations {
       }
       channel.inbound.remove(record);
     }
-    const waiting = new Set(channel.inbound.list().map((r) => `${r.conversation}\u0000${r.from}\u0000${r.direct}`));
+    const waiting = new Set(channel.inbound.list().map((r) => `${r.direct}\u0000${r.conversation}`));
     for (const key of waiting) {
-      const [conversation, from, direct] = key.split("\u0000") as [string, string, string];
-      void this.pump(this.conversation(channel, conversation, from, direct === "true"));
+      const [direct, conversation] = key.split("\u0000") as [string, string];
+      void this.pump(this.conversation(channel, conversation, direct === "true"));
     }
   }
 
@@ -125,8 +145,10 @@ export class Conversations {
   receive(channel: ChannelRuntime, arrived: InboundMessage): void {
     if (channel.inbound.has(arrived.id)) return;
     const message = capInbound(arrived); // before queueing: a 17 MiB text must never become a queue record
-    const conv = this.conversation(channel, message.conversation, message.from, message.direct);
+    const conv = this.conversation(channel, message.conversation, message.direct);
     conv.lastActive = Date.now();
+    const owner = isOwner(channel, message);
+    if (!owner && !this.withinRate(conv, message)) return;
     const files = saveInboundFiles(message.files, conv.mediaDir, { scvHome: this.opts.scvHome, channelDir: channel.inbound.dir });
     const record = channel.inbound.add({
       id: message.id,
@@ -139,7 +161,7 @@ export class Conversations {
       ...(message.transcript ? { transcript: message.transcript } : {}),
     });
     conv.log.add({
-      author: conv.owner ? "owner" : "user",
+      author: owner ? "owner" : "user",
       text: message.text,
       ...(message.quote ? { quote: message.quote } : {}),
       ...(files.length ? { files } : {}),
@@ -160,20 +182,35 @@ export class Conversations {
     void this.pump(conv);
   }
 
-  private conversation(channel: ChannelRuntime, id: string, from: string, direct: boolean): Conversation {
-    const key = `${channel.key}\u0000${id}`;
+  /**
+   * A non-owner's message within the per-sender rate; else it is logged, remembered as seen and not answered,
+   * and the sender is told once (until the rate frees up again).
+   */
+  private withinRate(conv: Conversation, message: InboundMessage): boolean {
+    const verdict = this.senderRate.take(`${conv.channel.key}\u0000${message.from}`, this.opts.config.channels.sender_messages_per_minute);
+    if (verdict === "ok") return true;
+    conv.channel.inbound.skip(message.id);
+    conv.log.add({ author: "user", text: message.text });
+    if (verdict === "tell") this.reply(conv, undefined, rateLimitNotice(this.opts.config.channels.sender_messages_per_minute), [], "system");
+    this.opts.log(`channel ${conv.channel.key}: a message from a non-owner over the rate was not answered`);
+    return false;
+  }
+
+  private conversation(channel: ChannelRuntime, id: string, direct: boolean): Conversation {
+    const key = `${channel.key}\u0000${direct ? "direct" : "group"}\u0000${id}`;
     let conv = this.conversations.get(key);
     if (conv) return conv;
-    const place = { kind: channel.adapter.kind, account: channel.adapter.account, conversation: id };
+    // A group's log, media and state live apart from a direct chat with the same ID.
+    const place = { kind: channel.adapter.kind, account: channel.adapter.account, conversation: direct ? id : `group\u0000${id}` };
     const stateDir = join(channel.inbound.dir, "conversations");
     ensurePrivateDir(stateDir);
     conv = {
       channel,
       id,
-      owner: direct && from === channel.adapter.owner,
+      direct,
       log: new ChatLog(conversationLogDir(this.opts.config, this.opts.scvHome, place)),
       mediaDir: conversationMediaDir(this.opts.scvHome, place),
-      stateFile: join(stateDir, `${conversationDirName(id)}.json`),
+      stateFile: join(stateDir, `${conversationDirName(place.conversation)}.json`),
       retired: [],
       pumping: false,
       lastActive: Date.now(),
@@ -188,7 +225,7 @@ export class Conversations {
     conv.pumping = true;
     try {
       while (this.accepting) {
-        const next = conv.channel.inbound.list().find((r) => r.conversation === conv.id && r.state === "queued");
+        const next = conv.channel.inbound.list().find((r) => r.conversation === conv.id && r.direct === conv.direct && r.state === "queued");
         if (!next) break;
         try {
           await this.process(conv, next);
@@ -211,28 +248,37 @@ export class Conversations {
       conv.channel.inbound.remove(record);
       return;
     }
-    const session = await this.openSession(conv);
-    record.state = "running";
-    conv.channel.inbound.update(record); // from here a restart reports it instead of running it again
-    conv.running = { record, sessionId: session.id };
+    // At most channels.max_concurrent_turns chat turns run at once, over every conversation; the rest wait here.
+    await this.turnSlots.take();
     try {
-      const { images, notes } = inboundImages(record, session);
-      const { end, attachments } = await this.sessions.runTurn(session.id, promptFor(record, notes), images);
-      // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
-      if (this.closing && end.status === "cancelled") return;
-      this.reply(conv, record, replyText(end), attachments);
+      if (!this.accepting) return; // a planned stop began while it waited: it stays queued for the next start
+      const session = await this.openSession(conv, accessFor(conv.channel, record));
+      record.state = "running";
+      conv.channel.inbound.update(record); // from here a restart reports it instead of running it again
+      conv.running = { record, sessionId: session.id };
+      try {
+        const { images, notes } = inboundImages(record, session);
+        const { end, attachments } = await this.sessions.runTurn(session.id, promptFor(record, notes), images);
+        // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
+        if (this.closing && end.status === "cancelled") return;
+        this.reply(conv, record, replyText(end), attachments);
+      } finally {
+        conv.running = undefined;
+        conv.lastActive = Date.now();
+      }
     } finally {
-      conv.running = undefined;
-      conv.lastActive = Date.now();
+      this.turnSlots.give();
     }
     conv.channel.inbound.remove(record);
   }
 
-  /** The session ID a conversation had before a restart, from its durable state. */
-  private storedSessionId(conv: Conversation): string | undefined {
+  /** The session a conversation had before a restart, and the access it was opened for, from its durable state. */
+  private storedSession(conv: Conversation): { id: string; access: Access } | undefined {
     try {
       const raw = readBoundedTextIfExists(conv.stateFile, { what: "conversation state", maxBytes: 64 * 1024, followSymlink: false });
-      return raw ? (JSON.parse(raw) as { session_id?: string }).session_id : undefined;
+      const state = raw ? (JSON.parse(raw) as { session_id?: string; owner?: boolean; owner_key?: string }) : undefined;
+      if (!state?.session_id) return undefined;
+      return { id: state.session_id, access: { owner: state.owner === true, ownerKey: state.owner_key ?? "" } };
     } catch {
       return undefined;
     }
@@ -243,30 +289,65 @@ export class Conversations {
    * it is resumed with its history; only when that fails (removed, pruned) does a new session start, and the
    * chat log carries on either way.
    */
-  private async openSession(conv: Conversation): Promise<Session> {
+  private async openSession(conv: Conversation, access: Access): Promise<Session> {
     if (conv.closing) await conv.closing;
-    if (conv.session) return conv.session;
-    const previous = this.storedSessionId(conv);
+    if (conv.session && conv.access && sameAccess(conv.access, access)) return conv.session;
+    let changed = false;
+    if (conv.session) {
+      // Opened for another access (the owner changed, or this sender stopped or started being the owner).
+      this.retire(conv);
+      changed = true;
+    }
+    const stored = this.storedSession(conv);
+    const resumable = stored && sameAccess(stored.access, access) && !this.sessions.has(stored.id) ? stored.id : undefined;
+    if (stored && !resumable && !this.sessions.has(stored.id)) changed = true;
     const { session, resumed, error } = await this.sessions.start({
       cwd: this.chatWorkspace(),
-      tools: conv.owner,
-      autoApprove: conv.owner,
-      channel: { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id, ...(conv.owner ? { log: conv.log.dir, owner: true } : {}) },
-      ...(previous && !this.sessions.has(previous) ? { previous } : {}),
+      tools: access.owner,
+      autoApprove: access.owner,
+      channel: { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id, ...(access.owner ? { log: conv.log.dir, owner: true } : {}) },
+      ...(resumable ? { previous: resumable } : {}),
     });
     for (const notice of session.notices) this.opts.log(`channel ${conv.channel.key}: ${notice}`);
-    if (previous && !resumed) this.opts.log(`channel ${conv.channel.key}: a new session for a conversation that had ${previous}${error ? ` (${error})` : ""}`);
+    if (resumable && !resumed) this.opts.log(`channel ${conv.channel.key}: a new session for a conversation that had ${resumable}${error ? ` (${error})` : ""}`);
+    if (changed) {
+      this.opts.log(`channel ${conv.channel.key}: a new session for a conversation whose access changed (${access.owner ? "now the owner's" : "no longer the owner's"})`);
+      this.reply(conv, undefined, ACCESS_CHANGED, [], "system");
+    }
     conv.session = session;
+    conv.access = access;
     this.bySession.set(session.id, conv);
-    writePrivateFileAtomic(conv.stateFile, JSON.stringify({ conversation: conv.id, session_id: session.id, owner: conv.owner, started: new Date().toISOString() }));
+    writePrivateFileAtomic(conv.stateFile, JSON.stringify({ conversation: conv.id, session_id: session.id, owner: access.owner, owner_key: access.ownerKey, started: new Date().toISOString() }));
     return session;
+  }
+
+  /**
+   * A channel whose owner changed (a WeChat re-login by another account, a config change): every session opened
+   * for the former owner is closed at once, its running turn and jobs cancelled; its conversation's next
+   * message starts a new session for whatever access the sender has now.
+   */
+  private async dropFormerOwners(): Promise<void> {
+    for (const conv of [...this.conversations.values()]) {
+      const owner = conv.channel.adapter.owner;
+      const known = this.knownOwner.get(conv.channel.key);
+      if (known === undefined) this.knownOwner.set(conv.channel.key, owner);
+      const s = conv.session;
+      if (!s || !conv.access?.owner || conv.access.ownerKey === ownerKeyOf(conv.channel, owner)) continue;
+      conv.session = undefined;
+      conv.access = undefined;
+      this.bySession.delete(s.id);
+      this.opts.log(`channel ${conv.channel.key}: the owner changed; closed the former owner's session ${s.id}`);
+      await this.sessions.close(s.id);
+    }
+    for (const conv of this.conversations.values()) this.knownOwner.set(conv.channel.key, conv.channel.adapter.owner);
   }
 
   private retire(conv: Conversation) {
     const old = conv.session!;
     conv.session = undefined;
     // The episode ended (/new): the next session starts fresh, also after a restart.
-    writePrivateFileAtomic(conv.stateFile, JSON.stringify({ conversation: conv.id, owner: conv.owner, retired: old.id }));
+    writePrivateFileAtomic(conv.stateFile, JSON.stringify({ conversation: conv.id, retired: old.id }));
+    conv.access = undefined;
     conv.retired.push(old);
     void this.closeRetired();
   }
@@ -321,7 +402,7 @@ export class Conversations {
 
   /** The owner's memory files as chat sessions in their direct chat use them; nobody else sees them. */
   private async memory(conv: Conversation, record: QueuedInbound) {
-    if (!conv.owner) return this.reply(conv, record, MEMORY_OWNER_ONLY, [], "system");
+    if (!isOwner(conv.channel, record)) return this.reply(conv, record, MEMORY_OWNER_ONLY, [], "system");
     const { memoryPlaceOf, memoryReport, readSnapshot } = await import("../../memory/index");
     const workspace = storedWorkspace(this.chatWorkspace());
     const place = memoryPlaceOf({ owner: true, scvHome: this.opts.scvHome, workspace, config: this.opts.config });
@@ -335,7 +416,9 @@ export class Conversations {
 
   /** The model's task list, asked for with /plan (a session closed while idle is resumed to read it). */
   private async plan(conv: Conversation, record: QueuedInbound) {
-    const session = conv.session ?? (this.storedSessionId(conv) ? await this.openSession(conv).catch(() => undefined) : undefined);
+    const access = accessFor(conv.channel, record);
+    const current = conv.session && conv.access && sameAccess(conv.access, access) ? conv.session : undefined;
+    const session = current ?? (this.storedSession(conv) ? await this.openSession(conv, access).catch(() => undefined) : undefined);
     this.reply(conv, record, planText(session ? currentPlan(session.scope.services) : undefined), []);
   }
 
@@ -362,5 +445,80 @@ export class Conversations {
     });
     const logged: LoggedFile[] = sent.map((a) => ({ name: a.name, state: "sent" }));
     conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}) });
+  }
+}
+
+/** The owner's direct chat: decided per message, against the adapter's owner now (a re-login changes it). */
+function isOwner(channel: ChannelRuntime, message: { direct: boolean; from: string }): boolean {
+  const owner = channel.adapter.owner;
+  return message.direct && owner !== "" && message.from === owner;
+}
+
+function ownerKeyOf(channel: ChannelRuntime, owner: string): string {
+  return sha256Hex(`${channel.key}\u0000${owner}`).slice(0, 16);
+}
+
+function accessFor(channel: ChannelRuntime, message: { direct: boolean; from: string }): Access {
+  const owner = isOwner(channel, message);
+  return { owner, ownerKey: owner ? ownerKeyOf(channel, channel.adapter.owner) : "" };
+}
+
+function sameAccess(a: Access, b: Access): boolean {
+  return a.owner === b.owner && a.ownerKey === b.ownerKey;
+}
+
+/** A counting semaphore for chat turns: `take` waits for a free slot, `give` hands it to the next waiter. */
+class TurnSlots {
+  private used = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly max: number) {}
+
+  take(): Promise<void> {
+    if (this.used < this.max) {
+      this.used++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.used--;
+  }
+
+  /** A planned stop: every waiter goes on (and finds the bridge no longer accepting). */
+  releaseAll(): void {
+    for (const next of this.waiting.splice(0)) {
+      this.used++;
+      next();
+    }
+  }
+}
+
+/** Messages per sender in the last minute: `ok`, or over the rate (`tell` the first time, then `quiet`). */
+class SenderRate {
+  private readonly senders = new Map<string, { times: number[]; told: boolean }>();
+
+  take(sender: string, perMinute: number, now = Date.now()): "ok" | "tell" | "quiet" {
+    let s = this.senders.get(sender);
+    if (!s) {
+      if (this.senders.size >= 10_000) this.forgetQuiet(now);
+      this.senders.set(sender, (s = { times: [], told: false }));
+    }
+    s.times = s.times.filter((t) => now - t < 60_000);
+    if (s.times.length < perMinute) {
+      s.times.push(now);
+      s.told = false;
+      return "ok";
+    }
+    if (s.told) return "quiet";
+    s.told = true;
+    return "tell";
+  }
+
+  /** Senders with nothing in the last minute are forgotten, so thousands of them cost nothing lasting. */
+  private forgetQuiet(now: number): void {
+    for (const [key, s] of this.senders) if (s.times.every((t) => now - t >= 60_000)) this.senders.delete(key);
   }
 }

@@ -66,6 +66,11 @@ export class InboundStore {
     return record;
   }
 
+  /** Remembers an ID as seen without queueing it (a message not answered on purpose): a redelivery is dropped. */
+  skip(id: string): void {
+    this.seen.add(id);
+  }
+
   update(record: QueuedInbound): void {
     writePrivateFileAtomic(join(this.queueDir, `${record.seq}.json`), JSON.stringify(record));
   }

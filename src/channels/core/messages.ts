@@ -85,6 +85,13 @@ export function jobsListing(sessions: (Session | undefined)[]): string {
   return lines.length ? `Background jobs:\n${lines.join("\n")}` : "No background jobs in this conversation.";
 }
 
+export const ACCESS_CHANGED =
+  "This chat's access changed (the account's owner is someone else now, or this chat became or stopped being the owner's), so SCV started a new conversation. The previous one stays in the chat log.";
+
+export function rateLimitNotice(perMinute: number): string {
+  return `You are sending messages faster than SCV answers them here (at most ${perMinute} a minute); messages over that are not answered. Wait a minute and send again.`;
+}
+
 export const NEW_CONVERSATION = "Started a new conversation. The previous one stays in the chat log.";
 export const NOTHING_RUNNING = "Nothing is running in this conversation.";
 export const MEMORY_OWNER_ONLY = "/memory is for the owner of this SCV, in their direct chat.";

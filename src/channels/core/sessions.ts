@@ -66,11 +66,14 @@ export class SessionLink {
     let error: string | undefined;
     if (params.previous) {
       try {
-        const { session_id } = await this.client.request<{ session_id: string }>("session.resume", {
+        const { session_id, tools } = await this.client.request<{ session_id: string; tools: string[] }>("session.resume", {
           session_id: params.previous,
           auto_approve: params.autoApprove,
         });
-        return { session: this.sessions.get(session_id)!, resumed: true };
+        // Never a session opened with tools for a chat that has none now (or the other way round).
+        if (tools.length > 0 === params.tools) return { session: this.sessions.get(session_id)!, resumed: true };
+        await this.close(session_id);
+        error = `it was opened ${params.tools ? "without" : "with"} tools`;
       } catch (e) {
         error = (e as Error).message;
       }
