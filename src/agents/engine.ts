@@ -3,6 +3,7 @@
 // readers, the ACP and nested-SCV clients) load at the first call, so a session that offers the tool without
 // calling it never loads them and a nested child reaches its first model request sooner.
 import { ToolError } from "../errors";
+import { maxDelegationDepth } from "../process/delegations";
 import type { SessionScope, ToolRisk } from "../scope";
 import type { AgentRunContext } from "./call-context";
 import { jobsFor } from "./jobs";
@@ -12,7 +13,7 @@ import { delegatingWorkSection } from "./prompt";
 import { type AgentSessionState, agentSessionState } from "./service";
 
 export function delegationAllowed(scope: SessionScope): boolean {
-  return scope.delegationDepth < scope.config.agent.max_delegation_depth;
+  return scope.delegationDepth < (maxDelegationDepth(scope) ?? scope.config.agent.max_delegation_depth);
 }
 
 /** Whether this session offers the `agent` tool (and so, with background jobs on, the job tools). */

@@ -52,16 +52,42 @@ export interface DelegationOrigin {
   scvHome: string;
   env: Readonly<Record<string, string | undefined>>;
   delegationDepth: number;
+  /** The session's own delegation limit (SessionScope has it), passed down to the child with the chain's. */
+  config?: { agent: { max_delegation_depth: number } };
   onClose(cleanup: () => void | Promise<void>): void;
 }
 
-/** Environment additions for a delegated child: SCV_PARENT chain and SCV_DELEGATION_DEPTH. */
+/** Carries the chain's delegation limit to nested SCVs, which read their own config (see maxDelegationDepth). */
+export const MAX_DEPTH_VAR = "SCV_MAX_DELEGATION_DEPTH";
+
+/** What maxDelegationDepth reads: the environment and, when there is one, the session's own limit. */
+interface DepthSource {
+  env: Readonly<Record<string, string | undefined>>;
+  config?: { agent: { max_delegation_depth: number } };
+}
+
+/**
+ * The delegation depth a session may not reach: its own `agent.max_delegation_depth`, or the limit its parent
+ * SCV passed down in SCV_MAX_DELEGATION_DEPTH when that is smaller, so a nested SCV whose home allows more
+ * never extends the chain past what the top-level user allowed. Undefined when neither is known.
+ */
+export function maxDelegationDepth(scope: DepthSource): number | undefined {
+  const own = scope.config?.agent.max_delegation_depth;
+  const raw = scope.env[MAX_DEPTH_VAR]?.trim();
+  const inherited = raw && /^\d{1,2}$/.test(raw) ? Number(raw) : undefined;
+  if (own === undefined || inherited === undefined) return own ?? inherited;
+  return Math.min(own, inherited);
+}
+
+/** Environment additions for a delegated child: SCV_PARENT chain, SCV_DELEGATION_DEPTH and the chain's limit. */
 export function delegationEnv(scope: Omit<DelegationOrigin, "scvHome" | "onClose">, handle: string): Record<string, string> {
   const own = `${scope.instanceId}/${scope.sessionId}/${handle}`;
   const inherited = scope.env.SCV_PARENT;
+  const limit = maxDelegationDepth(scope);
   return {
     SCV_PARENT: inherited ? `${inherited}${PARENT_CHAIN_SEPARATOR}${own}` : own,
     SCV_DELEGATION_DEPTH: String(scope.delegationDepth + 1),
+    ...(limit !== undefined ? { [MAX_DEPTH_VAR]: String(limit) } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { listRecords } from "../../src/process/delegation-records";
-import { fakeHome, fakeModelForFile } from "../fake/binary";
+import { fakeHome, fakeModelForFile, runBinary } from "../fake/binary";
 import { startStdioServer } from "../fake/stdio-client";
 import { text, toolCalls } from "../fake/model-server";
 
@@ -73,4 +73,30 @@ test("a parent and a nested scv: delegated turn, relayed approval, progress, and
   expect(await Promise.race([s.proc.exited, Bun.sleep(10_000).then(() => "hung")])).toBe(0);
   expect(existsSync(`/proc/${nestedPid}`)).toBe(false);
   expect(listRecords(home)).toEqual([]);
+}, 60_000);
+
+/** Runs a parent exec that delegates one turn to a nested SCV whose own home allows depth 5; returns the nested request's tools. */
+async function nestedTools(parentMax: number): Promise<string[]> {
+  const { env, home, workspace } = fakeHome(fake.url, `[agent]\nprefer = ["scv"]\nmax_delegation_depth = ${parentMax}\n`);
+  // The nested home, and the one below it (so the nested SCV has an agent it could delegate to).
+  for (const dir of [join(home, "agents", "scv"), join(home, "agents", "scv", "agents", "scv")]) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, "config.toml"),
+      `[provider]\nactive = "scv"\n[providers.scv]\nbase_url = "${fake.url}"\nmodel = "nested-model"\napi_key = "nested-depth-key"\nmax_retries = 0\n[agent]\nprefer = ["scv"]\nmax_delegation_depth = 5\n`,
+      { mode: 0o600 },
+    );
+  }
+  fake.clear();
+  fake.requests.length = 0;
+  fake.queue(toolCalls([{ name: "agent", arguments: { agent: "scv", prompt: "look around" } }]), text("nested done"), text("parent done"));
+  const r = await runBinary(["exec", "--yes", "delegate"], env, workspace);
+  expect(r.stdout + r.stderr).toContain("parent done");
+  const nested = fake.requests.find((q) => q.body?.model === "nested-model")!;
+  return (nested.body.tools ?? []).map((t: any) => t.name ?? t.function?.name);
+}
+
+test("the top-level max_delegation_depth binds nested SCVs whose own config allows more (red team finding 10)", async () => {
+  expect(await nestedTools(1)).not.toContain("agent"); // the nested session is at depth 1 = min(5, 1)
+  expect(await nestedTools(3)).toContain("agent"); // min(5, 3) = 3 > 1: it may delegate further
 }, 60_000);
