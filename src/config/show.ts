@@ -37,16 +37,23 @@ export function renderEntries(entries: ShownEntry[]): string {
   return entries.map((e) => `${e.key} = ${JSON.stringify(e.value)}  # ${e.source}`).join("\n");
 }
 
-/** A URL's user name and password (say, a proxy's `http://user:pass@host`) are secrets too: masked. */
+/**
+ * A URL's user name and password (say, a proxy's `http://user:pass@host`) and its query values (a
+ * `base_url` ending `?key=…`) are secrets too: masked.
+ */
 export function withoutUrlCredentials(value: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value)) return value;
+  if (!/^[a-z][a-z0-9+.-]*:\/\/([^/?#]*@|[^?#]*\?[^#]*=)/i.test(value)) return value;
   try {
     const url = new URL(value);
-    if (!url.username && !url.password) return value;
-    url.username = "***";
-    url.password = url.password ? "***" : "";
+    if (!url.username && !url.password && !url.search) return value;
+    if (url.username || url.password) {
+      url.username = "***";
+      url.password = url.password ? "***" : "";
+    }
+    const names = [...url.searchParams.keys()];
+    if (names.length) url.search = names.map((n) => `${encodeURIComponent(n)}=***`).join("&");
     return url.toString();
   } catch {
-    return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1***@");
+    return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1***@").replace(/([?&][^=&#]*)=[^&#]*/g, "$1=***");
   }
 }
