@@ -43,6 +43,7 @@ describe("delegation environment", () => {
     expect(delegationEnv(s, "codex-abc123")).toEqual({
       SCV_PARENT: `${s.instanceId}/${s.sessionId}/codex-abc123`,
       SCV_DELEGATION_DEPTH: "1",
+      SCV_MAX_DELEGATION_DEPTH: String(s.config.agent.max_delegation_depth),
     });
   });
 
@@ -51,7 +52,15 @@ describe("delegation environment", () => {
     expect(delegationEnv(s, "codex-abc123")).toEqual({
       SCV_PARENT: `outer/s1/scv-1a2b3c:${s.instanceId}/${s.sessionId}/codex-abc123`,
       SCV_DELEGATION_DEPTH: "2",
+      SCV_MAX_DELEGATION_DEPTH: String(s.config.agent.max_delegation_depth),
     });
+  });
+
+  test("the chain's delegation limit is the smaller of the session's own and the inherited one", () => {
+    const own = scope({ SCV_MAX_DELEGATION_DEPTH: "9" }, 0);
+    expect(delegationEnv(own, "codex-abc123").SCV_MAX_DELEGATION_DEPTH).toBe(String(Math.min(9, own.config.agent.max_delegation_depth)));
+    const inherited = scope({ SCV_MAX_DELEGATION_DEPTH: "1" }, 0);
+    expect(delegationEnv(inherited, "codex-abc123").SCV_MAX_DELEGATION_DEPTH).toBe("1");
   });
 
   test("handles name the agent and differ", () => {
