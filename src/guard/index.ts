@@ -1,0 +1,202 @@
+// The command guard: classifies a `bash` command before approval, lexically (no shell runs to decide), into
+// `allow` (proven literal and read-only: runs unasked), `prompt` (asks, as any process call) or `block` (a known
+// destructive payload: refused whoever approves). It is containment, not a sandbox (docs/security.md).
+import { resolve } from "node:path";
+import { destructiveReason, type PathContext } from "./destructive";
+import { gitConfigProblem } from "./git-config";
+import { programList, type ProgramList } from "./programs";
+import { matchingRule, prefixText, type PrefixRule } from "./rules";
+import { tokenize, type SimpleCommand, type Word } from "./tokenize";
+
+export type GuardDecision = "allow" | "prompt" | "block";
+
+export interface GuardVerdict {
+  decision: GuardDecision;
+  reason: string;
+  /** For `prompt`: the prefix a person could keep as a rule ("always allow commands starting with …"). */
+  rulePrefix?: string[];
+}
+
+export interface GuardContext extends PathContext {
+  /** The read-only list with the user's `[tools.guard]` additions and removals (default: the documented list). */
+  programs?: ProgramList;
+  /** Approval rules the person kept, and why the rule file was ignored if it was. */
+  rules?: { rules: readonly PrefixRule[]; problem?: string };
+  /** Why the repository's git config may run a program; defaults to reading it (git-config.ts). */
+  gitConfig?: () => string | undefined;
+}
+
+const defaultPrograms = programList();
+
+/** Programs that change directory or run another command: their arguments are a command nobody classified. */
+const WRAPPERS = new Set(["cd", "pushd", "popd", "env", "sudo", "doas", "su", "xargs", "nice", "nohup", "timeout", "time", "command", "builtin", "exec", "eval", "source", ".", "bash", "sh", "zsh", "dash", "ksh", "fish", "alias", "unalias", "set", "export", "unset", "trap", "watch", "setsid", "stdbuf", "parallel"]);
+const NETWORK = new Set(["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "ping", "dig", "nslookup", "host", "http", "xh", "aria2c", "gh", "aws", "gcloud", "az", "kubectl", "docker", "podman"]);
+const REPO_CODE = new Set(["npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "deno", "node", "python", "python3", "pip", "pip3", "pytest", "uv", "uvx", "poetry", "tox", "nox", "cargo", "rustc", "go", "make", "cmake", "ninja", "gradle", "gradlew", "mvn", "ant", "rake", "bundle", "ruby", "perl", "php", "composer", "dotnet", "swift", "mix", "sbt", "just", "task", "tsc", "jest", "vitest", "mocha", "bazel", "meson"]);
+/** Rules offered as one word only for programs whose first word says little about what runs. */
+const NO_SHORT_RULE = new Set([...WRAPPERS, ...REPO_CODE, ...NETWORK, "python2", "awk", "gawk", "perl", "find", "sed", "git", "rm", "mv", "cp", "dd", "chmod", "chown", "tee"]);
+const FILE_REDIRECT_OK = new Set(["/dev/null"]);
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
+
+const prompt = (reason: string, rulePrefix?: string[]): GuardVerdict => ({ decision: "prompt", reason, ...(rulePrefix ? { rulePrefix } : {}) });
+
+export function classifyCommand(command: string, ctx: GuardContext): GuardVerdict {
+  for (const reading of readings(command)) {
+    const destructive = destructiveReason(reading, ctx);
+    if (destructive) {
+      return { decision: "block", reason: `refused: ${destructive}. SCV never runs this, whoever approves it; if you really mean it, run it yourself in a terminal.` };
+    }
+  }
+  if (CONTROL.test(command)) return prompt("it contains control characters, so what the terminal shows may not be what runs");
+  const read = tokenize(command);
+  if (!read.ok) return prompt(`could not read this command: ${read.reason}`);
+  const { commands, operators, notes } = read.parsed;
+  if (!commands.length) return prompt("could not read this command: it holds no command");
+  const structural = notes[0] ?? structureProblem(operators);
+  const verdicts = commands.map((c) => commandVerdict(c, ctx));
+  const rulesNote = ctx.rules?.problem ? ` (your approval rules are not used: ${ctx.rules.problem})` : "";
+  const unsafe = verdicts.find((v) => v.decision !== "allow");
+  if (structural) return prompt(`it uses ${structural}${rulesNote}`);
+  if (!unsafe) {
+    const names = [...new Set(verdicts.map((v) => v.reason))];
+    return { decision: "allow", reason: `${names.join(", ")}` };
+  }
+  // Rules: every command the list did not allow must be literal and start with a kept prefix.
+  if (ctx.rules?.rules.length) {
+    const ruled: string[] = [];
+    const all = commands.every((c, i) => {
+      if (verdicts[i]!.decision === "allow") return true;
+      if (!isLiteral(c) || verdicts[i]!.credential || c.words.slice(1).some((w) => sensitive(w.value, ctx))) return false;
+      const rule = matchingRule(ctx.rules!.rules, c.words.map((w) => w.value), ctx.workspace);
+      if (rule) ruled.push(`\`${prefixText(rule.prefix)}\` (${rule.workspace ? "this workspace" : "every workspace"})`);
+      return !!rule;
+    });
+    if (all) return { decision: "allow", reason: `matches your rule ${[...new Set(ruled)].join(", ")}` };
+  }
+  // A rule is offered only where one could match: a literal command that touches no credential path.
+  const offer = commands.length === 1 && isLiteral(commands[0]!) && !commands[0]!.words.some((w) => sensitive(w.value, ctx)) ? suggestedPrefix(commands[0]!.words) : undefined;
+  return prompt(`${unsafe.reason}${rulesNote}`, offer);
+}
+
+/** The raw command, and the extra readings the checks also look at (normalisation only adds checks). */
+export function readings(command: string): string[] {
+  const stripped = command.replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b./g, "");
+  const normalized = stripped
+    .normalize("NFKC")
+    .replace(/[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/g, "")
+    .replace(/\$\{?IFS\}?/g, " ");
+  const out = [command];
+  if (stripped !== command) out.push(stripped);
+  if (normalized !== stripped) out.push(normalized);
+  return out;
+}
+
+function structureProblem(operators: string[]): string | undefined {
+  for (const op of operators) {
+    if (op === "&") return "`&` (runs something in the background)";
+    if (op === "(" || op === ")") return "a subshell or group `( … )`";
+    if (op === ";;" || op === ";&") return `\`${op}\` (a case branch)`;
+  }
+  return undefined;
+}
+
+/** One simple command: allow (reason: its name, such as `git status`) or prompt (reason: why). */
+function commandVerdict(c: SimpleCommand, ctx: GuardContext): { decision: "allow" | "prompt"; reason: string; credential?: boolean } {
+  const no = (reason: string, credential?: boolean) => ({ decision: "prompt" as const, reason, ...(credential ? { credential } : {}) });
+  if (c.assignments.length) return no(`it sets ${c.assignments[0]!.raw.split("=")[0]} inline for the command`);
+  const dynamic = c.words.find((w) => w.expansion);
+  if (dynamic) return no(`it uses ${dynamic.expansion} (\`${dynamic.raw}\`), so what runs is only known when the shell runs it`);
+  const globbed = c.words.find((w) => w.glob);
+  if (globbed) return no(`\`${globbed.raw}\` is an unquoted pattern the shell expands to file names`);
+  for (const r of c.redirects) {
+    const problem = redirectProblem(r.op, r.target, ctx);
+    if (problem) return no(problem);
+  }
+  if (!c.words.length) return no("it only redirects, which may create or empty a file");
+  const program = c.words[0]!.value;
+  if (program.includes("/")) return no(`it runs \`${program}\` by path, not a known read-only program by name`);
+  if (!/^[A-Za-z0-9[][A-Za-z0-9._+-]*$/.test(program)) return no(`\`${program}\` is not a known read-only program`);
+  const check = (ctx.programs ?? defaultPrograms).check(program);
+  if (!check) return no(unknownProgram(program, c.words[1]?.value));
+  const args = c.words.slice(1).map((w) => w.value);
+  const problem = check(args);
+  if (problem) return no(problem);
+  const touched = c.words.slice(1).find((w) => sensitive(w.value, ctx));
+  if (touched) return no(`it touches a credential path (\`${touched.value}\`)`, true);
+  if (program === "git") {
+    const config = (ctx.gitConfig ?? (() => gitConfigProblem(ctx.workspace, ctx.home)))();
+    if (config) return no(config);
+    const sub = args.find((a) => !a.startsWith("-"));
+    return { decision: "allow", reason: `git ${sub}` };
+  }
+  return { decision: "allow", reason: program };
+}
+
+function unknownProgram(program: string, first: string | undefined): string {
+  if (WRAPPERS.has(program)) return `\`${program}\` changes directory or runs another command`;
+  if (NETWORK.has(program)) return `\`${program}\` reaches the network`;
+  if (REPO_CODE.has(program)) return `\`${program}${first && !first.startsWith("-") ? ` ${first}` : ""}\` may run the repository's code (scripts, tests, build files)`;
+  return `\`${program}\` is not a known read-only program`;
+}
+
+function redirectProblem(op: string, target: Word | undefined, ctx: GuardContext): string | undefined {
+  const t = target?.value ?? "";
+  if (target?.expansion || target?.glob) return `the redirection \`${op} ${target.raw}\` uses ${target.expansion ?? "a pattern"}`;
+  if (op === ">&" || op === "<&") {
+    if (/^\d+-?$|^-$/.test(t)) return undefined;
+    return `\`${op}${t}\` writes to a file`;
+  }
+  if (op === "<") {
+    if (t.startsWith("/dev/") && t !== "/dev/null") return `it reads from the device \`${t}\``;
+    if (sensitive(t, ctx)) return `it touches a credential path (\`${t}\`)`;
+    return undefined;
+  }
+  if (op === "<<" || op === "<<-" || op === "<<<") return undefined; // reported as a note
+  if ((op === ">" || op === ">>" || op === "&>" || op === "&>>" || op === ">|") && FILE_REDIRECT_OK.has(t)) return undefined;
+  return `it writes to a file (\`${op} ${t}\`)`;
+}
+
+/** Credential files and directories, the SCV home and process memory: reading them asks (defense in depth). */
+const SENSITIVE = /(?:^|\/)(?:\.env[^/]*|\.ssh|\.aws|\.kube|\.gnupg|\.docker|\.npmrc|\.pypirc|\.netrc|\.git-credentials|\.pgpass|\.azure|\.config\/gcloud|\.config\/gh|id_(?:rsa|dsa|ecdsa|ed25519)[^/]*)(?:\/|$)|^\/proc(?:\/|$)|\/dev\/(?:tcp|udp)\//;
+
+function sensitive(word: string, ctx: GuardContext): boolean {
+  const value = word.startsWith("-") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : word;
+  if (SENSITIVE.test(value)) return true;
+  if (!value.includes("/") && !value.includes("..") && !ctx.workspace.startsWith(ctx.scvHome)) return false;
+  const abs = value.startsWith("/") ? value : `${ctx.workspace}/${value}`;
+  const normalized = abs.replace(/\/+/g, "/").replace(/\/\.(?=\/|$)/g, "");
+  if (normalized.includes("..")) return within(resolve(normalized), ctx.scvHome);
+  return within(normalized.replace(/\/$/, ""), ctx.scvHome);
+}
+
+function within(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(`${dir}/`);
+}
+
+/** No expansion, glob, inline variable or file redirection: what the words say is what runs. */
+function isLiteral(c: SimpleCommand): boolean {
+  if (c.assignments.length || !c.words.length) return false;
+  if (c.words.some((w) => w.expansion || w.glob)) return false;
+  return c.redirects.every((r) => (r.op === ">&" || r.op === "<&" ? /^\d+-?$|^-$/.test(r.target?.value ?? "") : /^[<>]$|^>>$|^&>$/.test(r.op) && r.target?.value === "/dev/null"));
+}
+
+/**
+ * The prefix offered as a rule: the program and the subcommand-like words after it (`npm test`, `cargo build`),
+ * at most three. A bare interpreter or wrapper is not offered: "always allow `python`" would allow anything.
+ */
+export function suggestedPrefix(words: Word[]): string[] | undefined {
+  const values = words.map((w) => w.value);
+  const prefix = [values[0]!];
+  for (const v of values.slice(1, 3)) {
+    if (!/^[a-z][a-z0-9:_-]*$/.test(v)) break;
+    prefix.push(v);
+  }
+  if (prefix.length === 1 && NO_SHORT_RULE.has(baseName(prefix[0]!))) return undefined;
+  return prefix;
+}
+
+function baseName(p: string): string {
+  return p.slice(p.lastIndexOf("/") + 1);
+}
+
+export { programList, type ProgramList } from "./programs";
+export { addRule, loadRules, matchingRule, prefixText, removeRule, rulesFile, type PrefixRule, type RuleSet } from "./rules";
