@@ -1,7 +1,12 @@
-// The approval gate: decides each tool call by its declared risk, the user's policy and the client.
+// The approval gate: decides each tool call by the command guard's verdict, the user's per-tool overrides, its
+// declared risk, the user's policy and the client. A guard `block` is refused before anything else is consulted,
+// so neither `--yes`, a chat owner's auto-approval nor an override can run it.
+import type { GuardVerdict } from "../guard/index";
 import type { ToolRisk } from "../scope";
 
 export type ApprovalPolicy = "on-risk" | "never";
+/** `[tools.approval]`: a tool runs unasked, always asks, or never runs. */
+export type ToolApproval = "allow" | "prompt" | "deny";
 
 export interface ApprovalRequest {
   callId: string;
@@ -10,6 +15,8 @@ export interface ApprovalRequest {
   summary: string;
   /** Equal for identical calls (same tool, same arguments), so a client can approve "this call again". */
   fingerprint?: string;
+  /** The command guard's verdict, for tools that run commands. */
+  guard?: GuardVerdict;
 }
 
 export interface ApprovalDecision {
@@ -20,6 +27,8 @@ export interface ApprovalDecision {
 
 export interface ApprovalGateOptions {
   policy: ApprovalPolicy;
+  /** Per-tool overrides from `[tools.approval]`. */
+  perTool?: Readonly<Record<string, ToolApproval>>;
   /** The client declared in session.start that it approves every request unasked. */
   autoApprove: boolean;
   /** Asks the client; resolves false when the turn is cancelled. Absent: nobody can be asked. */
@@ -27,9 +36,14 @@ export interface ApprovalGateOptions {
 }
 
 export function createApprovalGate(opts: ApprovalGateOptions) {
-  /** What the policy decides without anyone: read_only passes under both; `never` denies the rest. */
-  function byPolicy(risk: ToolRisk): ApprovalDecision | undefined {
-    if (risk === "read_only") return { approved: true, reason: "read-only" };
+  /** What is decided without anyone: the guard, the tool's override, then the policy. */
+  function unasked(risk: ToolRisk, tool?: string, guard?: GuardVerdict): ApprovalDecision | undefined {
+    if (guard?.decision === "block") return { approved: false, reason: guard.reason };
+    const override = tool ? opts.perTool?.[tool] : undefined;
+    if (override === "deny") return { approved: false, reason: `[tools.approval] ${tool} = "deny" in the user's config; this tool never runs` };
+    if (override === "allow") return { approved: true, reason: `[tools.approval] ${tool} = "allow"` };
+    if (guard?.decision === "allow") return { approved: true, reason: `read-only by the command guard (${guard.reason})` };
+    if (risk === "read_only" && override !== "prompt") return { approved: true, reason: "read-only" };
     if (opts.policy === "never") {
       return { approved: false, reason: `tools.approval_policy = "never" denies ${risk} actions; only read-only tools run` };
     }
@@ -38,17 +52,17 @@ export function createApprovalGate(opts: ApprovalGateOptions) {
 
   return {
     async decide(request: ApprovalRequest): Promise<ApprovalDecision> {
-      const policy = byPolicy(request.risk);
-      if (policy) return policy;
+      const decided = unasked(request.risk, request.tool, request.guard);
+      if (decided) return decided;
       if (opts.autoApprove) return { approved: true, reason: "the client approves every request" };
       if (!opts.ask) return { approved: false, reason: "no one can approve this request in this session" };
       const approved = await opts.ask(request);
       return approved ? { approved, reason: "approved by the user" } : { approved, reason: "the user denied this request" };
     },
-    /** For work with no turn to carry a question (background jobs): policy, then auto_approve, then deny. */
-    decideUnattended(risk: ToolRisk): ApprovalDecision {
-      const policy = byPolicy(risk);
-      if (policy) return policy;
+    /** For work with no turn to carry a question (background jobs): as decide, then auto_approve, then deny. */
+    decideUnattended(risk: ToolRisk, tool?: string): ApprovalDecision {
+      const decided = unasked(risk, tool);
+      if (decided) return decided;
       if (opts.autoApprove) return { approved: true, reason: "the client approves every request" };
       return { approved: false, reason: "nobody can be asked outside a turn; denied" };
     },

@@ -1,17 +1,19 @@
 // The y/n question at an approval, read from the terminal in raw mode so Ctrl-C and Ctrl-D are plain bytes we
 // answer at once (a line reader waiting on a terminal in raw mode is what hung before).
 
-export type ApprovalAnswer = "yes" | "no" | "always" | "interrupt" | "eof";
+export type ApprovalAnswer = "yes" | "no" | "always" | "workspace-rule" | "user-rule" | "interrupt" | "eof";
 
 const CTRL_C = 0x03;
 const CTRL_D = 0x04;
 const BACKSPACE = new Set([0x08, 0x7f]);
 
-function meaning(text: string): ApprovalAnswer | undefined {
+function meaning(text: string, rules: boolean): ApprovalAnswer | undefined {
   const answer = text.trim().toLowerCase();
   if (answer === "y" || answer === "yes") return "yes";
   if (answer === "" || answer === "n" || answer === "no") return "no";
   if (answer === "a" || answer === "always") return "always";
+  if (rules && answer === "p") return "workspace-rule";
+  if (rules && answer === "u") return "user-rule";
   return undefined;
 }
 
@@ -21,10 +23,11 @@ export interface PromptIo {
 }
 
 /**
- * Asks `question` until the answer is y/yes, n/no/empty or a/always. Ctrl-C answers "interrupt", Ctrl-D "eof";
- * an aborted `signal` (Ctrl-C delivered as a signal) answers "interrupt" too.
+ * Asks `question` until the answer is y/yes, n/no/empty or a/always (and, with `rules`, p or u: keep the offered
+ * rule for this project or for every one). Ctrl-C answers "interrupt", Ctrl-D "eof"; an aborted `signal`
+ * (Ctrl-C delivered as a signal) answers "interrupt" too.
  */
-export function askApproval(question: string, io: PromptIo, signal?: AbortSignal): Promise<ApprovalAnswer> {
+export function askApproval(question: string, io: PromptIo, signal?: AbortSignal, opts: { rules?: boolean } = {}): Promise<ApprovalAnswer> {
   const { input, output } = io;
   const raw = !!input.isTTY && typeof input.setRawMode === "function";
   return new Promise((resolve) => {
@@ -55,10 +58,11 @@ export function askApproval(question: string, io: PromptIo, signal?: AbortSignal
         if (b === CTRL_C) return finish("interrupt", "^C");
         if (b === CTRL_D) return finish("eof", "^D");
         if (b === 0x0d || b === 0x0a) {
-          const answer = meaning(line);
+          const answer = meaning(line, !!opts.rules);
           if (answer) return finish(answer, "");
           line = "";
-          output.write(`\nPlease answer y (yes), n (no) or a (always for identical calls): `);
+          const rules = opts.rules ? ", p (keep the rule for this project), u (keep it for every project)" : "";
+          output.write(`\nPlease answer y (yes), n (no), a (always for identical calls)${rules}: `);
           continue;
         }
         if (BACKSPACE.has(b)) {

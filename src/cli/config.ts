@@ -12,6 +12,9 @@ const show = defineCommand({
     try {
       const loaded = loadConfig({ cwd: args.cwd ?? process.cwd() });
       const entries = effectiveEntries(loaded);
+      // What a `bash` command's environment holds here: names only (a listed value may be a secret).
+      const { bashEnvironmentNames } = await import("../tools/bash-env");
+      entries.push({ key: "bash environment (names)", value: bashEnvironmentNames(process.env, loaded.config.tools.bash_env), source: "allowlist + tools.bash_env" });
       // Imported agent setups: whether each copy still matches its source (docs/configuration.md).
       const { importSummaries } = await import("../accounts/imports/index");
       const imports = importSummaries({ scvHome: scvHome(), config: loaded.config, env: process.env });

@@ -2,6 +2,7 @@
 // (`$ cargo test`, `write src/x.ts`) with its outcome (`exit 0, 1.2 s`, `+12 -3 lines`, `denied`), approval
 // cards, and — on a terminal only — the last output line of a running call, a waiting indicator and provider
 // retries. It knows no tool by name: everything it prints comes from the notifications.
+import { prefixText } from "../guard/prefix-text";
 import { styleFor } from "../terminal/style";
 import { riskInWords } from "../scope";
 import { planText } from "../plan/plan";
@@ -28,6 +29,8 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
   let lastStart: { callId: string; label: string } | undefined;
   /** Labels of calls still running, to name a call again when its outcome comes after other lines. */
   const labels = new Map<string, string>();
+  /** Calls the command guard blocked: their outcome says so, with the reason. */
+  const blocked = new Map<string, string>();
   let streamed = "";
   let waitTimer: ReturnType<typeof setInterval> | undefined;
 
@@ -81,6 +84,11 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
   }
 
   function outcomeOf(p: any): { text: string; bad: boolean } {
+    const guard = blocked.get(p.call_id);
+    if (guard !== undefined) {
+      blocked.delete(p.call_id);
+      return { text: `blocked: ${guard.replace(/^refused: /, "")}`, bad: true };
+    }
     if (p.denied) return { text: "denied", bad: true };
     if (typeof p.display === "string" && p.display) return { text: p.display, bad: !p.ok };
     if (p.ok) return { text: "", bad: false };
@@ -126,6 +134,7 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
         case "tool.started":
           stopWaiting();
           if (json) return;
+          if (p.guard?.decision === "block") blocked.set(p.call_id, String(p.guard.reason));
           // Text before a tool call is its own segment; keep stdout lines whole around tool lines.
           endStdoutLine();
           if (!tty) {
@@ -195,8 +204,8 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
       }
     },
 
-    /** The approval card: what will happen, the risk in words, then the question (asked by the caller). */
-    approvalCard(p: { tool: string; risk: string; summary: string }): string {
+    /** The approval card: what will happen, the risk in words, why the guard asks, then the question (asked by the caller). */
+    approvalCard(p: { tool: string; risk: string; summary: string; guard?: { reason: string }; rule_prefix?: string[] }): string {
       flushDeferred();
       stopWaiting();
       endStdoutLine();
@@ -210,7 +219,10 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
           return `  ${l}`;
         })
         .join("\n");
-      return `\n${s.bold(`Approve ${p.tool}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o / ${s.bold("a")}lways for identical calls in this run [y/N/a] `;
+      const guard = p.guard ? `\n  ${s.dim(`guard: asks because ${p.guard.reason}`)}` : "";
+      const prefix = p.rule_prefix ? prefixText(p.rule_prefix) : undefined;
+      const rules = prefix ? ` / ${s.bold("p")}: always allow commands starting with \`${prefix}\` in this project / ${s.bold("u")}: … in every project` : "";
+      return `\n${s.bold(`Approve ${p.tool}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o / ${s.bold("a")}lways for identical calls in this run${rules} [y/N/a${prefix ? "/p/u" : ""}] `;
     },
 
     /** The person approved the call the card was about: it runs now. */

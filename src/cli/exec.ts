@@ -52,7 +52,10 @@ export default defineCommand({
   meta: { name: "exec", description: "Run one turn on PROMPT (or - to read it from stdin) and print the reply" },
   notes:
     "Approvals: y runs the call once, n (or Enter, or Ctrl-D) denies it and the turn goes on, a runs it and every\n" +
-    "identical call (same tool, same arguments) for the rest of this run, Ctrl-C denies it and cancels the turn.\n\n" +
+    "identical call (same tool, same arguments) for the rest of this run, Ctrl-C denies it and cancels the turn.\n" +
+    "For a command the guard could read, p runs it and keeps the rule \"always allow commands starting with …\" for\n" +
+    "this project, u for every project (scv rules list shows them). Read-only commands (ls, git status) run\n" +
+    "unasked; destructive ones (rm -rf ~) are refused, even with --yes.\n\n" +
     EXIT_CODES,
   args: {
     prompt: { type: "positional", description: "the prompt (quote it), or - to read it from stdin" },
@@ -185,9 +188,12 @@ export default defineCommand({
     let questions = Promise.resolve();
     let questionAbort = new AbortController();
 
-    function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string }) {
-      const answer = (approved: boolean) =>
-        client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved }).catch(() => {});
+    function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string }; rule_prefix?: string[] }) {
+      const answer = async (approved: boolean, remember?: "workspace" | "user") => {
+        const r = await client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved, ...(remember ? { remember } : {}) }).catch(() => undefined);
+        if (r?.rule) render.note(`  kept the rule: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`);
+        if (r?.rule_error) render.note(`  the rule was not kept: ${r.rule_error}`);
+      };
       if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) {
         render.note("  approved: identical to a call allowed with `a`");
         return answer(true);
@@ -200,13 +206,14 @@ export default defineCommand({
       questions = questions.then(async () => {
         if (interrupted) return void (await answer(false));
         if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) return void (await answer(true));
-        const reply = await askApproval(render.approvalCard(p), { input: process.stdin, output: process.stderr }, questionAbort.signal);
+        const reply = await askApproval(render.approvalCard(p), { input: process.stdin, output: process.stderr }, questionAbort.signal, { rules: !!p.rule_prefix });
         if (reply === "always" && p.fingerprint) alwaysAllowed.add(p.fingerprint);
         // Ctrl-C: cancel first, so the turn ends instead of taking the denial to the model.
         if (reply === "interrupt") interrupt();
-        const approved = reply === "yes" || reply === "always";
+        const remember = reply === "workspace-rule" ? "workspace" : reply === "user-rule" ? "user" : undefined;
+        const approved = reply === "yes" || reply === "always" || !!remember;
         if (approved) render.approved();
-        await answer(approved);
+        await answer(approved, remember);
       });
       return questions;
     }

@@ -67,6 +67,7 @@ async function main() {
       sessions: lazy(() => import("./sessions")),
       memory: lazy(() => import("./memory")),
       channels: lazy(() => import("./channels")),
+      rules: lazy(() => import("./rules")),
     },
   });
   await runCli(root, argv);

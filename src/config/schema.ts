@@ -48,6 +48,12 @@ export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 14400;
 export const DEFAULT_AGENT_TIMEOUT_SECONDS = 3600;
 
+/** `[tools.approval]` values: run unasked, ask (even a read-only tool), or never run. */
+export const TOOL_APPROVALS = ["allow", "prompt", "deny"] as const;
+const PROGRAM_NAME = /^[A-Za-z0-9_[][A-Za-z0-9._+-]{0,63}$/;
+/** Variables a secret binding may not set: they decide what runs or how (loader, shell and runtime hooks). */
+export const EXECUTION_CONTROL_VARIABLES = /^(PATH|HOME|SHELL|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|COMSPEC|CDPATH|GLOBIGNORE|LD_.*|DYLD_.*|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5LIB|PERL5OPT|PERLLIB|RUBYOPT|RUBYLIB|GIT_.*|LESSOPEN|LESSCLOSE|PAGER|EDITOR|VISUAL|BUN_.*|SCV_.*)$/;
+
 export const ToolsConfig = lazySchema((z) => z.strictObject({
   approval_policy: z.enum(["on-risk", "never"]).default("on-risk"),
   command_timeout_seconds: timeoutSeconds().default(DEFAULT_COMMAND_TIMEOUT_SECONDS),
@@ -57,7 +63,30 @@ export const ToolsConfig = lazySchema((z) => z.strictObject({
   max_steps: positiveInt(1000).default(64),
   // Read AGENTS.md (or CLAUDE.md) from the workspace into the system prompt as the project's instructions.
   project_instructions: z.boolean().default(true),
+  // Per-tool approval overrides (`[tools.approval] web_fetch = "allow"`); the command guard's `block` still wins.
+  approval: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "tool names use a-z, 0-9 and _"), z.enum(TOOL_APPROVALS, { error: `must be one of: ${TOOL_APPROVALS.join(", ")}` })).default({}),
+  // The command guard's read-only program list, extended and trimmed (src/guard/programs.ts has the default).
+  guard: z
+    .strictObject({
+      add_read_only: z.array(z.string().regex(PROGRAM_NAME, "must be a program name (no path, no spaces)")).max(256).default([]),
+      remove_read_only: z.array(z.string().regex(PROGRAM_NAME, "must be a program name (no path, no spaces)")).max(256).default([]),
+    })
+    .default({ add_read_only: [], remove_read_only: [] }),
+  // Variables `bash` gets on top of the allowlist: a NAME passes SCV's own value on, NAME=value sets one.
+  bash_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(=.*)?$/s, "must be NAME or NAME=value")).max(256).default([]),
+  // Secrets a `bash` call may ask for by name; the value never appears in an approval, event or result.
+  secret_bindings: z
+    .array(
+      z.strictObject({
+        source: z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, "must be env:NAME (the variable in SCV's environment holding the secret)"),
+        target: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a variable name").optional(),
+        expires_in_seconds: positiveInt(MAX_TIMER_SECONDS).optional(),
+      }),
+    )
+    .max(64)
+    .default([]),
 }));
+
 
 export const WebConfig = lazySchema((z) => z.strictObject({
   allow_private_addresses: z.boolean().default(false),
@@ -212,6 +241,10 @@ export const USER_ONLY_KEYS = [
   "agents",
   "channels",
   "tools.approval_policy",
+  "tools.approval",
+  "tools.guard",
+  "tools.bash_env",
+  "tools.secret_bindings",
   "tools.max_timeout_seconds",
   "web.allow_private_addresses",
   "web.auto_approve_domains",

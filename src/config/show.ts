@@ -21,7 +21,15 @@ export function effectiveEntries(loaded: LoadedConfig, env: NodeJS.ProcessEnv = 
   flatten(loaded.config, "", pairs);
   const entries = pairs.map(([key, value]) => {
     const secret = SECRET_KEYS.some((re) => re.test(key));
-    const shown = secret ? (value ? "set" : "unset") : typeof value === "string" ? withoutUrlCredentials(value) : value;
+    const shown = secret
+      ? value
+        ? "set"
+        : "unset"
+      : key === "tools.bash_env" && Array.isArray(value)
+        ? value.map((v) => String(v).replace(/=[\s\S]*$/, "=(set)")) // a value given here may be a secret
+        : typeof value === "string"
+          ? withoutUrlCredentials(value)
+          : value;
     return { key, value: shown, source: loaded.sources.get(key) ?? "default" };
   });
   // Key variables are named, and whether they are set is shown; their values never are.

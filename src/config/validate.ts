@@ -6,7 +6,7 @@ import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { registeredChecks } from "./checks";
 import { ConfigError, type ConfigInputs, type ConfigText, DEFAULT_PROFILE_NAME, type LoadedConfig } from "./loaded";
-import { AgentConfig, ChannelsConfig, type Config, ConfigFile, type CrossCheck, MemoryConfig, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
+import { AgentConfig, ChannelsConfig, type Config, ConfigFile, EXECUTION_CONTROL_VARIABLES, type CrossCheck, MemoryConfig, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
 
 /** The schema below wrappers (optional, default, pipes) that decide nothing about keys. */
 function unwrapSchema(schema: unknown): { def?: Record<string, any>; shape?: Record<string, unknown> } | undefined {
@@ -211,7 +211,20 @@ const notAboveCeiling =
     const file = fileOf(`tools.${key}`) ?? fileOf("tools.max_timeout_seconds") ?? userFile;
     return `${file}: tools.${key} (${c.tools[key]}) exceeds ${ceiling}; lower it, or raise the ceiling in your user config`;
   };
+/** Secret bindings: each target (default: the source's name) once, and never a variable that controls execution. */
+const secretBindingsCheck: SourcedCheck = (c, fileOf, userFile) => {
+  const file = fileOf("tools.secret_bindings") ?? userFile;
+  const seen = new Set<string>();
+  for (const b of c.tools.secret_bindings) {
+    const target = b.target ?? b.source.slice(4);
+    if (EXECUTION_CONTROL_VARIABLES.test(target)) return `${file}: tools.secret_bindings: target ${target} controls what runs or how; bind the secret to another name`;
+    if (seen.has(target)) return `${file}: tools.secret_bindings: two bindings set ${target}; give one a different target`;
+    seen.add(target);
+  }
+  return undefined;
+};
 const sourcedChecks: SourcedCheck[] = [
+  secretBindingsCheck,
   notAboveCeiling("command_timeout_seconds"),
   notAboveCeiling("agent_timeout_seconds"),
   (c, fileOf, userFile) =>

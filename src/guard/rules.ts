@@ -4,7 +4,7 @@
 // is literal (no substitution, expansion, glob, inline variable or file redirection), and never lifts `block`.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ensurePrivateDir, writePrivateFileAtomic } from "../config/private-file";
+import { ensurePrivateDir, writePrivateFileAtomic } from "../fs/private-file";
 
 export interface PrefixRule {
   id: string;
@@ -99,7 +99,4 @@ export function matchingRule(rules: readonly PrefixRule[], words: readonly strin
   return rules.find((r) => (!r.workspace || r.workspace === workspace) && r.prefix.length <= words.length && r.prefix.every((w, i) => words[i] === w));
 }
 
-/** A rule's prefix as a person reads it. */
-export function prefixText(prefix: readonly string[]): string {
-  return prefix.map((w) => (/^[A-Za-z0-9._+:@%\/=,-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`)).join(" ");
-}
+export { prefixText } from "./prefix-text";

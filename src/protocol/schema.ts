@@ -12,6 +12,11 @@ export { ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION };
 const SessionId = lazySchema((z) => z.string().min(1).describe("from session.start"));
 const TurnId = lazySchema((z) => z.string().min(1));
 const Risk = lazySchema((z) => z.enum(["read_only", "filesystem", "process", "delegate", "network"]));
+const Guard = lazySchema((z) =>
+  z
+    .object({ decision: z.enum(["allow", "prompt", "block"]), reason: z.string() })
+    .describe("the command guard's verdict: `allow` runs unasked (literal and read-only, or a kept rule), `prompt` asks, `block` is refused whoever approves"),
+);
 // Optional, so a client reading an SCV older than this field (a nested child) still parses the result.
 const ContextWindow = lazySchema((z) =>
   z.number().int().describe("the model's context window in tokens, as the session counts it (compaction starts at the profile's compact_at of it)"),
@@ -120,9 +125,15 @@ export const requests = {
     result: lazySchema((z) => z.object({ cancelled: z.boolean() })),
   },
   "approval.resolve": {
-    description: "Answers an approval.requested notification.",
-    params: lazySchema((z) => z.strictObject({ session_id: SessionId, approval_id: z.string().min(1), approved: z.boolean() })),
-    result: lazySchema((z) => z.object({ ok: z.literal(true) })),
+    description:
+      "Answers an approval.requested notification. With `approved: true`, `remember` also keeps the request's `rule_prefix` as an approval rule, for this workspace (`workspace`) or every workspace (`user`), in `$SCV_HOME/approval-rules.json` (see `scv rules list`). The answer stands even when the rule cannot be kept; `rule_error` then says why, and `rule` names a kept rule.",
+    params: lazySchema((z) => z.strictObject({
+      session_id: SessionId,
+      approval_id: z.string().min(1),
+      approved: z.boolean(),
+      remember: z.enum(["workspace", "user"]).optional(),
+    })),
+    result: lazySchema((z) => z.object({ ok: z.literal(true), rule: z.string().optional(), rule_error: z.string().optional() })),
   },
   "session.compact": {
     description:
@@ -172,7 +183,7 @@ export const notifications = {
   },
   "tool.started": {
     description:
-      "A tool call began (before approval). `label` is the call as a person reads it, such as `$ cargo test`, `read src/x.ts (bytes 0-400)` or `agent codex: fix the build`. `arguments` is the call's validated arguments (the raw ones when they were invalid), with long strings cut and credential-looking values masked.",
+      "A tool call began (before approval). `label` is the call as a person reads it, such as `$ cargo test`, `read src/x.ts (bytes 0-400)` or `agent codex: fix the build`. `arguments` is the call's validated arguments (the raw ones when they were invalid), with long strings cut and credential-looking values masked. `guard` is the command guard's verdict for a tool that runs commands (`bash`).",
     params: lazySchema((z) => z.object({
       ...inTurn,
       call_id: z.string(),
@@ -180,6 +191,7 @@ export const notifications = {
       label: z.string(),
       risk: Risk.optional(),
       arguments: z.record(z.string(), z.unknown()).optional(),
+      guard: Guard.optional(),
     })),
   },
   "tool.progress": {
@@ -211,7 +223,7 @@ export const notifications = {
   },
   "approval.requested": {
     description:
-      "A tool call needs the client's decision; answer with approval.resolve. `summary` shows what will happen (for a `write`, a bounded diff or the new file's first lines). `fingerprint` is the same for identical calls (same tool, same arguments), so a client may approve repeats of a call it was told to allow.",
+      "A tool call needs the client's decision; answer with approval.resolve. `summary` shows what will happen (for a `write`, a bounded diff or the new file's first lines). `fingerprint` is the same for identical calls (same tool, same arguments), so a client may approve repeats of a call it was told to allow. `guard` says why the command guard asks; `rule_prefix`, when present, is the prefix a client may offer to keep as a rule (\"always allow commands starting with `npm test`\"), answered with `remember`.",
     params: lazySchema((z) => z.object({
       ...inTurn,
       approval_id: z.string(),
@@ -221,6 +233,8 @@ export const notifications = {
       summary: z.string(),
       workspace: z.string(),
       fingerprint: z.string().optional(),
+      guard: Guard.optional(),
+      rule_prefix: z.array(z.string()).optional().describe("the command's first words, as a rule would match them"),
     })),
   },
   "model.retrying": {

@@ -236,10 +236,11 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
       },
       async "approval.resolve"(p) {
         requireInit();
-        if (!session(p.session_id).resolveApproval(p.approval_id, p.approved)) {
+        const answered = session(p.session_id).resolveApproval(p.approval_id, p.approved, p.remember);
+        if (!answered) {
           throw new RpcError(ERROR_CODES.unknown_approval, `no pending approval "${p.approval_id}" in this session (already answered or its turn ended)`);
         }
-        return { ok: true as const };
+        return { ok: true as const, ...answered };
       },
       async "session.compact"(p) {
         requireInit();

@@ -11,7 +11,7 @@ import type { IdleTurn, SessionScope } from "../scope";
 import type { ToolRegistry } from "../tools/tool";
 import { type CompactionReason, type CompactResult, compactHistory, type ContextState, estimateTextTokens } from "./compaction";
 import type { SystemPrompt } from "./system-prompt";
-import { type Emit, runTurn, type SideStep, type TurnOutcome } from "./turn";
+import { type Emit, guardField, runTurn, type SideStep, type TurnOutcome } from "./turn";
 
 interface QueuedTurn {
   turnId: string;
@@ -48,7 +48,7 @@ export class Session {
   private readonly context: ContextState;
   private readonly queue: QueuedTurn[] = [];
   private running?: { turnId: string; abort: AbortController; done: Promise<void> };
-  private readonly approvals = new Map<string, (approved: boolean) => void>();
+  private readonly approvals = new Map<string, { request: ApprovalRequest; resolve: (approved: boolean) => void }>();
   private readonly closeHandlers: (() => void | Promise<void>)[] = [];
   private readonly idleSources: (() => IdleTurn | undefined)[] = [];
   private readonly gate: ApprovalGate;
@@ -68,6 +68,7 @@ export class Session {
     this.context = { ...opts.context };
     this.gate = createApprovalGate({
       policy: opts.scope.config.tools.approval_policy,
+      perTool: opts.scope.config.tools.approval,
       autoApprove: opts.autoApprove,
       ask: (request) => this.askClient(request),
     });
@@ -80,7 +81,7 @@ export class Session {
         busy: () => !!this.running || this.queue.length > 0,
       },
       decideUnattended: (risk, about) => {
-        const decision = this.gate.decideUnattended(risk);
+        const decision = this.gate.decideUnattended(risk, about?.tool);
         if (!decision.approved && about) {
           this.opts.emit("approval.denied_unattended", { session_id: this.id, ...(about.job ? { job: about.job } : {}), tool: about.tool, risk, summary: about.summary, reason: decision.reason });
         }
@@ -211,12 +212,30 @@ export class Session {
     return hit;
   }
 
-  resolveApproval(approvalId: string, approved: boolean): boolean {
-    const resolve = this.approvals.get(approvalId);
-    if (!resolve) return false;
+  /**
+   * Answers an open approval; undefined when none is waiting under that ID. `remember` (with an approval) keeps
+   * the prefix rule the request offered, for this workspace or every one; the answer stands even when the rule
+   * cannot be kept, and the result says why.
+   */
+  resolveApproval(approvalId: string, approved: boolean, remember?: "workspace" | "user"): { rule?: string; rule_error?: string } | undefined {
+    const open = this.approvals.get(approvalId);
+    if (!open) return undefined;
     this.approvals.delete(approvalId);
-    resolve(approved);
-    return true;
+    const kept = remember && approved ? this.keepRule(open.request, remember) : {};
+    open.resolve(approved);
+    return kept;
+  }
+
+  private keepRule(request: ApprovalRequest, scope: "workspace" | "user"): { rule?: string; rule_error?: string } {
+    const prefix = request.guard?.rulePrefix;
+    if (!prefix) return { rule_error: "this request offers no rule to keep (only a literal command the guard could read does)" };
+    const { addRule, prefixText } = require("../guard/rules") as typeof import("../guard/rules");
+    try {
+      addRule(this.scope.scvHome, prefix, scope === "workspace" ? this.scope.workspace : undefined);
+      return { rule: prefixText(prefix) };
+    } catch (e) {
+      return { rule_error: (e as Error).message };
+    }
   }
 
   async close(): Promise<void> {
@@ -256,9 +275,12 @@ export class Session {
         resolve(false);
       };
       turn.abort.signal.addEventListener("abort", onAbort, { once: true });
-      this.approvals.set(approvalId, (approved) => {
-        turn.abort.signal.removeEventListener("abort", onAbort);
-        resolve(approved);
+      this.approvals.set(approvalId, {
+        request,
+        resolve: (approved) => {
+          turn.abort.signal.removeEventListener("abort", onAbort);
+          resolve(approved);
+        },
       });
       this.opts.emit("approval.requested", {
         session_id: this.id,
@@ -270,6 +292,7 @@ export class Session {
         summary: request.summary,
         workspace: this.scope.workspace,
         ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
+        ...(request.guard ? { guard: guardField(request.guard), ...(request.guard.rulePrefix ? { rule_prefix: request.guard.rulePrefix } : {}) } : {}),
       });
     });
   }

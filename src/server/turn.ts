@@ -1,6 +1,7 @@
 // The turn loop: model call, tool calls run serially through the approval gate, repeat until the model
 // answers without tools, the step bound is reached, or the turn is cancelled. It holds no tool names.
 import type { ApprovalGate } from "../approval/gate";
+import type { GuardVerdict } from "../guard/index";
 import type { NotificationMethod, NotificationParams } from "../protocol/schema";
 import { withSources } from "../provider/citations";
 import { type ImageRef, prepareImages } from "../provider/images";
@@ -281,6 +282,11 @@ function parseArguments(text: string): { ok: true; value: unknown } | { ok: fals
   }
 }
 
+/** The guard's verdict as events carry it (`decision`, `reason`). */
+export function guardField(g: GuardVerdict): { decision: GuardVerdict["decision"]; reason: string } {
+  return { decision: g.decision, reason: g.reason };
+}
+
 /** `arguments` for tool.started: only a JSON object is shown (a call with other arguments is refused anyway). */
 function argumentsField(args: unknown): { arguments?: Record<string, unknown> } {
   if (!args || typeof args !== "object" || Array.isArray(args)) return {};
@@ -317,8 +323,8 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
 
   let result: ToolResult;
   let denied = false;
-  const started = (label: string, args?: unknown, risk?: ToolRisk) =>
-    emit("tool.started", { ...ids, tool: call.name, label, ...(risk ? { risk } : {}), ...argumentsField(args) });
+  const started = (label: string, args?: unknown, risk?: ToolRisk, guard?: GuardVerdict) =>
+    emit("tool.started", { ...ids, tool: call.name, label, ...(risk ? { risk } : {}), ...argumentsField(args), ...(guard ? { guard: guardField(guard) } : {}) });
   if (!tool) {
     started(call.name);
     const names = deps.tools.list().map((t) => t.name);
@@ -334,9 +340,9 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
         started(call.name, args.value);
         result = assessed.result;
       } else {
-        started(assessed.label, assessed.args, assessed.risk);
+        started(assessed.label, assessed.args, assessed.risk, assessed.guard);
         const fingerprint = new Bun.CryptoHasher("sha256").update(`${call.name}\0${JSON.stringify(args.value)}`).digest("hex");
-        const request = { callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary, fingerprint };
+        const request = { callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary, fingerprint, ...(assessed.guard ? { guard: assessed.guard } : {}) };
         const decision = await deps.gate.decide(request);
         if (signal.aborted) result = failure("cancelled");
         else if (!decision.approved) {

@@ -2,8 +2,11 @@
 // cancellation, cleanup of everything the command started, and bounded combined stdout/stderr.
 import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "../config/schema";
 import { zod } from "../lazy-schema";
+import type { GuardVerdict, ProgramList } from "../guard/index";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
 import { type SessionScope } from "../scope";
+import { userHome } from "../user-home";
+import { bashEnvironment, bindingName, bindSecrets, describeBindings } from "./bash-env";
 import { defineTool, parametersByTimeouts, type Tool } from "./tool";
 
 /** Progress lines go out at most this often (twice a second). */
@@ -27,6 +30,11 @@ function bashArgs(defaultTimeout: number, maxTimeout: number) {
       .max(maxTimeout, `must be at most ${maxTimeout} seconds (the tools.max_timeout_seconds ceiling)`)
       .optional()
       .describe(`Seconds before the command is killed (default ${defaultTimeout}, at most ${maxTimeout})`),
+    secrets: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a binding name"))
+      .max(16)
+      .optional()
+      .describe("Names of configured secret bindings to set as environment variables for this command only; their values are redacted from the output"),
   });
 }
 const BASH_ARGS = parametersByTimeouts(bashArgs, [DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS]);
@@ -35,25 +43,49 @@ export const DefaultBashArgs = BASH_ARGS.prebuilt;
 export function createBashTool(scope: SessionScope): Tool {
   const { command_timeout_seconds: defaultTimeout, max_timeout_seconds: maxTimeout } = scope.config.tools;
   const BashArgs = BASH_ARGS.for(defaultTimeout, maxTimeout);
+  const { guard: guardConfig, bash_env: extraEnv, secret_bindings: bindings } = scope.config.tools;
+  const home = scope.env.HOME || userHome(scope.env);
+  let programs: ProgramList | undefined;
+
+  /** The guard's verdict; rules are read on each call, so `scv rules rm` takes effect at once. */
+  function guard(args: { command: string; secrets?: string[] | undefined }): GuardVerdict {
+    // Loaded at the first call, not with the tool: sessions that never run a command do not pay for it.
+    const { classifyCommand, loadRules, programList } = require("../guard/index") as typeof import("../guard/index");
+    programs ??= programList(guardConfig.add_read_only, guardConfig.remove_read_only);
+    const verdict = classifyCommand(args.command, { workspace: scope.workspace, home, scvHome: scope.scvHome, programs, rules: loadRules(scope.scvHome) });
+    // Secrets are handed over only with someone's consent: a call that binds one always asks.
+    if (args.secrets?.length && verdict.decision === "allow") return { decision: "prompt", reason: `it binds secrets (${args.secrets.join(", ")}), which always asks` };
+    return verdict;
+  }
 
   return defineTool({
     name: "bash",
     description:
-      `Run a shell command with /bin/bash -lc in the workspace (not sandboxed). The result starts with the exit ` +
+      `Run a shell command with /bin/bash -lc in the workspace (not sandboxed). Literal read-only commands (ls, cat, ` +
+      `rg, git status, …) run without approval; known destructive ones are refused. The environment holds basic ` +
+      `variables only, no keys${bindings.length ? `; secret bindings you may request by name: ${bindings.map(bindingName).join(", ")}` : ""}. The result starts with the exit ` +
       `status (or the signal, a timeout, or cancellation), then stdout and stderr combined in order; long output ` +
       `keeps its first and last parts. stdin is empty. Background processes the command starts are stopped when ` +
       `it exits. Default timeout ${defaultTimeout}s, at most ${maxTimeout}s.`,
     parameters: BashArgs,
     risk: "process",
-    summary: (args) => `$ ${args.command}\ncwd: ${scope.workspace}\ntimeout: ${args.timeout_seconds ?? defaultTimeout}s`,
+    summary: (args) => {
+      const lines = [`$ ${args.command}`, `cwd: ${scope.workspace}`, `timeout: ${args.timeout_seconds ?? defaultTimeout}s`];
+      if (args.secrets?.length) lines.push(`secrets: ${describeBindings(bindings, args.secrets).join(", ")}`);
+      return lines.join("\n");
+    },
+    guard,
     execute: async (args, ctx) => {
-      const timeoutSeconds = args.timeout_seconds ?? defaultTimeout;
-      const progress = lastLineProgress(ctx.progress);
+      const secrets = args.secrets?.length ? bindSecrets(bindings, args.secrets, scope.env) : undefined;
+      // The earliest binding expiry tightens the deadline: the command does not outlive its secrets.
+      const timeoutSeconds = Math.min(args.timeout_seconds ?? defaultTimeout, secrets?.expiresInSeconds ?? Infinity);
+      // Progress lines could show part of a bound value cut at a chunk's edge: a call with secrets sends none.
+      const progress = lastLineProgress(secrets ? () => {} : ctx.progress);
       try {
         const result = await runProcess({
           argv: ["/bin/bash", "-lc", args.command],
           cwd: scope.workspace,
-          env: { ...scope.env }, // the runner drops BUN_OPTIONS/BUN_BE_BUN; bash keeps the normal environment
+          env: { ...bashEnvironment(scope.env, extraEnv), ...secrets?.env },
           stdin: "null",
           signal: ctx.signal,
           timeoutMs: timeoutSeconds * 1000,
@@ -61,7 +93,8 @@ export function createBashTool(scope: SessionScope): Tool {
           combined: true,
           onStdout: progress.push,
         });
-        return formatResult(result, timeoutSeconds);
+        const formatted = formatResult(result, timeoutSeconds);
+        return secrets ? { ...formatted, output: secrets.redact(formatted.output) } : formatted;
       } finally {
         progress.stop();
       }

@@ -7,6 +7,7 @@ import type { ImageRef } from "../provider/images";
 import { ToolError } from "../errors";
 import type { SessionScope, ToolRisk } from "../scope";
 import { ellipsize, limitText } from "../text/cut";
+import type { GuardVerdict } from "../guard/index";
 
 /** A tool call's own context. */
 export interface ToolCallContext extends SessionScope {
@@ -37,7 +38,7 @@ export interface ToolResult {
 }
 
 export type Assessment<A> =
-  | { ok: true; args: A; risk: ToolRisk; summary: string; label: string }
+  | { ok: true; args: A; risk: ToolRisk; summary: string; label: string; guard?: GuardVerdict }
   | { ok: false; result: ToolResult };
 
 export interface Tool<A = any> {
@@ -64,6 +65,11 @@ export interface ToolDefinition<S extends z.ZodType> {
    * line. Credential-looking values are masked and the length bounded before a client sees it.
    */
   label?: (args: z.infer<S>) => string;
+  /**
+   * The command guard's verdict on this call (src/guard), for tools that run commands: `allow` runs unasked,
+   * `block` is refused whoever approves, `prompt` asks as the risk says. Shown in tool.started and the approval.
+   */
+  guard?: (args: z.infer<S>, ctx: ToolCallContext) => GuardVerdict;
   execute: (args: z.infer<S>, ctx: ToolCallContext) => Promise<ToolResult | string>;
 }
 
@@ -127,7 +133,8 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
         const risk = typeof def.risk === "function" ? await def.risk(args, ctx) : def.risk;
         const summary = await def.summary(args, ctx);
         const label = def.label?.(args) ?? summary.split("\n", 1)[0]!;
-        return { ok: true, args, risk, summary, label: displayLine(label) || def.name };
+        const guard = def.guard?.(args, ctx);
+        return { ok: true, args, risk, summary, label: displayLine(label) || def.name, ...(guard ? { guard } : {}) };
       } catch (e) {
         return { ok: false, result: failure(errorText(e)) };
       }

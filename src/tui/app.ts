@@ -13,7 +13,7 @@ import { styleFor } from "../terminal/style";
 import { openTerminal } from "./terminal";
 import { runSlashCommand, type SlashContext } from "./run-command";
 import { contextShare, formatTokens, truncate } from "./text";
-import { ConversationView } from "./view";
+import { type ApprovalOutcome, ConversationView } from "./view";
 
 export interface TuiOptions {
   cwd: string;
@@ -225,6 +225,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
           return void answerApproval(true, "approved for this session");
         }
         if (k === "n") return void answerApproval(false, "denied");
+        if ((k === "p" || k === "u") && view.approval.rulePrefix) return void answerApproval(true, "approved and kept as a rule", k === "p" ? "workspace" : "user");
       }
       if (key.kind === "escape") return void answerApproval(false, "denied");
       return; // the card holds the keyboard until it is answered
@@ -247,12 +248,15 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     if (action.kind === "submit") void submit(action.text);
   }
 
-  async function answerApproval(approved: boolean, decision: "approved" | "approved for this session" | "denied") {
+  async function answerApproval(approved: boolean, decision: ApprovalOutcome, remember?: "workspace" | "user") {
     const a = view.approval;
     if (!a || !client) return;
     view.clearApproval(decision);
     requestRender();
-    await client.request("approval.resolve", { session_id: sessionId, approval_id: a.approvalId, approved }).catch(() => {});
+    const r = await client.request("approval.resolve", { session_id: sessionId, approval_id: a.approvalId, approved, ...(remember ? { remember } : {}) }).catch(() => undefined);
+    if (r?.rule_error) view.say(`the rule was not kept: ${r.rule_error}`, theme.yellow);
+    else if (r?.rule) view.say(`kept: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`, theme.dim);
+    requestRender();
   }
 
   function onCtrlC() {

@@ -4,6 +4,7 @@
 // fresh each frame (`live`). Tools appear by the label the server gives them; nothing here knows a tool.
 import { createMarkdownRenderer, type MarkdownRenderer } from "./markdown";
 import type { Style as Theme } from "../terminal/style";
+import { prefixText } from "../guard/prefix-text";
 import { sanitize, truncate, wrapLine, wrapText } from "./text";
 import { riskInWords } from "../scope";
 import { planLines, planProgress, type PlanItem } from "../plan/plan";
@@ -16,6 +17,10 @@ export interface ApprovalCard {
   summary: string;
   /** Identity of the call for "approve identical calls" (the server's fingerprint when it sent one). */
   identity: string;
+  /** Why the command guard asks, for a command. */
+  guardReason?: string;
+  /** The prefix the person may keep as a rule ("always allow commands starting with …"). */
+  rulePrefix?: string[];
 }
 
 interface RunningTool {
@@ -36,6 +41,8 @@ const PLAN_LINES = 8;
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
+
+export type ApprovalOutcome = "approved" | "approved for this session" | "approved and kept as a rule" | "denied";
 
 export class ConversationView {
   private committed: string[] = [];
@@ -142,6 +149,8 @@ export class ConversationView {
           // The server's fingerprint names identical calls (same tool and arguments); a request relayed from a
           // delegated agent has none, and counts as identical only with the same summary.
           identity: typeof p.fingerprint === "string" ? p.fingerprint : `${p.tool}\u0000${p.summary}`,
+          ...(typeof p.guard?.reason === "string" ? { guardReason: p.guard.reason } : {}),
+          ...(Array.isArray(p.rule_prefix) ? { rulePrefix: p.rule_prefix.map(String) } : {}),
         };
         break;
       }
@@ -176,7 +185,7 @@ export class ConversationView {
   }
 
   /** The approval was answered (by the person or by an earlier `a`). */
-  clearApproval(decision: "approved" | "approved for this session" | "denied"): void {
+  clearApproval(decision: ApprovalOutcome): void {
     const a = this.approval;
     if (!a) return;
     const mark = decision === "denied" ? this.theme.red("✗ denied") : this.theme.green(`✓ ${decision}`);
@@ -248,6 +257,11 @@ export class ConversationView {
       for (const wrapped of wrapLine(styled, w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);
     }
     if (summary.length > shown.length) out.push(`${t.yellow("│")} ${t.dim(`… ${summary.length - shown.length} more lines`)}`);
+    if (a.guardReason) for (const wrapped of wrapLine(t.dim(`guard: asks because ${sanitize(a.guardReason)}`), w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);
+    if (a.rulePrefix) {
+      const rule = `${t.bold("p")} always allow commands starting with \`${sanitize(prefixText(a.rulePrefix))}\` in this project · ${t.bold("u")} … in every project`;
+      for (const wrapped of wrapLine(rule, w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);
+    }
     out.push(t.yellow("╰─ ") + truncate(`${t.bold("y")} approve once · ${t.bold("a")} approve identical calls this session · ${t.bold("n")}/Esc deny`, w - 3));
     return out;
   }

@@ -12,10 +12,10 @@ function setup(scopeOpts: ScopeOptions = {}, outputLimitBytes?: number) {
 }
 
 describe("bash: arguments", () => {
-  test("the schema takes command and timeout_seconds, advertising the configured ceiling as maximum", () => {
+  test("the schema takes command, timeout_seconds and secrets, advertising the configured ceiling as maximum", () => {
     const { tool } = setup({ config: { tools: { max_timeout_seconds: 120 } } });
     const props = tool.jsonSchema.properties as Record<string, Record<string, unknown>>;
-    expect(Object.keys(props).sort()).toEqual(["command", "timeout_seconds"]);
+    expect(Object.keys(props).sort()).toEqual(["command", "secrets", "timeout_seconds"]);
     expect(props.command!.type).toBe("string");
     expect(props.timeout_seconds!.maximum).toBe(120);
     expect(props.timeout_seconds!.type).toBe("integer");
@@ -132,10 +132,12 @@ describe("bash: running", () => {
     expect(result.output).toBe("exit 0\n[stopped 1 background process still running after the command]\nstarted\n");
   });
 
-  test("BUN_OPTIONS and BUN_BE_BUN are not passed on; the rest of the environment is", async () => {
-    const { bash } = setup({ env: { BUN_OPTIONS: "--smol", BUN_BE_BUN: "1", SCV_TEST_VALUE: "kept" } });
-    const { result } = await bash({ command: 'echo "${BUN_OPTIONS-unset} ${BUN_BE_BUN-unset} $SCV_TEST_VALUE"' });
-    expect(result.output).toBe("exit 0\nunset unset kept\n");
+  test("the environment is built from the allowlist plus tools.bash_env: no keys, no BUN_OPTIONS", async () => {
+    const env = { BUN_OPTIONS: "--smol", BUN_BE_BUN: "1", OPENAI_API_KEY: "sk-test-0123456789", FEISHU_APP_SECRET: "s3cret", LANG: "C.UTF-8", LC_ALL: "C", TZ: "UTC", PASSED_ON: "kept" };
+    const { bash } = setup({ env, config: { tools: { bash_env: ["PASSED_ON", "SET_HERE=value"] } } });
+    const show = ["BUN_OPTIONS", "BUN_BE_BUN", "OPENAI_API_KEY", "FEISHU_APP_SECRET", "LANG", "LC_ALL", "TZ", "PASSED_ON", "SET_HERE"].map((n) => `\${${n}-unset}`).join(" ");
+    const { result } = await bash({ command: `echo "${show}"` });
+    expect(result.output).toBe("exit 0\nunset unset unset unset C.UTF-8 C UTC kept value\n");
   });
 
   test("progress reports the last line of output, at most twice a second", async () => {
