@@ -42,7 +42,7 @@ export function createApprovalGate(opts: ApprovalGateOptions) {
     const override = tool ? opts.perTool?.[tool] : undefined;
     if (override === "deny") return { approved: false, reason: `[tools.approval] ${tool} = "deny" in the user's config; this tool never runs` };
     if (override === "allow") return { approved: true, reason: `[tools.approval] ${tool} = "allow"` };
-    if (guard?.decision === "allow") return { approved: true, reason: `read-only by the command guard (${guard.reason})` };
+    if (guard?.decision === "allow") return { approved: true, reason: `the command guard allows it (${guard.reason})` };
     if (risk === "read_only" && override !== "prompt") return { approved: true, reason: "read-only" };
     if (opts.policy === "never") {
       return { approved: false, reason: `tools.approval_policy = "never" denies ${risk} actions; only read-only tools run` };

@@ -8,7 +8,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 
 /** Keys (lowercase, subsection kept) that make git run a program or change how read commands behave. */
 const DANGEROUS = [
-  /^core\.(fsmonitor|pager|sshcommand|gitproxy|askpass|editor|hookspath|alternaterefscommand|worktree)$/,
+  /^core\.(fsmonitor|pager|sshcommand|gitproxy|askpass|editor|alternaterefscommand|worktree)$/,
   /^pager\./,
   /^diff\.external$/,
   /^diff\..+\.(textconv|command)$/,
@@ -56,9 +56,27 @@ export function gitConfigProblem(cwd: string, home: string): string | undefined 
   const files = [join(gitDir, "config"), join(gitDir, "config.worktree")];
   const commonDir = readCommonDir(gitDir);
   if (commonDir) files.push(join(commonDir, "config"), join(commonDir, "config.worktree"));
+  const seen: Seen = {};
   for (const file of files) {
-    const problem = fileProblem(file, home, 0);
+    const problem = fileProblem(file, home, 0, seen);
     if (problem) return problem;
+  }
+  return hookProblem(seen.hooksPath ? resolve(dirname(gitDir), seen.hooksPath.replace(/^~(?=\/)/, home)) : join(commonDir ?? gitDir, "hooks"));
+}
+
+/** What the config files said that matters after reading them all. */
+interface Seen {
+  hooksPath?: string;
+}
+
+/**
+ * Hooks a read-only command can run: `post-index-change` runs when `git status` or `git diff` refreshes the
+ * index. A clone brings no hooks, but an unpacked archive or a hooks path in the repository can.
+ */
+const READ_HOOKS = ["post-index-change"];
+function hookProblem(dir: string): string | undefined {
+  for (const hook of READ_HOOKS) {
+    if (existsSync(join(dir, hook))) return `the repository has a ${hook} hook (${join(dir, hook)}), which git status and git diff can run`;
   }
   return undefined;
 }
@@ -72,7 +90,7 @@ function readCommonDir(gitDir: string): string | undefined {
   }
 }
 
-function fileProblem(file: string, home: string, depth: number): string | undefined {
+function fileProblem(file: string, home: string, depth: number, seen: Seen): string | undefined {
   let text: string;
   try {
     if (!existsSync(file)) return undefined;
@@ -87,10 +105,11 @@ function fileProblem(file: string, home: string, depth: number): string | undefi
     if (key === "include.path" || /^includeif\..*\.path$/.test(key)) {
       if (depth >= MAX_INCLUDE_DEPTH) return `${file} nests includes deeper than ${MAX_INCLUDE_DEPTH}`;
       const included = value.startsWith("~/") ? join(home, value.slice(2)) : isAbsolute(value) ? value : resolve(dirname(file), value);
-      const problem = fileProblem(included, home, depth + 1);
+      const problem = fileProblem(included, home, depth + 1, seen);
       if (problem) return problem;
       continue;
     }
+    if (key === "core.hookspath") seen.hooksPath = value;
     if (key.endsWith(".unreadable-line")) return `${file} has a line SCV cannot read as git config: it cannot vouch for what git would do`;
     if (DANGEROUS.some((re) => re.test(key)) && !(HARMLESS.test(value) || key === "core.fsmonitor" && /^true$/i.test(value))) {
       return `the repository's git config (${file}) sets ${key}, which can make git run a program`;

@@ -58,7 +58,7 @@ export function classifyCommand(command: string, ctx: GuardContext): GuardVerdic
   if (structural) return prompt(`it uses ${structural}${rulesNote}`);
   if (!unsafe) {
     const names = [...new Set(verdicts.map((v) => v.reason))];
-    return { decision: "allow", reason: `${names.join(", ")}` };
+    return { decision: "allow", reason: `literal and read-only: ${names.join(", ")}` };
   }
   // Rules: every command the list did not allow must be literal and start with a kept prefix.
   if (ctx.rules?.rules.length) {
@@ -122,6 +122,8 @@ function commandVerdict(c: SimpleCommand, ctx: GuardContext): { decision: "allow
   if (problem) return no(problem);
   const touched = c.words.slice(1).find((w) => sensitive(w.value, ctx));
   if (touched) return no(`it touches a credential path (\`${touched.value}\`)`, true);
+  const home = searchesHome(program, args, ctx);
+  if (home) return no(`it searches \`${home}\`, which holds your home directory's credential files`, true);
   if (program === "git") {
     const config = (ctx.gitConfig ?? (() => gitConfigProblem(ctx.workspace, ctx.home)))();
     if (config) return no(config);
@@ -155,21 +157,44 @@ function redirectProblem(op: string, target: Word | undefined, ctx: GuardContext
   return `it writes to a file (\`${op} ${t}\`)`;
 }
 
-/** Credential files and directories, the SCV home and process memory: reading them asks (defense in depth). */
-const SENSITIVE = /(?:^|\/)(?:\.env[^/]*|\.ssh|\.aws|\.kube|\.gnupg|\.docker|\.npmrc|\.pypirc|\.netrc|\.git-credentials|\.pgpass|\.azure|\.config\/gcloud|\.config\/gh|id_(?:rsa|dsa|ecdsa|ed25519)[^/]*)(?:\/|$)|^\/proc(?:\/|$)|\/dev\/(?:tcp|udp)\//;
+/** Credential files and directories, the SCV home, process memory and devices: reading them asks (defense in depth). */
+const SENSITIVE =
+  /(?:^|[\/:=@])(?:\.env[^/]*|\.ssh|\.aws|\.kube|\.gnupg|\.docker|\.npmrc|\.pypirc|\.netrc|\.git-credentials|\.pgpass|\.azure|\.config\/gcloud|\.config\/gh|id_(?:rsa|dsa|ecdsa|ed25519)[^/]*|ssh_host_[^/]*key[^/]*)(?:\/|$)|^\/proc(?:\/|$)|^\/dev\/(?!(?:null|zero|u?random|stdin|stdout|stderr)$)|^\/etc\/(?:g?shadow|sudoers)|\/dev\/(?:tcp|udp)\//;
+/** Programs that read file contents recursively: pointed at the home directory (or above) they read its credentials. */
+const RECURSIVE_READERS = new Set(["grep", "egrep", "fgrep", "rg", "ag"]);
 
 function sensitive(word: string, ctx: GuardContext): boolean {
+  if (word.startsWith("-") && !word.startsWith("--") && word.length > 2 && sensitivePath(word.slice(2), ctx)) return true; // `-f.env`
   const value = word.startsWith("-") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : word;
+  return sensitivePath(value, ctx);
+}
+
+function sensitivePath(value: string, ctx: GuardContext): boolean {
   if (SENSITIVE.test(value)) return true;
   if (!value.includes("/") && !value.includes("..") && !ctx.workspace.startsWith(ctx.scvHome)) return false;
+  return within(absolute(value, ctx), ctx.scvHome);
+}
+
+function absolute(value: string, ctx: GuardContext): string {
   const abs = value.startsWith("/") ? value : `${ctx.workspace}/${value}`;
   const normalized = abs.replace(/\/+/g, "/").replace(/\/\.(?=\/|$)/g, "");
-  if (normalized.includes("..")) return within(resolve(normalized), ctx.scvHome);
-  return within(normalized.replace(/\/$/, ""), ctx.scvHome);
+  return normalized.includes("..") ? resolve(normalized) : normalized.replace(/(.)\/$/, "$1");
+}
+
+/** A recursive search of the home directory, the SCV home or a directory above them (`grep -r KEY ~/..`, `rg x /`). */
+function searchesHome(program: string, args: string[], ctx: GuardContext): string | undefined {
+  if (!RECURSIVE_READERS.has(program)) return undefined;
+  const recursive = program === "rg" || program === "ag" || args.some((a) => /^-[A-Za-z]*[rR]/.test(a) && !a.startsWith("--") || a === "--recursive" || a === "--dereference-recursive" || a === "-d" || a === "--directories=recurse");
+  if (!recursive) return undefined;
+  const holdsSecrets = (dir: string) => within(ctx.home, dir) || within(ctx.scvHome, dir);
+  const named = args.filter((a) => !a.startsWith("-")).find((a) => holdsSecrets(absolute(a, ctx)));
+  if (named) return named;
+  // With no directory named it searches the working directory: the workspace, which may be the home itself.
+  return holdsSecrets(ctx.workspace) ? "." : undefined;
 }
 
 function within(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(`${dir}/`);
+  return dir === "/" || path === dir || path.startsWith(`${dir}/`);
 }
 
 /** No expansion, glob, inline variable or file redirection: what the words say is what runs. */

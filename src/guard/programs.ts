@@ -81,7 +81,7 @@ const date: ArgumentCheck = (args) => {
 const rg = refuseOptions(["--pre", "--pre-glob", "--search-zip", "-z", "--hostname-bin"], "runs another program");
 const ag = refuseOptions(["--pager", "--search-zip", "-z"], "runs another program");
 const file = refuseOptions(["-C", "--compile"], "writes a compiled magic file");
-const tree = refuseOptions(["-o"], "writes a file");
+const tree = refuseOptions(["-o", "-R"], "writes files");
 const uname = none;
 const hostname: ArgumentCheck = (args) => (positionals(args).length || args.some((a) => /^-[A-Za-z]*[bF]/.test(a) || a.startsWith("--file") || a === "--boot") ? "`hostname` with an argument sets the host name" : undefined);
 

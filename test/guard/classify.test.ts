@@ -1,0 +1,58 @@
+// The command guard over its table of commands (test/guard/commands.ts): every decision as the table says, and
+// the figure that matters, the number of commands auto-approved that write, delete, run repository code or reach
+// the network, is 0.
+import { expect, test } from "bun:test";
+import { classifyCommand, type GuardContext } from "../../src/guard/index";
+import { COMMANDS, HOME, SCV_HOME, WORKSPACE } from "./commands";
+
+const ctx: GuardContext = { workspace: WORKSPACE, home: HOME, scvHome: SCV_HOME, gitConfig: () => undefined };
+
+test("the table holds at least 300 commands of each kind", () => {
+  expect(COMMANDS.length).toBeGreaterThanOrEqual(300);
+  for (const d of ["allow", "prompt", "block"] as const) expect(COMMANDS.filter((r) => r.expect === d).length).toBeGreaterThan(40);
+  expect(new Set(COMMANDS.map((r) => r.command)).size).toBe(COMMANDS.length);
+});
+
+test("every command in the table gets the decision the table gives it", () => {
+  const wrong = COMMANDS.map((r) => ({ ...r, got: classifyCommand(r.command, ctx) })).filter((r) => r.got.decision !== r.expect);
+  expect(wrong.map((r) => `${JSON.stringify(r.command)}: expected ${r.expect}, got ${r.got.decision} (${r.got.reason})`)).toEqual([]);
+});
+
+test("0 commands that write, delete, run repository code or reach the network are auto-approved", () => {
+  const dangerous = COMMANDS.filter((r) => r.does !== "read");
+  const allowed = dangerous.filter((r) => classifyCommand(r.command, ctx).decision === "allow");
+  console.log(`guard table: ${COMMANDS.length} commands, ${dangerous.length} that write/delete/execute/reach the network, ${allowed.length} of them auto-approved`);
+  expect(dangerous.length).toBeGreaterThan(150);
+  expect(allowed.map((r) => r.command)).toEqual([]);
+});
+
+test("every reason is one line a person can act on; a block says the user can run it themselves", () => {
+  for (const r of COMMANDS) {
+    const v = classifyCommand(r.command, ctx);
+    expect(v.reason.length).toBeGreaterThan(2);
+    if (v.decision === "block") expect(v.reason).toContain("run it yourself");
+  }
+  expect(classifyCommand("echo 'x", ctx).reason).toStartWith("could not read this command: ");
+});
+
+test("a user extends and trims the read-only list", () => {
+  const { programList } = require("../../src/guard/programs") as typeof import("../../src/guard/programs");
+  const mine = { ...ctx, programs: programList(["jq"], ["cat"]) };
+  expect(classifyCommand("jq . a.json", ctx).decision).toBe("prompt");
+  expect(classifyCommand("jq . a.json", mine).decision).toBe("allow");
+  expect(classifyCommand("cat a.txt", mine).decision).toBe("prompt");
+  // An added program still gets the literal, redirection and credential-path checks.
+  expect(classifyCommand("jq . .env", mine).decision).toBe("prompt");
+  expect(classifyCommand("jq . a.json > out", mine).decision).toBe("prompt");
+  expect(classifyCommand("jq $X a.json", mine).decision).toBe("prompt");
+});
+
+test("a rule is offered only for a literal command, and never for a bare interpreter", () => {
+  expect(classifyCommand("npm test", ctx).rulePrefix).toEqual(["npm", "test"]);
+  expect(classifyCommand("cargo test --release", ctx).rulePrefix).toEqual(["cargo", "test"]);
+  expect(classifyCommand("npm test $(id)", ctx).rulePrefix).toBeUndefined();
+  expect(classifyCommand("npm test > out", ctx).rulePrefix).toBeUndefined();
+  expect(classifyCommand("python script.py", ctx).rulePrefix).toBeUndefined();
+  expect(classifyCommand("cat .env", ctx).rulePrefix).toBeUndefined();
+  expect(classifyCommand("npm test && npm run lint", ctx).rulePrefix).toBeUndefined();
+});
