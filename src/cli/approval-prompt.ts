@@ -61,8 +61,11 @@ export function askApproval(question: string, io: PromptIo, signal?: AbortSignal
           const answer = meaning(line, !!opts.rules);
           if (answer) return finish(answer, "");
           line = "";
-          const rules = opts.rules ? ", p (keep the rule for this project), u (keep it for every project)" : "";
-          output.write(`\nPlease answer y (yes), n (no), a (always for identical calls)${rules}: `);
+          output.write(
+            opts.rules
+              ? `\nPlease answer y (yes), n (no), a (always for identical calls), p (keep the rule for this project) or u (for every project): `
+              : `\nPlease answer y (yes), n (no) or a (always for identical calls): `,
+          );
           continue;
         }
         if (BACKSPACE.has(b)) {

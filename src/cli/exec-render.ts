@@ -221,8 +221,8 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
         .join("\n");
       const guard = p.guard ? `\n  ${s.dim(`guard: asks because ${p.guard.reason}`)}` : "";
       const prefix = p.rule_prefix ? prefixText(p.rule_prefix) : undefined;
-      const rules = prefix ? ` / ${s.bold("p")}: always allow commands starting with \`${prefix}\` in this project / ${s.bold("u")}: … in every project` : "";
-      return `\n${s.bold(`Approve ${p.tool}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o / ${s.bold("a")}lways for identical calls in this run${rules} [y/N/a${prefix ? "/p/u" : ""}] `;
+      const rules = prefix ? `\nor ${s.bold("p")}: always allow commands starting with \`${prefix}\` in this project, ${s.bold("u")}: in every project` : "";
+      return `\n${s.bold(`Approve ${p.tool}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}${rules}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o / ${s.bold("a")}lways for identical calls in this run [y/N/a] `;
     },
 
     /** The person approved the call the card was about: it runs now. */
