@@ -7,7 +7,7 @@ import { makeCallContext, makeScope } from "../fake/scope";
 
 const SECRET = "ghp_0123456789abcdefSECRETvalue";
 
-function setup(bindings: unknown[], env: Record<string, string> = { GITHUB_TOKEN: SECRET }) {
+function setup(bindings: { source: string; target?: string; expires_in_seconds?: number }[], env: Record<string, string> = { GITHUB_TOKEN: SECRET }) {
   const scope = makeScope({ env, config: { tools: { secret_bindings: bindings } } });
   const ctx = makeCallContext(scope);
   const progress: string[] = [];
