@@ -175,7 +175,7 @@ describe.skipIf(!HAVE_TMUX)("colour", () => {
   test("on a terminal the approval card and --help are coloured; NO_COLOR turns both off", async () => {
     for (const noColor of [false, true]) {
       const env: Record<string, string> = noColor ? { NO_COLOR: "1" } : {};
-      fake.queue(bash("true"), text("fine"));
+      fake.queue(bash("touch coloured"), text("fine"));
       const { term } = scv(["exec", "go"], { env });
       await term.waitFor("[y/N/a]");
       expect(SGR.test(term.screen({ escapes: true }))).toBe(!noColor);

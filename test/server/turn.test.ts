@@ -130,7 +130,8 @@ describe("what clients are told about each call", () => {
 
   test("a denied call is marked denied, not just failed", async () => {
     h = await startHarness();
-    h.fake.queue(toolCalls([{ name: "bash", arguments: { command: "true" } }]), text("ok"));
+    // `touch` is not read-only, so the command guard leaves the call to approval.
+    h.fake.queue(toolCalls([{ name: "bash", arguments: { command: "touch never-made" } }]), text("ok"));
     const sid = await h.start();
     const { turn_id } = await h.request("turn.start", { session_id: sid, prompt: "run" });
     const asked = await h.waitFor("approval.requested");
@@ -143,7 +144,7 @@ describe("what clients are told about each call", () => {
   test("identical calls share an approval fingerprint; different arguments do not", async () => {
     h = await startHarness();
     const call = (command: string) => toolCalls([{ name: "bash", arguments: { command } }]);
-    h.fake.queue(call("ls"), call("ls"), call("ls -a"), text("ok"));
+    h.fake.queue(call("touch f"), call("touch f"), call("touch f g"), text("ok"));
     const sid = await h.start();
     const { turn_id } = await h.request("turn.start", { session_id: sid, prompt: "run" });
     const prints: string[] = [];

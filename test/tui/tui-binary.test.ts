@@ -36,7 +36,8 @@ describe("scv in a terminal", () => {
     const { fake, pane, workspace } = await open();
     writeFileSync(join(workspace, "notes.txt"), "remember the milk\n");
     fake.queue(
-      toolCalls([{ name: "bash", arguments: { command: "cat notes.txt" } }], { text: "Let me look." }),
+      // `tee` writes a file, so the command guard leaves it to approval.
+      toolCalls([{ name: "bash", arguments: { command: "cat notes.txt | tee copy.txt" } }], { text: "Let me look." }),
       text("## Notes\n\n- item **one**\n\n```sh\necho hi\n```\nAll done."),
     );
     pane.type("what is in my notes?");
@@ -48,7 +49,7 @@ describe("scv in a terminal", () => {
     expect(screen).toContain("› what is in my notes?");
     expect(screen).toContain("Let me look.");
     expect(screen).toContain("✓ approved");
-    expect(screen).toMatch(/✓ \$ cat notes.txt \(exit 0.*\)\n.*exit 0\n.*remember the milk/);
+    expect(screen).toMatch(/✓ \$ cat notes.txt \| tee copy.txt \(exit 0.*\)\n.*exit 0\n.*remember the milk/);
     expect(screen).toContain("• item one");
     expect(screen).toContain("┌─ sh");
     expect(screen).not.toContain("```");
@@ -75,7 +76,7 @@ describe("scv in a terminal", () => {
   test("a approves identical calls for the rest of the session, and only those", async () => {
     const { fake, pane, workspace } = await open();
     const same = { name: "bash", arguments: { command: "echo x >> log.txt" } };
-    fake.queue(toolCalls([same]), toolCalls([same]), toolCalls([{ name: "bash", arguments: { command: "echo other" } }]), text("finished"));
+    fake.queue(toolCalls([same]), toolCalls([same]), toolCalls([{ name: "bash", arguments: { command: "echo other >> other.txt" } }]), text("finished"));
     pane.type("append twice");
     pane.keys("Enter");
     await pane.waitFor("y approve once");
@@ -85,6 +86,29 @@ describe("scv in a terminal", () => {
     await pane.waitFor("finished");
     expect(await Bun.file(join(workspace, "log.txt")).text()).toBe("x\nx\n");
     expect(fake.requests.length).toBe(4);
+  });
+
+  test("read-only commands run unasked; the card says why the guard asks and p keeps the offered rule", async () => {
+    const { fake, pane, workspace, home } = await open({ width: 160 });
+    fake.queue(
+      toolCalls([{ name: "bash", arguments: { command: "ls" } }]),
+      toolCalls([{ name: "bash", arguments: { command: "touch first" } }]),
+      toolCalls([{ name: "bash", arguments: { command: "touch first second" } }]),
+      text("made them"),
+    );
+    pane.type("make files");
+    pane.keys("Enter");
+    await pane.waitFor("y approve once");
+    const card = pane.screen();
+    expect(card).toContain("$ ls (exit 0"); // ran before anyone was asked
+    expect(card).toContain("guard: asks because `touch` is not a known read-only program");
+    expect(card).toContain("p always allow commands starting with `touch first` in this project");
+    pane.keys("p");
+    const screen = await pane.waitFor("made them");
+    expect(screen).toContain("✓ approved and kept as a rule");
+    expect(screen.match(/y approve once/g) ?? []).toHaveLength(0);
+    expect(readdirSync(workspace).sort()).toEqual(["first", "second"]);
+    expect(JSON.parse(await Bun.file(join(home, "approval-rules.json")).text()).rules[0]).toMatchObject({ prefix: ["touch", "first"], workspace });
   });
 
   test("Ctrl-C during a tool cancels the turn at once and stops its process; a second Ctrl-C exits", async () => {
