@@ -66,7 +66,7 @@ test("npm test asks (guard prompt, with a rule offered); on a pipe nobody can an
   writeFileSync(join(workspace, "package.json"), JSON.stringify({ scripts: { test: "touch ran-tests" } }));
   fake.queue(toolCalls([{ name: "bash", arguments: { command: "npm test" } }]), text("not run"));
   const r = await runBinary(["exec", "--json", "run the tests"], env, workspace);
-  expect(r.code).toBe(0);
+  expect(r.code).toBe(4); // the turn ended, but a call was denied because nobody could approve it
   const asked = byMethod(events(r.stdout), "approval.requested");
   expect(asked).toHaveLength(1);
   expect(asked[0].guard.decision).toBe("prompt");
