@@ -9,7 +9,8 @@ import { join } from "node:path";
 const FILES = 50_000;
 const TOTAL_BYTES = 200 * 1e6;
 const PER_DIR = 100;
-const PATTERN = "zebra_[0-9]{4}";
+/** One pattern with a literal every match contains (grep skips decoding files without it), one without. */
+const PATTERNS = ["zebra_[0-9]{4}", "(?:zebra|quagga)_[0-9]{4}"];
 const PLANTED = 500;
 const MIB = 2 ** 20;
 
@@ -58,17 +59,17 @@ function makeTree(root: string): number {
   return bytes;
 }
 
-async function timeRg(root: string): Promise<{ ms: number; matches: number }> {
+async function timeRg(root: string, pattern: string): Promise<{ ms: number; matches: number }> {
   const began = performance.now();
-  const p = Bun.spawn([rg!, "-n", "--no-require-git", "--no-messages", "-e", PATTERN, "."], { cwd: root, stdout: "pipe", stderr: "inherit" });
+  const p = Bun.spawn([rg!, "-n", "--no-require-git", "--no-messages", "-e", pattern, "."], { cwd: root, stdout: "pipe", stderr: "inherit" });
   const out = await new Response(p.stdout).text();
   await p.exited;
   return { ms: performance.now() - began, matches: out.split("\n").filter(Boolean).length };
 }
 
-async function timeTool(root: string): Promise<{ ms: number; matches: number; rss: number; wall: number }> {
+async function timeTool(root: string, pattern: string): Promise<{ ms: number; matches: number; rss: number; wall: number }> {
   const began = performance.now();
-  const p = Bun.spawn([process.execPath, import.meta.path, "--child", root, PATTERN], { stdout: "pipe", stderr: "inherit" });
+  const p = Bun.spawn([process.execPath, import.meta.path, "--child", root, pattern], { stdout: "pipe", stderr: "inherit" });
   const out = await new Response(p.stdout).text();
   if ((await p.exited) !== 0) throw new Error("the grep child failed");
   return { ...JSON.parse(out), wall: performance.now() - began };
@@ -78,25 +79,28 @@ const root = realpathSync(mkdtempSync(join(tmpdir(), "scv-bench-grep-")));
 try {
   const made = performance.now();
   const bytes = makeTree(root);
-  console.log(`tree: ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - made) / 1000).toFixed(1)} s; pattern /${PATTERN}/`);
-  await timeRg(root); // warm the page cache for both
+  console.log(`tree: ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - made) / 1000).toFixed(1)} s`);
+  await timeRg(root, PATTERNS[0]!); // warm the page cache for both
   const runs = 3;
-  const rgTimes: number[] = [];
-  const toolTimes: number[] = [];
-  let rss = 0;
-  for (let i = 0; i < runs; i++) {
-    const r = await timeRg(root);
-    const t = await timeTool(root);
-    if (r.matches !== t.matches) throw new Error(`ripgrep found ${r.matches} lines, grep ${t.matches}`);
-    rgTimes.push(r.ms);
-    toolTimes.push(t.ms);
-    rss = Math.max(rss, t.rss);
-  }
   const best = (xs: number[]) => Math.min(...xs);
-  const ratio = best(toolTimes) / best(rgTimes);
-  console.log(`ripgrep: ${best(rgTimes).toFixed(0)} ms (best of ${runs})`);
-  console.log(`grep tool: ${best(toolTimes).toFixed(0)} ms (best of ${runs}), ${PLANTED} matches, peak RSS ${(rss / MIB).toFixed(0)} MiB`);
-  console.log(`ratio: ${ratio.toFixed(2)}x ripgrep (target <= 3x)  ${ratio <= 3 ? "OK" : "OVER"}; RSS ${rss <= 150 * MIB ? "OK" : "OVER"} (target < 150 MiB)`);
+  let worst = 0;
+  let rss = 0;
+  for (const pattern of PATTERNS) {
+    const rgTimes: number[] = [];
+    const toolTimes: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const r = await timeRg(root, pattern);
+      const t = await timeTool(root, pattern);
+      if (r.matches !== t.matches) throw new Error(`ripgrep found ${r.matches} lines for /${pattern}/, grep ${t.matches}`);
+      rgTimes.push(r.ms);
+      toolTimes.push(t.ms);
+      rss = Math.max(rss, t.rss);
+    }
+    const ratio = best(toolTimes) / best(rgTimes);
+    worst = Math.max(worst, ratio);
+    console.log(`/${pattern}/: ripgrep ${best(rgTimes).toFixed(0)} ms, grep tool ${best(toolTimes).toFixed(0)} ms (best of ${runs}), ${PLANTED} matches: ${ratio.toFixed(2)}x`);
+  }
+  console.log(`worst ratio ${worst.toFixed(2)}x ripgrep (target <= 3x) ${worst <= 3 ? "OK" : "OVER"}; peak RSS ${(rss / MIB).toFixed(0)} MiB (target < 150 MiB) ${rss <= 150 * MIB ? "OK" : "OVER"}`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

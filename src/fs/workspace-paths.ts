@@ -187,6 +187,16 @@ export function isSecretLikePath(p: string): boolean {
   return false;
 }
 
+/**
+ * isSecretLikePath for one more component of a relative path whose parents were already judged not secret-like
+ * (a directory walk): `parents` are the lower-case components above. Same answer, without re-reading the parents.
+ */
+export function isSecretLikeChild(parents: readonly string[], name: string): boolean {
+  const lower = name.toLowerCase();
+  if (SECRET_DIRECTORIES.has(lower) || SECRET_FILES.has(lower) || isSecretFileName(lower)) return true;
+  return SECRET_SEQUENCES.some((seq) => seq[seq.length - 1] === lower && seq.length - 1 <= parents.length && seq.every((c, k) => k === seq.length - 1 || parents[parents.length - (seq.length - 1) + k] === c));
+}
+
 function isSecretFileName(name: string): boolean {
   if (name === ".env" || name.startsWith(".env.") || name.endsWith(".env")) return true;
   if (SECRET_SUBSTRINGS.some((s) => name.includes(s))) return true;

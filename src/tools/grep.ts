@@ -26,6 +26,8 @@ type GrepArgs = z.infer<typeof GrepArgs>;
 export const GREP_MAX_FILE_BYTES = 8 * 1024 * 1024;
 export const GREP_TIME_LIMIT_MS = 20_000;
 const DEFAULT_MAX_RESULTS = 100;
+/** The first read of each file; most source files fit, so they cost one read. */
+const FIRST_READ_BYTES = 64 * 1024;
 /** Bytes looked at for a NUL to call a file binary. */
 const BINARY_PROBE_BYTES = 8192;
 const LINE_MAX_CHARS = 300;
@@ -62,6 +64,10 @@ interface Found {
 
 async function grep(args: GrepArgs, ctx: ToolCallContext): Promise<ToolResult> {
   const { test, global } = compilePattern(args.pattern, args.case_insensitive ?? false);
+  // Text every match must contain: a file without its bytes is not decoded at all (most files, most searches).
+  const literal = requiredLiteral(args.pattern, args.case_insensitive ?? false);
+  const needle = literal ? Buffer.from(literal) : undefined;
+  const scratch = Buffer.allocUnsafe(FIRST_READ_BYTES);
   const start = searchStart(ctx.workspace, args.path);
   const wanted = globFilter(args.glob);
   const maxResults = args.max_results ?? DEFAULT_MAX_RESULTS;
@@ -74,10 +80,13 @@ async function grep(args: GrepArgs, ctx: ToolCallContext): Promise<ToolResult> {
   let lastYield = performance.now();
   for (const file of walk) {
     if (!wanted(file.rel)) continue;
-    const text = readSearchable(file.abs, found);
-    if (text !== undefined) {
+    const bytes = readSearchable(file.abs, scratch, found);
+    if (bytes !== undefined) {
       found.searched++;
-      if (test.test(text)) searchFile(text, file.rel, test, global, context, maxResults, found);
+      if (!needle || bytes.includes(needle)) {
+        const text = bytes.toString("utf8");
+        if (test.test(text)) searchFile(text, file.rel, test, global, context, maxResults, found);
+      }
     }
     const now = performance.now();
     if (now > deadline) found.timedOut = true;
@@ -108,8 +117,12 @@ function report(args: GrepArgs, found: Found, counts: WalkCounts, maxResults: nu
   return [head, ...found.lines, ...notes.map((n) => `[${n}]`)].join("\n");
 }
 
-/** The file's text, or undefined (counted) when it is binary, too large or unreadable. */
-function readSearchable(abs: string, found: Found): string | undefined {
+/**
+ * The file's bytes, or undefined (counted) when it is binary, too large or unreadable. Most files fit the first
+ * read into `scratch` (open, read, close); only a longer one is sized with fstat and read whole. The bytes returned
+ * may be a view of `scratch`, valid until the next call.
+ */
+function readSearchable(abs: string, scratch: Buffer, found: Found): Buffer | undefined {
   let fd: number;
   try {
     fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
@@ -117,25 +130,121 @@ function readSearchable(abs: string, found: Found): string | undefined {
     return undefined;
   }
   try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) return undefined;
-    if (st.size > GREP_MAX_FILE_BYTES) {
-      found.large++;
-      return undefined;
+    let bytes = scratch.subarray(0, fs.readSync(fd, scratch, 0, scratch.length, 0));
+    if (bytes.length === scratch.length) {
+      const st = fs.fstatSync(fd);
+      if (!st.isFile()) return undefined;
+      if (st.size > GREP_MAX_FILE_BYTES) {
+        found.large++;
+        return undefined;
+      }
+      const whole = Buffer.allocUnsafe(st.size);
+      bytes = whole.subarray(0, fs.readSync(fd, whole, 0, st.size, 0));
     }
-    const buf = Buffer.allocUnsafe(st.size);
-    const n = st.size ? fs.readSync(fd, buf, 0, st.size, 0) : 0;
-    const probe = buf.subarray(0, Math.min(n, BINARY_PROBE_BYTES));
-    if (probe.includes(0)) {
+    if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
       found.binary++;
       return undefined;
     }
-    return buf.toString("utf8", 0, n);
+    return bytes;
   } catch {
-    return undefined;
+    return undefined; // unreadable, or not a file after all (a FIFO swapped in answers EAGAIN)
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * The longest run of literal text (3 characters or more) that every match of the pattern contains, or undefined
+ * when none can be read off safely: top-level alternation, or letters under case-insensitive search. Only plain
+ * characters and escaped punctuation outside groups and classes count; a character a quantifier may drop (?, *,
+ * {0,…}) ends the run without it.
+ */
+export function requiredLiteral(pattern: string, caseInsensitive: boolean): string | undefined {
+  let best = "";
+  let run = "";
+  let depth = 0;
+  const end = () => {
+    if (run.length > best.length) best = run;
+    run = "";
+  };
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      const next = pattern[i + 1] ?? "";
+      i++;
+      if (depth === 0 && /[^A-Za-z0-9]/.test(next) && next !== "") {
+        run += next;
+        continue;
+      }
+      if (next === "u" || next === "x" || next === "p" || next === "P" || next === "c" || next === "k") i = skipEscapeBody(pattern, i);
+      end();
+      continue;
+    }
+    if (c === "[") {
+      end();
+      i = classEnd(pattern, i);
+      continue;
+    }
+    if (c === "(") {
+      end();
+      depth++;
+      continue;
+    }
+    if (c === ")") {
+      depth = Math.max(0, depth - 1);
+      end();
+      continue;
+    }
+    if (c === "|") {
+      if (depth === 0) return undefined;
+      continue;
+    }
+    const braces = c === "{" ? /^\{(\d+)(,\d*)?\}/.exec(pattern.slice(i)) : null;
+    if (c === "?" || c === "*" || (braces && Number(braces[1]) === 0)) {
+      run = run.slice(0, -1); // the quantified character may be absent
+      end();
+      if (braces) i += braces[0].length - 1;
+      continue;
+    }
+    if (c === "+" || c === "{") {
+      end(); // the character stays (it occurs at least once); what follows is another run
+      if (braces) i += braces[0].length - 1;
+      continue;
+    }
+    if (c === "." || c === "^" || c === "$") {
+      end();
+      continue;
+    }
+    if (depth === 0) run += c;
+  }
+  end();
+  if (best.length < 3 || best.includes("\uFFFD")) return undefined; // U+FFFD may stand for undecodable bytes
+  if (caseInsensitive && /\p{L}/u.test(best)) return undefined;
+  return best;
+}
+
+function skipEscapeBody(pattern: string, at: number): number {
+  if (pattern[at + 1] === "{") {
+    const close = pattern.indexOf("}", at + 1);
+    return close < 0 ? pattern.length : close;
+  }
+  if (pattern[at] === "k" && pattern[at + 1] === "<") {
+    const close = pattern.indexOf(">", at + 1);
+    return close < 0 ? pattern.length : close;
+  }
+  return at + (pattern[at] === "x" ? 2 : pattern[at] === "u" ? 4 : pattern[at] === "c" ? 1 : 0);
+}
+
+/** Where a character class that starts at `at` ends (its `]`), escapes and a leading `]` included. */
+function classEnd(pattern: string, at: number): number {
+  let i = at + 1;
+  if (pattern[i] === "^") i++;
+  if (pattern[i] === "]") i++;
+  for (; i < pattern.length; i++) {
+    if (pattern[i] === "\\") i++;
+    else if (pattern[i] === "]") return i;
+  }
+  return pattern.length;
 }
 
 /** Adds the file's matching lines (with context) to `found`, each line once. */

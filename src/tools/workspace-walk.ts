@@ -4,7 +4,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { IgnoreFile, IgnoreStack } from "./ignore-rules";
-import { isSecretLikePath } from "../fs/workspace-paths";
+import { isSecretLikeChild } from "../fs/workspace-paths";
 
 const VCS_DIRECTORIES = new Set([".git", ".hg", ".svn", ".jj"]);
 const IGNORE_FILES = [".gitignore", ".ignore"];
@@ -55,10 +55,11 @@ export function* walkWorkspace(opts: WalkOptions, counts: WalkCounts = { ignored
     return;
   }
   if (!st.isDirectory()) return;
-  yield* walkDirectory(opts, stack, counts, opts.start, startRel);
+  yield* walkDirectory(opts, stack, counts, opts.start, startRel, parts.map((p) => p.toLowerCase()));
 }
 
-function* walkDirectory(opts: WalkOptions, stack: IgnoreStack, counts: WalkCounts, abs: string, rel: string): Generator<WalkedFile> {
+/** `parents`: the lower-case components of `rel`, for the secret-like check of each entry. */
+function* walkDirectory(opts: WalkOptions, stack: IgnoreStack, counts: WalkCounts, abs: string, rel: string, parents: string[]): Generator<WalkedFile> {
   if (opts.stop()) return;
   let entries: fs.Dirent[];
   try {
@@ -79,12 +80,12 @@ function* walkDirectory(opts: WalkOptions, stack: IgnoreStack, counts: WalkCount
         counts.ignored++;
         continue;
       }
-      if (!opts.includeSecretLike && isSecretLikePath(childRel)) {
+      if (!opts.includeSecretLike && isSecretLikeChild(parents, entry.name)) {
         counts.secretLike++;
         continue;
       }
       const childAbs = `${abs}/${entry.name}`;
-      if (isDir) yield* walkDirectory(opts, stack, counts, childAbs, childRel);
+      if (isDir) yield* walkDirectory(opts, stack, counts, childAbs, childRel, [...parents, entry.name.toLowerCase()]);
       else yield { rel: childRel, abs: childAbs };
     }
   } finally {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOpenedInside, isInside, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "../../src/fs/workspace-paths";
+import { assertOpenedInside, isInside, isSecretLikeChild, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "../../src/fs/workspace-paths";
 import { makeTempWorkspace } from "../fake/scope";
 
 /** A workspace with an outside sibling directory and the usual symlink shapes. */
@@ -170,4 +170,20 @@ describe("isSecretLikePath", () => {
   ];
   for (const p of secret) test(`${p} is secret-like`, () => expect(isSecretLikePath(p)).toBe(true));
   for (const p of ordinary) test(`${JSON.stringify(p)} is ordinary`, () => expect(isSecretLikePath(p)).toBe(false));
+});
+
+describe("isSecretLikeChild", () => {
+  test("gives isSecretLikePath's answer for each component of a walk whose parents passed", () => {
+    const paths = [
+      "src/main.ts", ".env", "app/.env.local", "keys/server.pem", ".ssh/id_rsa", "home/.config/gh/hosts.yml", ".config/gcloud",
+      ".config/other/x", ".local/share/keyrings/login", ".local/share/other", ".cargo/credentials.toml", "docs/CREDENTIALS.md",
+      "a/b/c/private_key.txt", "a/.Aws/config", "notes/id_ed25519.pub", "x/y/z",
+    ];
+    for (const p of paths) {
+      const parts = p.split("/");
+      let verdict = false;
+      for (let i = 0; i < parts.length && !verdict; i++) verdict = isSecretLikeChild(parts.slice(0, i).map((c) => c.toLowerCase()), parts[i]!);
+      expect([p, verdict]).toEqual([p, isSecretLikePath(p)]);
+    }
+  });
 });

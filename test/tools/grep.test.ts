@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { createGlobTool } from "../../src/tools/glob";
-import { createGrepTool } from "../../src/tools/grep";
+import { createGrepTool, requiredLiteral } from "../../src/tools/grep";
 import { IgnoreFile } from "../../src/tools/ignore-rules";
 import { invokeTool, makeCallContext, makeScope } from "../fake/scope";
 
@@ -121,5 +121,33 @@ describe("glob", () => {
     expect(result.output.split("\n")).toEqual(['3 files match "**/*.ts"', "src/new.ts", "src/deep/d.ts", "src/old.ts", "[1 entries ignored by .gitignore/.ignore]"]);
     const inSrc = await glob({ pattern: "*.ts", path: "src" });
     expect(inSrc.result.output.split("\n")).toEqual(['2 files match "*.ts"', "src/new.ts", "src/old.ts"]);
+  });
+});
+
+describe("the literal a match must contain (grep's prefilter)", () => {
+  const cases: [string, boolean, string | undefined][] = [
+    ["zebra_[0-9]{4}", false, "zebra_"],
+    ["foo|barbaz", false, undefined],
+    ["(foo|bar)bazqux", false, "bazqux"],
+    ["colou?r", false, "colo"],
+    ["ab*cdef", false, "cdef"],
+    ["a{0,2}bcd", false, "bcd"],
+    ["x+yzw", false, "yzw"],
+    ["\\.test\\(", false, ".test("],
+    ["\\bword\\b", false, "word"],
+    ["[abc]def", false, "def"],
+    ["Needle", true, undefined],
+    ["12345", true, "12345"],
+    ["a.b", false, undefined],
+  ];
+  for (const [pattern, ci, want] of cases) test(`${pattern}${ci ? " (i)" : ""}`, () => expect(requiredLiteral(pattern, ci)).toBe(want));
+
+  test("every line the full search finds, the prefiltered search finds too", async () => {
+    const { grep } = setup({ "a.txt": "colour\ncolor\nfoo.test(x)\nzebra_1234\n", "b.txt": "nothing\n" });
+    for (const pattern of ["colou?r", "\\.test\\(", "zebra_[0-9]{4}", "(col|zeb)"]) {
+      const lines = (await grep({ pattern })).result.output.split("\n").filter((l) => /^a\.txt:/.test(l));
+      const expected = "colour\ncolor\nfoo.test(x)\nzebra_1234".split("\n").filter((l) => new RegExp(pattern).test(l));
+      expect(lines.map((l) => l.replace(/^a\.txt:\d+: /, ""))).toEqual(expected);
+    }
   });
 });
