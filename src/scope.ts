@@ -59,6 +59,29 @@ export interface SessionScope {
   images?: { accepted: boolean; reason: string };
   /** Sends a notification to the session's client (services that report between turns, such as jobs). */
   notify?<M extends NotificationMethod>(method: M, params: NotificationParams<M>): void;
+  /** The session's usage recorder (src/ledger): what its model requests and delegated calls spent, and the limits. */
+  usage?: UsageRecorder;
+}
+
+/** Token counts as reported by a provider or an agent (absent counts are 0). */
+export interface ReportedUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens?: number;
+  reasoning_tokens?: number;
+}
+
+export interface UsageRecorder {
+  /** The turn now running (its ID and origin kind), or undefined between turns. */
+  setTurn(turn: { id: string; kind: string } | undefined): void;
+  /** One model request of the session's own loop (a compaction's summary request included). */
+  model(usage: Required<ReportedUsage>): void;
+  /** One delegated call, with the usage the agent reported (none: counted as a call of 0 tokens). */
+  delegated(call: { agent: string; model?: string; transport: string; usage?: ReportedUsage | null }): void;
+  /** Why the next turn or step must not start (a spending limit is reached), or undefined. */
+  refusal(): Promise<string | undefined>;
+  /** The session's file gained records worth indexing (a turn ended, the session closed). */
+  written(): void;
 }
 
 export interface SessionChannel {

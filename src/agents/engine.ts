@@ -6,6 +6,7 @@ import { ToolError } from "../errors";
 import { maxDelegationDepth } from "../process/delegations";
 import type { SessionScope, ToolRisk } from "../scope";
 import type { AgentRunContext } from "./call-context";
+import type { AgentCallResult } from "./result";
 import { jobsFor } from "./jobs";
 import { defaultAgent } from "./offer";
 import { type AgentCallArgs, type CallPlan, planCall } from "./plan";
@@ -67,9 +68,21 @@ export interface CallOutcome {
   display: string;
 }
 
+/** A delegated call in the usage ledger: the agent, its model when known, what it reported, and how it ran. */
+function recordCall(scope: SessionScope, p: CallPlan, usage: AgentCallResult["usage"]): void {
+  const d = p.offered.descriptor;
+  const transport = d.backend === "nested-scv" ? "scv" : (p.offered.transport ?? "process");
+  const model = p.model ?? p.offered.settings.model;
+  scope.usage?.delegated({ agent: d.name, ...(model ? { model } : {}), transport, usage });
+}
+
 /** Runs an assessed call in this turn, or starts it as a background job and returns its handle at once. */
 export async function runPlannedCall(scope: SessionScope, state: AgentSessionState, p: CallPlan, turn: CallTurn, background: boolean): Promise<CallOutcome> {
-  const run = async (runCtx: AgentRunContext) => (await import("./run")).runAgentCall(runCtx, state, p);
+  const run = async (runCtx: AgentRunContext) => {
+    const result = await (await import("./run")).runAgentCall(runCtx, state, p);
+    recordCall(scope, p, result.usage);
+    return result;
+  };
   if (background) {
     const name = p.offered.descriptor.name;
     // A job has no turn to carry a question: relayed requests get the answer the session gives unasked, and a

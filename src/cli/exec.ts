@@ -69,6 +69,7 @@ export default defineCommand({
     continue: { type: "boolean", description: "continue the newest session of this workspace" },
     effort: { type: "string", valueHint: "EFFORT", description: `reasoning effort for this run: ${REASONING_EFFORTS.join(", ")}` },
     image: { type: "string", alias: "i", valueHint: "FILE", description: "attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeatable" },
+    "over-budget": { type: "boolean", description: "run even though a spending limit ([limits] in config.toml) is reached, this once" },
   },
   async run({ args, rawArgs }) {
     const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { requestSubreaper }, { askApproval }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
@@ -245,7 +246,7 @@ export default defineCommand({
 
     try {
       await client.request("initialize", { protocol_version: 3, client: { name: "scv-exec" } });
-      const common = { auto_approve: !!args.yes, ...(args.model ? { model: args.model } : {}) };
+      const common = { auto_approve: !!args.yes, ...(args.model ? { model: args.model } : {}), ...(args["over-budget"] ? { over_budget: true } : {}) };
       const effortParam = effort ? { reasoning_effort: effort } : {};
       const started = resumeId ? await client.request("session.resume", { session_id: resumeId, ...common }) : await client.request("session.start", { cwd, ...common, ...effortParam });
       sessionId = started.session_id;

@@ -68,6 +68,7 @@ async function main() {
       memory: lazy(() => import("./memory")),
       channels: lazy(() => import("./channels")),
       rules: lazy(() => import("./rules")),
+      usage: lazy(() => import("./usage")),
     },
   });
   await runCli(root, argv);

@@ -43,7 +43,8 @@ const list = defineCommand({
   async run({ args }) {
     // A workspace that is gone simply has no sessions.
     const workspace = storedWorkspace(args.cwd ?? process.cwd());
-    const rows = (await store()).list(args.all ? {} : { workspace });
+    const { listSessions } = await import("../ledger/index");
+    const rows = await listSessions(await store(), args.all ? {} : { workspace });
     if (args.json) {
       const sessions = rows.map((r) => ({ ...r, started_at: new Date(r.started_at).toISOString(), last_activity: new Date(r.last_activity).toISOString() }));
       process.stdout.write(`${JSON.stringify({ sessions }, null, 2)}\n`);
@@ -121,7 +122,24 @@ const rm = defineCommand({
   },
 });
 
+const reindex = defineCommand({
+  meta: { name: "reindex", description: "Rebuild the session index from the session files (the usage ledger keeps every entry)" },
+  async run() {
+    const { ledgerFor } = await import("../ledger/index");
+    const ledger = ledgerFor(scvHome());
+    try {
+      const r = await ledger.reindex();
+      for (const p of r.problems) process.stderr.write(`scv sessions reindex: skipped ${p}\n`);
+      process.stdout.write(`indexed ${r.read} session file${r.read === 1 ? "" : "s"}\n`);
+    } catch (e) {
+      fail("reindex", (e as Error).message);
+    } finally {
+      await ledger.close();
+    }
+  },
+});
+
 export default defineCommand({
-  meta: { name: "sessions", description: "Stored sessions: list, show, rm (resume with scv exec --resume ID)" },
-  subCommands: { list, show, rm },
+  meta: { name: "sessions", description: "Stored sessions: list, show, rm, reindex (resume with scv exec --resume ID)" },
+  subCommands: { list, show, rm, reindex },
 });

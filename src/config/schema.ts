@@ -131,6 +131,29 @@ export const MemoryConfig = lazySchema((z) => z.strictObject({
   project_max_bytes: positiveInt(256 * 1024).min(256, "must be at least 256").default(8192),
 }));
 
+/** A non-negative number (a price or a limit); the message names what was wrong. */
+const amount = () => zod().number({ error: "must be a number" }).nonnegative("must not be negative").finite("must be a finite number");
+
+/** What one model costs, in the user's currency per million tokens. No built-in table: prices go stale. */
+export const PriceConfig = lazySchema((z) => z.strictObject({
+  input_per_mtok: amount(),
+  /** Cached input tokens; unset means the input price. */
+  cached_input_per_mtok: amount().optional(),
+  output_per_mtok: amount(),
+}));
+export type PriceConfig = z.infer<typeof PriceConfig>;
+
+/** Spending limits; unset means none. Day and month are local time. */
+export const LimitsConfig = lazySchema((z) => z.strictObject({
+  daily_tokens: amount().optional(),
+  daily_cost: amount().optional(),
+  monthly_cost: amount().optional(),
+  /** Per chat conversation of someone other than the owner. */
+  conversation_daily_tokens: amount().optional(),
+  conversation_daily_cost: amount().optional(),
+}));
+export type LimitsConfig = z.infer<typeof LimitsConfig>;
+
 export const AgentOverride = lazySchema((z) => z.strictObject({
   use_for: z.string().refine((s) => Buffer.byteLength(s) <= 500 && !s.includes("\n"), "must be one line of at most 500 bytes").optional(),
   model: z.string().regex(MODEL_PATTERN, "must be 1-128 of A-Z a-z 0-9 . _ : / @ [ ] - and not start with - or @").optional(),
@@ -217,6 +240,8 @@ export const ConfigFile = lazySchema((z) => z.strictObject({
   sessions: SessionsConfig.partial().optional(),
   memory: MemoryConfig.partial().optional(),
   channels: ChannelsConfig.partial().optional(),
+  prices: z.record(z.string().min(1, "a model name must not be empty"), PriceConfig).optional(),
+  limits: LimitsConfig.optional(),
 }));
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -231,6 +256,8 @@ export interface Config {
   sessions: z.infer<typeof SessionsConfig>;
   memory: z.infer<typeof MemoryConfig>;
   channels: z.infer<typeof ChannelsConfig>;
+  prices: Record<string, PriceConfig>;
+  limits: LimitsConfig;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -255,6 +282,8 @@ export const USER_ONLY_KEYS = [
   "skills.roots",
   "sessions",
   "memory",
+  "prices",
+  "limits",
 ] as const;
 
 /** Key paths whose values are secrets: shown only as set/unset. */

@@ -188,6 +188,8 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
     sessions: mergeSection(SessionsConfig, user.sessions),
     memory: mergeSection(MemoryConfig, user.memory),
     channels: mergeSection(ChannelsConfig, user.channels),
+    prices: user.prices ?? {},
+    limits: user.limits ?? {},
   };
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}, ONCE) ?? {};
   validateCrossKeys(config, userFile, (key) => sources.get(key));

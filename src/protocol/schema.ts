@@ -73,6 +73,7 @@ export const requests = {
       tools: z.boolean().optional(),
       model: z.string().min(1).max(128).optional(),
       reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
+      over_budget: z.boolean().optional().describe("go over the spending limits ([limits]) in this session (`scv exec --over-budget`)"),
       channel: z
         .object({
           kind: z.string(),
@@ -94,6 +95,7 @@ export const requests = {
       delegation_depth: z.number().int().min(0).max(64).optional(),
       auto_approve: z.boolean().optional(),
       model: z.string().min(1).max(128).optional(),
+      over_budget: z.boolean().optional().describe("go over the spending limits ([limits]) in this session"),
     })),
     result: lazySchema((z) => z.object({
       session_id: SessionId,

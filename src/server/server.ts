@@ -8,6 +8,7 @@ import { createRpcEndpoint, RpcError, type RpcEndpoint } from "../protocol/rpc";
 import { ERROR_CODES, PROTOCOL_VERSION, type RequestResult } from "../protocol/schema";
 import type { Config } from "../config/schema";
 import { type LoadedSession, type SessionJournal, type SessionStore, SessionStoreError } from "../sessions/index";
+import { clientOrigin, createUsageRecorder, ledgerFor } from "../ledger/index";
 import { createModelClient } from "../provider/client";
 import { imageRef, type ImageRef } from "../provider/images";
 import { contextWindowFor, imageSupportFor } from "../provider/models";
@@ -32,6 +33,8 @@ export interface ServerOptions {
   sessions?: SessionStore;
   /** Called with each session this connection starts or resumes (the chat bridge watches its jobs). */
   onSession?: (session: Session) => void;
+  /** The chat bridge's part in the limits: which sessions serve someone other than the owner, and telling the owner. */
+  usageHooks?: { onLimit?(message: string): void };
 }
 
 export interface ServerConnection extends RpcEndpoint {
@@ -66,6 +69,8 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
   const env = opts.env ?? process.env;
   const sessions = new Map<string, Session>();
   let initialized = false;
+  /** The client's name from `initialize`: it says where the sessions' usage comes from (terminal, exec, chat). */
+  let clientName: string | undefined;
 
   const session = (id: string) => {
     const s = sessions.get(id);
@@ -99,9 +104,22 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
     const depth = Math.max(o.depth ?? 0, opts.baseDepth ?? 0);
     const effort = o.effort ?? profile.reasoning_effort;
     const reasoning = { ...(effort ? { effort } : {}), ...(profile.reasoning_summary ? { summary: profile.reasoning_summary } : {}) };
+    const sessionId = o.journal?.recorder.id ?? newSessionId();
+    const usage = createUsageRecorder({
+      ledger: ledgerFor(home),
+      sessionId,
+      ...(o.journal ? { journal: o.journal.recorder } : {}),
+      origin: clientOrigin(clientName, !!o.channel),
+      provider: o.profileName,
+      model: o.modelName,
+      ...(o.channel ? { channel: o.channel } : {}),
+      config: o.config,
+      overBudget: o.overBudget,
+      ...(opts.usageHooks ?? {}),
+    });
     const s = new Session({
       scope: {
-        sessionId: o.journal?.recorder.id ?? newSessionId(),
+        sessionId,
         instanceId: instanceIdFor(home),
         workspace: o.workspace,
         config: o.config,
@@ -114,6 +132,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         images: imageSupportFor(o.modelName, o.profileName, profile.images),
         ...(o.journal ? { journal: o.journal } : {}),
         ...(o.channel ? { channel: o.channel } : {}),
+        usage,
       },
       buildTools: (scope) => buildTools(scope, { enabled: o.toolsEnabled }),
       hostedWebSearch: (scope) => hostedSearchEnabled(scope, o.toolsEnabled),
@@ -146,6 +165,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           );
         }
         initialized = true;
+        clientName = p.client?.name;
         return { protocol_version: PROTOCOL_VERSION, server: { name: "scv", version: VERSION } };
       },
       async "session.start"(p) {
@@ -172,7 +192,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           );
           journal = { recorder, store };
         }
-        const s = openSession({ workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort });
+        const s = openSession({ workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget });
         return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, context_window: s.contextWindow, ...notices(s) };
       },
       async "session.resume"(p) {
@@ -208,6 +228,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
           journal: { recorder, store, restored: { conversations: loaded.conversations, jobs: loaded.jobs, ...(loaded.plan ? { plan: loaded.plan } : {}) } },
           restored: loaded,
           channel: loaded.header.channel as SessionScope["channel"],
+          overBudget: p.over_budget,
         });
         return {
           session_id: s.id,
@@ -285,6 +306,8 @@ interface OpenSession {
   channel?: SessionScope["channel"];
   /** Reasoning effort for this session (session.start), over the profile's. */
   effort?: ReasoningEffort;
+  /** The session goes over the spending limits (`scv exec --over-budget`). */
+  overBudget?: boolean;
 }
 
 /** The result field for problems with the files the session's instructions come from, when there are any. */

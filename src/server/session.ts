@@ -159,6 +159,7 @@ export class Session {
       { model: this.opts.model, modelName: this.opts.modelName, window: this.context.window, turnStart, fixedTokens, signal, ...(note ? { note } : {}) },
       reason,
     );
+    if (result.usage) this.scope.usage?.model(result.usage);
     if (result.ok) {
       this.context.last = undefined;
       this.renewSystemPrompt(turnId);
@@ -251,6 +252,7 @@ export class Session {
       }
     }
     this.scope.journal?.recorder.close();
+    this.scope.usage?.written();
   }
 
   private recordTurn(turn: QueuedTurn): void {
@@ -259,6 +261,7 @@ export class Session {
 
   private recordEnd(turnId: string, outcome: TurnOutcome): void {
     this.scope.journal?.recorder.append({ type: "turn_ended", turn: turnId, ...outcome });
+    this.scope.usage?.written();
   }
 
   private nextTurnId() {
@@ -333,6 +336,7 @@ export class Session {
     const ids = { session_id: this.id, turn_id: turn.turnId };
     this.opts.emit("turn.started", { ...ids, origin: turn.origin, prompt: turn.prompt });
     this.recordingTurn = turn.turnId;
+    this.scope.usage?.setTurn({ id: turn.turnId, kind: turn.origin.kind });
     let outcome: TurnOutcome;
     try {
       outcome = await runTurn(
@@ -366,6 +370,7 @@ export class Session {
       };
     }
     this.recordingTurn = undefined;
+    this.scope.usage?.setTurn(undefined);
     this.recordEnd(turn.turnId, outcome);
     this.opts.emit("turn.ended", { ...ids, ...outcome, origin: turn.origin });
   }

@@ -97,6 +97,9 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
 
   for (let step = 0; step < scope.config.tools.max_steps; step++) {
     if (signal.aborted) return { status: "cancelled", reply: "", usage };
+    // A spending limit reached stops the turn before its next model request (the step that reached it finished).
+    const refusal = await scope.usage?.refusal();
+    if (refusal) return { status: "failed", reply: "", usage, error: { class: "limit", message: refusal } };
     if (shouldCompact(context, estimateRequest(context, requestView(history, turnStart()), fixedTokens))) {
       const done = await compact(context.overflowed ? "overflow" : "threshold");
       if (done.ok) context.overflowed = false;
@@ -253,6 +256,7 @@ async function modelStep(deps: TurnDeps, req: { turnId: string; turnStart: numbe
         out.reason = ev.reason;
         if (ev.usage) {
           addUsage(usage, ev.usage);
+          deps.scope.usage?.model(ev.usage);
           if (ev.usage.input_tokens > 0) context.last = { inputTokens: ev.usage.input_tokens, view };
         }
         break;

@@ -1,6 +1,6 @@
 // Listing and searching every session file. Both read only the records they need: a line's first bytes name
 // its type (records.ts writes `type` first), so history items, usually most of a file, are never parsed.
-import { readdirSync, statSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { scanSessionLines } from "./lines";
 import { readSessionHeader } from "./load";
@@ -27,20 +27,28 @@ export interface SearchHit {
   excerpt: string;
 }
 
-const TURN_PREFIX = '{"type":"turn",';
-const ENDED_PREFIX = '{"type":"turn_ended",';
+export const TURN_PREFIX = '{"type":"turn",';
+export const ENDED_PREFIX = '{"type":"turn_ended",';
 const EXCERPT_CHARS = 240;
 
-interface SessionFile {
+export interface SessionFile {
   id: string;
   file: string;
   mtime: number;
+  size: number;
+  ino: number;
+  /** A regular file (reading anything else fails with a warning). */
+  regular: boolean;
 }
 
-function sessionFiles(dir: string): SessionFile[] {
+/**
+ * The session files of `dir` (or only `only`'s), newest activity first; a symlink is stated itself (the safe
+ * reader refuses to read through it).
+ */
+export function sessionFiles(dir: string, only?: string): SessionFile[] {
   let names: string[];
   try {
-    names = readdirSync(dir);
+    names = only === undefined ? readdirSync(dir) : [`${only}.jsonl`];
   } catch {
     return [];
   }
@@ -50,7 +58,8 @@ function sessionFiles(dir: string): SessionFile[] {
     if (!SESSION_ID.test(id)) continue;
     const file = join(dir, name);
     try {
-      files.push({ id, file, mtime: statSync(file).mtimeMs });
+      const st = lstatSync(file);
+      files.push({ id, file, mtime: st.mtimeMs, size: st.size, ino: st.ino, regular: st.isFile() });
     } catch {
       // removed meanwhile
     }
@@ -100,7 +109,7 @@ export function listSessions(dir: string, warn: (m: string) => void, opts: { wor
       turns++;
       if (firstPrompt === undefined) {
         const r = parse(line);
-        if (r?.origin?.kind === "user" && typeof r.prompt === "string") firstPrompt = r.prompt.trim().split("\n")[0]!;
+        if (r?.origin?.kind === "user" && typeof r.prompt === "string") firstPrompt = firstPromptLine(r.prompt);
       }
     }
     out.push({
@@ -117,8 +126,30 @@ export function listSessions(dir: string, warn: (m: string) => void, opts: { wor
   return out;
 }
 
+/** A search query's words, lower-cased: a turn matches when its text holds every one. */
+export function searchWords(query: string): string[] {
+  return query.toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+/** The hit for a turn's text (`prompt\nreply`), or undefined when it lacks a word. The one match rule of scan and index. */
+export function matchTurn(text: string, words: readonly string[]): { excerpt: string } | undefined {
+  const lower = text.toLowerCase();
+  if (!words.every((w) => lower.includes(w))) return undefined;
+  return { excerpt: excerpt(text, lower.indexOf(words[0]!)) };
+}
+
+/** The searchable text of a turn: its prompt and its reply. */
+export function turnText(prompt: string, reply: string): string {
+  return `${prompt}\n${reply}`;
+}
+
+/** The first line of a session's first user prompt, as listings show it. */
+export function firstPromptLine(prompt: string): string {
+  return prompt.trim().split("\n")[0]!;
+}
+
 export function searchSessions(dir: string, query: string, opts: { limit: number; exclude?: string }, warn: (m: string) => void): SearchHit[] {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const words = searchWords(query);
   if (words.length === 0) return [];
   const hits: SearchHit[] = [];
   for (const f of sessionFiles(dir)) {
@@ -139,10 +170,8 @@ export function searchSessions(dir: string, query: string, opts: { limit: number
       }
     }
     for (const [turnId, t] of turns) {
-      const text = `${t.prompt}\n${t.reply}`;
-      const lower = text.toLowerCase();
-      if (!words.every((w) => lower.includes(w))) continue;
-      hits.push({ session_id: f.id, turn_id: turnId, workspace: String(header?.workspace ?? ""), at: t.at, excerpt: excerpt(text, lower.indexOf(words[0]!)) });
+      const hit = matchTurn(turnText(t.prompt, t.reply), words);
+      if (hit) hits.push({ session_id: f.id, turn_id: turnId, workspace: String(header?.workspace ?? ""), at: t.at, ...hit });
     }
   }
   return hits.sort((a, b) => b.at - a.at).slice(0, opts.limit);

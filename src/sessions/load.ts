@@ -220,6 +220,8 @@ class SessionParser {
         jobs.set(r.job, job);
         break;
       }
+      case "usage":
+        break; // the usage ledger's (src/ledger); nothing to restore
     }
   }
 }

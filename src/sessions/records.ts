@@ -60,6 +60,30 @@ export const StoredJob = lazySchema((z) => z.object({
 }));
 export type StoredJob = z.infer<typeof StoredJob>;
 
+/**
+ * What one model request of the session's own loop (`kind: "model"`) or one delegated call (`kind: "agent"`)
+ * spent, as the provider or the agent reported it: the usage ledger's entries (src/ledger) come from these
+ * records. `entry` identifies the record, so an entry the ledger already holds is never counted twice.
+ * Never a prompt or a reply.
+ */
+export const UsageEntry = lazySchema((z) => z.object({
+  entry: z.string(),
+  kind: z.enum(["model", "agent"]),
+  turn: z.string().optional(),
+  /** Who asked: terminal, exec, chat, client (another protocol client), background (a job report), schedule. */
+  origin: z.string(),
+  provider: z.string().optional(),
+  agent: z.string().optional(),
+  model: z.string().optional(),
+  /** How a delegated call ran: `process` (one CLI process per call), `acp`, or `scv` (a nested SCV). */
+  transport: z.string().optional(),
+  input_tokens: z.number(),
+  cached_input_tokens: z.number(),
+  output_tokens: z.number(),
+  reasoning_tokens: z.number(),
+}));
+export type UsageEntry = z.infer<typeof UsageEntry>;
+
 /** Every record after the header. Unknown types are skipped with a warning (a newer SCV wrote them). */
 export const SessionRecord = lazySchema((z) => z.discriminatedUnion("type", [
   z.object({ type: z.literal("resumed"), at, provider: z.string(), model: z.string() }),
@@ -85,6 +109,7 @@ export const SessionRecord = lazySchema((z) => z.discriminatedUnion("type", [
   z.object({ type: z.literal("job_finished"), at, ...StoredJob.shape }),
   /** The model's task list replaced (the plan tool); the last one is the session's plan. */
   z.object({ type: z.literal("plan"), at, items: z.array(z.object({ text: z.string(), status: z.enum(PLAN_STATUSES) })) }),
+  z.object({ type: z.literal("usage"), at, ...UsageEntry.shape }),
 ]));
 export type SessionRecord = z.infer<typeof SessionRecord>;
 

@@ -41,10 +41,13 @@ const DAY_MS = 86_400_000;
 
 export class SessionStore {
   readonly dir: string;
+  /** $SCV_HOME. */
+  readonly home: string;
   private readonly open = new Set<string>();
   private readonly warn: (message: string) => void;
 
   constructor(opts: SessionStoreOptions) {
+    this.home = opts.home;
     this.dir = join(opts.home, "state", "sessions");
     this.warn = opts.warn ?? ((m) => process.stderr.write(`scv: ${m}\n`));
   }
@@ -119,12 +122,12 @@ export class SessionStore {
     }
   }
 
-  /** Sessions, newest activity first; only those of `workspace` when given, and at most `limit`. */
+  /** Sessions, newest activity first; only those of `workspace` when given, and at most `limit`. A scan of every file: src/ledger answers from its index. */
   list(opts: { workspace?: string; limit?: number } = {}): SessionSummary[] {
     return listSessions(this.dir, this.warn, opts);
   }
 
-  /** Past turns containing every word of `query` (case-insensitive), newest first. */
+  /** Past turns containing every word of `query` (case-insensitive), newest first. A scan of every file: src/ledger answers from its index. */
   search(query: string, opts: { limit: number; exclude?: string }): SearchHit[] {
     return searchSessions(this.dir, query, opts, this.warn);
   }

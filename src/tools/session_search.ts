@@ -30,7 +30,8 @@ export function createSessionSearchTool(scope: SessionScope): Tool | undefined {
     summary: (a) => `search earlier sessions for ${JSON.stringify(a.query)}`,
     label: (a) => `session_search ${JSON.stringify(cutUtf8(a.query, 80))}`,
     async execute(args, ctx) {
-      const hits = store.search(args.query, { limit: args.limit ?? DEFAULT_LIMIT, exclude: ctx.sessionId });
+      const { searchSessions } = await import("../ledger/index");
+      const hits = await searchSessions(store, args.query, { limit: args.limit ?? DEFAULT_LIMIT, exclude: ctx.sessionId });
       if (hits.length === 0) return `No earlier turn contains every word of ${JSON.stringify(args.query)}.`;
       const head = `${hits.length} earlier turn${hits.length === 1 ? "" : "s"} match ${JSON.stringify(args.query)}, newest first (quoted from past conversations):`;
       const lines = [head];

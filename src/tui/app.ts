@@ -30,6 +30,11 @@ type Client = {
 };
 
 const FRAME_MS = 33;
+
+/** The stored sessions from the index (loaded with the server, after the first frame). */
+async function listStored(store: import("../sessions/index").SessionStore, opts: { workspace: string; limit: number }) {
+  return (await import("../ledger/index")).listSessions(store, opts);
+}
 const DOUBLE_PRESS_MS = 2000;
 
 export async function runTui(opts: TuiOptions): Promise<number> {
@@ -46,6 +51,9 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   let sessionId = "";
   let model = "";
   let contextWindow: number | undefined;
+  let config: import("../config/schema").Config | undefined;
+  /** What the open session spent (own model and delegated agents), from the usage ledger. */
+  let spend: import("./spend").Spend | undefined;
   let tools: string[] = [];
   let status = "starting…";
   let frame = 0;
@@ -80,11 +88,25 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     }
   }, 100);
 
+  let spendText: ((s: import("./spend").Spend) => string) | undefined;
+  async function refreshSpend() {
+    if (!store || !config || !sessionId) return;
+    const m = await import("./spend");
+    spendText = m.describeSpend;
+    try {
+      spend = await m.sessionSpend(store.home, config, sessionId);
+    } catch {
+      return; // the status line goes without; the turn is unaffected
+    }
+    requestRender();
+  }
+
   function statusText(): string {
     const parts = [model || "…", sessionId || status];
     if (!sessionId) return `  ${status}`;
     const u = view.lastUsage;
     if (u) parts.push(`context ${formatTokens(u.input_tokens)}${contextWindow ? ` (${contextShare(u.input_tokens, contextWindow)})` : ""}`);
+    if (spend && spend.tokens > 0 && spendText) parts.push(spendText(spend));
     if (view.jobs.size) parts.push(`jobs: ${[...view.jobs].map(([job, line]) => (line === "running" ? job : `${job} (${line})`)).join(", ")}`);
     return `  ${parts.join(" · ")}`;
   }
@@ -95,6 +117,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     cwd: opts.cwd,
     env: opts.env,
     session: () => ({ id: sessionId, model, tools, contextWindow }),
+    usage: async () => (store && config && sessionId ? (await import("./spend")).usageLines(store.home, config, sessionId) : ["no session is open"]),
     request: (method, params) => client!.request(method, params),
     startSession,
     closeSession: () => closeSession(),
@@ -117,7 +140,10 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     recordRunsIn(scvHome(opts.env));
     void reconcileAtStartup(scvHome(opts.env));
     store = openSessionStore({ home: scvHome(opts.env) });
-    store.prune(loadConfig({ cwd: opts.cwd, env: opts.env }).config.sessions.keep_days);
+    // Index notices (a rebuild) belong on the screen, not on stderr under it.
+    (await import("../ledger/index")).ledgerFor(store.home, { warn: (m) => (view.say(`note: ${m}`, theme.yellow), requestRender()) });
+    config = loadConfig({ cwd: opts.cwd, env: opts.env }).config;
+    store.prune(config.sessions.keep_days);
     client = createInProcessClient({
       env: opts.env,
       sessions: store,
@@ -125,6 +151,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       onNotification(method, p) {
         if (p?.session_id && p.session_id !== sessionId) return;
         view.apply(method, p);
+        if (method === "turn.ended") void refreshSpend();
         if (method === "approval.requested" && view.approval && approvedIdentities.has(view.approval.identity)) {
           void answerApproval(true, "approved for this session");
         }
@@ -171,14 +198,14 @@ export async function runTui(opts: TuiOptions): Promise<number> {
 
   /** --continue: the newest session of this workspace, or a fresh one when there is none. */
   async function continueNewest() {
-    const newest = store?.list({ workspace: storedWorkspace(opts.cwd), limit: 1 })[0];
+    const newest = store && (await listStored(store, { workspace: storedWorkspace(opts.cwd), limit: 1 }))[0];
     if (!newest) view.say("no earlier session here to continue; starting a new one", theme.dim);
     await startSession(newest?.id);
   }
 
   /** Shows this workspace's stored sessions to pick from (Up/Down, Enter, Esc). */
   async function openPicker(startFresh: boolean) {
-    const items = store?.list({ workspace: storedWorkspace(opts.cwd), limit: 20 }).filter((s) => s.id !== sessionId) ?? [];
+    const items = (store ? await listStored(store, { workspace: storedWorkspace(opts.cwd), limit: 20 }) : []).filter((s) => s.id !== sessionId);
     if (!items.length) {
       view.say("no stored sessions of this workspace to resume (`scv sessions list --all` shows every workspace's)", theme.dim);
       if (startFresh) await startSession();

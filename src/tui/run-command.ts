@@ -13,6 +13,8 @@ export interface SlashContext {
   /** The open session as it is now: "" as ID while none is open. */
   session(): { id: string; model: string; tools: readonly string[]; contextWindow?: number };
   request<T = any>(method: string, params: unknown): Promise<T>;
+  /** /usage: what this session and today spent, as lines. */
+  usage(): Promise<string[]>;
   startSession(resume?: string, modelName?: string): Promise<void>;
   closeSession(): Promise<void>;
   openPicker(startFresh: boolean): Promise<void>;
@@ -67,6 +69,9 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
       }
       case "agents":
         await showAgents(ctx);
+        break;
+      case "usage":
+        for (const line of await ctx.usage()) view.say(line);
         break;
       case "status": {
         const { id, model, contextWindow } = ctx.session();

@@ -10,7 +10,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["sessions"],
   // The session contract (types only, from config, protocol and sessions): what every session concern takes.
   ["scope"],
-  ["approval", "agents"],
+  ["approval", "agents", "ledger"],
   ["accounts", "tools", "daemon"],
   ["server", "doctor"],
   ["channels", "tui"],

@@ -475,3 +475,29 @@ test("an owner changed in config: after the restart the former owner's session i
   expect(out.some((m) => m.text.includes("access changed"))).toBe(true);
   expect(out.some((m) => m.text === "after the change")).toBe(true);
 }, 40_000);
+
+test("a conversation over its own limit is refused and the owner told once; the owner's /usage shows today and this month", async () => {
+  const b = makeBridge(fake.url, "\n[limits]\nconversation_daily_tokens = 100\n");
+  fake.queue(text("hello stranger", { usage: { input_tokens: 80, output_tokens: 30 } }), text("hello owner", { usage: { input_tokens: 5, output_tokens: 5 } }));
+  await startDaemon(b);
+  sendMessage(b, { from: "stranger", text: "hi" });
+  await waitForOut(b, 1);
+  sendMessage(b, { from: "stranger", text: "more please" });
+  const three = await waitForOut(b, 3);
+  const refused = three.find((m) => m.to === "stranger" && m.text !== "hello stranger");
+  const told = three.find((m) => m.to === "owner-1");
+  expect(refused!.text).toMatch(/^SCV will not answer here for now: the spending limit limits\.conversation_daily_tokens is reached \(110 of 100 tokens used today in this conversation\); it resets at /);
+  expect(told!.text).toContain("reached its limit");
+  sendMessage(b, { from: "stranger", text: "and again" });
+  sendMessage(b, { text: "/usage" });
+  const all = await waitForOut(b, 5);
+  expect(all.filter((m) => m.to === "owner-1")).toHaveLength(2); // told once, then the /usage answer
+  const usage = all.find((m) => m.to === "owner-1" && m.text.startsWith("Today"))!;
+  expect(usage.text).toBe("Today: 110 tokens in 1 calls (scv (own model) 110)\nThis month: 110 tokens in 1 calls (scv (own model) 110)");
+  // The owner is not held to a conversation limit.
+  sendMessage(b, { text: "hi" });
+  const last = await waitForOut(b, 6);
+  expect(last.filter((m) => m.to === "owner-1").map((m) => m.text)).toContain("hello owner");
+  expect(last.filter((m) => m.to === "stranger")).toHaveLength(3);
+  expect(fake.requests).toHaveLength(2);
+}, 30_000);

@@ -130,6 +130,20 @@ test("sessions.keep_days defaults to 90 and is taken from the user file", () => 
   expect(errorOf(() => loadConfig({ cwd: zero.ws, env: zero.env }))).toContain("sessions.keep_days");
 });
 
+test("[prices] and [limits]: a price for any model is accepted; a negative or non-numeric one is an error naming the key", () => {
+  const ok = setup(`[prices."model-not-used-yet"]\ninput_per_mtok = 1.5\noutput_per_mtok = 6\n[limits]\ndaily_cost = 2\n`);
+  const { config } = loadConfig({ cwd: ok.ws, env: ok.env });
+  expect(config.prices["model-not-used-yet"]).toEqual({ input_per_mtok: 1.5, output_per_mtok: 6 });
+  expect(config.limits).toEqual({ daily_cost: 2 });
+  expect(loadConfig({ cwd: setup().ws, env: setup().env }).config).toMatchObject({ prices: {}, limits: {} });
+  const negative = setup(`[prices.m]\ninput_per_mtok = -1\noutput_per_mtok = 1\n`);
+  expect(errorOf(() => loadConfig({ cwd: negative.ws, env: negative.env }))).toMatch(/prices\.m\.input_per_mtok.*must not be negative/);
+  const text = setup(`[limits]\ndaily_tokens = "lots"\n`);
+  expect(errorOf(() => loadConfig({ cwd: text.ws, env: text.env }))).toMatch(/limits\.daily_tokens.*must be a number/);
+  const project = setup("", `[limits]\ndaily_cost = 100\n`);
+  expect(errorOf(() => loadConfig({ cwd: project.ws, env: project.env }))).toContain("limits");
+});
+
 describe("selectors and secrets", () => {
   test("SCV_PROVIDER and SCV_MODEL", () => {
     const { env, ws } = setup(`[providers.openai]\nmodel = "a"\n[providers.local]\nbase_url = "http://127.0.0.1:1/v1"\nmodel = "b"\n`);

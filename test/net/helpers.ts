@@ -18,6 +18,8 @@ export function testConfig(web: Partial<Config["web"]> = {}, extra: { wire_api?:
     sessions: SessionsConfig.parse({}),
     memory: MemoryConfig.parse({}),
     channels: ChannelsConfig.parse({}),
+    prices: {},
+    limits: {},
   };
 }
 

@@ -21,6 +21,7 @@ function context(overrides: Partial<SlashContext> = {}) {
     openPicker: async (startFresh) => void calls.push(`picker ${startFresh}`),
     quit: async () => void calls.push("quit"),
     requestRender: () => void calls.push("render"),
+    usage: async () => ["this session: 1,234 tokens · cost 0.0100"],
     ...overrides,
   };
   return { ctx, calls, said: () => view.takeCommitted() };

@@ -262,6 +262,21 @@ describe("scv in a terminal", () => {
     expect(p.screen()).toContain("› and again?");
   });
 
+  test("the status line shows the session's tokens and cost; /usage splits them by who spent them", async () => {
+    const { fake, pane } = await open({ extraConfig: '[prices."fake-model"]\ninput_per_mtok = 1000\noutput_per_mtok = 2000\n' });
+    fake.queue(text("counted", { usage: { input_tokens: 1200, output_tokens: 300 } }));
+    pane.type("count me");
+    pane.keys("Enter");
+    // 1,200 input at 1000 and 300 output at 2000 per million: 1.2 + 0.6.
+    const screen = await pane.waitFor("1,500 tokens · cost 1.80");
+    expect(screen.trimEnd().split("\n").at(-1)).toContain("1,500 tokens · cost 1.80");
+    pane.type("/usage");
+    pane.keys("Enter");
+    const shown = await pane.waitFor("today, everything SCV ran");
+    expect(shown).toContain("this session: 1,500 tokens · cost 1.80 (scv (own model) 1,500)");
+    expect(shown).toContain("today, everything SCV ran: 1,500 tokens · cost 1.80");
+  });
+
   test("resizing never duplicates the prompt or leaves a broken frame", async () => {
     const { fake, pane } = await open({ width: 100, height: 30 });
     fake.queue(text("word ".repeat(60).trim()));

@@ -21,6 +21,7 @@ import { openSessionStore } from "../../sessions/index";
 import { storedWorkspace } from "../../sessions/workspace";
 import { currentPlan, planText } from "../../plan/plan";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
+import { conversationRefusal, usageReport } from "./usage";
 
 export interface ChannelRuntime {
   /** `<kind>/<account>` */
@@ -71,6 +72,8 @@ export class Conversations {
   private readonly conversations = new Map<string, Conversation>();
   private readonly bySession = new Map<string, Conversation>();
   private readonly sessions: SessionLink;
+  /** Every channel seen, so a notice for the owner reaches their direct chat. */
+  private readonly channels = new Map<string, ChannelRuntime>();
   private accepting = true;
   private closing = false;
   private sweepTimer?: ReturnType<typeof setInterval>;
@@ -89,6 +92,7 @@ export class Conversations {
         const conv = this.bySession.get(sessionId);
         if (conv) this.reply(conv, undefined, replyText(end), attachments);
       },
+      limitReached: (message: string) => this.tellOwner(`SCV reached a spending limit: ${message}`),
     };
     // Chat sessions are stored like any other, so a conversation resumes its session after a restart.
     this.sessions = new SessionLink(opts.env, events, openSessionStore({ home: opts.scvHome, warn: opts.log }));
@@ -123,6 +127,7 @@ export class Conversations {
 
   /** After a restart: turns that were running are reported, not re-run; queued messages are processed. */
   recover(channel: ChannelRuntime): void {
+    this.channels.set(channel.key, channel);
     for (const record of channel.inbound.list()) {
       if (record.state !== "running") continue;
       const conv = this.conversation(channel, record.conversation, record.direct);
@@ -143,6 +148,7 @@ export class Conversations {
 
   /** A new message from the adapter: dedupe, save its files, queue it durably, log it; returns once queued. */
   receive(channel: ChannelRuntime, arrived: InboundMessage): void {
+    this.channels.set(channel.key, channel);
     if (channel.inbound.has(arrived.id)) return;
     const message = capInbound(arrived); // before queueing: a 17 MiB text must never become a queue record
     const conv = this.conversation(channel, message.conversation, message.direct);
@@ -177,6 +183,14 @@ export class Conversations {
     if (command === "/memory") {
       channel.inbound.remove(record);
       void this.memory(conv, record);
+      return;
+    }
+    if (command === "/usage" && owner) {
+      channel.inbound.remove(record);
+      void usageReport(this.opts.scvHome, this.opts.config).then(
+        (text) => this.reply(conv, record, text, [], "system"),
+        (e) => this.reply(conv, record, `The usage ledger cannot be read: ${(e as Error).message}`, [], "system"),
+      );
       return;
     }
     void this.pump(conv);
@@ -247,6 +261,16 @@ export class Conversations {
       if (conv.session) this.retire(conv);
       conv.channel.inbound.remove(record);
       return;
+    }
+    if (!isOwner(conv.channel, record)) {
+      const place = { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id };
+      const refusal = await conversationRefusal(this.opts.scvHome, this.opts.config, place).catch(() => undefined);
+      if (refusal) {
+        this.reply(conv, record, refusal.message, [], "system");
+        if (refusal.first) this.tellOwner(`A conversation reached its limit (${conv.channel.key}, ${conv.id}): ${refusal.message}`);
+        conv.channel.inbound.remove(record);
+        return;
+      }
     }
     // At most channels.max_concurrent_turns chat turns run at once, over every conversation; the rest wait here.
     await this.turnSlots.take();
@@ -424,6 +448,15 @@ export class Conversations {
 
   private jobs(conv: Conversation, record: QueuedInbound) {
     this.reply(conv, record, jobsListing([conv.session, ...conv.retired]), []);
+  }
+
+  /** A notice for the owner, in each channel's direct chat with them (a channel without an owner has none). */
+  private tellOwner(text: string): void {
+    for (const channel of this.channels.values()) {
+      const conversation = channel.adapter.ownerConversation();
+      if (!conversation) continue;
+      this.opts.outbox.add({ channel: channel.key, conversation, text });
+    }
   }
 
   /** Queues a message in the outbox (and the log). `record` is the message it answers, if any. */

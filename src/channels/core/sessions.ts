@@ -32,6 +32,8 @@ export interface SessionEvents {
   activity(sessionId: string, busy: boolean): void;
   /** A turn the session started itself (a background report) ended. */
   unprompted(sessionId: string, result: TurnResult): void;
+  /** A spending limit stopped a turn for the first time in its period: tell the owner. */
+  limitReached(message: string): void;
 }
 
 export class SessionLink {
@@ -48,6 +50,7 @@ export class SessionLink {
       env,
       ...(store ? { sessions: store } : {}),
       onSession: (s) => this.sessions.set(s.id, s),
+      usageHooks: { onLimit: (message) => events.limitReached(message) },
       onNotification: (method, p) => this.onNotification(method, p),
     });
     this.ready = this.client.request("initialize", { protocol_version: 3, client: { name: "scv-chat-bridge" } });

@@ -1,0 +1,83 @@
+// `scv usage [--since 7d|DATE] [--by day|model|agent|origin|session] [--json]`: what SCV's own model and every
+// delegated agent spent, from the usage ledger (src/ledger), with costs where [prices."<model>"] is configured.
+import { defineCommand, USAGE_EXIT } from "./command";
+import { ConfigError, loadConfig, scvHome } from "../config/load";
+import { GROUPS, type GroupBy, type UsageRow } from "../ledger/usage";
+import { formatCost, formatTokens } from "../ledger/usage";
+
+function fail(message: string, code = 1): void {
+  process.stderr.write(`scv usage: ${message}\n`);
+  process.exitCode = code;
+}
+
+/** `7d`, `24h`, `2w`, `today`, or a local date `2026-12-01`: the start of the period, Unix ms. */
+export function parseSince(text: string, now = Date.now()): number | undefined {
+  const d = new Date(now);
+  if (text === "today") return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  if (text === "month") return new Date(d.getFullYear(), d.getMonth(), 1).getTime();
+  const rel = /^(\d{1,5})([hdw])$/.exec(text);
+  if (rel) return now - Number(rel[1]) * { h: 3_600_000, d: 86_400_000, w: 604_800_000 }[rel[2] as "h" | "d" | "w"];
+  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (date) {
+    const at = new Date(Number(date[1]), Number(date[2]) - 1, Number(date[3]));
+    if (at.getMonth() === Number(date[2]) - 1 && at.getDate() === Number(date[3])) return at.getTime();
+  }
+  return undefined;
+}
+
+/** The usage table: one line per group and a total; a cost column only when some usage is priced. */
+export function renderUsage(rows: UsageRow[], total: UsageRow, by: GroupBy): string {
+  const priced = total.cost !== undefined;
+  const cost = (r: UsageRow) => (r.cost === undefined ? "-" : `${formatCost(r.cost)}${r.unpriced_tokens > 0 ? "+" : ""}`);
+  const line = (r: UsageRow) => [
+    r.key,
+    String(r.requests),
+    formatTokens(r.input_tokens),
+    formatTokens(r.cached_input_tokens),
+    formatTokens(r.output_tokens),
+    formatTokens(r.reasoning_tokens),
+    ...(priced ? [cost(r)] : []),
+  ];
+  const table = [[by.toUpperCase(), "CALLS", "INPUT", "CACHED", "OUTPUT", "REASONING", ...(priced ? ["COST"] : [])], ...rows.map(line), line(total)];
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  const out = table.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
+  out.splice(out.length - 1, 0, "-".repeat(out[0]!.length));
+  if (priced && total.unpriced_tokens > 0) out.push(`+: ${formatTokens(total.unpriced_tokens)} tokens of models with no [prices."<model>"] entry are not in the cost`);
+  if (!priced && total.requests > 0) out.push('costs: add [prices."<model>"] input_per_mtok, output_per_mtok to config.toml to see them');
+  return `${out.join("\n")}\n`;
+}
+
+export default defineCommand({
+  meta: { name: "usage", description: "What SCV's own model and the delegated agents spent (tokens, and costs where priced)" },
+  args: {
+    since: { type: "string", valueHint: "PERIOD", description: "from when: 24h, 7d, 2w, today (default), month, or a date YYYY-MM-DD" },
+    by: { type: "string", valueHint: "GROUP", description: `one line per ${GROUPS.join(", ")} (default agent)` },
+    json: { type: "boolean", description: "print JSON" },
+  },
+  async run({ args }) {
+    const since = parseSince(args.since ?? "today");
+    if (since === undefined) return fail(`--since ${JSON.stringify(args.since)} is not a period: use 24h, 7d, 2w, today, month, or a date such as 2026-12-01`, USAGE_EXIT);
+    const by = (args.by ?? "agent") as GroupBy;
+    if (!GROUPS.includes(by)) return fail(`--by ${JSON.stringify(args.by)} is not a grouping: use one of ${GROUPS.join(", ")}`, USAGE_EXIT);
+    let config;
+    try {
+      config = loadConfig({ cwd: process.cwd() }).config;
+    } catch (e) {
+      if (e instanceof ConfigError) return fail(`configuration error: ${e.message}`);
+      throw e;
+    }
+    const { ledgerFor } = await import("../ledger/index");
+    const ledger = ledgerFor(scvHome());
+    const { rows, total } = await ledger.usage(config, { since, by });
+    await ledger.close();
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify({ since: new Date(since).toISOString(), by, rows, total }, null, 2)}\n`);
+      return;
+    }
+    if (total.requests === 0) {
+      process.stdout.write(`no usage since ${new Date(since).toLocaleString()}\n`);
+      return;
+    }
+    process.stdout.write(renderUsage(rows, total, by));
+  },
+});
