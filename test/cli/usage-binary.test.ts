@@ -43,6 +43,15 @@ function agentsHome(extraConfig = "") {
   return base;
 }
 
+/** A `scv server --stdio` of the home `h` with one session started in its workspace. */
+async function serverSession(h: { env: Record<string, string>; workspace: string }) {
+  const server = startStdioServer(h.env, h.workspace);
+  servers.push(server);
+  await server.call("initialize", { protocol_version: 3 });
+  const { result } = await server.call("session.start", { cwd: h.workspace });
+  return { server, result: result as { session_id: string } };
+}
+
 async function usageJson(env: Record<string, string>, cwd: string, by: string) {
   const r = await runBinary(["usage", "--since", "1d", "--by", by, "--json"], env, cwd);
   expect(r.stderr).toBe("");
@@ -87,10 +96,7 @@ test("own requests and two delegated calls appear in scv usage --by agent with e
 
 test("a limit reached mid-session refuses the next turn saying which and when it resets; --over-budget goes over it once", async () => {
   const h = agentsHome("[limits]\ndaily_tokens = 1000\n");
-  const server = startStdioServer(h.env, h.workspace);
-  servers.push(server);
-  await server.call("initialize", { protocol_version: 3 });
-  const { result } = await server.call("session.start", { cwd: h.workspace });
+  const { server, result } = await serverSession(h);
   const sid = result.session_id;
   // The first request uses 900 tokens and asks for a tool; the step finishes, then the limit stops the turn.
   fake.queue(toolCalls([{ name: "read", arguments: { path: "missing.txt" } }], { usage: { input_tokens: 800, output_tokens: 100 } }), text("under", { usage: { input_tokens: 50, output_tokens: 50 } }));
@@ -116,10 +122,7 @@ test("a limit reached mid-session refuses the next turn saying which and when it
 
 test("SIGKILL while the index is locked: the next start has the whole ledger and index from the session file", async () => {
   const h = agentsHome();
-  const server = startStdioServer(h.env, h.workspace);
-  servers.push(server);
-  await server.call("initialize", { protocol_version: 3 });
-  const { result } = await server.call("session.start", { cwd: h.workspace });
+  const { server, result } = await serverSession(h);
   fake.queue(text("warm", { usage: { input_tokens: 1, output_tokens: 1 } }));
   await server.call("turn.start", { session_id: result.session_id, prompt: "warm up" });
   await server.waitFor((m) => m.method === "turn.ended");
@@ -161,10 +164,7 @@ async function waitForEntries(file: string, n: number) {
 test("no model request happens without a prompt: an idle session sends nothing", async () => {
   const h = agentsHome();
   const start = fake.requests.length;
-  const server = startStdioServer(h.env, h.workspace);
-  servers.push(server);
-  await server.call("initialize", { protocol_version: 3 });
-  const { result } = await server.call("session.start", { cwd: h.workspace });
+  const { server, result } = await serverSession(h);
   fake.queue(text("only this", { usage: { input_tokens: 5, output_tokens: 5 } }));
   await server.call("turn.start", { session_id: result.session_id, prompt: "one question" });
   await server.waitFor((m) => m.method === "turn.ended");

@@ -1,5 +1,5 @@
 // Conversations: one SCV session per chat conversation, one turn at a time, queued messages in order, the
-// `/new`, `/stop`, `/jobs`, `/memory` and `/plan` commands, background reports as unprompted messages, and every reply through
+// `/new`, `/stop`, `/jobs`, `/memory`, `/plan` and `/usage` commands, background reports as unprompted messages, and every reply through
 // the outbox. The owner's direct chat gets tools and auto_approve; anyone else a tool-free session. Owner status
 // is decided per message against the adapter's current owner, and a session is only ever used for the status
 // (and the owner) it was opened for. Direct and group conversations are separate, even with equal IDs.
