@@ -39,14 +39,15 @@ export interface WireAdapter {
  * text is kept per history (keyed by its first item), so an array that only extends it appends to that text.
  * One text per history is kept, so memory stays linear in the history.
  */
-export function itemsJsonWriter<T extends object>(render: (item: T) => unknown[]): (items: readonly T[]) => string {
+export function itemsJsonWriter<T extends object>(render: (item: T) => unknown[], cacheable: (item: T) => boolean = () => true): (items: readonly T[]) => string {
   const itemJson = new WeakMap<T, string>();
   const last = new WeakMap<T, { items: readonly T[]; text: string }>();
   const one = (item: T): string => {
     let json = itemJson.get(item);
     if (json === undefined) {
       json = render(item).map((x) => JSON.stringify(x)).join(",");
-      itemJson.set(item, json);
+      // An item with images is rendered afresh each time: its JSON holds megabytes of data URL.
+      if (cacheable(item)) itemJson.set(item, json);
     }
     return json;
   };

@@ -4,7 +4,7 @@ import { itemsJsonWriter, cutShort, parseJson, withRawField, type WireAdapter, t
 import { classifyErrorBody } from "./errors";
 import type { SseEvent } from "./sse";
 import { imagesIntro, summaryMessage } from "./summary";
-import { type ImageRef, preparedImage } from "./images";
+import { carriesImages, type ImageRef, preparedImage } from "./images";
 import type { HistoryItem, ModelRequest, ToolCallRequest, Usage } from "./types";
 import { ChatChunk, ChatCompletion, type ChatMessage, type ChatRequest } from "./wire";
 
@@ -45,7 +45,7 @@ function imageParts(images: ImageRef[]): UserPart[] {
   });
 }
 
-const messageJson = itemsJsonWriter(chatMessages);
+const messageJson = itemsJsonWriter(chatMessages, (item) => !carriesImages(item));
 
 /** The request as an object (for tests and schema checks); the client sends `chatBodyText`. */
 export function chatBody(request: ModelRequest, model: string, dropped: ReadonlySet<string> = new Set()): ChatRequest {

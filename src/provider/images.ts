@@ -112,6 +112,16 @@ async function dataUrlOf(ref: ImageRef): Promise<string> {
   return `data:${mime};base64,${Buffer.from(bytes).toString("base64")}`;
 }
 
+/** Lets go of the loaded bytes of images no request will carry again. */
+export function releaseImages(refs: Iterable<ImageRef>): void {
+  for (const ref of refs) prepared.delete(ref);
+}
+
+/** Whether a history item carries images (its JSON holds their bytes, so it is not cached). */
+export function carriesImages(item: { role: string; images?: unknown[] }): boolean {
+  return (item.role === "user" || item.role === "images") && !!item.images?.length;
+}
+
 /** The image as the renderers send it: a data URL, or a note saying why it is not there. */
 export function preparedImage(ref: ImageRef): { url: string } | { missing: string } {
   return prepared.get(ref) ?? { missing: `image ${JSON.stringify(ref.path)} was not loaded` };

@@ -5,7 +5,7 @@ import { itemsJsonWriter, cutShort, parseJson, withRawField, type WireAdapter, t
 import { classifyErrorBody, failureOf } from "./errors";
 import type { SseEvent } from "./sse";
 import { imagesIntro, summaryMessage } from "./summary";
-import { type ImageRef, preparedImage } from "./images";
+import { carriesImages, type ImageRef, preparedImage } from "./images";
 import type { HistoryItem, ModelRequest, Usage } from "./types";
 import {
   ErrorBody,
@@ -59,7 +59,7 @@ function imageParts(images: ImageRef[] | undefined): ContentPart[] {
   });
 }
 
-const itemJson = itemsJsonWriter(inputItems);
+const itemJson = itemsJsonWriter(inputItems, (item) => !carriesImages(item));
 
 /** The request as an object (for tests and schema checks); the client sends `responsesBodyText`. */
 export function responsesBody(request: ModelRequest, model: string, dropped: ReadonlySet<string> = new Set()): ResponsesRequest {

@@ -4,7 +4,7 @@
 // context_length_exceeded, `compactHistory` has the model summarise the older part of the session and
 // replaces it with that summary; the most recent turns stay verbatim. It is the only place that replaces
 // history items; everything else only appends.
-import { describeImage, type ImageRef } from "../provider/images";
+import { describeImage, type ImageRef, releaseImages } from "../provider/images";
 import type { HistoryItem, ModelClient, ModelFailure, ToolCallRequest, Usage } from "../provider/types";
 
 export type SummaryItem = Extract<HistoryItem, { role: "summary" }>;
@@ -70,7 +70,16 @@ export function estimateTextTokens(text: string): number {
 
 const cutCache = new WeakMap<HistoryItem, HistoryItem>();
 
-/** The history as requests carry it: tool outputs before `turnStart` cut to head and tail (same objects each time). */
+/**
+ * Images a request carries at most (the newest); older ones are named in text instead. Bounds the request (each
+ * image is at most 4 MiB) and the memory a long chat with many photos holds.
+ */
+export const MAX_SENT_IMAGES = 6;
+
+/**
+ * The history as requests carry it: tool outputs before `turnStart` cut to head and tail, and images beyond the
+ * newest MAX_SENT_IMAGES named instead of sent (same objects each time).
+ */
 export function requestView(history: readonly HistoryItem[], turnStart: number): HistoryItem[] {
   const view = history.slice();
   for (let i = 0; i < Math.min(turnStart, view.length); i++) {
@@ -83,7 +92,27 @@ export function requestView(history: readonly HistoryItem[], turnStart: number):
     }
     view[i] = cut;
   }
+  let images = 0;
+  for (let i = view.length - 1; i >= 0; i--) {
+    const item = view[i]!;
+    if ((item.role !== "user" && item.role !== "images") || !item.images?.length) continue;
+    images += item.images.length;
+    if (images > MAX_SENT_IMAGES) view[i] = imagesShownEarlier(item);
+  }
   return view;
+}
+
+/** An item whose images an earlier request carried, naming them instead; their loaded bytes are let go. */
+function imagesShownEarlier(item: Extract<HistoryItem, { role: "user" | "images" }>): HistoryItem {
+  let named = cutCache.get(item);
+  if (!named) {
+    const names = (item.images ?? []).map(describeImage).join(", ");
+    const note = `[images shown earlier, no longer sent: ${names}; read them again to see them]`;
+    named = item.role === "user" ? { role: "user", content: `${item.content}\n${note}` } : { role: "user", content: `${note.slice(0, -1)} (returned by ${item.about})]` };
+    cutCache.set(item, named);
+    releaseImages(item.images ?? []);
+  }
+  return named;
 }
 
 function headAndTail(text: string, keep: number, why: string): string {

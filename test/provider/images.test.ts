@@ -80,3 +80,19 @@ test("which models take images: the profile wins, then the family; unknown model
   expect(imageSupportFor("my-local", "local", true).accepted).toBe(true);
   expect(imageSupportFor("gpt-5.5", "openai", false).accepted).toBe(false);
 });
+
+test("a request carries the newest images only; older ones are named, and their loaded bytes let go", async () => {
+  const { MAX_SENT_IMAGES, requestView } = await import("../../src/server/compaction");
+  const refs = Array.from({ length: MAX_SENT_IMAGES + 2 }, (_, i) => imageRef(file(`p${i}.png`, makePng(1 + i, 1))));
+  const history: HistoryItem[] = refs.map((ref, i) => ({ role: "user", content: `photo ${i}`, images: [ref] }));
+  await prepareImages(refs);
+  const view = requestView(history, history.length);
+  expect(view.slice(2)).toEqual(history.slice(2));
+  expect(view[0]).toEqual({ role: "user", content: "photo 0\n[images shown earlier, no longer sent: p0.png (image/png, 1 KiB); read them again to see them]" });
+  expect(requestView(history, history.length)[0]).toBe(view[0]!); // the same object each time, so request text caches hold
+  const { preparedImage } = await import("../../src/provider/images");
+  expect("missing" in preparedImage(refs[0]!)).toBe(true);
+  expect("url" in preparedImage(refs[2]!)).toBe(true);
+  const body = responsesBody(request({}, view), "m");
+  expect(body.input.flatMap((i: any) => i.content ?? []).filter((p: any) => p.type === "input_image").length).toBe(MAX_SENT_IMAGES);
+});
