@@ -3,7 +3,10 @@
 // below every concern that uses it, so the tool contract, agents, process and the server all take it from here.
 import type { Config } from "./config/schema";
 import type { NotificationMethod, NotificationParams } from "./protocol/schema";
+import type { NetOverrides } from "./net/index";
+import type { PlanState } from "./plan/plan";
 import type { SessionJournal } from "./sessions/index";
+import type { SkillCatalog } from "./skills/index";
 
 export const TOOL_RISKS = ["read_only", "filesystem", "process", "delegate", "network"] as const;
 export type ToolRisk = (typeof TOOL_RISKS)[number];
@@ -109,8 +112,17 @@ export interface TurnScheduler {
   busy(): boolean;
 }
 
-/** Filled by the modules that own each service; a tool that needs one checks it is there. */
+/**
+ * The services a session owns, each created on first use by the module that owns it. Those from below this
+ * contract are named here; the agents' (above it) add theirs by declaration merging (`declare module "../scope"`
+ * in agents/service.ts and agents/jobs.ts), so every service is typed and none is cast.
+ */
 export interface SessionServices {
-  [name: string]: unknown;
+  /** Test seam: steers the connector (a fake resolver, a CA, a loopback exception) without any global switch. */
+  net?: NetOverrides;
+  /** The skills found at session start (tools/read_skill.ts). */
+  skills?: SkillCatalog;
+  /** The model's task list (tools/plan.ts). */
+  plan?: PlanState;
 }
 

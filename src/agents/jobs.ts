@@ -269,9 +269,16 @@ function failedResult(agent: string, cancelled: boolean, e: unknown): AgentCallR
   };
 }
 
+declare module "../scope" {
+  interface SessionServices {
+    /** The session's background jobs (jobsFor). */
+    jobs?: JobManager;
+  }
+}
+
 /** The session's job manager, created on first use; closing the session cancels its jobs. */
 export function jobsFor(scope: SessionScope): JobManager {
-  const existing = scope.services.jobs as JobManager | undefined;
+  const existing = scope.services.jobs;
   if (existing) return existing;
   const jobs = new JobManager(scope);
   scope.services.jobs = jobs;

@@ -13,10 +13,17 @@ export interface AgentSessionState {
   plans: Map<string, CallPlan>;
 }
 
+declare module "../scope" {
+  interface SessionServices {
+    /** The session's agent state (agentSessionState). */
+    agents?: AgentSessionState;
+  }
+}
+
 const MAX_PENDING_PLANS = 64;
 
 export function agentSessionState(scope: SessionScope): AgentSessionState {
-  const existing = scope.services.agents as AgentSessionState | undefined;
+  const existing = scope.services.agents;
   if (existing) return existing;
   const state: AgentSessionState = {
     offered: offeredAgents(scope),

@@ -3,9 +3,10 @@
 // cards, and — on a terminal only — the last output line of a running call, a waiting indicator and provider
 // retries. It knows no tool by name: everything it prints comes from the notifications.
 import { prefixText } from "../guard/prefix-text";
-import { styleFor } from "../terminal/style";
-import { riskInWords } from "../scope";
+import type { NotificationArgs, NotificationParams } from "../protocol/schema";
 import { planText } from "../plan/plan";
+import { riskInWords } from "../scope";
+import { type Style, styleFor } from "../terminal/style";
 
 export interface Stream {
   write(s: string): unknown;
@@ -13,232 +14,269 @@ export interface Stream {
   columns?: number;
 }
 
-
 const WAIT_AFTER_MS = 1000;
 const RUNNING = "  running…";
 
+export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json: boolean; env?: Record<string, string | undefined> }): ExecRenderer {
+  return new ExecRenderer(opts.stdout, opts.stderr, opts.json, styleFor(opts.stderr, opts.env));
+}
 
-export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json: boolean; env?: Record<string, string | undefined> }) {
-  const { stdout, stderr, json } = opts;
-  const s = styleFor(stderr, opts.env);
-  const tty = !!stderr.isTTY;
-  const width = () => Math.max(20, (stderr.columns ?? 80) - 1);
-  const fit = (text: string) => (tty && text.length > width() ? `${text.slice(0, width() - 1)}…` : text);
-  let transient = false;
+/** How a finished call reads after its label, and whether that is bad news. */
+function outcomeOf(p: NotificationParams<"tool.completed">, blockedBecause: string | undefined): { text: string; bad: boolean } {
+  if (blockedBecause !== undefined) return { text: `blocked: ${blockedBecause.replace(/^refused: /, "")}`, bad: true };
+  if (p.denied) return { text: "denied", bad: true };
+  if (typeof p.display === "string" && p.display) return { text: p.display, bad: !p.ok };
+  if (p.ok) return { text: "", bad: false };
+  const first = String(p.output ?? "").split("\n", 1)[0]!.slice(0, 200);
+  return { text: `failed: ${first}`, bad: true };
+}
+
+export class ExecRenderer {
+  private readonly tty: boolean;
+  /** A transient line (progress, the waiting indicator) is on stderr, to be cleared before anything else. */
+  private transient = false;
   /** The call whose start line is the last line written to stderr (its outcome can complete that line). */
-  let lastStart: { callId: string; label: string } | undefined;
+  private lastStart: { callId: string; label: string } | undefined;
   /** Labels of calls still running, to name a call again when its outcome comes after other lines. */
-  const labels = new Map<string, string>();
+  private readonly labels = new Map<string, string>();
   /** Calls the command guard blocked: their outcome says so, with the reason. */
-  const blocked = new Map<string, string>();
-  let streamed = "";
-  let waitTimer: ReturnType<typeof setInterval> | undefined;
-
-  function clearTransient() {
-    if (!transient) return;
-    stderr.write("\r\x1b[2K");
-    transient = false;
-  }
-  function showTransient(text: string) {
-    if (!tty) return;
-    stderr.write(`\r\x1b[2K${s.dim(fit(text))}`);
-    transient = true;
-  }
+  private readonly blocked = new Map<string, string>();
+  /** The main turn's reply text written to stdout so far. */
+  private streamed = "";
+  private waitTimer: ReturnType<typeof setInterval> | undefined;
   /**
    * Not on a terminal a start line cannot be completed in place, so it waits: a quick call becomes one line
    * (`$ ls (exit 0, 0.0 s)`); a call still running after a second, or asking first, shows its start line then.
    */
-  let deferred: { callId: string; text: string; timer: ReturnType<typeof setTimeout> } | undefined;
-  function flushDeferred() {
-    if (!deferred) return;
-    clearTimeout(deferred.timer);
-    const { text } = deferred;
-    deferred = undefined;
-    line(text);
+  private deferred: { callId: string; text: string; timer: ReturnType<typeof setTimeout> } | undefined;
+
+  constructor(
+    private readonly stdout: Stream,
+    private readonly stderr: Stream,
+    private readonly json: boolean,
+    private readonly s: Style,
+  ) {
+    this.tty = !!stderr.isTTY;
   }
-  function line(text: string) {
-    flushDeferred();
-    clearTransient();
-    stderr.write(`${text}\n`);
-    lastStart = undefined;
+
+  /** Turn events; returns nothing, writes what a person should see. `mainTurn` is the turn exec started. */
+  notify(mainTurn: string, ...[method, p]: NotificationArgs): void {
+    switch (method) {
+      case "turn.started":
+        // (The main turn's id is not known yet: turn.started comes before the turn.start answer.)
+        return this.startWaiting();
+      case "assistant.delta":
+        return this.onAssistantText(p, mainTurn);
+      case "model.retrying":
+        return this.onRetrying(p);
+      case "approval.denied_unattended":
+        if (!this.json) this.line(this.s.yellow(`  denied without asking${p.job ? ` (${p.job})` : ""}: ${String(p.summary ?? "").split("\n", 1)[0]} (${p.reason})`));
+        return;
+      case "model.notice":
+        if (!this.json) this.line(this.s.yellow(`scv exec: ${p.message}`));
+        return;
+      case "plan.updated":
+        // A person at a terminal follows the plan as it changes; a log or a pipe has the tool lines.
+        if (!this.json && this.tty) this.line(this.s.cyan(planText(p.items)));
+        return;
+      case "session.compacted":
+        if (!this.json) this.line(this.s.dim(`· compacted ${p.turns} earlier turns into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`));
+        return;
+      case "tool.started":
+        return this.onToolStarted(p);
+      case "tool.progress":
+        return this.onToolProgress(p);
+      case "tool.completed":
+        return this.onToolCompleted(p, mainTurn);
+      case "turn.ended":
+        return this.onTurnEnded(p, mainTurn);
+    }
   }
-  function endStdoutLine() {
-    if (streamed && !streamed.endsWith("\n")) stdout.write("\n");
-    streamed = "";
+
+  /** The approval card: what will happen, the risk in words, why the guard asks, then the question (asked by the caller). */
+  approvalCard(p: { tool: string; risk: string; summary: string; guard?: { reason: string }; rule_prefix?: string[] }): string {
+    const s = this.s;
+    this.flushDeferred();
+    this.stopWaiting();
+    this.endStdoutLine();
+    this.lastStart = undefined;
+    const body = p.summary
+      .split("\n")
+      .map((l) => {
+        if (/^@@ .* @@$/.test(l)) return `  ${s.cyan(l)}`;
+        if (l.startsWith("+")) return `  ${s.green(l)}`;
+        if (l.startsWith("-")) return `  ${s.red(l)}`;
+        return `  ${l}`;
+      })
+      .join("\n");
+    const guard = p.guard ? `\n  ${s.dim(`guard: asks because ${p.guard.reason}`)}` : "";
+    const prefix = p.rule_prefix ? prefixText(p.rule_prefix) : undefined;
+    const rules = prefix ? `\nor ${s.bold("p")}: always allow commands starting with \`${prefix}\` in this project, ${s.bold("u")}: in every project` : "";
+    return `\n${s.bold(`Approve ${p.tool}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}${rules}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o / ${s.bold("a")}lways for identical calls in this run [y/N/a] `;
+  }
+
+  /** The person approved the call the card was about: it runs now. */
+  approved(): void {
+    this.startWaiting(RUNNING);
+  }
+
+  /** A permanent stderr line (notes from exec itself). */
+  note(text: string): void {
+    this.stopWaiting();
+    this.line(text);
+  }
+
+  stop(): void {
+    this.flushDeferred();
+    this.stopWaiting();
+  }
+
+  private onAssistantText(p: NotificationParams<"assistant.delta">, mainTurn: string) {
+    this.stopWaiting();
+    if (this.json || p.turn_id !== mainTurn) return;
+    this.streamed += p.text;
+    this.lastStart = undefined;
+    this.flushDeferred();
+    this.stdout.write(p.text);
+  }
+
+  private onRetrying(p: NotificationParams<"model.retrying">) {
+    const after = p.error?.status ? `HTTP ${p.error.status}` : (p.error?.class ?? "an error");
+    if (this.tty) this.line(this.s.yellow(`retrying in ${(p.delay_ms / 1000).toFixed(1)} s after ${after} (${p.attempt}/${p.max_retries})`));
+    this.startWaiting();
+  }
+
+  private onToolStarted(p: NotificationParams<"tool.started">) {
+    this.stopWaiting();
+    if (this.json) return;
+    if (p.guard?.decision === "block") this.blocked.set(p.call_id, String(p.guard.reason));
+    // Text before a tool call is its own segment; keep stdout lines whole around tool lines.
+    this.endStdoutLine();
+    if (!this.tty) {
+      this.flushDeferred();
+      this.deferred = { callId: p.call_id, text: this.s.bold(p.label), timer: setTimeout(() => this.flushDeferred(), WAIT_AFTER_MS) };
+      this.labels.set(p.call_id, p.label);
+      return;
+    }
+    this.line(this.s.bold(this.fit(p.label)));
+    this.lastStart = { callId: p.call_id, label: this.fit(p.label) };
+    this.labels.set(p.call_id, this.fit(p.label));
+    this.startWaiting(RUNNING);
+  }
+
+  /**
+   * A sample of the output (at most two lines a second): on a terminal the last line replaces the one before;
+   * in a log, samples with gaps between them would read like lost output, so none are kept.
+   */
+  private onToolProgress(p: NotificationParams<"tool.progress">) {
+    if (this.json || !this.tty) return;
+    this.stopWaiting(false); // output is a sign of life of its own
+    this.showTransient(`  ${p.line}`);
+  }
+
+  private onToolCompleted(p: NotificationParams<"tool.completed">, mainTurn: string) {
+    this.stopWaiting();
+    if (!this.json) this.writeOutcome(p);
+    if (p.turn_id === mainTurn) this.startWaiting();
+  }
+
+  /** The call's label with its outcome: in place of its start line when that is the last line, else anew. */
+  private writeOutcome(p: NotificationParams<"tool.completed">) {
+    const s = this.s;
+    const guard = this.blocked.get(p.call_id);
+    this.blocked.delete(p.call_id);
+    const { text, bad } = outcomeOf(p, guard);
+    const label = this.labels.get(p.call_id) ?? p.tool;
+    this.labels.delete(p.call_id);
+    const full = `${s.bold(label)}${text ? ` ${(bad ? s.red : s.dim)(`(${text})`)}` : ""}`;
+    const waiting = this.deferred?.callId === p.call_id;
+    if (waiting) {
+      clearTimeout(this.deferred!.timer);
+      this.deferred = undefined;
+      this.line(full);
+    } else if (this.tty && this.lastStart?.callId === p.call_id) {
+      // Complete the start line in place: `read src/x.ts (bytes 0-400)`.
+      this.clearTransient();
+      this.stderr.write(`\x1b[1A\r\x1b[2K${full}\n`);
+      this.lastStart = undefined;
+    } else if (text) this.line(full); // output or a question came between: name the call again
+    else this.clearTransient();
+    if (Array.isArray(p.jobs) && p.jobs.length) {
+      this.line(`  started ${p.jobs.join(", ")}; waiting for the report before exiting (Ctrl-C cancels)`);
+    }
+  }
+
+  private onTurnEnded(p: NotificationParams<"turn.ended">, mainTurn: string) {
+    this.stopWaiting();
+    if (this.json) return;
+    if (p.origin?.kind === "background") {
+      this.line(`\n[background report: ${(p.origin.jobs ?? []).join(", ")}]`);
+      this.stdout.write(p.reply.endsWith("\n") || !p.reply ? p.reply : `${p.reply}\n`);
+      return;
+    }
+    if (p.turn_id !== mainTurn) return;
+    // What the stream did not carry (a Sources list added at the end) follows what it did.
+    const rest = p.reply.startsWith(this.streamed) ? p.reply.slice(this.streamed.length) : `\n${p.reply}`;
+    this.stdout.write(rest);
+    if ((this.streamed + rest).length && !(this.streamed + rest).endsWith("\n")) this.stdout.write("\n");
+    this.streamed = "";
+    if (p.error) this.line(this.s.red(`scv exec: turn ${p.status}: ${p.error.message}`));
+  }
+
+  private width(): number {
+    return Math.max(20, (this.stderr.columns ?? 80) - 1);
+  }
+
+  private fit(text: string): string {
+    return this.tty && text.length > this.width() ? `${text.slice(0, this.width() - 1)}…` : text;
+  }
+
+  private clearTransient() {
+    if (!this.transient) return;
+    this.stderr.write("\r\x1b[2K");
+    this.transient = false;
+  }
+
+  private showTransient(text: string) {
+    if (!this.tty) return;
+    this.stderr.write(`\r\x1b[2K${this.s.dim(this.fit(text))}`);
+    this.transient = true;
+  }
+
+  private flushDeferred() {
+    if (!this.deferred) return;
+    clearTimeout(this.deferred.timer);
+    const { text } = this.deferred;
+    this.deferred = undefined;
+    this.line(text);
+  }
+
+  private line(text: string) {
+    this.flushDeferred();
+    this.clearTransient();
+    this.stderr.write(`${text}\n`);
+    this.lastStart = undefined;
+  }
+
+  private endStdoutLine() {
+    if (this.streamed && !this.streamed.endsWith("\n")) this.stdout.write("\n");
+    this.streamed = "";
   }
 
   /** On a terminal, once a wait passes a second, a ticking line: the model thinking, or a call with no output yet. */
-  function startWaiting(what = "waiting for the model…") {
-    stopWaiting();
-    if (!tty) return;
+  private startWaiting(what = "waiting for the model…") {
+    this.stopWaiting();
+    if (!this.tty) return;
     const since = Date.now();
-    waitTimer = setInterval(() => {
+    this.waitTimer = setInterval(() => {
       const elapsed = Date.now() - since;
-      if (elapsed >= WAIT_AFTER_MS) showTransient(`${what} ${Math.floor(elapsed / 1000)} s`);
+      if (elapsed >= WAIT_AFTER_MS) this.showTransient(`${what} ${Math.floor(elapsed / 1000)} s`);
     }, 250);
   }
-  function stopWaiting(clear = true) {
-    if (waitTimer) clearInterval(waitTimer);
-    waitTimer = undefined;
-    if (clear) clearTransient();
+
+  private stopWaiting(clear = true) {
+    if (this.waitTimer) clearInterval(this.waitTimer);
+    this.waitTimer = undefined;
+    if (clear) this.clearTransient();
   }
-
-  function outcomeOf(p: any): { text: string; bad: boolean } {
-    const guard = blocked.get(p.call_id);
-    if (guard !== undefined) {
-      blocked.delete(p.call_id);
-      return { text: `blocked: ${guard.replace(/^refused: /, "")}`, bad: true };
-    }
-    if (p.denied) return { text: "denied", bad: true };
-    if (typeof p.display === "string" && p.display) return { text: p.display, bad: !p.ok };
-    if (p.ok) return { text: "", bad: false };
-    const first = String(p.output ?? "").split("\n", 1)[0]!.slice(0, 200);
-    return { text: `failed: ${first}`, bad: true };
-  }
-
-  return {
-    /** Turn events; returns nothing, writes what a person should see. */
-    notify(method: string, p: any, mainTurn: string) {
-      switch (method) {
-        case "turn.started":
-          // (The main turn's id is not known yet: turn.started comes before the turn.start answer.)
-          startWaiting();
-          return;
-        case "assistant.delta":
-          stopWaiting();
-          if (json || p.turn_id !== mainTurn) return;
-          streamed += p.text;
-          lastStart = undefined;
-          flushDeferred();
-          stdout.write(p.text);
-          return;
-        case "model.retrying": {
-          const after = p.error?.status ? `HTTP ${p.error.status}` : (p.error?.class ?? "an error");
-          if (tty) line(s.yellow(`retrying in ${(p.delay_ms / 1000).toFixed(1)} s after ${after} (${p.attempt}/${p.max_retries})`));
-          startWaiting();
-          return;
-        }
-        case "approval.denied_unattended":
-          if (!json) line(s.yellow(`  denied without asking${p.job ? ` (${p.job})` : ""}: ${String(p.summary ?? "").split("\n", 1)[0]} (${p.reason})`));
-          return;
-        case "model.notice":
-          if (!json) line(s.yellow(`scv exec: ${p.message}`));
-          return;
-        case "plan.updated":
-          // A person at a terminal follows the plan as it changes; a log or a pipe has the tool lines.
-          if (!json && tty) line(s.cyan(planText(p.items)));
-          return;
-        case "session.compacted":
-          if (!json) line(s.dim(`· compacted ${p.turns} earlier turns into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`));
-          return;
-        case "tool.started":
-          stopWaiting();
-          if (json) return;
-          if (p.guard?.decision === "block") blocked.set(p.call_id, String(p.guard.reason));
-          // Text before a tool call is its own segment; keep stdout lines whole around tool lines.
-          endStdoutLine();
-          if (!tty) {
-            flushDeferred();
-            deferred = { callId: p.call_id, text: s.bold(p.label), timer: setTimeout(flushDeferred, WAIT_AFTER_MS) };
-            labels.set(p.call_id, p.label);
-            return;
-          }
-          line(s.bold(fit(p.label)));
-          lastStart = { callId: p.call_id, label: fit(p.label) };
-          labels.set(p.call_id, fit(p.label));
-          startWaiting(RUNNING);
-          return;
-        case "tool.progress":
-          if (json) return;
-          // A sample of the output (at most two lines a second): on a terminal the last line replaces the one
-          // before; in a log, samples with gaps between them would read like lost output, so none are kept.
-          if (tty) {
-            stopWaiting(false); // output is a sign of life of its own
-            showTransient(`  ${p.line}`);
-          }
-          return;
-        case "tool.completed": {
-          stopWaiting();
-          if (!json) {
-            const { text, bad } = outcomeOf(p);
-            const label = labels.get(p.call_id) ?? p.tool;
-            labels.delete(p.call_id);
-            const full = `${s.bold(label)}${text ? ` ${(bad ? s.red : s.dim)(`(${text})`)}` : ""}`;
-            const waiting = deferred?.callId === p.call_id;
-            if (waiting) {
-              clearTimeout(deferred!.timer);
-              deferred = undefined;
-            }
-            if (waiting) line(full);
-            else if (tty && lastStart?.callId === p.call_id) {
-              // Complete the start line in place: `read src/x.ts (bytes 0-400)`.
-              clearTransient();
-              stderr.write(`\x1b[1A\r\x1b[2K${full}\n`);
-              lastStart = undefined;
-            } else if (text) line(full); // output or a question came between: name the call again
-            else clearTransient();
-            if (Array.isArray(p.jobs) && p.jobs.length) {
-              line(`  started ${p.jobs.join(", ")}; waiting for the report before exiting (Ctrl-C cancels)`);
-            }
-          }
-          if (p.turn_id === mainTurn) startWaiting();
-          return;
-        }
-        case "turn.ended":
-          stopWaiting();
-          if (json) return;
-          if (p.origin?.kind === "background") {
-            line(`\n[background report: ${(p.origin.jobs ?? []).join(", ")}]`);
-            stdout.write(p.reply.endsWith("\n") || !p.reply ? p.reply : `${p.reply}\n`);
-            return;
-          }
-          if (p.turn_id !== mainTurn) return;
-          {
-            const rest = p.reply.startsWith(streamed) ? p.reply.slice(streamed.length) : `\n${p.reply}`;
-            stdout.write(rest);
-            if ((streamed + rest).length && !(streamed + rest).endsWith("\n")) stdout.write("\n");
-            streamed = "";
-            if (p.error) line(s.red(`scv exec: turn ${p.status}: ${p.error.message}`));
-          }
-          return;
-      }
-    },
-
-    /** The approval card: what will happen, the risk in words, why the guard asks, then the question (asked by the caller). */
-    approvalCard(p: { tool: string; risk: string; summary: string; guard?: { reason: string }; rule_prefix?: string[] }): string {
-      flushDeferred();
-      stopWaiting();
-      endStdoutLine();
-      lastStart = undefined;
-      const body = p.summary
-        .split("\n")
-        .map((l) => {
-          if (/^@@ .* @@$/.test(l)) return `  ${s.cyan(l)}`;
-          if (l.startsWith("+")) return `  ${s.green(l)}`;
-          if (l.startsWith("-")) return `  ${s.red(l)}`;
-          return `  ${l}`;
-        })
-        .join("\n");
-      const guard = p.guard ? `\n  ${s.dim(`guard: asks because ${p.guard.reason}`)}` : "";
-      const prefix = p.rule_prefix ? prefixText(p.rule_prefix) : undefined;
-      const rules = prefix ? `\nor ${s.bold("p")}: always allow commands starting with \`${prefix}\` in this project, ${s.bold("u")}: in every project` : "";
-      return `\n${s.bold(`Approve ${p.tool}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}${rules}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o / ${s.bold("a")}lways for identical calls in this run [y/N/a] `;
-    },
-
-    /** The person approved the call the card was about: it runs now. */
-    approved() {
-      startWaiting(RUNNING);
-    },
-
-    /** A permanent stderr line (notes from exec itself). */
-    note(text: string) {
-      stopWaiting();
-      line(text);
-    },
-
-    stop() {
-      flushDeferred();
-      stopWaiting();
-    },
-  };
 }

@@ -149,9 +149,10 @@ export default defineCommand({
       env,
       sessions,
       baseDepth: Number(env.SCV_DELEGATION_DEPTH ?? 0) || 0,
-      onNotification(method, p) {
+      onNotification(...notification) {
+        const [method, p] = notification;
         if (args.json) process.stdout.write(`${JSON.stringify({ method, params: p })}\n`);
-        render.notify(method, p, mainTurn);
+        render.notify(mainTurn, ...notification);
         switch (method) {
           case "tool.completed":
             for (const job of Array.isArray(p.jobs) ? p.jobs : []) pendingJobs.add(String(job));

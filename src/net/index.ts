@@ -38,12 +38,12 @@ export interface NetOptions extends ConnectorOptions {
 export interface NetScope {
   config: Config;
   version: string;
-  services: Record<string, unknown>;
+  services: { net?: NetOverrides };
 }
 
 export function netOptions(scope: NetScope): NetOptions {
   const web = scope.config.web;
-  const overrides = (scope.services.net ?? {}) as NetOverrides;
+  const overrides = scope.services.net ?? {};
   return {
     allowPrivate: web.allow_private_addresses,
     allow: overrides.allow,

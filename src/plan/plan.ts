@@ -10,16 +10,14 @@ export interface PlanItem {
   status: PlanStatus;
 }
 
-/** The session's current plan, kept in SessionScope.services under this name. */
-export const PLAN_SERVICE = "plan";
-
+/** The session's current plan, kept in SessionScope.services.plan. */
 export interface PlanState {
   items: PlanItem[];
 }
 
 /** The session's current plan from its services (empty when the model has made none). */
-export function currentPlan(services: Record<string, unknown>): PlanItem[] {
-  return (services[PLAN_SERVICE] as PlanState | undefined)?.items ?? [];
+export function currentPlan(services: { plan?: PlanState }): PlanItem[] {
+  return services.plan?.items ?? [];
 }
 
 const MARK: Record<PlanStatus, string> = { done: "[x]", in_progress: "[>]", pending: "[ ]" };

@@ -271,6 +271,11 @@ export const notifications = {
 } as const;
 export type NotificationMethod = keyof typeof notifications;
 export type NotificationParams<M extends NotificationMethod> = z.infer<(typeof notifications)[M]["params"]>;
+/**
+ * A notification as a client receives it, method and params together: a consumer declared as
+ * `(...[method, params]: NotificationArgs)` that switches on `method` gets that method's params.
+ */
+export type NotificationArgs = { [M in NotificationMethod]: [method: M, params: NotificationParams<M>] }[NotificationMethod];
 
 export const JsonRpcRequest = lazySchema((z) => z.object({
   jsonrpc: z.literal("2.0"),

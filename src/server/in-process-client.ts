@@ -1,17 +1,19 @@
 // An in-process protocol client (`scv exec`, the TUI, the daemon's chat bridge): speaks JSON-RPC lines to a server connection in this process,
 // so they exercise exactly the code path a stdio client does.
+import type { NotificationArgs } from "../protocol/schema";
 import { createServerConnection, type ServerOptions } from "./server";
 
-type Message = { id?: number; method?: string; params?: any; result?: any; error?: { code: number; message: string } };
+type Message = { id?: number; method?: string; params?: unknown; result?: any; error?: { code: number; message: string } };
 
-export function createInProcessClient(opts: Omit<ServerOptions, "send"> & { onNotification(method: string, params: any): void }) {
+export function createInProcessClient(opts: Omit<ServerOptions, "send"> & { onNotification(...notification: NotificationArgs): void }) {
   let nextId = 1;
   const pending = new Map<number, { resolve(v: any): void; reject(e: Error): void }>();
   const connection = createServerConnection({
     ...opts,
     async send(raw) {
       const msg = raw as Message;
-      if (msg.method) opts.onNotification(msg.method, msg.params);
+      // Written in this process by the server's typed notify, so it is the notification it names.
+      if (msg.method) opts.onNotification(...([msg.method, msg.params] as NotificationArgs));
       else if (typeof msg.id === "number" && pending.has(msg.id)) {
         const p = pending.get(msg.id)!;
         pending.delete(msg.id);

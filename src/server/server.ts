@@ -13,10 +13,11 @@ import { createModelClient } from "../provider/client";
 import { imageRef, type ImageRef } from "../provider/images";
 import { contextWindowFor, imageSupportFor } from "../provider/models";
 import type { ModelClient, ReasoningEffort } from "../provider/types";
-import type { SessionScope } from "../scope";
+import type { SessionScope, SessionServices } from "../scope";
 import { buildTools, preCompactionStep } from "../tools/index";
 import { hostedSearchEnabled } from "../tools/web_search";
 import { VERSION } from "../version";
+import { hostedSession, type HostedSession } from "./hosted-session";
 import { newSessionId, Session } from "./session";
 import { buildSystemPrompt, compactionNote } from "./system-prompt";
 
@@ -28,11 +29,11 @@ export interface ServerOptions {
   /** Test seam: replaces the HTTP model client. */
   modelClientFactory?: (profile: Parameters<typeof createModelClient>[0], apiKey: string | undefined) => ModelClient;
   /** Test seam and nested services: extra per-session services. */
-  services?: () => Record<string, unknown>;
+  services?: () => SessionServices;
   /** Where sessions are kept so they can be resumed; without it sessions live only in memory. */
   sessions?: SessionStore;
   /** Called with each session this connection starts or resumes (the chat bridge watches its jobs). */
-  onSession?: (session: Session) => void;
+  onSession?: (session: HostedSession) => void;
   /** The chat bridge's part in the limits: which sessions serve someone other than the owner, and telling the owner. */
   usageHooks?: { onLimit?(message: string): void };
 }
@@ -148,7 +149,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
       restored: o.restored,
     });
     sessions.set(s.id, s);
-    opts.onSession?.(s);
+    opts.onSession?.(hostedSession(s));
     return s;
   };
 

@@ -1,7 +1,7 @@
 // The `plan` tool: the model keeps a short task list while it works. Each call replaces the list; the client is
 // told (`plan.updated`), the session record keeps it, and a resumed session starts from the last one.
 import { lazySchema } from "../lazy-schema";
-import { PLAN_SERVICE, PLAN_STATUSES, planProgress, type PlanItem, type PlanState } from "../plan/plan";
+import { PLAN_STATUSES, planProgress, type PlanItem, type PlanState } from "../plan/plan";
 import type { SessionScope } from "../scope";
 import { defineTool, type Tool } from "./tool";
 
@@ -22,7 +22,7 @@ export const PlanArgs = lazySchema((z) => z
 
 export function createPlanTool(scope: SessionScope): Tool {
   const state: PlanState = { items: scope.journal?.restored?.plan ?? [] };
-  scope.services[PLAN_SERVICE] = state;
+  scope.services.plan = state;
   return defineTool({
     name: "plan",
     description:

@@ -17,7 +17,7 @@ export const ReadSkillArgs = lazySchema((z) => z.strictObject({
 
 /** The session's skills, discovered once on first use (tool list or prompt) and kept for the session's life. */
 export function sessionSkills(scope: SessionScope): SkillCatalog {
-  const existing = scope.services.skills as SkillCatalog | undefined;
+  const existing = scope.services.skills;
   if (existing) return existing;
   const catalog = discoverSkills({
     workspace: scope.workspace,

@@ -148,9 +148,10 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       env: opts.env,
       sessions: store,
       baseDepth: Number(opts.env.SCV_DELEGATION_DEPTH ?? 0) || 0,
-      onNotification(method, p) {
-        if (p?.session_id && p.session_id !== sessionId) return;
-        view.apply(method, p);
+      onNotification(...notification) {
+        const [method, p] = notification;
+        if (p.session_id && p.session_id !== sessionId) return;
+        view.apply(...notification);
         if (method === "turn.ended") void refreshSpend();
         if (method === "approval.requested" && view.approval && approvedIdentities.has(view.approval.identity)) {
           void answerApproval(true, "approved for this session");
@@ -189,7 +190,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     model = started.model;
     contextWindow = started.context_window;
     tools = started.tools ?? [];
-    for (const turn of started.turns ?? []) replayTurn(turn);
+    for (const turn of started.turns ?? []) view.replay(sessionId, turn);
     view.plan = started.plan ?? [];
     for (const job of started.jobs ?? []) if (job.status === "interrupted") view.say(`job ${job.job} (agent ${job.agent}) was interrupted when its process ended`, theme.yellow);
     for (const w of [...(started.warnings ?? []), ...(started.notices ?? [])]) view.say(`note: ${w}`, theme.yellow);
@@ -231,13 +232,6 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       }
     }
     requestRender();
-  }
-
-  /** A stored turn of a resumed session, shown as it was. */
-  function replayTurn(turn: any) {
-    const ids = { session_id: sessionId, turn_id: `stored-${turn.turn_id ?? ""}` };
-    view.apply("turn.started", { ...ids, origin: turn.origin ?? { kind: "user" }, prompt: turn.prompt ?? "" });
-    view.apply("turn.ended", { ...ids, origin: turn.origin ?? { kind: "user" }, status: turn.status, error: turn.error, reply: turn.reply ?? "", usage: turn.usage });
   }
 
   function onKey(key: Key) {

@@ -6,6 +6,7 @@ import { createMarkdownRenderer, type MarkdownRenderer } from "./markdown";
 import type { Style as Theme } from "../terminal/style";
 import { prefixText } from "../guard/prefix-text";
 import { sanitize, truncate, wrapLine, wrapText } from "./text";
+import type { NotificationArgs, NotificationParams, RequestResult } from "../protocol/schema";
 import { riskInWords } from "../scope";
 import { planLines, planProgress, type PlanItem } from "../plan/plan";
 
@@ -38,6 +39,11 @@ interface TurnState {
 
 /** Plan steps shown at most above the prompt (the first open step and those after it). */
 const PLAN_LINES = 8;
+
+type TurnEndParams = NotificationParams<"turn.ended">;
+/** A turn's end as the view shows it: live, or replayed from a stored session (which may say `interrupted`). */
+type TurnEndView = Omit<TurnEndParams, "status" | "usage"> & { status: TurnEndParams["status"] | "interrupted"; usage?: TurnEndParams["usage"] };
+type ResumedTurn = RequestResult<"session.resume">["turns"][number];
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -93,26 +99,13 @@ export class ConversationView {
     this.notice = text;
   }
 
-  apply(method: string, p: any): void {
-    const t = this.theme;
-    if (this.turn && p?.turn_id === this.turn.id) this.turn.lastEventAt = this.now();
+  /** One notification of the session this view shows. */
+  apply(...[method, p]: NotificationArgs): void {
+    if (this.turn && "turn_id" in p && p.turn_id === this.turn.id) this.turn.lastEventAt = this.now();
     switch (method) {
-      case "turn.started": {
-        this.flushText();
-        this.streamed = "";
-        const background = p.origin?.kind === "background";
-        this.turn = { id: p.turn_id, startedAt: this.now(), background, lastEventAt: this.now() };
-        this.committed.push("");
-        if (background) {
-          const jobs = (p.origin.jobs ?? []).join(", ");
-          this.committed.push(t.magenta(`◆ background report${jobs ? `: ${jobs}` : ""}`));
-        } else {
-          const lines = wrapText(sanitize(p.prompt ?? ""), this.width() - 2);
-          lines.forEach((l, i) => this.committed.push(t.bold(`${i === 0 ? "›" : " "} ${l}`)));
-        }
-        this.committed.push("");
+      case "turn.started":
+        this.startTurn(p);
         break;
-      }
       case "assistant.delta":
         if (this.notice?.startsWith("retrying")) this.notice = undefined;
         this.appendText(String(p.text ?? ""));
@@ -299,7 +292,31 @@ export class ConversationView {
     this.reasoning = "";
   }
 
-  private completeTool(p: any) {
+  /** A stored turn of a resumed session, shown as it was. */
+  replay(sessionId: string, turn: ResumedTurn): void {
+    const ids = { session_id: sessionId, turn_id: `stored-${turn.turn_id ?? ""}` };
+    this.startTurn({ ...ids, origin: turn.origin ?? { kind: "user" }, prompt: turn.prompt ?? "" });
+    this.endTurn({ ...ids, origin: turn.origin ?? { kind: "user" }, status: turn.status, error: turn.error, reply: turn.reply ?? "", usage: turn.usage });
+  }
+
+  private startTurn(p: NotificationParams<"turn.started">) {
+    const t = this.theme;
+    this.flushText();
+    this.streamed = "";
+    const background = p.origin?.kind === "background";
+    this.turn = { id: p.turn_id, startedAt: this.now(), background, lastEventAt: this.now() };
+    this.committed.push("");
+    if (p.origin?.kind === "background") {
+      const jobs = (p.origin.jobs ?? []).join(", ");
+      this.committed.push(t.magenta(`◆ background report${jobs ? `: ${jobs}` : ""}`));
+    } else {
+      const lines = wrapText(sanitize(p.prompt ?? ""), this.width() - 2);
+      lines.forEach((l, i) => this.committed.push(t.bold(`${i === 0 ? "›" : " "} ${l}`)));
+    }
+    this.committed.push("");
+  }
+
+  private completeTool(p: NotificationParams<"tool.completed">) {
     const t = this.theme;
     const r = this.running.get(p.call_id);
     this.running.delete(p.call_id);
@@ -325,7 +342,7 @@ export class ConversationView {
     this.afterTool = true;
   }
 
-  private endTurn(p: any) {
+  private endTurn(p: TurnEndView) {
     const t = this.theme;
     this.flushText();
     this.flushReasoning();

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServerConnection } from "../../src/server/server";
 import { openSessionStore, type SessionStore } from "../../src/sessions/index";
+import type { SessionServices } from "../../src/scope";
 import { type FakeModel, startFakeModel } from "./model-server";
 import { notificationProblem } from "./protocol-check";
 
@@ -36,7 +37,7 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   fake?: FakeModel;
   /** Per-session services, e.g. `net` overrides for a test resolver and CA. */
-  services?: () => Record<string, unknown>;
+  services?: () => SessionServices;
   /** An existing SCV_HOME (with its config.toml) to reuse, as a restarted server would. */
   home?: string;
   /** The fake profile's max_retries (default 0). */

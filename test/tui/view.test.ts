@@ -4,8 +4,8 @@ import { stripAnsi } from "../../src/tui/text";
 import { ConversationView } from "../../src/tui/view";
 
 const ids = { session_id: "s-1", turn_id: "t1" };
-const user = { kind: "user" };
-const usage = { input_tokens: 120, output_tokens: 30, cached_input_tokens: 0 };
+const user = { kind: "user" } as const;
+const usage = { input_tokens: 120, output_tokens: 30, cached_input_tokens: 0, reasoning_tokens: 0 };
 
 function makeView(width = 60) {
   let now = 1_000;
@@ -104,7 +104,7 @@ describe("ConversationView", () => {
     view.apply("approval.denied_unattended", { session_id: "s-1", job: "codex-1", tool: "agent", risk: "filesystem", summary: "[codex-1 acp] Write b.ts (edit)\n+3 lines", reason: "nobody can approve in a background job" });
     expect(view.takeCommitted().join(" ")).toBe("⊘ denied without asking (codex-1): [codex-1 acp] Write b.ts (edit) — nobody can approve in a background job");
     view.takeCommitted();
-    const bg = { kind: "background", jobs: ["codex-1"] };
+    const bg = { kind: "background" as const, jobs: ["codex-1"] };
     view.apply("turn.started", { session_id: "s-1", turn_id: "t2", origin: bg, prompt: "[SCV background report]" });
     expect(view.takeCommitted()).toContain("◆ background report: codex-1");
     view.apply("turn.ended", { session_id: "s-1", turn_id: "t2", origin: bg, status: "completed", reply: "codex finished", usage });

@@ -11,15 +11,15 @@ import { conversationDirName, conversationLogDir, conversationMediaDir } from ".
 import { ensurePrivateDir, writePrivateFileAtomic } from "../../fs/private-file";
 import { readBoundedTextIfExists } from "../../fs/safe-read";
 import type { Config } from "../../config/schema";
-import type { Session } from "../../server/session";
+import type { HostedSession } from "../../server/hosted-session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, jobsOf, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, rateLimitNotice, replyId, replyText, stoppedJobsNotice } from "./messages";
+import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, rateLimitNotice, replyId, replyText, stoppedJobsNotice } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { storedWorkspace } from "../../sessions/workspace";
-import { currentPlan, planText } from "../../plan/plan";
+import { planText } from "../../plan/plan";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
 import { conversationRefusal, usageReport } from "./usage";
 
@@ -48,9 +48,9 @@ interface Conversation {
   log: ChatLog;
   mediaDir: string;
   stateFile: string;
-  session?: Session;
+  session?: HostedSession;
   /** Sessions ended by /new whose background jobs still run; closed once those are reported. */
-  retired: Session[];
+  retired: HostedSession[];
   /** The queued message whose turn runs now. */
   running?: { record: QueuedInbound; sessionId: string };
   pumping: boolean;
@@ -118,7 +118,7 @@ export class Conversations {
     clearInterval(this.sweepTimer);
     // Jobs still running now are stopped with their sessions: say so (durably, sent after the restart).
     for (const conv of this.conversations.values()) {
-      const running = [conv.session, ...conv.retired].flatMap((s) => (s ? (jobsOf(s)?.running() ?? []) : []));
+      const running = [conv.session, ...conv.retired].flatMap((s) => (s?.jobs()?.running() ?? []));
       if (!running.length) continue;
       this.reply(conv, undefined, stoppedJobsNotice(running), [], "system");
     }
@@ -313,7 +313,7 @@ export class Conversations {
    * it is resumed with its history; only when that fails (removed, pruned) does a new session start, and the
    * chat log carries on either way.
    */
-  private async openSession(conv: Conversation, access: Access): Promise<Session> {
+  private async openSession(conv: Conversation, access: Access): Promise<HostedSession> {
     if (conv.closing) await conv.closing;
     if (conv.session && conv.access && sameAccess(conv.access, access)) return conv.session;
     let changed = false;
@@ -377,9 +377,9 @@ export class Conversations {
   }
 
   /** Nothing of the session runs (turn, report turn, background job) and no job result waits to be reported. */
-  private settled(s: Session): boolean {
-    const pending = jobsOf(s)?.list().some((j) => j.status === "running" || !j.seen) ?? false;
-    return !pending && this.sessions.running(s.id) === 0 && !s.scope.turns.busy();
+  private settled(s: HostedSession): boolean {
+    const pending = s.jobs()?.list().some((j) => j.status === "running" || !j.seen) ?? false;
+    return !pending && this.sessions.running(s.id) === 0 && !s.busy();
   }
 
   /** Closes sessions ended by /new once nothing of theirs runs or waits to be reported. */
@@ -443,7 +443,7 @@ export class Conversations {
     const access = accessFor(conv.channel, record);
     const current = conv.session && conv.access && sameAccess(conv.access, access) ? conv.session : undefined;
     const session = current ?? (this.storedSession(conv) ? await this.openSession(conv, access).catch(() => undefined) : undefined);
-    this.reply(conv, record, planText(session ? currentPlan(session.scope.services) : undefined), []);
+    this.reply(conv, record, planText(session?.plan()), []);
   }
 
   private jobs(conv: Conversation, record: QueuedInbound) {

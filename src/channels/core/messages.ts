@@ -1,7 +1,6 @@
 // What the bridge says in a chat: the prompt a queued message becomes, a turn's reply text, and the bridge's own
 // notices (interrupted turns, stopped jobs, commands, files left out). Pure text, so the wording lives in one place.
-import type { JobManager } from "../../agents/jobs";
-import type { Session } from "../../server/session";
+import type { HostedSession } from "../../server/hosted-session";
 import { cutUtf8, ellipsize } from "../../text/cut";
 import type { InboundMessage } from "./adapter";
 import type { QueuedInbound } from "./inbound";
@@ -14,10 +13,6 @@ export interface TurnEnd {
   origin?: { kind: string; jobs?: string[] };
 }
 
-export function jobsOf(session: Session): JobManager | undefined {
-  return session.scope.services.jobs as JobManager | undefined;
-}
-
 export function replyId(record: QueuedInbound): string {
   return `r-${record.seq}`;
 }
@@ -27,7 +22,7 @@ export function replyId(record: QueuedInbound): string {
  * session's model takes images. The prompt names every file either way (promptFor); `notes` say why an image is
  * not shown, so the model can tell the person.
  */
-export function inboundImages(record: QueuedInbound, session: Session): { images: string[]; notes: string[] } {
+export function inboundImages(record: QueuedInbound, session: HostedSession): { images: string[]; notes: string[] } {
   const images: string[] = [];
   const notes: string[] = [];
   for (const f of record.files) {
@@ -39,8 +34,8 @@ export function inboundImages(record: QueuedInbound, session: Session): { images
       if (e instanceof ImageError && !/not a PNG, JPEG, GIF or WebP/.test(e.message)) notes.push(`[image ${f.name} is not shown to you: ${e.message}]`);
       continue;
     }
-    if (session.scope.images?.accepted) images.push(ref.path);
-    else notes.push(`[image ${f.name} is not shown to you: ${session.scope.images?.reason ?? "this model does not take images"}]`);
+    if (session.images?.accepted) images.push(ref.path);
+    else notes.push(`[image ${f.name} is not shown to you: ${session.images?.reason ?? "this model does not take images"}]`);
   }
   return { images, notes };
 }
@@ -72,10 +67,10 @@ export function stoppedJobsNotice(jobs: { job: string; agent: string }[]): strin
   return `SCV stopped before ${one ? "this background job" : "these background jobs"} finished: ${names}. ${one ? "It was" : "They were"} not completed; ask again if you still need it.`;
 }
 
-export function jobsListing(sessions: (Session | undefined)[]): string {
+export function jobsListing(sessions: (HostedSession | undefined)[]): string {
   const lines: string[] = [];
   for (const s of sessions) {
-    const jobs = s && jobsOf(s);
+    const jobs = s?.jobs();
     if (!jobs) continue;
     for (const j of jobs.list()) {
       const view = jobs.describe(j, false);

@@ -1,10 +1,11 @@
 // The conversations' link to SCV sessions: sessions are started and driven through the same protocol any client
 // speaks (the in-process client), so a chat session is an ordinary session, stored like any other: after a
 // restart a conversation resumes its stored session with the full history.
-import type { Session } from "../../server/session";
+import type { HostedSession } from "../../server/hosted-session";
 import { createInProcessClient } from "../../server/in-process-client";
+import type { NotificationArgs } from "../../protocol/schema";
 import type { SessionStore } from "../../sessions/index";
-import { jobsOf, type TurnEnd } from "./messages";
+import type { TurnEnd } from "./messages";
 
 export interface Attachment {
   path: string;
@@ -37,7 +38,7 @@ export interface SessionEvents {
 }
 
 export class SessionLink {
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions = new Map<string, HostedSession>();
   private readonly activeTurns = new Map<string, Set<string>>();
   private readonly attachments = new Map<string, Attachment[]>();
   private readonly waiters = new Map<string, (end: TurnEnd) => void>();
@@ -51,7 +52,7 @@ export class SessionLink {
       ...(store ? { sessions: store } : {}),
       onSession: (s) => this.sessions.set(s.id, s),
       usageHooks: { onLimit: (message) => events.limitReached(message) },
-      onNotification: (method, p) => this.onNotification(method, p),
+      onNotification: (...notification) => this.onNotification(...notification),
     });
     this.ready = this.client.request("initialize", { protocol_version: 3, client: { name: "scv-chat-bridge" } });
   }
@@ -64,7 +65,7 @@ export class SessionLink {
    * The conversation's session: `previous` resumed with its history when it is stored and can be opened,
    * else a new one (`resumed` says which).
    */
-  async start(params: SessionStart): Promise<{ session: Session; resumed: boolean; error?: string }> {
+  async start(params: SessionStart): Promise<{ session: HostedSession; resumed: boolean; error?: string }> {
     await this.ready;
     let error: string | undefined;
     if (params.previous) {
@@ -108,7 +109,7 @@ export class SessionLink {
   busy(): number {
     let n = 0;
     for (const turns of this.activeTurns.values()) n += turns.size;
-    for (const s of this.sessions.values()) n += jobsOf(s)?.running().length ?? 0;
+    for (const s of this.sessions.values()) n += s.jobs()?.running().length ?? 0;
     return n;
   }
 
@@ -132,10 +133,8 @@ export class SessionLink {
     return list;
   }
 
-  private onNotification(method: string, p: any) {
-    const sessionId = p?.session_id as string | undefined;
-    if (!sessionId) return;
-    const key = `${sessionId}/${p.turn_id}`;
+  private onNotification(...[method, p]: NotificationArgs) {
+    const sessionId = p.session_id;
     switch (method) {
       case "turn.started": {
         let turns = this.activeTurns.get(sessionId);
@@ -144,9 +143,11 @@ export class SessionLink {
         if (turns.size === 1) this.events.activity(sessionId, true);
         break;
       }
-      case "tool.completed":
+      case "tool.completed": {
+        const key = `${sessionId}/${p.turn_id}`;
         if (p.chat_attachment) this.attachments.set(key, [...(this.attachments.get(key) ?? []), p.chat_attachment as Attachment]);
         break;
+      }
       case "approval.requested":
         // Owner sessions approve unasked and others have no tools; nobody in a chat can answer a request.
         void this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: false }).catch(() => {});
@@ -155,7 +156,8 @@ export class SessionLink {
         const turns = this.activeTurns.get(sessionId);
         turns?.delete(p.turn_id);
         if (!turns?.size) this.events.activity(sessionId, false);
-        const end = p as TurnEnd;
+        const key = `${sessionId}/${p.turn_id}`;
+        const end: TurnEnd = p;
         const waiter = this.waiters.get(key);
         if (waiter) {
           this.waiters.delete(key);
