@@ -4,6 +4,7 @@
 import { ToolError } from "../errors";
 import { type SessionScope } from "../scope";
 import { cutUtf8 } from "../text/cut";
+import { throttle, type Throttle } from "../throttle";
 import type { StoredJob } from "../sessions/index";
 import { handleNumber } from "../sessions/load";
 import type { AgentCallResult } from "./result";
@@ -23,9 +24,9 @@ export interface Job {
   result?: AgentCallResult;
   /** The latest progress line while it runs. */
   progress?: string;
-  /** The line last sent to the client as job.progress, and the pending throttle timer. */
+  /** The line last sent to the client as job.progress, and the throttle that sends it. */
   progressSent?: string;
-  progressTimer?: ReturnType<typeof setTimeout>;
+  progressThrottle?: Throttle;
   /** The model has seen the final result (wait, status, cancel, or a report turn). */
   seen: boolean;
   abort: AbortController;
@@ -44,7 +45,6 @@ export interface JobView {
 }
 
 const REMEMBERED_FINISHED = 16;
-const JOB_PROGRESS_INTERVAL_MS = 500;
 const REPORTS_PER_TURN = 4;
 const CANCEL_SETTLE_MS = 10_000;
 export const REPORT_PREFIX = "[SCV background report]";
@@ -117,16 +117,12 @@ export class JobManager {
   /** Keeps a job's latest line and tells the client, at most twice a second per job (the last line always arrives). */
   private progress(job: Job, line: string) {
     job.progress = line;
-    if (job.progressTimer) return;
-    const send = () => {
-      job.progressTimer = undefined;
+    job.progressThrottle ??= throttle(() => {
       if (job.status !== "running" || job.progress === job.progressSent || job.progress === undefined) return;
       job.progressSent = job.progress;
       this.scope.notify?.("job.progress", { session_id: this.scope.sessionId, job: job.job, agent: job.agent, line: job.progress });
-      job.progressTimer = setTimeout(send, JOB_PROGRESS_INTERVAL_MS);
-      job.progressTimer.unref?.();
-    };
-    send();
+    });
+    job.progressThrottle.poke();
   }
 
   get(handle: string): Job {

@@ -16,6 +16,8 @@ import {
   shouldCompact,
 } from "./compaction";
 import { type SessionScope, type ToolRisk } from "../scope";
+import { ellipsize } from "../text/cut";
+import { throttle } from "../throttle";
 import { argumentsForDisplay, displayLine, failure, type ToolCallContext, type ToolRegistry, type ToolResult } from "../tools/tool";
 
 export type Emit = <M extends NotificationMethod>(method: M, params: NotificationParams<M>) => void;
@@ -54,8 +56,6 @@ export interface TurnOutcome {
   refusal?: true;
   incomplete_reason?: string;
 }
-
-const PROGRESS_INTERVAL_MS = 500;
 
 /** What one model response produced, in output order. */
 interface StepResult {
@@ -302,25 +302,19 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
   const ids = { session_id: scope.sessionId, turn_id: turnId, call_id: call.id };
   const tool = deps.tools.get(call.name);
   let pending: string | undefined;
-  let lastSent = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const flush = () => {
-    timer = undefined;
+  const progress = throttle(() => {
     if (pending === undefined) return;
     emit("tool.progress", { ...ids, line: pending });
     pending = undefined;
-    lastSent = Date.now();
-  };
+  });
   const ctx: ToolCallContext = {
     ...scope,
     callId: call.id,
     signal,
     outputLimitBytes: scope.config.tools.output_limit_bytes,
     progress(line) {
-      pending = line.length > 400 ? `${line.slice(0, 399)}…` : line;
-      const wait = lastSent + PROGRESS_INTERVAL_MS - Date.now();
-      if (wait <= 0) flush();
-      else timer ??= setTimeout(flush, wait);
+      pending = ellipsize(line, 400);
+      progress.poke();
     },
     approve: (request) => deps.gate.decide({ callId: call.id, tool: request.tool ?? call.name, risk: request.risk, summary: request.summary }),
   };
@@ -356,7 +350,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
       }
     }
   }
-  if (timer) clearTimeout(timer);
+  progress.stop(); // a line still waiting is dropped: the call has its outcome
   const shown = { ...(result.display ? { display: displayLine(result.display) } : {}), ...(denied ? { denied } : {}) };
   emit("tool.completed", { ...(result.event ?? {}), ...ids, tool: call.name, ok: result.ok, output: result.output, ...shown });
   return result;

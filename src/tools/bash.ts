@@ -5,12 +5,12 @@ import { zod } from "../lazy-schema";
 import type { GuardVerdict, ProgramList } from "../guard/index";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
 import { type SessionScope } from "../scope";
+import { throttle } from "../throttle";
 import { userHome } from "../user-home";
 import { bashEnvironment, bindingName, bindSecrets, describeBindings } from "./bash-env";
 import { defineTool, parametersByTimeouts, type Tool } from "./tool";
 
-/** Progress lines go out at most this often (twice a second). */
-const PROGRESS_INTERVAL_MS = 500;
+/** The longest progress line; a longer one is cut with an ellipsis. */
 const PROGRESS_MAX_CHARS = 200;
 /** Room in the output limit for the header lines above the captured output. */
 const HEADER_RESERVE_BYTES = 512;
@@ -139,17 +139,11 @@ export function formatResult(r: RunResult, timeoutSeconds: number) {
   };
 }
 
-/** Reports the last line of output, at most every PROGRESS_INTERVAL_MS; keeps only the last 1 KiB seen. */
+/** Reports the last line of output through the progress throttle; keeps only the last 1 KiB seen. */
 function lastLineProgress(emit: (line: string) => void) {
   let recent = new Uint8Array(0);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let lastAt = 0;
   let lastSent = "";
-  let stopped = false;
-  const flush = () => {
-    timer = undefined;
-    if (stopped) return;
-    lastAt = performance.now();
+  const progress = throttle(() => {
     const line = lastLine(recent);
     if (!line || line === lastSent) return;
     lastSent = line;
@@ -158,7 +152,7 @@ function lastLineProgress(emit: (line: string) => void) {
     } catch {
       // progress is best effort
     }
-  };
+  });
   return {
     push(chunk: Uint8Array) {
       const keep = 1024;
@@ -170,12 +164,9 @@ function lastLineProgress(emit: (line: string) => void) {
         merged.set(chunk, fromOld);
         recent = merged;
       }
-      if (!timer && !stopped) timer = setTimeout(flush, Math.max(0, lastAt + PROGRESS_INTERVAL_MS - performance.now()));
+      progress.poke();
     },
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
+    stop: () => progress.stop(),
   };
 }
 
