@@ -48,137 +48,21 @@ class CallFailure extends Error {
 }
 
 export async function runAcpCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
-  const { descriptor: d, executable, settings } = plan.offered;
+  const d = plan.offered.descriptor;
   const { offeredNames, unavailable } = startCall(state, plan);
   const store = state.conversations;
   const cwd = callCwd(ctx.scope.workspace, plan);
-
-  let conv: Conversation;
-  let acp: AcpConversation;
-  if (plan.conversation) {
-    conv = plan.conversation;
-    const live = conv.live;
-    if (!(live instanceof AcpConversation) || !live.server.alive) {
-      store.forget(conv);
-      throw unavailable(`conversation ${conv.handle} has ended: its server exited. Omit session to start a new conversation.`);
-    }
-    acp = live;
-    store.beginTurn(conv);
-    acp.server.beginTurn(conv.turns);
-  } else {
-    if (!isExecutableFile(executable)) {
-      throw unavailable(`${d.name} cannot run: its ACP server ${executable} is missing or not executable.`);
-    }
-    const full = settings.permissions === "full";
-    const environment = agentEnvironment(d, { scvHome: ctx.scope.scvHome, env: ctx.scope.env, full });
-    if (full) Object.assign(environment.env, d.acp?.fullEnv);
-    preparePrivateHome(environment);
-    conv = store.start(d.name, cwd);
-    const tmp = privateRunTmp(environment, `acp-${conv.handle}-${Date.now().toString(36)}`);
-    let server: AcpServer;
-    try {
-      server = new AcpServer({
-        scope: ctx.scope,
-        agent: d.name,
-        argv: plan.argv,
-        cwd,
-        env: environment.env,
-        conversation: conv.handle,
-        turn: conv.turns,
-        version: ctx.scope.version,
-      });
-    } catch (e) {
-      store.endTurn(conv);
-      removeRunTmp(tmp);
-      throw unavailable(`${d.name} could not start its ACP server (${executable}): ${(e as Error).message}.`);
-    }
-    acp = new AcpConversation(server, tmp);
-    conv.live = acp;
-  }
-
+  const { conv, acp } = openConversation(ctx, state, plan, cwd, unavailable);
   const server = acp.server;
   const updates = new TurnUpdates(relayProgress(ctx));
-  // The stop (cancel or deadline) as a promise every wait races against.
-  let stopped: Stop | undefined;
-  let onStop: (s: Stop) => void = () => {};
-  const stop = new Promise<Stop>((resolve) => (onStop = resolve));
-  const trigger = (s: Stop) => {
-    if (stopped) return;
-    stopped = s;
-    onStop(s);
-  };
-  const onAbort = () => trigger("cancelled");
-  if (ctx.signal.aborted) onAbort();
-  ctx.signal.addEventListener("abort", onAbort, { once: true });
-  const deadline = setTimeout(() => trigger("timeout"), plan.timeoutSeconds * 1000);
-  const orStop = <T>(p: Promise<T>): Promise<T | Stop> => Promise.race([p, stop]);
-
-  let keep = true;
-  let status: AgentStatus = "completed";
-  let error: string | undefined;
-  let errorStatus: number | undefined;
-  let note: string | undefined;
-  let died = false;
-  let usage: { input_tokens: number; output_tokens: number } | undefined;
+  const stop = callStop(ctx.signal, plan.timeoutSeconds);
+  const turn: TurnOutcome = { keep: true, status: "completed", died: false };
   try {
-    if (!acp.sessionId) {
-      const started = await orStop(startSession(server, acp, d, cwd, settings.permissions === "full"));
-      if (typeof started === "string") {
-        keep = false;
-        status = started;
-      } else {
-        store.reported(conv, acp.sessionId!);
-      }
-    }
-    if (!stopped && acp.sessionId) {
-      const selected = await orStop(selectOptions(server, acp, d, plan));
-      if (typeof selected === "string") status = selected;
-    }
-    if (!stopped && acp.sessionId) {
-      const sessionId = acp.sessionId;
-      const prompt = server.prompt(sessionId, plan.prompt, {
-        update: (u) => updates.update(u),
-        permission: (p) => relayPermission(ctx, conv.handle, p, stop),
-      });
-      const outcome = await orStop(prompt);
-      if (typeof outcome === "string") {
-        status = outcome;
-        // session/cancel; an agent that answers within 2 seconds keeps the conversation.
-        server.cancel(sessionId);
-        const grace = new Promise<"gone">((r) => setTimeout(() => r("gone"), LIVE_GRACE_MS).unref());
-        const settled = await Promise.race([prompt.then(() => "settled" as const, () => "gone" as const), grace]);
-        if (settled !== "settled") keep = false;
-      } else {
-        ({ status, note } = fromStopReason(outcome));
-        usage = usageOf(outcome);
-      }
-    }
-  } catch (e) {
-    if (e instanceof CallFailure || (e instanceof RpcError && server.alive)) {
-      status = "failed";
-      const failure = describeRpcError(e);
-      error = failure.message;
-      errorStatus = failure.status;
-      // A failure before the session exists ends the conversation; a later one keeps it.
-      if (!acp.sessionId) keep = false;
-    } else if (e instanceof RpcError) {
-      await server.exited;
-      keep = false;
-      // Killed by `scv agents kill`, or shut down because the call or its session is being cancelled.
-      if (server.exit?.cancelled || ctx.signal.aborted) status = "cancelled";
-      else {
-        status = "failed";
-        died = true;
-        error = `${d.name}'s ACP server exited mid-turn${exitWords(server)}`;
-      }
-    } else {
-      throw e;
-    }
+    await promptTurn(ctx, plan, { conv, acp, cwd, store }, updates, stop, turn);
   } finally {
-    clearTimeout(deadline);
-    ctx.signal.removeEventListener("abort", onAbort);
+    stop.dispose();
     server.endTurn();
-    if (!keep || !server.alive) {
+    if (!turn.keep || !server.alive) {
       // forget() starts the shutdown (stdin closed, 2 seconds, group stop); the call does not wait for it, so a
       // cancel returns at once, and the session's close hook still awaits it.
       store.forget(conv);
@@ -186,30 +70,201 @@ export async function runAcpCall(ctx: AgentRunContext, state: AgentSessionState,
       store.endTurn(conv);
     }
   }
-  if (stopped && status !== "failed") status = stopped;
-
+  const status = stop.stopped && turn.status !== "failed" ? stop.stopped : turn.status;
   const exit = server.exit;
-  const kept = keep && !!acp.sessionId && store.get(conv.handle) === conv;
+  const kept = turn.keep && !!acp.sessionId && store.get(conv.handle) === conv;
   return buildResult(
     {
       agent: d.name,
       status,
       reply: status === "failed" ? "" : updates.reply,
       replyTruncated: false,
-      usage,
+      usage: turn.usage,
       exitCode: exit ? exit.exitCode : null,
-      crashSignal: died && exit?.signal ? exit.signal : undefined,
+      crashSignal: turn.died && exit?.signal ? exit.signal : undefined,
       stderr: server.takeStderr(),
-      error,
-      errorStatus,
-      unavailable: died,
+      error: turn.error,
+      errorStatus: turn.errorStatus,
+      unavailable: turn.died,
       timeoutSeconds: plan.timeoutSeconds,
-      note,
+      note: turn.note,
       session: kept ? conv.handle : undefined,
       turn: kept ? conv.turns : undefined,
     },
     { offered: offeredNames, outputLimitBytes: ctx.outputLimitBytes },
   );
+}
+
+/** The conversation the call continues (its server must still run) or a new one with its server started. */
+function openConversation(
+  ctx: AgentRunContext,
+  state: AgentSessionState,
+  plan: CallPlan,
+  cwd: string,
+  unavailable: (message: string) => Error,
+): { conv: Conversation; acp: AcpConversation } {
+  const { descriptor: d, executable, settings } = plan.offered;
+  const store = state.conversations;
+  if (plan.conversation) {
+    const conv = plan.conversation;
+    const live = conv.live;
+    if (!(live instanceof AcpConversation) || !live.server.alive) {
+      store.forget(conv);
+      throw unavailable(`conversation ${conv.handle} has ended: its server exited. Omit session to start a new conversation.`);
+    }
+    store.beginTurn(conv);
+    live.server.beginTurn(conv.turns);
+    return { conv, acp: live };
+  }
+  if (!isExecutableFile(executable)) {
+    throw unavailable(`${d.name} cannot run: its ACP server ${executable} is missing or not executable.`);
+  }
+  const full = settings.permissions === "full";
+  const environment = agentEnvironment(d, { scvHome: ctx.scope.scvHome, env: ctx.scope.env, full });
+  if (full) Object.assign(environment.env, d.acp?.fullEnv);
+  preparePrivateHome(environment);
+  const conv = store.start(d.name, cwd);
+  const tmp = privateRunTmp(environment, `acp-${conv.handle}-${Date.now().toString(36)}`);
+  let server: AcpServer;
+  try {
+    server = new AcpServer({
+      scope: ctx.scope,
+      agent: d.name,
+      argv: plan.argv,
+      cwd,
+      env: environment.env,
+      conversation: conv.handle,
+      turn: conv.turns,
+      version: ctx.scope.version,
+    });
+  } catch (e) {
+    store.endTurn(conv);
+    removeRunTmp(tmp);
+    throw unavailable(`${d.name} could not start its ACP server (${executable}): ${(e as Error).message}.`);
+  }
+  const acp = new AcpConversation(server, tmp);
+  conv.live = acp;
+  return { conv, acp };
+}
+
+/** The stop of a call (cancel or deadline), as a promise every wait races against. */
+interface CallStop {
+  readonly promise: Promise<Stop>;
+  readonly stopped: Stop | undefined;
+  orStop<T>(p: Promise<T>): Promise<T | Stop>;
+  dispose(): void;
+}
+
+function callStop(signal: AbortSignal, timeoutSeconds: number): CallStop {
+  let stopped: Stop | undefined;
+  let onStop: (s: Stop) => void = () => {};
+  const promise = new Promise<Stop>((resolve) => (onStop = resolve));
+  const trigger = (s: Stop) => {
+    if (stopped) return;
+    stopped = s;
+    onStop(s);
+  };
+  const onAbort = () => trigger("cancelled");
+  if (signal.aborted) onAbort();
+  signal.addEventListener("abort", onAbort, { once: true });
+  const deadline = setTimeout(() => trigger("timeout"), timeoutSeconds * 1000);
+  return {
+    promise,
+    get stopped() {
+      return stopped;
+    },
+    orStop: (p) => Promise.race([p, promise]),
+    dispose() {
+      clearTimeout(deadline);
+      signal.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/** How the turn went, filled in as it goes (a thrown error leaves what was known, for the conversation's fate). */
+interface TurnOutcome {
+  /** The conversation stays open for another turn. */
+  keep: boolean;
+  status: AgentStatus;
+  error?: string;
+  errorStatus?: number;
+  note?: string;
+  /** The server exited mid-turn on its own. */
+  died: boolean;
+  usage?: { input_tokens: number; output_tokens: number };
+}
+
+/** Starts the ACP session when the conversation has none, selects model and effort, and sends the prompt. */
+async function promptTurn(
+  ctx: AgentRunContext,
+  plan: CallPlan,
+  where: { conv: Conversation; acp: AcpConversation; cwd: string; store: AgentSessionState["conversations"] },
+  updates: TurnUpdates,
+  stop: CallStop,
+  turn: TurnOutcome,
+): Promise<void> {
+  const { conv, acp, cwd, store } = where;
+  const { descriptor: d, settings } = plan.offered;
+  const server = acp.server;
+  try {
+    if (!acp.sessionId) {
+      const started = await stop.orStop(startSession(server, acp, d, cwd, settings.permissions === "full"));
+      if (typeof started === "string") {
+        turn.keep = false;
+        turn.status = started;
+      } else {
+        store.reported(conv, acp.sessionId!);
+      }
+    }
+    if (!stop.stopped && acp.sessionId) {
+      const selected = await stop.orStop(selectOptions(server, acp, d, plan));
+      if (typeof selected === "string") turn.status = selected;
+    }
+    if (!stop.stopped && acp.sessionId) await sendPrompt(ctx, plan, conv.handle, acp, updates, stop, turn);
+  } catch (e) {
+    if (e instanceof CallFailure || (e instanceof RpcError && server.alive)) {
+      turn.status = "failed";
+      const failure = describeRpcError(e);
+      turn.error = failure.message;
+      turn.errorStatus = failure.status;
+      // A failure before the session exists ends the conversation; a later one keeps it.
+      if (!acp.sessionId) turn.keep = false;
+    } else if (e instanceof RpcError) {
+      await server.exited;
+      turn.keep = false;
+      // Killed by `scv agents kill`, or shut down because the call or its session is being cancelled.
+      if (server.exit?.cancelled || ctx.signal.aborted) turn.status = "cancelled";
+      else {
+        turn.status = "failed";
+        turn.died = true;
+        turn.error = `${d.name}'s ACP server exited mid-turn${exitWords(server)}`;
+      }
+    } else {
+      throw e;
+    }
+  }
+}
+
+/** session/prompt, relaying updates and permission requests; a stop sends session/cancel and waits briefly. */
+async function sendPrompt(ctx: AgentRunContext, plan: CallPlan, handle: string, acp: AcpConversation, updates: TurnUpdates, stop: CallStop, turn: TurnOutcome): Promise<void> {
+  const server = acp.server;
+  const sessionId = acp.sessionId!;
+  const prompt = server.prompt(sessionId, plan.prompt, {
+    update: (u) => updates.update(u),
+    permission: (p) => relayPermission(ctx, handle, p, stop.promise),
+  });
+  const outcome = await stop.orStop(prompt);
+  if (typeof outcome === "string") {
+    turn.status = outcome;
+    // session/cancel; an agent that answers within 2 seconds keeps the conversation.
+    server.cancel(sessionId);
+    const grace = new Promise<"gone">((r) => setTimeout(() => r("gone"), LIVE_GRACE_MS).unref());
+    const settled = await Promise.race([prompt.then(() => "settled" as const, () => "gone" as const), grace]);
+    if (settled !== "settled") turn.keep = false;
+  } else {
+    ({ status: turn.status, note: turn.note } = fromStopReason(outcome));
+    turn.usage = usageOf(outcome);
+  }
 }
 
 /** initialize → session/new → session/set_mode for full permissions. */
