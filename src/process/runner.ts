@@ -55,199 +55,247 @@ interface ActiveRun {
   hurry(): void;
 }
 
+/** What a runner knows across its runs: leaders Bun still waits for, runs not finished, where runs are recorded. */
+interface RunnerState {
+  spawned: Set<number>;
+  active: Set<ActiveRun>;
+  recorder?: RunRecorder;
+}
+
+type RunnerDefaults = { graceMs?: number; drainMs?: number; scvHome?: string };
+
 /**
  * Creates a runner. Its registry (spawned leaders, active runs) decides which reparented orphans belong to
  * which run, so a process should use one runner: the server creates it once (src/process/index.ts keeps
  * the default). Reaping stays safe even with several, because Bun-owned children are also recognised by
  * their pidfds.
  */
-export function createProcessRunner(defaults: { graceMs?: number; drainMs?: number; scvHome?: string } = {}): ProcessRunner {
-  const spawned = new Set<number>();
-  const active = new Set<ActiveRun>();
-  let recorder = defaults.scvHome ? new RunRecorder(runsDir(defaults.scvHome)) : undefined;
-
-  /** Orphans reparented to us (we are a subreaper) that belong to `run` rather than to another live run. */
-  function orphanMatcher(run: ActiveRun): ProcessMatcher {
-    if (!isSubreaper()) return () => false;
-    let owned: Set<number> | undefined;
-    return (st, tagOf) => {
-      if (st.ppid !== process.pid || spawned.has(st.pid)) return false;
-      owned ??= bunOwnedPids(); // once per scan
-      if (owned.has(st.pid)) return false;
-      const tag = tagOf();
-      for (const other of active) if (other !== run && tagMatches(tag, other.tag)) return false;
-      if (tagMatches(tag, run.tag)) return true;
-      // Untagged (or a finished run's tag): ours only if born after our leader and no other live run could own it.
-      const born = Number(st.startTime);
-      if (born < run.startTicks) return false;
-      for (const other of active) if (other !== run && other.startTicks <= born) return false;
-      return true;
-    };
-  }
-
-  function start(opts: RunOptions): RunningProcess {
-    validate(opts);
-    if (opts.signal?.aborted) throw new DOMException("the run was cancelled before it started", "AbortError");
-    const graceMs = opts.graceMs ?? defaults.graceMs ?? DEFAULT_GRACE_MS;
-    const drainMs = opts.drainMs ?? defaults.drainMs ?? DEFAULT_DRAIN_MS;
-    const tag = opts.tag ?? newTag(opts.env[RUN_TAG_VAR]);
-    const began = performance.now();
-    // Allocated before the spawn, so nothing can fail between starting a child and managing it.
-    const stdout = new StreamCapture(opts.captureBytes);
-    const stderr = opts.combined ? undefined : new StreamCapture(opts.captureBytes);
-
-    applySubreaperRequest();
-    // Written before the child exists: a SCV killed from here on leaves a record naming the tag.
-    let record: OpenRunRecord | undefined;
-    try {
-      record = recorder?.begin(tag, opts.argv[0]!);
-    } catch (e) {
-      throw new Error(`cannot record the run in ${recorder!.dir} (${e instanceof Error ? e.message : String(e)}), so it was not started; check that the directory is writable`);
-    }
-    const out = makePipe();
-    const err = opts.combined ? out : makePipe();
-    const input = opts.stdin === "pipe" ? makePipe() : undefined;
-    const childEnds = [out.write, ...(err !== out ? [err.write] : []), ...(input ? [input.read] : [])];
-    const ourEnds = [out.read, ...(err !== out ? [err.read] : []), ...(input ? [input.write] : [])];
-    let proc: Bun.Subprocess;
-    try {
-      proc = Bun.spawn(opts.argv, {
-        cwd: opts.cwd,
-        env: childEnv(opts.env, tag),
-        detached: true, // setsid: new session and group, pgid == sid == pid
-        stdin: input ? input.read : "ignore",
-        stdout: out.write,
-        stderr: err.write,
-      });
-    } catch (e) {
-      closeAll(ourEnds);
-      if (record) recorder!.finish(record);
-      throw new Error(`cannot start ${JSON.stringify(opts.argv[0])}: ${e instanceof Error ? e.message : String(e)}`);
-    } finally {
-      closeAll(childEnds);
-    }
-    const pid = proc.pid;
-    spawned.add(pid);
-    const leader = identityOf(pid) ?? { pid, startTime: "0" };
-    const run: ActiveRun = { tag, leader, startTicks: Number(leader.startTime), hurry: () => {
-      killNow = true;
-      cancel();
-    } };
-    active.add(run);
-    if (record) recorder!.started(record, leader);
-
-    const pumps = [
-      new OutputPump(out.read, (c) => {
-        stdout.push(c);
-        callQuietly(opts.onStdout, c);
-      }),
-    ];
-    if (stderr) {
-      pumps.push(
-        new OutputPump(err.read, (c) => {
-          stderr.push(c);
-          callQuietly(opts.onStderr, c);
-        }),
-      );
-    }
-    const stdin = input ? new StdinWriter(input.write) : undefined;
-
-    let leaderExited = false;
-    let cause: "timeout" | "cancel" | undefined;
-    let killNow = false;
-    const stopReports: Promise<StopReport>[] = [];
-    const matchRun = runMatcher(tag, leader);
-    const matchAll: MatcherFactory = () => {
-      const orphan = orphanMatcher(run);
-      return (st, tagOf) => matchRun(st, tagOf) || orphan(st, tagOf);
-    };
-    const stopOpts = {
-      killNow: () => killNow,
-      // Group-signal only while Bun has not reaped the leader: until then its pid cannot be reused.
-      group: () => (proc.exitCode === null && proc.signalCode === null ? pid : undefined),
-    };
-
-    const stop = (grace: number): Promise<StopReport> =>
-      stopMatching(matchAll, { ...stopOpts, graceMs: grace }).catch(() => ({ signalled: [], killed: 0 }));
-    const cancel = () => {
-      if (leaderExited || cause) return;
-      cause = "cancel";
-      stopReports.push(stop(graceMs));
-    };
-    const onAbort = () => cancel();
-    opts.signal?.addEventListener("abort", onAbort, { once: true });
-    const deadline =
-      opts.timeoutMs !== undefined
-        ? setTimeout(() => {
-            killNow = true; // escalates a cancel or post-exit cleanup already waiting out its grace
-            if (leaderExited) return;
-            cause ??= "timeout";
-            stopReports.push(stop(0));
-          }, opts.timeoutMs)
-        : undefined;
-
-    const result = (async (): Promise<RunResult> => {
-      await proc.exited;
-      leaderExited = true;
-      const reports = await Promise.all(stopReports); // a cancel or deadline stop still under way
-      // The descendants: whatever is still in the group or session, tagged, or orphaned to us.
-      reports.push(await stop(killNow ? 0 : graceMs));
-      // Done only when two scans in a row find nothing (bounded by the drain time).
-      reports.push(...(await confirmGone(matchAll, drainMs, () => stop(killNow ? 0 : graceMs))));
-      clearTimeout(deadline);
-      opts.signal?.removeEventListener("abort", onAbort);
-      const drained = (await Promise.all(pumps.map((p) => p.finish(drainMs)))).every(Boolean);
-      stdin?.close();
-      spawned.delete(pid);
-      active.delete(run);
-      if (record) recorder!.finish(record);
-      try {
-        if (isSubreaper()) reapOrphans(spawned);
-      } catch {
-        // the daemon's periodic reap catches what this one missed
-      }
-      const merged = stdout.result();
-      return {
-        exitCode: proc.exitCode,
-        signal: proc.signalCode === null ? null : String(proc.signalCode),
-        timedOut: cause === "timeout",
-        cancelled: cause === "cancel",
-        stdout: merged,
-        stderr: stderr ? stderr.result() : emptyCapture(),
-        ...(opts.combined ? { combined: merged } : {}),
-        durationMs: Math.round(performance.now() - began),
-        cleanedUp: countOthers(reports, leader),
-        drained,
-      };
-    })();
-
-    return {
-      identity: leader,
-      tag,
-      ...(stdin ? { stdin: { write: (d: string | Uint8Array) => stdin.write(d), end: () => stdin.end() } } : {}),
-      result,
-      cancel,
-    };
-  }
-
-  async function run(opts: RunOptions): Promise<RunResult> {
-    if (opts.signal?.aborted) return notStarted(opts);
-    return start(opts).result;
-  }
-
+export function createProcessRunner(defaults: RunnerDefaults = {}): ProcessRunner {
+  const state: RunnerState = {
+    spawned: new Set<number>(),
+    active: new Set<ActiveRun>(),
+    recorder: defaults.scvHome ? new RunRecorder(runsDir(defaults.scvHome)) : undefined,
+  };
+  const start = (opts: RunOptions) => startRun(state, defaults, opts);
   return {
     start,
-    run,
-    spawned,
-    activeRuns: () => active.size,
-    reap: () => (isSubreaper() ? reapOrphans(spawned) : []),
+    async run(opts) {
+      if (opts.signal?.aborted) return notStarted(opts);
+      return start(opts).result;
+    },
+    spawned: state.spawned,
+    activeRuns: () => state.active.size,
+    reap: () => (isSubreaper() ? reapOrphans(state.spawned) : []),
     recordRunsIn: (scvHome) => {
-      recorder = new RunRecorder(runsDir(scvHome));
+      state.recorder = new RunRecorder(runsDir(scvHome));
     },
     hurryAll: () => {
-      for (const run of active) run.hurry();
+      for (const run of state.active) run.hurry();
     },
   };
+}
+
+/** Orphans reparented to us (we are a subreaper) that belong to `run` rather than to another live run. */
+function orphanMatcher(state: RunnerState, run: ActiveRun): ProcessMatcher {
+  if (!isSubreaper()) return () => false;
+  let owned: Set<number> | undefined;
+  return (st, tagOf) => {
+    if (st.ppid !== process.pid || state.spawned.has(st.pid)) return false;
+    owned ??= bunOwnedPids(); // once per scan
+    if (owned.has(st.pid)) return false;
+    const tag = tagOf();
+    for (const other of state.active) if (other !== run && tagMatches(tag, other.tag)) return false;
+    if (tagMatches(tag, run.tag)) return true;
+    // Untagged (or a finished run's tag): ours only if born after our leader and no other live run could own it.
+    const born = Number(st.startTime);
+    if (born < run.startTicks) return false;
+    for (const other of state.active) if (other !== run && other.startTicks <= born) return false;
+    return true;
+  };
+}
+
+function startRun(state: RunnerState, defaults: RunnerDefaults, opts: RunOptions): RunningProcess {
+  validate(opts);
+  if (opts.signal?.aborted) throw new DOMException("the run was cancelled before it started", "AbortError");
+  const graceMs = opts.graceMs ?? defaults.graceMs ?? DEFAULT_GRACE_MS;
+  const drainMs = opts.drainMs ?? defaults.drainMs ?? DEFAULT_DRAIN_MS;
+  const tag = opts.tag ?? newTag(opts.env[RUN_TAG_VAR]);
+  const began = performance.now();
+  // Allocated before the spawn, so nothing can fail between starting a child and managing it.
+  const stdout = new StreamCapture(opts.captureBytes);
+  const stderr = opts.combined ? undefined : new StreamCapture(opts.captureBytes);
+
+  applySubreaperRequest();
+  // Written before the child exists: a SCV killed from here on leaves a record naming the tag.
+  const record = openRecord(state.recorder, tag, opts.argv[0]!);
+  const { proc, out, err, input } = spawnChild(opts, tag, () => {
+    if (record) state.recorder!.finish(record);
+  });
+  const pid = proc.pid;
+  state.spawned.add(pid);
+  const leader = identityOf(pid) ?? { pid, startTime: "0" };
+  const run: ActiveRun = { tag, leader, startTicks: Number(leader.startTime), hurry: () => stopper.hurry() };
+  state.active.add(run);
+  if (record) state.recorder!.started(record, leader);
+
+  const pumps = [
+    new OutputPump(out.read, (c) => {
+      stdout.push(c);
+      callQuietly(opts.onStdout, c);
+    }),
+  ];
+  if (stderr) {
+    pumps.push(
+      new OutputPump(err.read, (c) => {
+        stderr.push(c);
+        callQuietly(opts.onStderr, c);
+      }),
+    );
+  }
+  const stdin = input ? new StdinWriter(input.write) : undefined;
+  const stopper = new RunStopper(state, run, proc, opts, graceMs);
+
+  const result = (async (): Promise<RunResult> => {
+    await proc.exited;
+    const reports = await stopper.afterLeaderExit(drainMs);
+    const drained = (await Promise.all(pumps.map((p) => p.finish(drainMs)))).every(Boolean);
+    stdin?.close();
+    state.spawned.delete(pid);
+    state.active.delete(run);
+    if (record) state.recorder!.finish(record);
+    try {
+      if (isSubreaper()) reapOrphans(state.spawned);
+    } catch {
+      // the daemon's periodic reap catches what this one missed
+    }
+    const merged = stdout.result();
+    return {
+      exitCode: proc.exitCode,
+      signal: proc.signalCode === null ? null : String(proc.signalCode),
+      timedOut: stopper.cause === "timeout",
+      cancelled: stopper.cause === "cancel",
+      stdout: merged,
+      stderr: stderr ? stderr.result() : emptyCapture(),
+      ...(opts.combined ? { combined: merged } : {}),
+      durationMs: Math.round(performance.now() - began),
+      cleanedUp: countOthers(reports, leader),
+      drained,
+    };
+  })();
+
+  return {
+    identity: leader,
+    tag,
+    ...(stdin ? { stdin: { write: (d: string | Uint8Array) => stdin.write(d), end: () => stdin.end() } } : {}),
+    result,
+    cancel: () => stopper.cancel(),
+  };
+}
+
+function openRecord(recorder: RunRecorder | undefined, tag: string, command: string): OpenRunRecord | undefined {
+  try {
+    return recorder?.begin(tag, command);
+  } catch (e) {
+    throw new Error(`cannot record the run in ${recorder!.dir} (${e instanceof Error ? e.message : String(e)}), so it was not started; check that the directory is writable`);
+  }
+}
+
+/** Spawns the child in a new session on real pipes; our ends stay open for the pumps, the child's are closed. */
+function spawnChild(opts: RunOptions, tag: string, onFailure: () => void) {
+  const out = makePipe();
+  const err = opts.combined ? out : makePipe();
+  const input = opts.stdin === "pipe" ? makePipe() : undefined;
+  const childEnds = [out.write, ...(err !== out ? [err.write] : []), ...(input ? [input.read] : [])];
+  const ourEnds = [out.read, ...(err !== out ? [err.read] : []), ...(input ? [input.write] : [])];
+  try {
+    const proc = Bun.spawn(opts.argv, {
+      cwd: opts.cwd,
+      env: childEnv(opts.env, tag),
+      detached: true, // setsid: new session and group, pgid == sid == pid
+      stdin: input ? input.read : "ignore",
+      stdout: out.write,
+      stderr: err.write,
+    });
+    return { proc, out, err, input };
+  } catch (e) {
+    closeAll(ourEnds);
+    onFailure();
+    throw new Error(`cannot start ${JSON.stringify(opts.argv[0])}: ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    closeAll(childEnds);
+  }
+}
+
+/**
+ * Stopping one run: a cancel (TERM, grace, KILL) or the deadline (KILL) while the leader runs, and after it exits
+ * every descendant (group, session, run tag, orphans reparented to us) until two scans in a row find nothing.
+ */
+class RunStopper {
+  cause: "timeout" | "cancel" | undefined;
+  private leaderExited = false;
+  private killNow = false;
+  private readonly reports: Promise<StopReport>[] = [];
+  private readonly matchAll: MatcherFactory;
+  private readonly deadline: ReturnType<typeof setTimeout> | undefined;
+  private readonly onAbort = () => this.cancel();
+
+  constructor(
+    state: RunnerState,
+    run: ActiveRun,
+    private readonly proc: Bun.Subprocess,
+    private readonly opts: RunOptions,
+    private readonly graceMs: number,
+  ) {
+    const matchRun = runMatcher(run.tag, run.leader);
+    this.matchAll = () => {
+      const orphan = orphanMatcher(state, run);
+      return (st, tagOf) => matchRun(st, tagOf) || orphan(st, tagOf);
+    };
+    opts.signal?.addEventListener("abort", this.onAbort, { once: true });
+    this.deadline =
+      opts.timeoutMs !== undefined
+        ? setTimeout(() => {
+            this.killNow = true; // escalates a cancel or post-exit cleanup already waiting out its grace
+            if (this.leaderExited) return;
+            this.cause ??= "timeout";
+            this.reports.push(this.stop(0));
+          }, opts.timeoutMs)
+        : undefined;
+  }
+
+  /** Cancels with no grace left (KILL at once), and escalates a stop already waiting out its grace. */
+  hurry(): void {
+    this.killNow = true;
+    this.cancel();
+  }
+
+  cancel(): void {
+    if (this.leaderExited || this.cause) return;
+    this.cause = "cancel";
+    this.reports.push(this.stop(this.graceMs));
+  }
+
+  /** The descendants once the leader exited: whatever is still in the group or session, tagged, or orphaned to us. */
+  async afterLeaderExit(drainMs: number): Promise<StopReport[]> {
+    this.leaderExited = true;
+    const reports = await Promise.all(this.reports); // a cancel or deadline stop still under way
+    reports.push(await this.stop(this.killNow ? 0 : this.graceMs));
+    // Done only when two scans in a row find nothing (bounded by the drain time).
+    reports.push(...(await confirmGone(this.matchAll, drainMs, () => this.stop(this.killNow ? 0 : this.graceMs))));
+    clearTimeout(this.deadline);
+    this.opts.signal?.removeEventListener("abort", this.onAbort);
+    return reports;
+  }
+
+  private stop(grace: number): Promise<StopReport> {
+    const pid = this.proc.pid;
+    return stopMatching(this.matchAll, {
+      killNow: () => this.killNow,
+      // Group-signal only while Bun has not reaped the leader: until then its pid cannot be reused.
+      group: () => (this.proc.exitCode === null && this.proc.signalCode === null ? pid : undefined),
+      graceMs: grace,
+    }).catch(() => ({ signalled: [], killed: 0 }));
+  }
 }
 
 /** A fresh tag; nested below the parent's tag when SCV itself runs inside a run, so cleanup covers the tree. */
