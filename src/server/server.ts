@@ -5,7 +5,7 @@ import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { ConfigError, loadConfig, resolveApiKey, scvHome } from "../config/load";
 import { createRpcEndpoint, RpcError, type RpcEndpoint } from "../protocol/rpc";
-import { ERROR_CODES, PROTOCOL_VERSION, type RequestResult } from "../protocol/schema";
+import { ERROR_CODES, PROTOCOL_VERSION, type RequestParams, type RequestResult } from "../protocol/schema";
 import type { Config } from "../config/schema";
 import { type LoadedSession, type SessionJournal, type SessionStore, SessionStoreError } from "../sessions/index";
 import { clientOrigin, createUsageRecorder, ledgerFor } from "../ledger/index";
@@ -66,96 +66,32 @@ function instanceIdOf(home: string): string {
   return sha256Hex(real).slice(0, 8);
 }
 
-export function createServerConnection(opts: ServerOptions): ServerConnection {
-  const env = opts.env ?? process.env;
-  const sessions = new Map<string, Session>();
-  let initialized = false;
+/** One connection's state, shared by its request handlers. */
+interface Connection {
+  opts: ServerOptions;
+  env: NodeJS.ProcessEnv;
+  sessions: Map<string, Session>;
+  initialized: boolean;
   /** The client's name from `initialize`: it says where the sessions' usage comes from (terminal, exec, chat). */
-  let clientName: string | undefined;
+  clientName?: string;
+  /** Sends a notification to this connection's client (set once the endpoint exists). */
+  notify: RpcEndpoint["notify"];
+}
 
-  const session = (id: string) => {
-    const s = sessions.get(id);
-    if (!s) throw new RpcError(ERROR_CODES.unknown_session, `unknown session "${id}"; start one with session.start`);
-    return s;
-  };
+export function createServerConnection(opts: ServerOptions): ServerConnection {
+  const conn: Connection = { opts, env: opts.env ?? process.env, sessions: new Map(), initialized: false, notify: async () => {} };
   const requireInit = () => {
-    if (!initialized) throw new RpcError(ERROR_CODES.not_initialized, "send initialize {protocol_version: 3} first");
+    if (!conn.initialized) throw new RpcError(ERROR_CODES.not_initialized, "send initialize {protocol_version: 3} first");
   };
-
-  const configFor = (workspace: string): Config => {
-    try {
-      return loadConfig({ cwd: workspace, env }).config;
-    } catch (e) {
-      if (e instanceof ConfigError) throw new RpcError(ERROR_CODES.configuration, `configuration error: ${e.message}`);
-      throw e;
-    }
-  };
-
-  const openSession = (o: OpenSession): Session => {
-    const profile = o.config.providers[o.profileName]!;
-    const apiKey = resolveApiKey(profile, env);
-    if (!apiKey && !opts.modelClientFactory && new URL(profile.base_url).hostname === "api.openai.com") {
-      o.journal?.recorder.close();
-      throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(o.profileName, profile.api_key_env, join(scvHome(env), "config.toml")));
-    }
-    const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
-    // The connection (for a remote endpoint, a TLS handshake) is made while the client sends its first prompt.
-    model.preconnect?.();
-    const home = scvHome(env);
-    const depth = Math.max(o.depth ?? 0, opts.baseDepth ?? 0);
-    const effort = o.effort ?? profile.reasoning_effort;
-    const reasoning = { ...(effort ? { effort } : {}), ...(profile.reasoning_summary ? { summary: profile.reasoning_summary } : {}) };
-    const sessionId = o.journal?.recorder.id ?? newSessionId();
-    const usage = createUsageRecorder({
-      ledger: ledgerFor(home),
-      sessionId,
-      ...(o.journal ? { journal: o.journal.recorder } : {}),
-      origin: clientOrigin(clientName, !!o.channel),
-      provider: o.profileName,
-      model: o.modelName,
-      ...(o.channel ? { channel: o.channel } : {}),
-      config: o.config,
-      overBudget: o.overBudget,
-      ...(opts.usageHooks ?? {}),
-    });
-    const s = new Session({
-      scope: {
-        sessionId,
-        instanceId: instanceIdFor(home),
-        workspace: o.workspace,
-        config: o.config,
-        scvHome: home,
-        env,
-        delegationDepth: depth,
-        owner: isOwnerSession(depth, o.channel),
-        version: VERSION,
-        services: { ...(opts.services?.() ?? {}) },
-        images: imageSupportFor(o.modelName, o.profileName, profile.images),
-        ...(o.journal ? { journal: o.journal } : {}),
-        ...(o.channel ? { channel: o.channel } : {}),
-        usage,
-      },
-      buildTools: (scope) => buildTools(scope, { enabled: o.toolsEnabled }),
-      hostedWebSearch: (scope) => hostedSearchEnabled(scope, o.toolsEnabled),
-      systemPrompt: buildSystemPrompt,
-      compactionNote,
-      beforeCompaction: preCompactionStep,
-      model,
-      modelName: o.modelName,
-      reasoning,
-      context: { window: contextWindowFor(o.modelName, profile.context_window), compactAt: profile.compact_at },
-      autoApprove: o.autoApprove ?? false,
-      emit: (method, params) => void endpoint.notify(method, params),
-      restored: o.restored,
-    });
-    sessions.set(s.id, s);
-    opts.onSession?.(hostedSession(s));
+  const session = (id: string) => {
+    const s = conn.sessions.get(id);
+    if (!s) throw new RpcError(ERROR_CODES.unknown_session, `unknown session "${id}"; start one with session.start`);
     return s;
   };
 
   const endpoint: RpcEndpoint = createRpcEndpoint({
     send: opts.send,
-    initialized: () => initialized,
+    initialized: () => conn.initialized,
     handlers: {
       async initialize(p) {
         if (p.protocol_version !== PROTOCOL_VERSION) {
@@ -165,85 +101,17 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
             { supported: [PROTOCOL_VERSION] },
           );
         }
-        initialized = true;
-        clientName = p.client?.name;
+        conn.initialized = true;
+        conn.clientName = p.client?.name;
         return { protocol_version: PROTOCOL_VERSION, server: { name: "scv", version: VERSION } };
       },
       async "session.start"(p) {
         requireInit();
-        let workspace: string;
-        try {
-          workspace = realpathSync(p.cwd);
-          if (!statSync(workspace).isDirectory()) throw new Error("not a directory");
-        } catch {
-          throw new RpcError(ERROR_CODES.invalid_params, `cwd "${p.cwd}" is not an existing directory; pass the workspace root`);
-        }
-        const config = configFor(workspace);
-        const profileName = config.provider.active;
-        const modelName = p.model ?? config.providers[profileName]!.model;
-        const toolsEnabled = p.tools !== false;
-        let journal: SessionJournal | undefined;
-        if (opts.sessions) {
-          const store = opts.sessions;
-          const recorder = storeCall(() =>
-            store.create(
-              { workspace, provider: profileName, model: modelName, tools: toolsEnabled, ...(p.channel ? { channel: p.channel } : {}) },
-              { secrets: profileSecrets(config, profileName, env) },
-            ),
-          );
-          journal = { recorder, store };
-        }
-        const s = openSession({ workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget });
-        return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, context_window: s.contextWindow, ...notices(s) };
+        return startSession(conn, p);
       },
       async "session.resume"(p) {
         requireInit();
-        const store = opts.sessions;
-        if (!store) throw new RpcError(ERROR_CODES.invalid_params, "this server keeps no sessions, so none can be resumed");
-        if (sessions.has(p.session_id)) throw new RpcError(ERROR_CODES.session_in_use, `session ${p.session_id} is already open on this connection`);
-        let config!: Config;
-        let profileName = "";
-        let workspace = "";
-        const { loaded, recorder } = storeCall(() =>
-          store.resume(p.session_id, (stored) => {
-            workspace = stored.header.workspace;
-            if (!isDirectory(workspace)) {
-              throw new RpcError(ERROR_CODES.invalid_params, `the workspace of session ${p.session_id}, ${workspace}, no longer exists; restore it to resume the session`);
-            }
-            config = configFor(workspace);
-            // The session keeps its provider profile while the profile exists; the active one stands in otherwise.
-            profileName = config.providers[stored.provider] ? stored.provider : config.provider.active;
-            if (profileName !== stored.provider) stored.warnings.push(`provider profile "${stored.provider}" no longer exists; using "${profileName}"`);
-            return { provider: profileName, model: p.model ?? stored.model, secrets: profileSecrets(config, profileName, env) };
-          }),
-        );
-        const modelName = p.model ?? loaded.model;
-        const s = openSession({
-          workspace,
-          config,
-          profileName,
-          modelName,
-          toolsEnabled: loaded.header.tools,
-          autoApprove: p.auto_approve,
-          depth: p.delegation_depth,
-          journal: { recorder, store, restored: { conversations: loaded.conversations, jobs: loaded.jobs, ...(loaded.plan ? { plan: loaded.plan } : {}) } },
-          restored: loaded,
-          channel: loaded.header.channel as SessionScope["channel"],
-          overBudget: p.over_budget,
-        });
-        return {
-          session_id: s.id,
-          workspace,
-          tools: s.tools.list().map((t) => t.name),
-          model: modelName,
-          context_window: s.contextWindow,
-          turns: loaded.turns.map(({ items: _items, ...turn }) => turn as RequestResult<"session.resume">["turns"][number]),
-          conversations: loaded.conversations.map((c) => ({ handle: c.handle, agent: c.agent })),
-          jobs: loaded.jobs.map((j) => ({ job: j.job, agent: j.agent, status: j.status, ...(j.conversation ? { conversation: j.conversation } : {}) })),
-          warnings: loaded.warnings,
-          ...notices(s),
-          ...(loaded.plan?.length ? { plan: loaded.plan } : {}),
-        };
+        return resumeSession(conn, p);
       },
       async "turn.start"(p) {
         requireInit();
@@ -274,23 +142,175 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
       async "session.close"(p) {
         requireInit();
         const s = session(p.session_id);
-        sessions.delete(p.session_id);
+        conn.sessions.delete(p.session_id);
         await s.close();
         return { closed: true as const };
       },
     },
   });
+  conn.notify = (method, params) => endpoint.notify(method, params);
 
   return {
     ...endpoint,
     async closeAll() {
-      const all = [...sessions.values()];
-      sessions.clear();
+      const all = [...conn.sessions.values()];
+      conn.sessions.clear();
       await Promise.all(all.map((s) => s.close()));
     },
-    sessionCount: () => sessions.size,
-    markInitialized: () => void (initialized = true),
+    sessionCount: () => conn.sessions.size,
+    markInitialized: () => void (conn.initialized = true),
   };
+}
+
+/** session.start: the workspace checked, the configuration loaded, a journal when sessions are kept. */
+function startSession(conn: Connection, p: RequestParams<"session.start">): RequestResult<"session.start"> {
+  let workspace: string;
+  try {
+    workspace = realpathSync(p.cwd);
+    if (!statSync(workspace).isDirectory()) throw new Error("not a directory");
+  } catch {
+    throw new RpcError(ERROR_CODES.invalid_params, `cwd "${p.cwd}" is not an existing directory; pass the workspace root`);
+  }
+  const config = configFor(conn.env, workspace);
+  const profileName = config.provider.active;
+  const modelName = p.model ?? config.providers[profileName]!.model;
+  const toolsEnabled = p.tools !== false;
+  let journal: SessionJournal | undefined;
+  if (conn.opts.sessions) {
+    const store = conn.opts.sessions;
+    const recorder = storeCall(() =>
+      store.create(
+        { workspace, provider: profileName, model: modelName, tools: toolsEnabled, ...(p.channel ? { channel: p.channel } : {}) },
+        { secrets: profileSecrets(config, profileName, conn.env) },
+      ),
+    );
+    journal = { recorder, store };
+  }
+  const s = openSession(conn, { workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget });
+  return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, context_window: s.contextWindow, ...notices(s) };
+}
+
+/** session.resume: the stored session reopened with its history, its profile kept while it exists. */
+function resumeSession(conn: Connection, p: RequestParams<"session.resume">): RequestResult<"session.resume"> {
+  const store = conn.opts.sessions;
+  if (!store) throw new RpcError(ERROR_CODES.invalid_params, "this server keeps no sessions, so none can be resumed");
+  if (conn.sessions.has(p.session_id)) throw new RpcError(ERROR_CODES.session_in_use, `session ${p.session_id} is already open on this connection`);
+  let config!: Config;
+  let profileName = "";
+  let workspace = "";
+  const { loaded, recorder } = storeCall(() =>
+    store.resume(p.session_id, (stored) => {
+      workspace = stored.header.workspace;
+      if (!isDirectory(workspace)) {
+        throw new RpcError(ERROR_CODES.invalid_params, `the workspace of session ${p.session_id}, ${workspace}, no longer exists; restore it to resume the session`);
+      }
+      config = configFor(conn.env, workspace);
+      // The session keeps its provider profile while the profile exists; the active one stands in otherwise.
+      profileName = config.providers[stored.provider] ? stored.provider : config.provider.active;
+      if (profileName !== stored.provider) stored.warnings.push(`provider profile "${stored.provider}" no longer exists; using "${profileName}"`);
+      return { provider: profileName, model: p.model ?? stored.model, secrets: profileSecrets(config, profileName, conn.env) };
+    }),
+  );
+  const modelName = p.model ?? loaded.model;
+  const s = openSession(conn, {
+    workspace,
+    config,
+    profileName,
+    modelName,
+    toolsEnabled: loaded.header.tools,
+    autoApprove: p.auto_approve,
+    depth: p.delegation_depth,
+    journal: { recorder, store, restored: { conversations: loaded.conversations, jobs: loaded.jobs, ...(loaded.plan ? { plan: loaded.plan } : {}) } },
+    restored: loaded,
+    channel: loaded.header.channel as SessionScope["channel"],
+    overBudget: p.over_budget,
+  });
+  return {
+    session_id: s.id,
+    workspace,
+    tools: s.tools.list().map((t) => t.name),
+    model: modelName,
+    context_window: s.contextWindow,
+    turns: loaded.turns.map(({ items: _items, ...turn }) => turn as RequestResult<"session.resume">["turns"][number]),
+    conversations: loaded.conversations.map((c) => ({ handle: c.handle, agent: c.agent })),
+    jobs: loaded.jobs.map((j) => ({ job: j.job, agent: j.agent, status: j.status, ...(j.conversation ? { conversation: j.conversation } : {}) })),
+    warnings: loaded.warnings,
+    ...notices(s),
+    ...(loaded.plan?.length ? { plan: loaded.plan } : {}),
+  };
+}
+
+function configFor(env: NodeJS.ProcessEnv, workspace: string): Config {
+  try {
+    return loadConfig({ cwd: workspace, env }).config;
+  } catch (e) {
+    if (e instanceof ConfigError) throw new RpcError(ERROR_CODES.configuration, `configuration error: ${e.message}`);
+    throw e;
+  }
+}
+
+/** A session on its provider profile's model client, registered on the connection and handed to its host. */
+function openSession(conn: Connection, o: OpenSession): Session {
+  const { opts, env } = conn;
+  const profile = o.config.providers[o.profileName]!;
+  const apiKey = resolveApiKey(profile, env);
+  if (!apiKey && !opts.modelClientFactory && new URL(profile.base_url).hostname === "api.openai.com") {
+    o.journal?.recorder.close();
+    throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(o.profileName, profile.api_key_env, join(scvHome(env), "config.toml")));
+  }
+  const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
+  // The connection (for a remote endpoint, a TLS handshake) is made while the client sends its first prompt.
+  model.preconnect?.();
+  const home = scvHome(env);
+  const depth = Math.max(o.depth ?? 0, opts.baseDepth ?? 0);
+  const effort = o.effort ?? profile.reasoning_effort;
+  const reasoning = { ...(effort ? { effort } : {}), ...(profile.reasoning_summary ? { summary: profile.reasoning_summary } : {}) };
+  const sessionId = o.journal?.recorder.id ?? newSessionId();
+  const usage = createUsageRecorder({
+    ledger: ledgerFor(home),
+    sessionId,
+    ...(o.journal ? { journal: o.journal.recorder } : {}),
+    origin: clientOrigin(conn.clientName, !!o.channel),
+    provider: o.profileName,
+    model: o.modelName,
+    ...(o.channel ? { channel: o.channel } : {}),
+    config: o.config,
+    overBudget: o.overBudget,
+    ...(opts.usageHooks ?? {}),
+  });
+  const s = new Session({
+    scope: {
+      sessionId,
+      instanceId: instanceIdFor(home),
+      workspace: o.workspace,
+      config: o.config,
+      scvHome: home,
+      env,
+      delegationDepth: depth,
+      owner: isOwnerSession(depth, o.channel),
+      version: VERSION,
+      services: { ...(opts.services?.() ?? {}) },
+      images: imageSupportFor(o.modelName, o.profileName, profile.images),
+      ...(o.journal ? { journal: o.journal } : {}),
+      ...(o.channel ? { channel: o.channel } : {}),
+      usage,
+    },
+    buildTools: (scope) => buildTools(scope, { enabled: o.toolsEnabled }),
+    hostedWebSearch: (scope) => hostedSearchEnabled(scope, o.toolsEnabled),
+    systemPrompt: buildSystemPrompt,
+    compactionNote,
+    beforeCompaction: preCompactionStep,
+    model,
+    modelName: o.modelName,
+    reasoning,
+    context: { window: contextWindowFor(o.modelName, profile.context_window), compactAt: profile.compact_at },
+    autoApprove: o.autoApprove ?? false,
+    emit: (method, params) => void conn.notify(method, params),
+    restored: o.restored,
+  });
+  conn.sessions.set(s.id, s);
+  opts.onSession?.(hostedSession(s));
+  return s;
 }
 
 interface OpenSession {
