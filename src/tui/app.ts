@@ -9,7 +9,7 @@ import { SessionPicker } from "./picker";
 import { storedWorkspace } from "../sessions/workspace";
 import { createKeyDecoder, type Key } from "./keys";
 import { Screen } from "./screen";
-import { styleFor } from "../terminal/style";
+import { type Style, styleFor } from "../terminal/style";
 import { openTerminal } from "./terminal";
 import { runSlashCommand, type SlashContext } from "./run-command";
 import { contextShare, formatTokens, truncate } from "./text";
@@ -37,99 +37,134 @@ async function listStored(store: import("../sessions/index").SessionStore, opts:
 }
 const DOUBLE_PRESS_MS = 2000;
 
-export async function runTui(opts: TuiOptions): Promise<number> {
-  const term = openTerminal();
-  const theme = styleFor(process.stdout, opts.env);
-  const screen = new Screen(term);
-  const view = new ConversationView(theme, () => term.columns());
-  const editor = new PromptEditor();
-  const decode = createKeyDecoder();
+export function runTui(opts: TuiOptions): Promise<number> {
+  return new TuiApp(opts).run();
+}
 
-  let client: Client | undefined;
-  let store: import("../sessions/index").SessionStore | undefined;
-  let picker: SessionPicker | undefined;
-  let sessionId = "";
-  let model = "";
-  let contextWindow: number | undefined;
-  let config: import("../config/schema").Config | undefined;
+/** One interactive session on screen: the terminal, the conversation view, the prompt editor and the client. */
+class TuiApp {
+  private readonly term = openTerminal();
+  private readonly theme: Style;
+  private readonly screen: Screen;
+  private readonly view: ConversationView;
+  private readonly editor = new PromptEditor();
+  private readonly decode = createKeyDecoder();
+  private client: Client | undefined;
+  private store: import("../sessions/index").SessionStore | undefined;
+  private picker: SessionPicker | undefined;
+  private sessionId = "";
+  private model = "";
+  private contextWindow: number | undefined;
+  private config: import("../config/schema").Config | undefined;
   /** What the open session spent (own model and delegated agents), from the usage ledger. */
-  let spend: import("./spend").Spend | undefined;
-  let tools: string[] = [];
-  let status = "starting…";
-  let frame = 0;
-  let lastCtrlC = 0;
-  let exiting = false;
-  const approvedIdentities = new Set<string>();
-  let resolveExit!: (code: number) => void;
-  const exited = new Promise<number>((r) => (resolveExit = r));
-
+  private spend: import("./spend").Spend | undefined;
+  private spendText: ((s: import("./spend").Spend) => string) | undefined;
+  private tools: string[] = [];
+  private status = "starting…";
+  private frame = 0;
+  private lastCtrlC = 0;
+  private exiting = false;
+  /** Calls approved with `a`, by identity: identical ones are approved unasked for the session. */
+  private readonly approvedIdentities = new Set<string>();
+  private resolveExit!: (code: number) => void;
+  private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
   // Rendering: at most one frame per FRAME_MS, and a spinner tick while anything runs.
-  let scheduled: ReturnType<typeof setTimeout> | undefined;
-  const render = () => {
-    scheduled = undefined;
-    if (exiting) return;
+  private scheduled: ReturnType<typeof setTimeout> | undefined;
+  private readonly ticker: ReturnType<typeof setInterval>;
+  private readonly slashContext: SlashContext;
+
+  constructor(private readonly opts: TuiOptions) {
+    this.theme = styleFor(process.stdout, opts.env);
+    this.screen = new Screen(this.term);
+    this.view = new ConversationView(this.theme, () => this.term.columns());
+    this.ticker = setInterval(() => {
+      if (this.view.turnRunning || this.view.approval) {
+        this.frame++;
+        this.requestRender();
+      }
+    }, 100);
+    this.slashContext = {
+      view: this.view,
+      theme: this.theme,
+      cwd: opts.cwd,
+      env: opts.env,
+      session: () => ({ id: this.sessionId, model: this.model, tools: this.tools, contextWindow: this.contextWindow }),
+      usage: async () =>
+        this.store && this.config && this.sessionId ? (await import("./spend")).usageLines(this.store.home, this.config, this.sessionId) : ["no session is open"],
+      request: (method, params) => this.client!.request(method, params),
+      startSession: (resume, modelName) => this.startSession(resume, modelName),
+      closeSession: () => this.closeSession(),
+      openPicker: (startFresh) => this.openPicker(startFresh),
+      quit: () => this.quit(),
+      requestRender: () => this.requestRender(),
+    };
+  }
+
+  async run(): Promise<number> {
+    this.render();
+    // The server loads after the first frame is on screen.
+    try {
+      await this.connect();
+    } catch (e) {
+      this.view.say(`scv: ${(e as Error).message}`, this.theme.red);
+      // A configuration error exits 78 as in `scv exec`, whether the config check here or session.start found it.
+      const { ConfigError } = await import("../config/load");
+      return this.finish(e instanceof ConfigError || (e as { code?: number }).code === -32004 ? 78 : 1);
+    }
+    this.term.onInput((chunk) => {
+      for (const key of this.decode(chunk)) this.onKey(key);
+      this.requestRender();
+    });
+    this.term.onResize(() => this.render());
+    for (const sig of ["SIGTERM", "SIGHUP"] as const) process.on(sig, () => void this.quit());
+    return this.exited;
+  }
+
+  private render() {
+    const { term, theme, view, editor } = this;
+    this.scheduled = undefined;
+    if (this.exiting) return;
     const width = term.columns();
-    const live = [...view.live(frame), ...(picker?.lines(theme, width) ?? [])];
+    const live = [...view.live(this.frame), ...(this.picker?.lines(theme, width) ?? [])];
     const prompt = view.approval ? theme.dim("› ") : theme.cyan("› ");
     const ed = editor.render(width, prompt);
     const hints = completions(editor.text).map((c) => truncate(`  ${theme.bold(`/${c.name}`)}${c.args ? ` ${c.args}` : ""}  ${theme.dim(c.description)}`, width));
-    const statusLine = truncate(theme.dim(statusText()), width);
+    const statusLine = truncate(theme.dim(this.statusText()), width);
     const lines = [...live, "", ...ed.lines, ...hints, statusLine];
     const top = live.length + 1;
-    screen.draw(view.takeCommitted(), { lines, cursorRow: top + ed.cursorRow, cursorCol: ed.cursorCol });
-  };
-  const requestRender = () => {
-    scheduled ??= setTimeout(render, FRAME_MS);
-  };
-  const ticker = setInterval(() => {
-    if (view.turnRunning || view.approval) {
-      frame++;
-      requestRender();
-    }
-  }, 100);
-
-  let spendText: ((s: import("./spend").Spend) => string) | undefined;
-  async function refreshSpend() {
-    if (!store || !config || !sessionId) return;
-    const m = await import("./spend");
-    spendText = m.describeSpend;
-    try {
-      spend = await m.sessionSpend(store.home, config, sessionId);
-    } catch {
-      return; // the status line goes without; the turn is unaffected
-    }
-    requestRender();
+    this.screen.draw(view.takeCommitted(), { lines, cursorRow: top + ed.cursorRow, cursorCol: ed.cursorCol });
   }
 
-  function statusText(): string {
-    const parts = [model || "…", sessionId || status];
-    if (!sessionId) return `  ${status}`;
-    const u = view.lastUsage;
-    if (u) parts.push(`context ${formatTokens(u.input_tokens)}${contextWindow ? ` (${contextShare(u.input_tokens, contextWindow)})` : ""}`);
-    if (spend && spend.tokens > 0 && spendText) parts.push(spendText(spend));
-    if (view.jobs.size) parts.push(`jobs: ${[...view.jobs].map(([job, line]) => (line === "running" ? job : `${job} (${line})`)).join(", ")}`);
+  private requestRender() {
+    this.scheduled ??= setTimeout(() => this.render(), FRAME_MS);
+  }
+
+  private statusText(): string {
+    const parts = [this.model || "…", this.sessionId || this.status];
+    if (!this.sessionId) return `  ${this.status}`;
+    const u = this.view.lastUsage;
+    if (u) parts.push(`context ${formatTokens(u.input_tokens)}${this.contextWindow ? ` (${contextShare(u.input_tokens, this.contextWindow)})` : ""}`);
+    if (this.spend && this.spend.tokens > 0 && this.spendText) parts.push(this.spendText(this.spend));
+    if (this.view.jobs.size) parts.push(`jobs: ${[...this.view.jobs].map(([job, line]) => (line === "running" ? job : `${job} (${line})`)).join(", ")}`);
     return `  ${parts.join(" · ")}`;
   }
 
-  const slashContext: SlashContext = {
-    view,
-    theme,
-    cwd: opts.cwd,
-    env: opts.env,
-    session: () => ({ id: sessionId, model, tools, contextWindow }),
-    usage: async () => (store && config && sessionId ? (await import("./spend")).usageLines(store.home, config, sessionId) : ["no session is open"]),
-    request: (method, params) => client!.request(method, params),
-    startSession,
-    closeSession: () => closeSession(),
-    openPicker,
-    quit,
-    requestRender,
-  };
+  /** What the session spent so far, for the status line, read again after each turn. */
+  private async refreshSpend() {
+    if (!this.store || !this.config || !this.sessionId) return;
+    const m = await import("./spend");
+    this.spendText = m.describeSpend;
+    try {
+      this.spend = await m.sessionSpend(this.store.home, this.config, this.sessionId);
+    } catch {
+      return; // the status line goes without; the turn is unaffected
+    }
+    this.requestRender();
+  }
 
-  render();
-
-  // The server loads after the first frame is on screen.
-  try {
+  /** Loads the server, stops what a killed SCV left, opens the store and the first session (or the picker). */
+  private async connect() {
+    const { opts, view } = this;
     const { createInProcessClient } = await import("../server/in-process-client");
     const { recordRunsIn, requestSubreaper } = await import("../process/index");
     const { reconcileAtStartup } = await import("../agents/reconcile");
@@ -139,221 +174,216 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     requestSubreaper();
     recordRunsIn(scvHome(opts.env));
     void reconcileAtStartup(scvHome(opts.env));
-    store = openSessionStore({ home: scvHome(opts.env) });
+    this.store = openSessionStore({ home: scvHome(opts.env) });
     // Index notices (a rebuild) belong on the screen, not on stderr under it.
-    (await import("../ledger/index")).ledgerFor(store.home, { warn: (m) => (view.say(`note: ${m}`, theme.yellow), requestRender()) });
-    config = loadConfig({ cwd: opts.cwd, env: opts.env }).config;
-    store.prune(config.sessions.keep_days);
-    client = createInProcessClient({
+    (await import("../ledger/index")).ledgerFor(this.store.home, { warn: (m) => (view.say(`note: ${m}`, this.theme.yellow), this.requestRender()) });
+    this.config = loadConfig({ cwd: opts.cwd, env: opts.env }).config;
+    this.store.prune(this.config.sessions.keep_days);
+    this.client = createInProcessClient({
       env: opts.env,
-      sessions: store,
+      sessions: this.store,
       baseDepth: Number(opts.env.SCV_DELEGATION_DEPTH ?? 0) || 0,
-      onNotification(...notification) {
+      onNotification: (...notification) => {
         const [method, p] = notification;
-        if (p.session_id && p.session_id !== sessionId) return;
+        if (p.session_id && p.session_id !== this.sessionId) return;
         view.apply(...notification);
-        if (method === "turn.ended") void refreshSpend();
-        if (method === "approval.requested" && view.approval && approvedIdentities.has(view.approval.identity)) {
-          void answerApproval(true, "approved for this session");
+        if (method === "turn.ended") void this.refreshSpend();
+        if (method === "approval.requested" && view.approval && this.approvedIdentities.has(view.approval.identity)) {
+          void this.answerApproval(true, "approved for this session");
         }
-        requestRender();
+        this.requestRender();
       },
     });
-    await client.request("initialize", { protocol_version: 3, client: { name: "scv-tui" } });
-    if (opts.resume === "") await openPicker(true);
-    else if (opts.resume === undefined && opts.continueNewest) await continueNewest();
-    else await startSession(opts.resume);
-    requestRender();
-  } catch (e) {
-    view.say(`scv: ${(e as Error).message}`, theme.red);
-    // A configuration error exits 78 as in `scv exec`, whether the config check here or session.start found it.
-    const { ConfigError } = await import("../config/load");
-    return finish(e instanceof ConfigError || (e as { code?: number }).code === -32004 ? 78 : 1);
+    await this.client.request("initialize", { protocol_version: 3, client: { name: "scv-tui" } });
+    if (opts.resume === "") await this.openPicker(true);
+    else if (opts.resume === undefined && opts.continueNewest) await this.continueNewest();
+    else await this.startSession(opts.resume);
+    this.requestRender();
   }
 
-  term.onInput((chunk) => {
-    for (const key of decode(chunk)) onKey(key);
-    requestRender();
-  });
-  term.onResize(() => render());
-  for (const sig of ["SIGTERM", "SIGHUP"] as const) process.on(sig, () => void quit());
-
-  return exited;
-
-  async function startSession(resume?: string, modelName?: string) {
-    if (!client) return;
+  private async startSession(resume?: string, modelName?: string) {
+    const { view, theme } = this;
+    if (!this.client) return;
     const model_ = modelName ? { model: modelName } : {};
     const started = resume
-      ? await client.request("session.resume", { session_id: resume, ...model_ })
-      : await client.request("session.start", { cwd: opts.cwd, ...model_ });
-    sessionId = started.session_id;
-    model = started.model;
-    contextWindow = started.context_window;
-    tools = started.tools ?? [];
-    for (const turn of started.turns ?? []) view.replay(sessionId, turn);
+      ? await this.client.request("session.resume", { session_id: resume, ...model_ })
+      : await this.client.request("session.start", { cwd: this.opts.cwd, ...model_ });
+    this.sessionId = started.session_id;
+    this.model = started.model;
+    this.contextWindow = started.context_window;
+    this.tools = started.tools ?? [];
+    for (const turn of started.turns ?? []) view.replay(this.sessionId, turn);
     view.plan = started.plan ?? [];
     for (const job of started.jobs ?? []) if (job.status === "interrupted") view.say(`job ${job.job} (agent ${job.agent}) was interrupted when its process ended`, theme.yellow);
     for (const w of [...(started.warnings ?? []), ...(started.notices ?? [])]) view.say(`note: ${w}`, theme.yellow);
-    view.say(`${resume ? "resumed" : "session"} ${sessionId} in ${started.workspace} · /help for keys and commands`, theme.dim);
+    view.say(`${resume ? "resumed" : "session"} ${this.sessionId} in ${started.workspace} · /help for keys and commands`, theme.dim);
   }
 
   /** --continue: the newest session of this workspace, or a fresh one when there is none. */
-  async function continueNewest() {
-    const newest = store && (await listStored(store, { workspace: storedWorkspace(opts.cwd), limit: 1 }))[0];
-    if (!newest) view.say("no earlier session here to continue; starting a new one", theme.dim);
-    await startSession(newest?.id);
+  private async continueNewest() {
+    const newest = this.store && (await listStored(this.store, { workspace: storedWorkspace(this.opts.cwd), limit: 1 }))[0];
+    if (!newest) this.view.say("no earlier session here to continue; starting a new one", this.theme.dim);
+    await this.startSession(newest?.id);
   }
 
   /** Shows this workspace's stored sessions to pick from (Up/Down, Enter, Esc). */
-  async function openPicker(startFresh: boolean) {
-    const items = (store ? await listStored(store, { workspace: storedWorkspace(opts.cwd), limit: 20 }) : []).filter((s) => s.id !== sessionId);
+  private async openPicker(startFresh: boolean) {
+    const items = (this.store ? await listStored(this.store, { workspace: storedWorkspace(this.opts.cwd), limit: 20 }) : []).filter((s) => s.id !== this.sessionId);
     if (!items.length) {
-      view.say("no stored sessions of this workspace to resume (`scv sessions list --all` shows every workspace's)", theme.dim);
-      if (startFresh) await startSession();
+      this.view.say("no stored sessions of this workspace to resume (`scv sessions list --all` shows every workspace's)", this.theme.dim);
+      if (startFresh) await this.startSession();
       return;
     }
-    picker = new SessionPicker(items, startFresh);
+    this.picker = new SessionPicker(items, startFresh);
   }
 
-  async function onPickerKey(key: Key) {
-    const p = picker!;
+  private async onPickerKey(key: Key) {
+    const p = this.picker!;
     const choice = p.key(key);
     if (choice?.kind === "cancel") {
-      picker = undefined;
-      if (p.startFresh || !sessionId) await startSession();
+      this.picker = undefined;
+      if (p.startFresh || !this.sessionId) await this.startSession();
     } else if (choice?.kind === "open") {
-      picker = undefined;
-      await closeSession();
+      this.picker = undefined;
+      await this.closeSession();
       try {
-        await startSession(choice.id);
+        await this.startSession(choice.id);
       } catch (e) {
-        view.say(`could not resume: ${(e as Error).message}`, theme.red);
-        if (!sessionId) await startSession();
+        this.view.say(`could not resume: ${(e as Error).message}`, this.theme.red);
+        if (!this.sessionId) await this.startSession();
       }
     }
-    requestRender();
+    this.requestRender();
   }
 
-  function onKey(key: Key) {
-    if (key.kind === "ctrlC") return void onCtrlC();
-    if (picker) return void onPickerKey(key);
-    if (view.approval) {
-      if (key.kind === "text") {
-        const k = key.text.toLowerCase();
-        if (k === "y") return void answerApproval(true, "approved");
-        if (k === "a") {
-          approvedIdentities.add(view.approval.identity);
-          return void answerApproval(true, "approved for this session");
-        }
-        if (k === "n") return void answerApproval(false, "denied");
-        if ((k === "p" || k === "u") && view.approval.rulePrefix) return void answerApproval(true, "approved and kept as a rule", k === "p" ? "workspace" : "user");
-      }
-      if (key.kind === "escape") return void answerApproval(false, "denied");
-      return; // the card holds the keyboard until it is answered
-    }
+  private onKey(key: Key) {
+    const { view, editor } = this;
+    if (key.kind === "ctrlC") return void this.onCtrlC();
+    if (this.picker) return void this.onPickerKey(key);
+    if (view.approval) return this.onApprovalKey(key); // the card holds the keyboard until it is answered
     if (key.kind === "ctrlD") {
-      if (editor.isEmpty) void quit();
+      if (editor.isEmpty) void this.quit();
       return;
     }
     if (key.kind === "ctrlO") {
-      if (!view.expandLastResult()) view.say("no tool result yet", theme.dim);
+      if (!view.expandLastResult()) view.say("no tool result yet", this.theme.dim);
       return;
     }
-    if (key.kind === "ctrlL") return void render();
+    if (key.kind === "ctrlL") return void this.render();
     if (key.kind === "tab") {
       const c = completions(editor.text);
       if (c.length === 1) editor.setText(`/${c[0]!.name}${c[0]!.args ? " " : ""}`);
       return;
     }
     const action = editor.handle(key);
-    if (action.kind === "submit") void submit(action.text);
+    if (action.kind === "submit") void this.submit(action.text);
   }
 
-  async function answerApproval(approved: boolean, decision: ApprovalOutcome, remember?: "workspace" | "user") {
-    const a = view.approval;
-    if (!a || !client) return;
-    view.clearApproval(decision);
-    requestRender();
-    const r = await client.request("approval.resolve", { session_id: sessionId, approval_id: a.approvalId, approved, ...(remember ? { remember } : {}) }).catch(() => undefined);
-    if (r?.rule_error) view.say(`the rule was not kept: ${r.rule_error}`, theme.yellow);
-    else if (r?.rule) view.say(`kept: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`, theme.dim);
-    requestRender();
+  /** y approves once, a approves identical calls for the session, p/u keep a rule, n or Esc denies. */
+  private onApprovalKey(key: Key) {
+    if (key.kind === "text") {
+      const k = key.text.toLowerCase();
+      if (k === "y") return void this.answerApproval(true, "approved");
+      if (k === "a") {
+        this.approvedIdentities.add(this.view.approval!.identity);
+        return void this.answerApproval(true, "approved for this session");
+      }
+      if (k === "n") return void this.answerApproval(false, "denied");
+      if ((k === "p" || k === "u") && this.view.approval!.rulePrefix) return void this.answerApproval(true, "approved and kept as a rule", k === "p" ? "workspace" : "user");
+    }
+    if (key.kind === "escape") return void this.answerApproval(false, "denied");
   }
 
-  function onCtrlC() {
+  private async answerApproval(approved: boolean, decision: ApprovalOutcome, remember?: "workspace" | "user") {
+    const a = this.view.approval;
+    if (!a || !this.client) return;
+    this.view.clearApproval(decision);
+    this.requestRender();
+    const r = await this.client
+      .request("approval.resolve", { session_id: this.sessionId, approval_id: a.approvalId, approved, ...(remember ? { remember } : {}) })
+      .catch(() => undefined);
+    if (r?.rule_error) this.view.say(`the rule was not kept: ${r.rule_error}`, this.theme.yellow);
+    else if (r?.rule) this.view.say(`kept: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`, this.theme.dim);
+    this.requestRender();
+  }
+
+  private onCtrlC() {
+    const { view, editor } = this;
     const now = Date.now();
-    const again = now - lastCtrlC < DOUBLE_PRESS_MS;
-    lastCtrlC = now;
-    if (again) return void quit();
+    const again = now - this.lastCtrlC < DOUBLE_PRESS_MS;
+    this.lastCtrlC = now;
+    if (again) return void this.quit();
     if (view.turnRunning) {
       view.setNotice("cancelling… (Ctrl-C again within 2 s to exit)");
       view.cancelling = true;
       if (view.approval) view.clearApproval("denied");
-      void client?.request("turn.cancel", { session_id: sessionId }).catch(() => {});
+      void this.client?.request("turn.cancel", { session_id: this.sessionId }).catch(() => {});
     } else if (!editor.isEmpty) {
       editor.clear();
-      lastCtrlC = 0;
+      this.lastCtrlC = 0;
     } else view.setNotice("press Ctrl-C again to exit, or Ctrl-D");
-    requestRender();
+    this.requestRender();
   }
 
-  async function submit(text: string) {
+  private async submit(text: string) {
+    const { view, theme } = this;
     view.setNotice(undefined);
     const slash = parseSlash(text);
-    if (slash && SLASH_COMMANDS.some((c) => c.name === slash.name)) return runSlashCommand(slashContext, slash.name, slash.arg);
+    if (slash && SLASH_COMMANDS.some((c) => c.name === slash.name)) return runSlashCommand(this.slashContext, slash.name, slash.arg);
     if (slash && text.trim().split(/\s/)[0] === text.trim()) {
       view.say(`unknown command /${slash.name}; /help lists the commands`, theme.yellow);
       return;
     }
     try {
-      const images = imagePathsIn(text, opts.cwd, opts.env.HOME);
+      const images = imagePathsIn(text, this.opts.cwd, this.opts.env.HOME);
       let r: { queued: boolean };
       try {
-        r = await client!.request("turn.start", { session_id: sessionId, prompt: text, ...(images.length ? { images } : {}) });
+        r = await this.client!.request("turn.start", { session_id: this.sessionId, prompt: text, ...(images.length ? { images } : {}) });
         if (images.length) view.say(`attached ${images.length === 1 ? "image" : `${images.length} images`}: ${images.map((p) => p.split("/").pop()).join(", ")}`, theme.dim);
       } catch (e) {
         if (!images.length) throw e;
         // The prompt still goes: only the image stays behind, and the person is told why.
         view.say(`image not attached: ${(e as Error).message}`, theme.yellow);
-        r = await client!.request("turn.start", { session_id: sessionId, prompt: text });
+        r = await this.client!.request("turn.start", { session_id: this.sessionId, prompt: text });
       }
       if (r.queued) view.say(`queued: ${truncate(text.split("\n")[0]!, 60)}`, theme.dim);
     } catch (e) {
       view.say(`could not send: ${(e as Error).message}`, theme.red);
     }
-    requestRender();
+    this.requestRender();
   }
 
-  async function closeSession(announce = true) {
-    if (!sessionId || !client) return;
-    const id = sessionId;
-    if (announce && view.jobs.size) view.say(`stopping ${view.jobs.size} background job${view.jobs.size === 1 ? "" : "s"}…`, theme.yellow);
-    requestRender();
-    await client.request("session.close", { session_id: id }).catch(() => {});
+  private async closeSession(announce = true) {
+    const { view } = this;
+    if (!this.sessionId || !this.client) return;
+    const id = this.sessionId;
+    if (announce && view.jobs.size) view.say(`stopping ${view.jobs.size} background job${view.jobs.size === 1 ? "" : "s"}…`, this.theme.yellow);
+    this.requestRender();
+    await this.client.request("session.close", { session_id: id }).catch(() => {});
     view.jobs.clear();
-    sessionId = "";
+    this.sessionId = "";
   }
 
-  async function quit() {
-    if (exiting) return;
-    const jobs = view.jobs.size;
-    if (jobs) view.say(`exiting: stopping ${jobs} background job${jobs === 1 ? "" : "s"} and their processes…`, theme.yellow);
-    render();
-    await closeSession(false);
-    await client?.closeAll().catch(() => {});
-    finish(0);
+  private async quit() {
+    if (this.exiting) return;
+    const jobs = this.view.jobs.size;
+    if (jobs) this.view.say(`exiting: stopping ${jobs} background job${jobs === 1 ? "" : "s"} and their processes…`, this.theme.yellow);
+    this.render();
+    await this.closeSession(false);
+    await this.client?.closeAll().catch(() => {});
+    this.finish(0);
   }
 
-  function finish(code: number): Promise<number> {
-    exiting = true;
-    clearInterval(ticker);
-    if (scheduled) clearTimeout(scheduled);
-    const rest = view.takeCommitted();
-    screen.release();
-    if (rest.length) term.write(`${rest.join("\r\n")}\r\n`);
-    term.restore();
-    resolveExit(code);
-    return exited;
+  private finish(code: number): Promise<number> {
+    this.exiting = true;
+    clearInterval(this.ticker);
+    if (this.scheduled) clearTimeout(this.scheduled);
+    const rest = this.view.takeCommitted();
+    this.screen.release();
+    if (rest.length) this.term.write(`${rest.join("\r\n")}\r\n`);
+    this.term.restore();
+    this.resolveExit(code);
+    return this.exited;
   }
 }
 
