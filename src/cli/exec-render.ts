@@ -7,6 +7,7 @@ import type { NotificationArgs, NotificationParams } from "../protocol/schema";
 import { planText } from "../plan/plan";
 import { riskInWords } from "../scope";
 import { type Style, styleFor } from "../terminal/style";
+import { ellipsize } from "../text/cut";
 
 export interface Stream {
   write(s: string): unknown;
@@ -228,7 +229,7 @@ export class ExecRenderer {
   }
 
   private fit(text: string): string {
-    return this.tty && text.length > this.width() ? `${text.slice(0, this.width() - 1)}…` : text;
+    return this.tty ? ellipsize(text, this.width()) : text;
   }
 
   private clearTransient() {

@@ -4,6 +4,7 @@ import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
 import type { LoadedSession, SessionStore, StoredItem } from "../sessions/index";
 import { storedWorkspace } from "../sessions/workspace";
+import { ellipsize } from "../text/cut";
 
 const SHOWN_ARGUMENT_CHARS = 200;
 
@@ -30,7 +31,7 @@ function time(ms: number): string {
 
 function oneLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return ellipsize(line, max);
 }
 
 const list = defineCommand({

@@ -1,4 +1,5 @@
 // Reading a response body: bounded reads, an idle watch that cuts a silent stream, and small helpers.
+import { ellipsizeAfter } from "../text/cut";
 
 /** The body as a stream that errors once nothing has arrived for `ms`; every chunk restarts the wait. */
 export function watchIdle(body: ReadableStream<Uint8Array>, ms: number, onIdle: () => void): ReadableStream<Uint8Array> {
@@ -46,7 +47,7 @@ export async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
 
 export function tidyText(text: string): string {
   const one = text.replace(/\s+/g, " ").trim();
-  return one.length > 400 ? `${one.slice(0, 400)}…` : one;
+  return ellipsizeAfter(one, 400);
 }
 
 export async function readBounded(res: Response, limit: number): Promise<string> {

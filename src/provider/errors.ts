@@ -3,6 +3,7 @@
 import { scrubKnown } from "../text/scrub";
 import type { FailureClass, ModelFailure } from "./types";
 import { ErrorEnvelope, type ErrorBody } from "./wire";
+import { ellipsizeAfter } from "../text/cut";
 
 export interface Classified {
   failure: ModelFailure;
@@ -43,7 +44,7 @@ export function failureOf(cls: FailureClass, detail?: string, status?: number, e
  */
 function tidy(s: string, max = 16 * 1024): string {
   const one = s.slice(0, max * 2).replace(/\s+/g, " ").trim();
-  return one.length > max ? `${one.slice(0, max)}…` : one;
+  return ellipsizeAfter(one, max);
 }
 
 /** How long a failure message may be once scrubbed, so an HTML error page or a huge body cannot flood it. */

@@ -6,6 +6,7 @@
 // history items; everything else only appends.
 import { describeImage, type ImageRef, releaseImages } from "../provider/images";
 import type { HistoryItem, ModelClient, ModelFailure, ToolCallRequest, Usage } from "../provider/types";
+import { ellipsizeAfter } from "../text/cut";
 
 export type SummaryItem = Extract<HistoryItem, { role: "summary" }>;
 
@@ -268,6 +269,6 @@ function imagesNote(images: ImageRef[] | undefined): string {
 }
 
 function callLine(call: ToolCallRequest): string {
-  const args = call.arguments.length > LIMITS.call ? `${call.arguments.slice(0, LIMITS.call)}…` : call.arguments;
+  const args = ellipsizeAfter(call.arguments, LIMITS.call);
   return `SCV called ${call.name} [${call.id}] with ${args}`;
 }

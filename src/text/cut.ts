@@ -48,3 +48,8 @@ export function clipChars(text: string, max: number): string {
 export function ellipsize(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/** The first `max` characters of `text` and an ellipsis when cut (so at most `max` + 1 characters). */
+export function ellipsizeAfter(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

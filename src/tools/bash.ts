@@ -9,6 +9,7 @@ import { throttle } from "../throttle";
 import { userHome } from "../user-home";
 import { bashEnvironment, bindingName, bindSecrets, describeBindings } from "./bash-env";
 import { defineTool, parametersByTimeouts, type Tool } from "./tool";
+import { ellipsize } from "../text/cut";
 
 /** The longest progress line; a longer one is cut with an ellipsis. */
 const PROGRESS_MAX_CHARS = 200;
@@ -177,7 +178,7 @@ export function lastLine(bytes: Uint8Array): string {
   const lines = clean.split(/\r?\n|\r/).map((l) => l.trim());
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!;
-    if (line) return line.length > PROGRESS_MAX_CHARS ? `${line.slice(0, PROGRESS_MAX_CHARS - 1)}…` : line;
+    if (line) return ellipsize(line, PROGRESS_MAX_CHARS);
   }
   return "";
 }

@@ -1,6 +1,7 @@
 // Line diffs for people: what a write will change, shown in its approval as a bounded unified diff, and the
 // `+N -M lines` of its outcome. Common leading and trailing lines are set aside first; the rest is an exact
 // LCS when it is small enough, otherwise "all old lines out, all new lines in" (still correct, less tidy).
+import { ellipsize } from "../text/cut";
 
 type Op = { kind: " " | "-" | "+"; line: string };
 
@@ -92,7 +93,7 @@ export function unifiedDiff(oldText: string, newText: string, opts: { maxLines: 
     for (const o of body) out.push(`${o.kind}${o.line}`);
     index = until;
   }
-  const shown = out.slice(0, opts.maxLines).map((l) => (l.length > opts.maxChars ? `${l.slice(0, opts.maxChars - 1)}…` : l));
+  const shown = out.slice(0, opts.maxLines).map((l) => ellipsize(l, opts.maxChars));
   if (out.length > shown.length) shown.push(`… ${out.length - shown.length} more diff lines not shown`);
   return { added, removed, text: shown.join("\n") };
 }

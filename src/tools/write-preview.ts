@@ -3,6 +3,7 @@
 import * as fs from "node:fs";
 import { redactSecrets } from "../text/redact";
 import { lineCounts, splitLines, unifiedDiff } from "./line-diff";
+import { ellipsize } from "../text/cut";
 
 /** Shown in the approval (bounded, credential-looking values masked): the diff for replace, the first lines for create. */
 const PREVIEW_LINES = 40;
@@ -14,7 +15,7 @@ export function changePreview(args: { content: string; mode: "create" | "replace
   const mask = (text: string) => text.split("\n").map(redactSecrets).join("\n");
   if (args.mode === "create") {
     const lines = splitLines(args.content);
-    const shown = lines.slice(0, PREVIEW_LINES).map((l) => `+${l.length > PREVIEW_CHARS ? `${l.slice(0, PREVIEW_CHARS - 1)}…` : l}`);
+    const shown = lines.slice(0, PREVIEW_LINES).map((l) => `+${ellipsize(l, PREVIEW_CHARS)}`);
     const more = lines.length > shown.length ? `\n… ${lines.length - shown.length} more lines` : "";
     return `new file, ${lines.length} lines:\n${mask(shown.join("\n"))}${more}`;
   }

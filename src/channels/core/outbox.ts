@@ -12,6 +12,7 @@ import { readRecord } from "./record-files";
 import type { ChannelAdapter, OutboundFile, SendResult } from "./adapter";
 import { sequenceId } from "./record-files";
 import { Wakeable } from "./sleep";
+import { ellipsize } from "../../text/cut";
 
 export interface DeliveryRecord {
   /** Also the idempotency key of every attempt. */
@@ -264,7 +265,7 @@ function isOutboxFile(path: string, mediaDir: string): boolean {
 
 function failureNotice(failed: DeliveryRecord[]): string {
   const lines = failed.map((r) => {
-    const start = r.text.length > 80 ? `${r.text.slice(0, 79)}…` : r.text;
+    const start = ellipsize(r.text, 80);
     return `- “${start || "(files only)"}”${r.files.length ? ` with ${r.files.length} file(s)` : ""}: ${r.lastError ?? "failed"} after ${r.attempts} attempt(s)`;
   });
   return `[SCV could not deliver ${failed.length === 1 ? "an earlier message" : `${failed.length} earlier messages`}:\n${lines.join("\n")}]`;

@@ -13,6 +13,7 @@ import { connectionError, FeishuApi, FeishuError, feishuError, type LarkSdk, loa
 import { type FeishuConfig, resolveFeishu } from "./credentials";
 import { imageName, inboundContent, outboundParts } from "./render";
 import { EventSpool, type SpooledEvent } from "./spool";
+import { ellipsize } from "../../text/cut";
 
 /** A download that fails for a reason that may pass is retried until the event is this old. */
 const DOWNLOAD_PATIENCE_MS = 10 * 60_000;
@@ -174,7 +175,7 @@ export class FeishuAdapter implements ChannelAdapter {
     try {
       const parent = await this.api!.message(parentId);
       const text = parent && inboundContent(parent.msgType, parent.content, [], this.botOpenId).text;
-      return text ? (text.length > 2000 ? `${text.slice(0, 1999)}…` : text) : undefined;
+      return text ? ellipsize(text, 2000) : undefined;
     } catch {
       return undefined;
     }
