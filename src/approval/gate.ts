@@ -17,12 +17,23 @@ export interface ApprovalRequest {
   fingerprint?: string;
   /** The command guard's verdict, for tools that run commands. */
   guard?: GuardVerdict;
+  /** Only a person's answer counts: `auto_approve` does not approve it (a project's MCP server connecting). */
+  personOnly?: boolean;
+  /** An answer with `remember` is kept beyond the session (the client is told so). */
+  rememberable?: boolean;
 }
+
+/** The client's answer; `remember` asks for the answer to stand beyond this session where that is offered. */
+export type ClientAnswer = boolean | { approved: boolean; remember?: RememberScope };
+/** Where a remembered answer holds: this workspace, or every workspace of this user. */
+export type RememberScope = "workspace" | "user";
 
 export interface ApprovalDecision {
   approved: boolean;
   /** Why, in words the model can act on when it was denied. */
   reason: string;
+  /** The person asked for the answer to be remembered (approval.resolve `remember`), and where. */
+  remember?: RememberScope;
 }
 
 export interface ApprovalGateOptions {
@@ -32,7 +43,7 @@ export interface ApprovalGateOptions {
   /** The client declared in session.start that it approves every request unasked. */
   autoApprove: boolean;
   /** Asks the client; resolves false when the turn is cancelled. Absent: nobody can be asked. */
-  ask?: (request: ApprovalRequest) => Promise<boolean>;
+  ask?: (request: ApprovalRequest) => Promise<ClientAnswer>;
 }
 
 export function createApprovalGate(opts: ApprovalGateOptions) {
@@ -54,10 +65,12 @@ export function createApprovalGate(opts: ApprovalGateOptions) {
     async decide(request: ApprovalRequest): Promise<ApprovalDecision> {
       const decided = unasked(request.risk, request.tool, request.guard);
       if (decided) return decided;
-      if (opts.autoApprove) return { approved: true, reason: "the client approves every request" };
+      if (opts.autoApprove && !request.personOnly) return { approved: true, reason: "the client approves every request" };
       if (!opts.ask) return { approved: false, reason: "no one can approve this request in this session" };
-      const approved = await opts.ask(request);
-      return approved ? { approved, reason: "approved by the user" } : { approved, reason: "the user denied this request" };
+      const answer = await opts.ask(request);
+      const { approved, remember } = typeof answer === "boolean" ? { approved: answer, remember: undefined } : answer;
+      const also = remember ? { remember } : {};
+      return approved ? { approved, reason: "approved by the user", ...also } : { approved, reason: "the user denied this request", ...also };
     },
     /** For work with no turn to carry a question (background jobs): as decide, then auto_approve, then deny. */
     decideUnattended(risk: ToolRisk, tool?: string): ApprovalDecision {

@@ -20,6 +20,7 @@ const ps = defineCommand({
     const rows = listRecords(scvHome())
       .map((r) => ({
         handle: r.handle,
+        kind: r.kind ?? "agent",
         agent: r.agent,
         session: r.session,
         conversation: r.conversation ?? null,
@@ -45,7 +46,7 @@ const ps = defineCommand({
     const { formatDuration } = await import("../daemon/status");
     const table = [
       ["HANDLE", "AGENT", "SESSION", "CONVERSATION", "TURN", "STATE", "AGE", "CWD"],
-      ...rows.map((r) => [r.handle, r.agent, r.session, r.conversation ?? "-", r.turn === null ? "-" : String(r.turn), r.state, formatDuration(r.age_seconds), r.cwd]),
+      ...rows.map((r) => [r.handle, r.kind === "mcp" ? `mcp:${r.agent}` : r.agent, r.session, r.conversation ?? "-", r.turn === null ? "-" : String(r.turn), r.state, formatDuration(r.age_seconds), r.cwd]),
     ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
     const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  "));

@@ -229,6 +229,52 @@ export const ChannelsConfig = lazySchema((z) => z.strictObject({
   feishu: FeishuChannelConfig.optional(),
 }));
 
+/** An MCP server's name: it prefixes its tools (`<server>__<tool>`), so no `__` and no other separators. */
+export const MCP_SERVER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,31}$/;
+const envName = () => zod().string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
+const TOOL_RISK_NAMES = ["read_only", "filesystem", "process", "delegate", "network"] as const;
+
+/**
+ * `[mcp.servers.<name>]`: one MCP server, started as a program (`command`) or reached over streamable HTTP (`url`).
+ * docs/configuration.md ("MCP servers") describes every key.
+ */
+export const McpServerFields = lazySchema((z) => z.strictObject({
+    command: z.string().min(1, "must name a program").optional(),
+    args: z.array(z.string()).default([]),
+    /** Names passed from SCV's environment, or NAME = "value" pairs; nothing else of SCV's environment is passed. */
+    env: z.union([z.array(envName()), z.record(envName(), z.string())]).default([]),
+    cwd: z.string().min(1).optional(),
+    url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional(),
+    headers: z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "must be an HTTP header name"), z.string()).default({}),
+    bearer_token_env: envName().optional(),
+    enabled: z.boolean().default(true),
+    /** Only these tools are offered (the server's own names); unset offers all but disabled_tools. */
+    tools: z.array(z.string().min(1)).optional(),
+    disabled_tools: z.array(z.string().min(1)).default([]),
+    startup_timeout_seconds: positiveInt(3600).default(30),
+    tool_timeout_seconds: positiveInt(MAX_TIMER_SECONDS).default(300),
+    allow_private_addresses: z.boolean().default(false),
+    /** How each call is approved; default `process` for a program, `network` for a URL. */
+    risk: z.enum(TOOL_RISK_NAMES, { error: `must be one of: ${TOOL_RISK_NAMES.join(", ")}` }).optional(),
+    trust_read_only_hints: z.boolean().default(false),
+    share_with_agents: z.boolean().default(false),
+}));
+/** A whole server (the user's and the project's layers merged): exactly one of command and url. */
+export const McpServerConfig = lazySchema(() => McpServerFields
+  .refine((s) => (s.command === undefined) !== (s.url === undefined), "set either command (a program to start) or url (a streamable HTTP endpoint), not both or neither")
+  .refine((s) => s.url !== undefined || (Object.keys(s.headers).length === 0 && s.bearer_token_env === undefined && !s.allow_private_addresses), "headers, bearer_token_env and allow_private_addresses apply only to a url server")
+  .refine((s) => s.command !== undefined || (s.args.length === 0 && s.cwd === undefined && (Array.isArray(s.env) ? s.env.length === 0 : Object.keys(s.env).length === 0)), "args, env and cwd apply only to a command server"));
+export type McpServerConfig = z.infer<typeof McpServerConfig> & {
+  /** Set by the loader when the project file defines the server (the user file does not): its first connect needs a person. */
+  project?: string;
+};
+
+export const McpConfig = lazySchema((z) => z.strictObject({
+  /** The largest JSON-RPC message accepted from a server (and so the largest tool result read). */
+  max_message_bytes: positiveInt(256 * 1024 * 1024).min(65536, "must be at least 65536").default(16 * 1024 * 1024),
+  servers: z.record(z.string().regex(MCP_SERVER_NAME, "server names use 1-32 letters, digits, - and single _ (it prefixes tool names as <server>__<tool>)"), McpServerFields.partial()).default({}),
+}));
+
 export const ConfigFile = lazySchema((z) => z.strictObject({
   provider: z.strictObject({ active: z.string().min(1) }).partial().optional(),
   providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "profile names use letters, digits, _ and -"), ProviderProfile).optional(),
@@ -242,6 +288,7 @@ export const ConfigFile = lazySchema((z) => z.strictObject({
   channels: ChannelsConfig.partial().optional(),
   prices: z.record(z.string().min(1, "a model name must not be empty"), PriceConfig).optional(),
   limits: LimitsConfig.optional(),
+  mcp: McpConfig.partial().optional(),
 }));
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -258,6 +305,7 @@ export interface Config {
   channels: z.infer<typeof ChannelsConfig>;
   prices: Record<string, PriceConfig>;
   limits: LimitsConfig;
+  mcp: { max_message_bytes: number; servers: Record<string, McpServerConfig> };
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -284,7 +332,16 @@ export const USER_ONLY_KEYS = [
   "memory",
   "prices",
   "limits",
+  "mcp.max_message_bytes",
+  // A project file may list servers (they then need a person's approval to connect) but never widen trust.
+  "mcp.servers.*.risk",
+  "mcp.servers.*.trust_read_only_hints",
+  "mcp.servers.*.allow_private_addresses",
+  "mcp.servers.*.share_with_agents",
 ] as const;
+
+/** What a project file may set on a server the user file defines: narrowing only, never what runs or where. */
+export const MCP_PROJECT_NARROWING_KEYS = ["enabled", "tools", "disabled_tools", "startup_timeout_seconds", "tool_timeout_seconds"] as const;
 
 /** Key paths whose values are secrets: shown only as set/unset. */
 export { SECRET_KEYS } from "./secret-keys";

@@ -6,7 +6,24 @@ import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { registeredChecks } from "./checks";
 import { ConfigError, type ConfigInputs, type ConfigText, DEFAULT_PROFILE_NAME, type LoadedConfig } from "./loaded";
-import { AgentConfig, ChannelsConfig, type Config, ConfigFile, EXECUTION_CONTROL_VARIABLES, type CrossCheck, MemoryConfig, ProviderProfile, SessionsConfig, SkillsConfig, ToolsConfig, USER_ONLY_KEYS, WebConfig } from "./schema";
+import {
+  AgentConfig,
+  ChannelsConfig,
+  type Config,
+  ConfigFile,
+  EXECUTION_CONTROL_VARIABLES,
+  type CrossCheck,
+  MCP_PROJECT_NARROWING_KEYS,
+  McpConfig,
+  McpServerConfig,
+  MemoryConfig,
+  ProviderProfile,
+  SessionsConfig,
+  SkillsConfig,
+  ToolsConfig,
+  USER_ONLY_KEYS,
+  WebConfig,
+} from "./schema";
 
 /** The schema below wrappers (optional, default, pipes) that decide nothing about keys. */
 function unwrapSchema(schema: unknown): { def?: Record<string, any>; shape?: Record<string, unknown> } | undefined {
@@ -132,9 +149,16 @@ function leafPaths(value: unknown, prefix = ""): string[] {
   return [prefix];
 }
 
+/** Whether key path `path` is `pattern` or inside it; a `*` in the pattern stands for one segment. */
+function underKey(path: string, pattern: string): boolean {
+  const have = path.split(".");
+  const want = pattern.split(".");
+  return have.length >= want.length && want.every((w, i) => w === "*" || w === have[i]);
+}
+
 function refuseUserOnly(file: string, project: ConfigFile, userFile: string) {
   for (const path of leafPaths(project)) {
-    const hit = USER_ONLY_KEYS.find((k) => path === k || path.startsWith(`${k}.`));
+    const hit = USER_ONLY_KEYS.find((k) => underKey(path, k));
     if (hit) {
       throw new ConfigError(
         `${file}: ${path}: a project file cannot set ${hit}; it changes who SCV trusts or what it runs. Set it in your user config (${userFile}) instead.`,
@@ -190,6 +214,7 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
     channels: mergeSection(ChannelsConfig, user.channels),
     prices: user.prices ?? {},
     limits: user.limits ?? {},
+    mcp: { max_message_bytes: McpConfig.parse(user.mcp ?? {}, ONCE).max_message_bytes, servers: mergeMcpServers(user, project, userFile, projectFile) },
   };
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}, ONCE) ?? {};
   validateCrossKeys(config, userFile, (key) => sources.get(key));
@@ -201,6 +226,34 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
  * keys are user-only, so their problems name the user file.
  */
 const crossChecks = (): CrossCheck[] => registeredChecks();
+
+/**
+ * The user's servers with the project's layer on top. A project file may narrow a server the user file defines
+ * (enabled, the tool lists, timeouts) but not change what runs or where it connects; a server only the project
+ * defines is kept, marked with the project file, and its first connect needs a person's approval.
+ */
+function mergeMcpServers(user: ConfigFile, project: ConfigFile, userFile: string, projectFile: string | undefined): Config["mcp"]["servers"] {
+  const mine = user.mcp?.servers ?? {};
+  const theirs = project.mcp?.servers ?? {};
+  const servers: Config["mcp"]["servers"] = {};
+  for (const name of new Set([...Object.keys(mine), ...Object.keys(theirs)])) {
+    const own = mine[name];
+    const layer = theirs[name];
+    if (own && layer) {
+      const changed = Object.keys(layer).filter((k) => !(MCP_PROJECT_NARROWING_KEYS as readonly string[]).includes(k));
+      if (changed.length) {
+        throw new ConfigError(
+          `${projectFile}: mcp.servers.${name}.${changed[0]}: your user config (${userFile}) defines server "${name}", so a project file may only set ${MCP_PROJECT_NARROWING_KEYS.join(", ")} on it; rename the project's server to define another one`,
+        );
+      }
+    }
+    const file = own ? userFile : projectFile!;
+    const parsed = McpServerConfig.safeParse({ ...own, ...layer }, ONCE);
+    if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => describeIssue(file, { ...i, path: ["mcp", "servers", name, ...i.path] })).join("\n"));
+    servers[name] = own ? parsed.data : { ...parsed.data, project: projectFile! };
+  }
+  return servers;
+}
 
 /** Core checks name the file that set the offending value, which may be the project file. */
 type FileOf = (key: string) => string | undefined;

@@ -13,6 +13,8 @@ import type { ProcessIdentity } from "./types";
 export const DelegationRecord = lazySchema((z) => z.object({
   handle: z.string(),
   agent: z.string(),
+  /** What runs: absent for a delegated agent, `mcp` for an MCP server a session started (agent is then its name). */
+  kind: z.literal("mcp").optional(),
   /** instanceId and sessionId of the SCV session that started it. */
   instance: z.string(),
   session: z.string(),

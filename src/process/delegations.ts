@@ -23,6 +23,8 @@ export interface DelegationInfo {
   /** Unique per instance, e.g. "codex-3f9a2c" (agent name + random hex). */
   handle: string;
   agent: string;
+  /** `mcp` for an MCP server (agent is then the server's name). */
+  kind?: "mcp";
   cwd: string;
   /** The SCV conversation handle this run serves (e.g. "codex-2"), and its turn number. */
   conversation?: string;
@@ -112,6 +114,7 @@ export function startDelegated(scope: DelegationOrigin, info: DelegationInfo, op
   const record: DelegationRecord = {
     handle: info.handle,
     agent: info.agent,
+    ...(info.kind ? { kind: info.kind } : {}),
     instance: scope.instanceId,
     session: scope.sessionId,
     cwd: info.cwd,

@@ -128,7 +128,7 @@ export const requests = {
   },
   "approval.resolve": {
     description:
-      "Answers an approval.requested notification. With `approved: true`, `remember` also keeps the request's `rule_prefix` as an approval rule, for this workspace (`workspace`) or every workspace (`user`), in `$SCV_HOME/approval-rules.json` (see `scv rules list`). The answer stands even when the rule cannot be kept; `rule_error` then says why, and `rule` names a kept rule.",
+      "Answers an approval.requested notification. With `approved: true`, `remember` also keeps the request's `rule_prefix` as an approval rule, for this workspace (`workspace`) or every workspace (`user`), in `$SCV_HOME/approval-rules.json` (see `scv rules list`). The answer stands even when the rule cannot be kept; `rule_error` then says why, and `rule` names a kept rule. For a request marked `rememberable` (an MCP server's connection), `remember` instead keeps the approval itself, for this workspace or every one, until the server's command line, URL or variable names change.",
     params: lazySchema((z) => z.strictObject({
       session_id: SessionId,
       approval_id: z.string().min(1),
@@ -225,7 +225,7 @@ export const notifications = {
   },
   "approval.requested": {
     description:
-      "A tool call needs the client's decision; answer with approval.resolve. `summary` shows what will happen (for a `write`, a bounded diff or the new file's first lines). `fingerprint` is the same for identical calls (same tool, same arguments), so a client may approve repeats of a call it was told to allow. `guard` says why the command guard asks; `rule_prefix`, when present, is the prefix a client may offer to keep as a rule (\"always allow commands starting with `npm test`\"), answered with `remember`.",
+      "A tool call needs the client's decision; answer with approval.resolve. `summary` shows what will happen (for a `write`, a bounded diff or the new file's first lines). `fingerprint` is the same for identical calls (same tool, same arguments), so a client may approve repeats of a call it was told to allow. `guard` says why the command guard asks; `rule_prefix`, when present, is the prefix a client may offer to keep as a rule (\"always allow commands starting with `npm test`\"), answered with `remember`. Connecting to an MCP server is asked as tool `mcp.connect:<server>` (the command line or URL and the environment variable names, never values); `rememberable: true` says an approval sent with `remember` keeps the connection approved.",
     params: lazySchema((z) => z.object({
       ...inTurn,
       approval_id: z.string(),
@@ -237,6 +237,7 @@ export const notifications = {
       fingerprint: z.string().optional(),
       guard: Guard.optional(),
       rule_prefix: z.array(z.string()).optional().describe("the command's first words, as a rule would match them"),
+      rememberable: z.boolean().optional(),
     })),
   },
   "model.retrying": {

@@ -13,6 +13,7 @@ import { createModelClient } from "../provider/client";
 import { imageRef, type ImageRef } from "../provider/images";
 import { contextWindowFor, imageSupportFor } from "../provider/models";
 import type { ModelClient, ReasoningEffort } from "../provider/types";
+import { addMcpServers, configuredServers } from "../mcp/index";
 import type { SessionScope, SessionServices } from "../scope";
 import { buildTools, preCompactionStep } from "../tools/index";
 import { hostedSearchEnabled } from "../tools/web_search";
@@ -295,7 +296,12 @@ function openSession(conn: Connection, o: OpenSession): Session {
       ...(o.channel ? { channel: o.channel } : {}),
       usage,
     },
-    buildTools: (scope) => buildTools(scope, { enabled: o.toolsEnabled }),
+    buildTools: (scope) => {
+      const tools = buildTools(scope, { enabled: o.toolsEnabled });
+      // Connected at the first turn, after approval; a chat conversation's session keeps its servers across turns.
+      if (o.toolsEnabled) addMcpServers(tools, scope, configuredServers(scope.config, join(home, "config.toml")));
+      return tools;
+    },
     hostedWebSearch: (scope) => hostedSearchEnabled(scope, o.toolsEnabled),
     systemPrompt: buildSystemPrompt,
     compactionNote,

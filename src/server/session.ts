@@ -1,7 +1,7 @@
 // A session: one workspace, its tools, history and turn queue. Turns run one at a time; user prompts queue
 // behind the running turn, and server-started turns (background reports) run only when no user turn waits.
 import { randomHex } from "../digest";
-import { createApprovalGate, type ApprovalGate, type ApprovalRequest } from "../approval/gate";
+import { createApprovalGate, type ApprovalGate, type ApprovalRequest, type ClientAnswer } from "../approval/gate";
 import type { Origin } from "../protocol/schema";
 import type { ImageRef } from "../provider/images";
 import { type HistoryItem, type ModelClient, type ReasoningOptions, zeroUsage } from "../provider/types";
@@ -48,7 +48,7 @@ export class Session {
   private readonly context: ContextState;
   private readonly queue: QueuedTurn[] = [];
   private running?: { turnId: string; abort: AbortController; done: Promise<void> };
-  private readonly approvals = new Map<string, { request: ApprovalRequest; resolve: (approved: boolean) => void }>();
+  private readonly approvals = new Map<string, { request: ApprovalRequest; resolve: (answer: ClientAnswer) => void }>();
   private readonly closeHandlers: (() => void | Promise<void>)[] = [];
   private readonly idleSources: (() => IdleTurn | undefined)[] = [];
   private readonly gate: ApprovalGate;
@@ -222,6 +222,11 @@ export class Session {
     const open = this.approvals.get(approvalId);
     if (!open) return undefined;
     this.approvals.delete(approvalId);
+    // A request that keeps its own answer (an MCP server's connection) takes `remember` itself; others keep a rule.
+    if (open.request.rememberable) {
+      open.resolve({ approved, ...(remember ? { remember } : {}) });
+      return {};
+    }
     const kept = remember && approved ? this.keepRule(open.request, remember) : {};
     open.resolve(approved);
     return kept;
@@ -268,11 +273,11 @@ export class Session {
     return `t${++this.turnCounter}`;
   }
 
-  private askClient(request: ApprovalRequest): Promise<boolean> {
+  private askClient(request: ApprovalRequest): Promise<ClientAnswer> {
     const turn = this.running;
     if (!turn) return Promise.resolve(false);
     const approvalId = `a-${randomHex(4)}`;
-    return new Promise<boolean>((resolve) => {
+    return new Promise<ClientAnswer>((resolve) => {
       const onAbort = () => {
         this.approvals.delete(approvalId);
         resolve(false);
@@ -280,9 +285,9 @@ export class Session {
       turn.abort.signal.addEventListener("abort", onAbort, { once: true });
       this.approvals.set(approvalId, {
         request,
-        resolve: (approved) => {
+        resolve: (answer) => {
           turn.abort.signal.removeEventListener("abort", onAbort);
-          resolve(approved);
+          resolve(answer);
         },
       });
       this.opts.emit("approval.requested", {
@@ -296,6 +301,7 @@ export class Session {
         workspace: this.scope.workspace,
         ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
         ...(request.guard ? { guard: guardField(request.guard), ...(request.guard.rulePrefix ? { rule_prefix: request.guard.rulePrefix } : {}) } : {}),
+        ...(request.rememberable ? { rememberable: true } : {}),
       });
     });
   }

@@ -75,6 +75,7 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
   const usage = zeroUsage();
   const userItem: HistoryItem = { role: "user", content: prompt, ...(images?.length ? { images } : {}) };
   history.push(userItem);
+  await refreshToolSources(deps, turnId, signal);
   const specs = deps.tools.list().map(toolSpec);
   let fixedTokens = estimateTextTokens(deps.systemPrompt() + JSON.stringify(specs));
   let refused = false;
@@ -193,6 +194,20 @@ async function runSideStep(deps: TurnDeps, turnId: string, step: SideStep, turnS
     if (signal.aborted) return;
     await runToolCall(deps, turnId, call, signal);
   }
+}
+
+/**
+ * Tools that come and go (MCP servers) are asked for their offer once per turn, before the first request: a
+ * connection is approved here, and a server's list change shows at the next turn. Notices reach the client.
+ */
+async function refreshToolSources(deps: TurnDeps, turnId: string, signal: AbortSignal): Promise<void> {
+  const ids = { session_id: deps.scope.sessionId, turn_id: turnId };
+  const notices = await deps.tools.refresh({
+    signal,
+    approve: (request) => deps.gate.decide(request),
+    progress: (line) => deps.emit("model.notice", { ...ids, message: line }),
+  });
+  for (const message of notices) deps.emit("model.notice", { ...ids, message });
 }
 
 /** One model request: streams text and reasoning to the client and collects the response in output order. */

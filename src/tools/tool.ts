@@ -198,17 +198,86 @@ function invalidArgumentsMessage(tool: string, error: z.ZodError): string {
   return `The ${tool} tool was called with invalid arguments: ${problems.join("; ")}. Rewrite the input so it satisfies the tool's schema.`;
 }
 
-/** Registration rejects duplicate names. */
+/** A request a tool source puts through the session's approval gate outside any tool call (connecting to a server). */
+export interface SourceApprovalRequest {
+  callId: string;
+  tool: string;
+  risk: ToolRisk;
+  summary: string;
+  /** Only a person's answer counts: auto_approve does not approve it. */
+  personOnly?: boolean;
+  /** Equal for identical requests, so a client may answer repeats as it answered the first. */
+  fingerprint?: string;
+  /** An answer with `remember` is kept beyond the session. */
+  rememberable?: boolean;
+}
+
+/** What a tool source may do while it prepares its offer at the start of a turn. */
+export interface SourceContext {
+  signal: AbortSignal;
+  approve(request: SourceApprovalRequest): Promise<{ approved: boolean; reason: string; remember?: "workspace" | "user" }>;
+  /** A one-line status for the client while the source works (connecting, listing). */
+  progress(line: string): void;
+}
+
+/** One group of tools offered together (an MCP server's), named for collision messages. */
+export interface ToolOffer {
+  /** Who offers them, as a person reads it: `MCP server "github" (/home/me/.scv/config.toml)`. */
+  source: string;
+  tools: Tool[];
+}
+
+/** Tools that come and go during a session (MCP servers): asked again at the start of every turn. */
+export interface ToolSource {
+  offers(ctx: SourceContext): Promise<{ offers: ToolOffer[]; notices: string[] }>;
+}
+
+/** Registration rejects duplicate names; sources' offers that collide are refused whole, naming both sides. */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
+  private readonly sources: ToolSource[] = [];
+  private offered = new Map<string, { tool: Tool; source: string }>();
   register(tool: Tool): void {
     if (this.tools.has(tool.name)) throw new Error(`a tool named "${tool.name}" is already registered`);
     this.tools.set(tool.name, tool);
   }
+  addSource(source: ToolSource): void {
+    this.sources.push(source);
+  }
+  /** Asks every source for its current offer; returns notices for the client (offers refused, sources failing). */
+  async refresh(ctx: SourceContext): Promise<string[]> {
+    if (!this.sources.length) return [];
+    const next = new Map<string, { tool: Tool; source: string }>();
+    const notices: string[] = [];
+    for (const source of this.sources) {
+      const got = await source.offers(ctx);
+      notices.push(...got.notices);
+      for (const offer of got.offers) {
+        const clash = this.collision(offer, next);
+        if (clash) notices.push(clash);
+        else for (const tool of offer.tools) next.set(tool.name, { tool, source: offer.source });
+      }
+    }
+    this.offered = next;
+    return notices;
+  }
   get(name: string): Tool | undefined {
-    return this.tools.get(name);
+    return this.tools.get(name) ?? this.offered.get(name)?.tool;
   }
   list(): Tool[] {
-    return [...this.tools.values()];
+    return [...this.tools.values(), ...[...this.offered.values()].map((o) => o.tool)];
+  }
+
+  /** Why `offer` cannot be taken beside the built-in tools and the offers already accepted, naming both sides. */
+  private collision(offer: ToolOffer, accepted: Map<string, { tool: Tool; source: string }>): string | undefined {
+    const seen = new Set<string>();
+    for (const tool of offer.tools) {
+      const other = this.tools.has(tool.name) ? "the built-in tool" : accepted.get(tool.name) ? `a tool of ${accepted.get(tool.name)!.source}` : seen.has(tool.name) ? "another of its own tools" : undefined;
+      if (other) {
+        return `${offer.source} is not offered: its tool name "${tool.name}" collides with ${other} of that name; rename the server or leave the tool out (disabled_tools)`;
+      }
+      seen.add(tool.name);
+    }
+    return undefined;
   }
 }

@@ -20,6 +20,7 @@ export function testConfig(web: Partial<Config["web"]> = {}, extra: { wire_api?:
     channels: ChannelsConfig.parse({}),
     prices: {},
     limits: {},
+    mcp: { max_message_bytes: 16 * 1024 * 1024, servers: {} },
   };
 }
 

@@ -1,6 +1,7 @@
 // One long-running ACP server, serving one conversation: started through the delegation tracker, initialised
 // with no client file-system or terminal capabilities, collected when it exits and shut down as ../live-server
 // says for every server kept per conversation (stdin closed, 2 seconds' grace, then a group kill).
+import { sharedWithAgents } from "../../mcp/index";
 import { type TrackedRun, newHandle, startDelegated } from "../../process/delegations";
 import type { RunResult } from "../../process/types";
 import type { SessionScope } from "../../scope";
@@ -47,6 +48,8 @@ export class AcpServer {
   private stderr = "";
   private exitResult: RunResult | undefined;
   private shuttingDown: Promise<void> | undefined;
+  /** The agent takes MCP servers over HTTP (initialize's agentCapabilities.mcpCapabilities.http). */
+  private mcpOverHttp = false;
   /** Settles when the server has exited and been cleaned up. */
   readonly exited: Promise<RunResult>;
 
@@ -104,13 +107,18 @@ export class AcpServer {
       },
       InitializeResult,
     );
+    const capabilities = init.agentCapabilities as { mcpCapabilities?: { http?: unknown } } | undefined;
+    this.mcpOverHttp = capabilities?.mcpCapabilities?.http === true;
     if (init.protocolVersion !== PROTOCOL_VERSION) {
       throw new RpcError(`the agent speaks Agent Client Protocol version ${init.protocolVersion}; SCV speaks version ${PROTOCOL_VERSION}`);
     }
   }
 
   newSession(cwd: string) {
-    return this.rpc.request("session/new", { cwd, mcpServers: [] }, NewSessionResult);
+    // The user's MCP servers marked share_with_agents (every agent takes stdio ones; HTTP ones only when it says so).
+    const { scope } = this.opts;
+    const mcpServers = sharedWithAgents(scope.config, cwd, scope.env).filter((s) => !("type" in s) || this.mcpOverHttp);
+    return this.rpc.request("session/new", { cwd, mcpServers }, NewSessionResult);
   }
 
   setMode(sessionId: string, modeId: string) {

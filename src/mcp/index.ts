@@ -1,0 +1,58 @@
+// MCP servers as tools: the room's contract. A session hands its server definitions to addMcpServers at start;
+// nothing connects until a turn needs the tools, and the SDK is loaded only then (./hub, ./connection), so a
+// session without servers, and every other command, starts as before. docs/configuration.md ("MCP servers").
+import type { Config, McpServerConfig } from "../config/schema";
+import type { SessionScope, ToolRegistry, ToolSource } from "../tools/tool";
+
+export { offeredName, SERVER_TOOL_SEPARATOR } from "./names";
+
+export interface McpServerDefinition {
+  name: string;
+  config: McpServerConfig;
+  /** Where it was defined, as a person reads it: a config file, or `the editor` for servers an ACP client passed. */
+  origin: string;
+}
+
+/** The enabled servers of a configuration, in the order the files list them. */
+export function configuredServers(config: Config, userFile: string): McpServerDefinition[] {
+  return Object.entries(config.mcp.servers)
+    .filter(([, server]) => server.enabled)
+    .map(([name, server]) => ({ name, config: server, origin: server.project ?? userFile }));
+}
+
+/**
+ * Adds the servers to a session's tools: offered from the first turn that runs, connected after approval.
+ * Also the entry point for servers given at session start from elsewhere (an ACP client's `mcpServers`).
+ */
+export function addMcpServers(tools: ToolRegistry, scope: SessionScope, servers: McpServerDefinition[]): void {
+  if (!servers.length) return;
+  let hub: Promise<ToolSource> | undefined;
+  tools.addSource({
+    async offers(ctx) {
+      hub ??= import("./hub").then(({ McpHub }) => new McpHub(scope, servers, scope.config.mcp.max_message_bytes));
+      return (await hub).offers(ctx);
+    },
+  });
+}
+
+/** ACP `session/new` `mcpServers`: the user's stdio servers marked share_with_agents, with their environment. */
+export function sharedWithAgents(config: Config, workspace: string, env: Readonly<Record<string, string | undefined>>): AcpMcpServer[] {
+  const { launchOf } = require("./launch") as typeof import("./launch");
+  const out: AcpMcpServer[] = [];
+  for (const [name, server] of Object.entries(config.mcp.servers)) {
+    if (!server.enabled || !server.share_with_agents || server.project !== undefined) continue;
+    const launch = launchOf(server, workspace, env);
+    if (launch.missing.length) continue;
+    if (launch.kind === "stdio") {
+      out.push({ name, command: launch.argv[0]!, args: launch.argv.slice(1), env: Object.entries(launch.env).map(([n, value]) => ({ name: n, value })) });
+    } else {
+      out.push({ type: "http", name, url: launch.url.href, headers: Object.entries(launch.headers).map(([n, value]) => ({ name: n, value })) });
+    }
+  }
+  return out;
+}
+
+/** An MCP server as ACP's session/new carries it (stdio without `type`; http with it). */
+export type AcpMcpServer =
+  | { name: string; command: string; args: string[]; env: { name: string; value: string }[] }
+  | { type: "http"; name: string; url: string; headers: { name: string; value: string }[] };

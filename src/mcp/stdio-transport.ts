@@ -1,0 +1,98 @@
+// The SDK's Transport over SCV's own process runner, so a stdio server is tracked like every process SCV
+// starts: recorded before it runs, in its own process group, listed by `scv agents ps` (kind mcp), stopped
+// with its session (TERM, 2 s, KILL) and reaped at start-up after a killed SCV. The SDK's StdioClientTransport
+// would spawn an untracked child, which is why this exists.
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { redactSecrets } from "../agents/redact";
+import { newHandle, startDelegated, type TrackedRun } from "../process/delegations";
+import type { RunResult } from "../process/index";
+import type { SessionScope } from "../tools/tool";
+import { floodGuard, JsonLineReader } from "./lines";
+import type { Launch } from "./launch";
+
+/** More notifications than this in FLOOD_WINDOW_MS disconnects the server (memory and the event loop stay ours). */
+export const FLOOD_MAX = 5000;
+export const FLOOD_WINDOW_MS = 5000;
+const STDERR_TAIL_BYTES = 16 * 1024;
+
+export class RunnerStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Why the connection ended, in words for the person (set before onclose). */
+  closedBecause?: string;
+  private run?: TrackedRun;
+  private closing = false;
+  private readonly flooded = floodGuard(FLOOD_MAX, FLOOD_WINDOW_MS);
+
+  constructor(
+    private readonly scope: SessionScope,
+    private readonly server: string,
+    private readonly launch: Extract<Launch, { kind: "stdio" }>,
+    private readonly maxMessageBytes: number,
+  ) {}
+
+  async start(): Promise<void> {
+    const reader = new JsonLineReader(this.maxMessageBytes, (event) => {
+      if (event.kind === "oversized") return this.fail(`sent a message over ${this.maxMessageBytes} bytes (mcp.max_message_bytes), so it was disconnected`);
+      if (event.kind === "invalid") return this.fail(`wrote a line that is not JSON-RPC on stdout (${JSON.stringify(redactSecrets(event.sample))}), so it was disconnected; a server must log to stderr`);
+      const message = event.value as JSONRPCMessage;
+      if (typeof message !== "object" || message === null || Array.isArray(message)) return this.fail("sent a JSON value that is not a JSON-RPC message, so it was disconnected");
+      if (!("id" in message) && this.flooded()) return this.fail(`sent more than ${FLOOD_MAX} notifications in ${FLOOD_WINDOW_MS / 1000} s, so it was disconnected`);
+      this.onmessage?.(message);
+    });
+    this.run = startDelegated(
+      this.scope,
+      { handle: newHandle(`mcp-${this.server.toLowerCase().replace(/_/g, "-")}`), agent: this.server, kind: "mcp", cwd: this.launch.cwd },
+      {
+        argv: this.launch.argv,
+        cwd: this.launch.cwd,
+        env: this.launch.env,
+        stdin: "pipe",
+        captureBytes: STDERR_TAIL_BYTES,
+        graceMs: 2000,
+        onStdout: (chunk) => reader.push(chunk),
+      },
+    );
+    this.run.result.then(
+      (r) => this.exited(r),
+      (e) => this.exited(undefined, e as Error),
+    );
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!this.run?.stdin || this.closedBecause) throw new Error(`MCP server "${this.server}" ${this.closedBecause ?? "is not running"}`);
+    await this.run.stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /** Stops the server (TERM to its group, KILL after 2 s) and waits until it and its descendants are gone. */
+  async close(): Promise<void> {
+    if (!this.run) return;
+    this.closing = true;
+    this.closedBecause ??= "was disconnected";
+    this.run.cancel();
+    await this.run.result.catch(() => {});
+  }
+
+  /** The process id and run handle, for `scv mcp test` and the tests. */
+  get pid(): number | undefined {
+    return this.run?.identity.pid;
+  }
+
+  private fail(why: string): void {
+    if (this.closedBecause) return;
+    this.closedBecause = why;
+    this.onerror?.(new Error(`MCP server "${this.server}" ${why}`));
+    void this.close();
+  }
+
+  private exited(result: RunResult | undefined, error?: Error): void {
+    if (!this.closedBecause && !this.closing) {
+      const how = result ? (result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`) : `could not run: ${error?.message}`;
+      const tail = result?.stderr.text.trim().split("\n").slice(-3).join(" ⏎ ");
+      this.closedBecause = `${how}${tail ? ` (stderr: ${redactSecrets(tail).slice(-400)})` : ""}`;
+    }
+    this.onclose?.();
+  }
+}
