@@ -190,7 +190,7 @@ export default defineCommand({
     let questions = Promise.resolve();
     let questionAbort = new AbortController();
 
-    function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string }; rule_prefix?: string[] }) {
+    function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string }; rule_prefix?: string[]; rememberable?: boolean }) {
       const answer = async (approved: boolean, remember?: "workspace" | "user") => {
         const r = await client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved, ...(remember ? { remember } : {}) }).catch(() => undefined);
         if (r?.rule) render.note(`  kept the rule: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`);
@@ -215,7 +215,8 @@ export default defineCommand({
         const remember = reply === "workspace-rule" ? "workspace" : reply === "user-rule" ? "user" : undefined;
         const approved = reply === "yes" || reply === "always" || !!remember;
         if (approved) render.approved();
-        await answer(approved, remember);
+        // "always" on a request the server keeps (an MCP server's connection) keeps it for this workspace.
+        await answer(approved, remember ?? (reply === "always" && p.rememberable ? "workspace" : undefined));
       });
       return questions;
     }

@@ -69,6 +69,7 @@ async function main() {
       channels: lazy(() => import("./channels")),
       rules: lazy(() => import("./rules")),
       usage: lazy(() => import("./usage")),
+      mcp: lazy(() => import("./mcp")),
     },
   });
   await runCli(root, argv);

@@ -286,7 +286,8 @@ class TuiApp {
       if (k === "y") return void this.answerApproval(true, "approved");
       if (k === "a") {
         this.approvedIdentities.add(this.view.approval!.identity);
-        return void this.answerApproval(true, "approved for this session");
+        // On a request the server keeps (an MCP server's connection), "a" keeps it for this workspace.
+        return void this.answerApproval(true, "approved for this session", this.view.approval!.rememberable ? "workspace" : undefined);
       }
       if (k === "n") return void this.answerApproval(false, "denied");
       if ((k === "p" || k === "u") && this.view.approval!.rulePrefix) return void this.answerApproval(true, "approved and kept as a rule", k === "p" ? "workspace" : "user");

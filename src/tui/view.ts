@@ -22,6 +22,8 @@ export interface ApprovalCard {
   guardReason?: string;
   /** The prefix the person may keep as a rule ("always allow commands starting with …"). */
   rulePrefix?: string[];
+  /** The server keeps an "always" answer for the workspace (an MCP server's connection). */
+  rememberable?: boolean;
 }
 
 interface RunningTool {
@@ -144,6 +146,7 @@ export class ConversationView {
           identity: typeof p.fingerprint === "string" ? p.fingerprint : `${p.tool}\u0000${p.summary}`,
           ...(typeof p.guard?.reason === "string" ? { guardReason: p.guard.reason } : {}),
           ...(Array.isArray(p.rule_prefix) ? { rulePrefix: p.rule_prefix.map(String) } : {}),
+          ...(p.rememberable === true ? { rememberable: true } : {}),
         };
         break;
       }
