@@ -159,8 +159,8 @@ export class McpConnection {
 function connectFailure(o: ConnectOptions, transport: Transport, e: unknown): string {
   const why = (transport as RunnerStdioTransport).closedBecause;
   const message = e instanceof Error ? e.message : String(e);
-  if (why && !/timed out/i.test(message)) return `MCP server "${o.name}" ${why} before it answered initialize`;
-  if (/timed out/i.test(message)) return `MCP server "${o.name}" did not answer initialize within ${o.server.startup_timeout_seconds} s (startup_timeout_seconds)`;
   if (/protocol version is not supported/.test(message)) return `MCP server "${o.name}" speaks a protocol version SCV does not support (${message.replace(/^.*: /, "")}); update the server or SCV`;
+  if (/timed out/i.test(message)) return `MCP server "${o.name}" did not answer initialize within ${o.server.startup_timeout_seconds} s (startup_timeout_seconds)`;
+  if (why) return `MCP server "${o.name}" ${why} before it answered initialize`;
   return `MCP server "${o.name}" could not be connected: ${message}`;
 }
