@@ -167,7 +167,8 @@ export const notifications = {
     params: lazySchema((z) => z.object({ ...inTurn, text: z.string() })),
   },
   "model.notice": {
-    description: "A one-line note about the model connection, such as a request field the endpoint rejected that SCV stopped sending.",
+    description:
+      "A one-line note about the model connection or the tools offered, such as a request field the endpoint rejected that SCV stopped sending, or an MCP server that could not be connected or whose offer was refused.",
     params: lazySchema((z) => z.object({ ...inTurn, message: z.string() })),
   },
   "session.compacted": {
