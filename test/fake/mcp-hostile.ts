@@ -19,7 +19,7 @@ if (mode === "exit") {
   process.exit(3);
 }
 
-const send = (message: unknown) => process.stdout.write(`${JSON.stringify(message)}\n`);
+const send = (message: unknown): void => void process.stdout.write(`${JSON.stringify(message)}\n`);
 const TOOLS = [
   { name: "hello", description: "Says hello", inputSchema: { type: "object", properties: { who: { type: "string" } } } },
   { name: "sleep", description: "Never answers", inputSchema: { type: "object", properties: {} } },
