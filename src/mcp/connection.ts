@@ -56,7 +56,23 @@ export class McpConnection {
 
   /** Starts or reaches the server and completes `initialize` within startup_timeout_seconds. */
   static async open(o: ConnectOptions): Promise<McpConnection> {
-    const [{ Client }, { ToolListChangedNotificationSchema }] = await Promise.all([import("@modelcontextprotocol/sdk/client/index.js"), import("@modelcontextprotocol/sdk/types.js")]);
+    // A program starts while the SDK loads (loading it is a good part of a second on a busy machine).
+    const stdio = o.launch.kind === "stdio" ? new RunnerStdioTransport(o.scope, o.name, o.launch, o.maxMessageBytes) : undefined;
+    if (stdio) {
+      try {
+        await stdio.start();
+      } catch (e) {
+        throw new McpError(`MCP server "${o.name}" could not be started: ${(e as Error).message}`);
+      }
+    }
+    let sdk: Awaited<ReturnType<typeof loadSdk>>;
+    try {
+      sdk = await loadSdk();
+    } catch (e) {
+      await stdio?.close();
+      throw e;
+    }
+    const { Client, ToolListChangedNotificationSchema } = sdk;
     const timeout = o.server.startup_timeout_seconds * 1000;
     const attempt = async (transport: Transport) => {
       const client = new Client({ name: "scv", version: VERSION }, { capabilities: {} });
@@ -78,7 +94,8 @@ export class McpConnection {
       };
       return conn;
     };
-    if (o.launch.kind === "stdio") return attempt(new RunnerStdioTransport(o.scope, o.name, o.launch, o.maxMessageBytes));
+    if (stdio) return attempt(stdio);
+    if (o.launch.kind !== "http") throw new Error("unreachable");
 
     const [{ StreamableHTTPClientTransport }, { SSEClientTransport }] = await Promise.all([
       import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
@@ -154,6 +171,18 @@ export class McpConnection {
       throw e;
     }
   }
+}
+
+let sdkLoad: Promise<{ Client: typeof Client; ToolListChangedNotificationSchema: typeof import("@modelcontextprotocol/sdk/types.js").ToolListChangedNotificationSchema }> | undefined;
+
+/** The SDK's client, loaded once per process; a session with servers starts this as its first turn begins. */
+export function loadSdk() {
+  sdkLoad ??= Promise.all([import("@modelcontextprotocol/sdk/client/index.js"), import("@modelcontextprotocol/sdk/types.js")]).then(([client, types]) => ({
+    Client: client.Client,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  }));
+  sdkLoad.catch(() => (sdkLoad = undefined));
+  return sdkLoad;
 }
 
 function connectFailure(o: ConnectOptions, transport: Transport, e: unknown): string {

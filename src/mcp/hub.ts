@@ -4,7 +4,7 @@
 // fails is reported and skipped; the session goes on. Closing the session closes every connection.
 import { redactSecrets } from "../agents/redact";
 import type { SourceContext, SessionScope, Tool, ToolOffer, ToolRisk, ToolSource } from "../tools/tool";
-import { McpConnection } from "./connection";
+import { loadSdk, McpConnection } from "./connection";
 import type { McpServerDefinition } from "./index";
 import { describeLaunch, launchFingerprint, launchOf, type Launch, secretValues } from "./launch";
 import { EVERY_WORKSPACE, isRemembered, remember } from "./remembered";
@@ -60,6 +60,7 @@ export class McpHub implements ToolSource {
 
   async offers(ctx: SourceContext): Promise<{ offers: ToolOffer[]; notices: string[] }> {
     const notices: string[] = [];
+    if (this.servers.some((s) => !s.conn || s.conn.closed)) void loadSdk().catch(() => {}); // loads while the person answers
     // Questions one at a time, in config order; the connections that were approved are then made together.
     const toConnect: ServerState[] = [];
     for (const s of this.servers) {

@@ -33,7 +33,9 @@ export class RunnerStdioTransport implements Transport {
     private readonly maxMessageBytes: number,
   ) {}
 
+  /** Starts the program; a second call (the SDK's connect after an early start) does nothing. */
   async start(): Promise<void> {
+    if (this.run) return;
     const reader = new JsonLineReader(this.maxMessageBytes, (event) => {
       if (event.kind === "oversized") return this.fail(`sent a message over ${this.maxMessageBytes} bytes (mcp.max_message_bytes), so it was disconnected`);
       if (event.kind === "invalid") return this.fail(`wrote a line that is not JSON-RPC on stdout (${JSON.stringify(redactSecrets(event.sample))}), so it was disconnected; a server must log to stderr`);

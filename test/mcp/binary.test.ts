@@ -121,6 +121,15 @@ describe("the hostile stand-in: a clear error for that server, no process left",
     });
   }
 
+  test("a program that does not exist: the error names it and says it could not be started", async () => {
+    const { env, workspace } = fakeHome(fake.url);
+    writeFileSync(join(env.SCV_HOME!, "config.toml"), serverToml("gone", { command: join(workspace, "no-such-mcp-server") }));
+    const r = await runBinary(["mcp", "test", "gone", "--yes"], env, workspace);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('MCP server "gone" could not be started');
+    expect(r.stderr).toContain("no-such-mcp-server");
+  });
+
   test("a server flooding notifications is disconnected with that reason; the turn goes on", async () => {
     const { env, workspace } = fakeHome(fake.url);
     const pidFile = join(workspace, "server.pid");
