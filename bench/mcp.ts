@@ -27,7 +27,7 @@ import { EVERYTHING, JS_RUNTIME, serverToml } from "../test/fake/mcp-servers";
 import { median } from "./bare";
 
 const RUNS = Number(process.env.RUNS ?? 5);
-const CALLS = Number(process.env.CALLS ?? 300);
+const CALLS = Number(process.env.CALLS ?? 600);
 const scv = join(import.meta.dir, "..", "dist", "scv");
 const root = mkdtempSync(join(tmpdir(), "scv-bench-mcp-"));
 const fake = await startFakeModel({ respond: () => text("ok") });
@@ -151,12 +151,19 @@ const viaSdkOwnSession = async () => {
 const scvCalls: number[] = [];
 const sdkCalls: number[] = [];
 const sdkOwnCalls: number[] = [];
+// CPU time of this process per call (the client's side: SCV's path or the SDK's), which load barely moves.
+const cpu = new Map<number[], number[]>([[scvCalls, []], [sdkCalls, []], [sdkOwnCalls, []]]);
 for (let i = 0; i < 20; i++) (await viaScv(), await viaSdk(), await viaSdkOwnSession()); // warm all
+const ways = [[viaScv, scvCalls], [viaSdk, sdkCalls], [viaSdkOwnSession, sdkOwnCalls]] as const;
 for (let block = 0; block < CALLS / 10; block++) {
-  for (const [fn, out] of [[viaScv, scvCalls], [viaSdk, sdkCalls], [viaSdkOwnSession, sdkOwnCalls]] as const) {
+  // Each block in another order, so a drift in the machine's load hits every way alike.
+  for (const [fn, out] of block % 2 ? [...ways].reverse() : ways) {
     const t = performance.now();
+    const c = process.cpuUsage();
     for (let i = 0; i < 10; i++) await fn();
+    const used = process.cpuUsage(c);
     out.push((performance.now() - t) / 10);
+    cpu.get(out)!.push((used.user + used.system) / 10 / 1000);
   }
 }
 await conn.close();
@@ -180,6 +187,11 @@ const autogroups = (() => {
   }
 })();
 console.log(`per call, echo (${CALLS} calls each, medians of 10-call blocks; load average ${require("node:os").loadavg()[0].toFixed(1)}, autogroups ${autogroups ? "on" : "off"}):`);
-console.log(`  through SCV (runner transport, own session):    ${us(median(scvCalls))}`);
-if (setsid) console.log(`  SDK directly, server in its own session:        ${us(median(sdkOwnCalls))}  → SCV ${(median(scvCalls) / median(sdkOwnCalls)).toFixed(2)}x (target < 1.2x)`);
-console.log(`  SDK directly, server as the SDK starts it:      ${us(median(sdkCalls))}  → SCV ${(median(scvCalls) / median(sdkCalls)).toFixed(2)}x`);
+const cpuOf = (calls: number[]) => median(cpu.get(calls)!);
+console.log(`  through SCV (runner transport, own session):    ${us(median(scvCalls))} wall, ${us(cpuOf(scvCalls))} client CPU`);
+if (setsid) {
+  console.log(
+    `  SDK directly, server in its own session:        ${us(median(sdkOwnCalls))} wall, ${us(cpuOf(sdkOwnCalls))} client CPU  → SCV ${(median(scvCalls) / median(sdkOwnCalls)).toFixed(2)}x wall (target < 1.2x), ${(cpuOf(scvCalls) / cpuOf(sdkOwnCalls)).toFixed(2)}x CPU`,
+  );
+}
+console.log(`  SDK directly, server as the SDK starts it:      ${us(median(sdkCalls))} wall, ${us(cpuOf(sdkCalls))} client CPU  → SCV ${(median(scvCalls) / median(sdkCalls)).toFixed(2)}x wall, ${(cpuOf(scvCalls) / cpuOf(sdkCalls)).toFixed(2)}x CPU`);
