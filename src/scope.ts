@@ -124,5 +124,10 @@ export interface SessionServices {
   skills?: SkillCatalog;
   /** The model's task list (tools/plan.ts). */
   plan?: PlanState;
+  /**
+   * The MCP servers a delegated agent's ACP `session/new` carries (src/mcp: the user's servers marked
+   * share_with_agents, resolved for `cwd`), in ACP's `McpServer` shape. Set by the server for its sessions.
+   */
+  mcpServersForAgents?: (cwd: string) => Record<string, unknown>[];
 }
 

@@ -5,7 +5,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../config/schema";
-import type { SessionScope } from "../tools/tool";
+import type { SessionScope } from "../scope";
 import { VERSION } from "../version";
 import { guardedMcpFetch } from "./http-fetch";
 import type { Launch } from "./launch";

@@ -2,11 +2,11 @@
 // approved (mcp.connect:<name>, before any client is built; remembered for the session, or for the workspace
 // on "always"), connected, and its tools listed; a server whose list changed is listed again. A server that
 // fails is reported and skipped; the session goes on. Closing the session closes every connection.
-import { redactSecrets } from "../agents/redact";
-import type { SourceContext, SessionScope, Tool, ToolOffer, ToolRisk, ToolSource } from "../tools/tool";
+import { redactSecrets } from "../text/redact";
+import type { SessionScope, ToolRisk } from "../scope";
+import type { SourceContext, Tool, ToolOffer, ToolSource } from "../tools/tool";
 import { loadSdk, McpConnection } from "./connection";
-import type { McpServerDefinition } from "./index";
-import { describeLaunch, launchFingerprint, launchOf, type Launch, secretValues } from "./launch";
+import { describeLaunch, launchFingerprint, launchOf, type Launch, type McpServerDefinition, secretValues } from "./launch";
 import { EVERY_WORKSPACE, isRemembered, remember } from "./remembered";
 import { scrub } from "./result";
 import { mcpTool, type ServerBinding } from "./tool";

@@ -1,17 +1,14 @@
 // MCP servers as tools: the room's contract. A session hands its server definitions to addMcpServers at start;
 // nothing connects until a turn needs the tools, and the SDK is loaded only then (./hub, ./connection), so a
 // session without servers, and every other command, starts as before. docs/configuration.md ("MCP servers").
-import type { Config, McpServerConfig } from "../config/schema";
-import type { SessionScope, ToolRegistry, ToolSource } from "../tools/tool";
+import type { Config } from "../config/schema";
+import type { McpServerDefinition } from "./launch";
+import type { SessionScope } from "../scope";
+import type { ToolRegistry, ToolSource } from "../tools/tool";
 
 export { offeredName, SERVER_TOOL_SEPARATOR } from "./names";
 
-export interface McpServerDefinition {
-  name: string;
-  config: McpServerConfig;
-  /** Where it was defined, as a person reads it: a config file, or `the editor` for servers an ACP client passed. */
-  origin: string;
-}
+export type { McpServerDefinition } from "./launch";
 
 /** The enabled servers of a configuration, in the order the files list them. */
 export function configuredServers(config: Config, userFile: string): McpServerDefinition[] {

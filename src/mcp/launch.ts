@@ -6,6 +6,14 @@ import { isAbsolute, join, resolve } from "node:path";
 import { sha256Hex } from "../digest";
 import type { McpServerConfig } from "../config/schema";
 
+/** A server a session offers: from the config files now, from an ACP client's `mcpServers` later. */
+export interface McpServerDefinition {
+  name: string;
+  config: McpServerConfig;
+  /** Where it was defined, as a person reads it: a config file, or `the editor` for servers an ACP client passed. */
+  origin: string;
+}
+
 /** Variables every program expects, passed from SCV's own environment when set; nothing else is, unless named. */
 export const BASE_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"] as const;
 

@@ -1,7 +1,7 @@
 // A tool result as the model reads it: text as is; images, audio and binary resources described (the tool
 // output is text); structured content as JSON when the server sent no text. Configured secrets are replaced
 // by their names and the whole is cut to the tool output limit.
-import { limitText } from "../tools/tool";
+import { limitText } from "../text/cut";
 
 interface ContentItem {
   type: string;

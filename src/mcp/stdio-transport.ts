@@ -4,10 +4,10 @@
 // would spawn an untracked child, which is why this exists.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { redactSecrets } from "../agents/redact";
+import { redactSecrets } from "../text/redact";
 import { newHandle, startDelegated, type TrackedRun } from "../process/delegations";
 import type { RunResult } from "../process/index";
-import type { SessionScope } from "../tools/tool";
+import type { SessionScope } from "../scope";
 import { floodGuard, JsonLineReader } from "./lines";
 import type { Launch } from "./launch";
 

@@ -1,7 +1,8 @@
 // An MCP server's tool as a session tool: named `<server>__<tool>`, approved by the server's risk through the
 // normal gate (a readOnlyHint lowers it only with trust_read_only_hints), bound to the connection that listed
 // it: a call after that connection ended fails and the next turn offers the reconnected server's tools.
-import { displayLine, failure, type Tool, type ToolResult, type ToolRisk } from "../tools/tool";
+import type { ToolRisk } from "../scope";
+import { displayLine, failure, type Tool, type ToolResult } from "../tools/tool";
 import { type McpConnection, type McpToolInfo } from "./connection";
 import { offeredName } from "./names";
 import { resultOutput } from "./result";

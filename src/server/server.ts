@@ -13,7 +13,7 @@ import { createModelClient } from "../provider/client";
 import { imageRef, type ImageRef } from "../provider/images";
 import { contextWindowFor, imageSupportFor } from "../provider/models";
 import type { ModelClient, ReasoningEffort } from "../provider/types";
-import { addMcpServers, configuredServers } from "../mcp/index";
+import { addMcpServers, configuredServers, sharedWithAgents } from "../mcp/index";
 import type { SessionScope, SessionServices } from "../scope";
 import { buildTools, preCompactionStep } from "../tools/index";
 import { hostedSearchEnabled } from "../tools/web_search";
@@ -290,7 +290,7 @@ function openSession(conn: Connection, o: OpenSession): Session {
       delegationDepth: depth,
       owner: isOwnerSession(depth, o.channel),
       version: VERSION,
-      services: { ...(opts.services?.() ?? {}) },
+      services: { mcpServersForAgents: (cwd: string) => sharedWithAgents(o.config, cwd, env), ...(opts.services?.() ?? {}) },
       images: imageSupportFor(o.modelName, o.profileName, profile.images),
       ...(o.journal ? { journal: o.journal } : {}),
       ...(o.channel ? { channel: o.channel } : {}),

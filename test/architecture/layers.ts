@@ -12,6 +12,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["scope"],
   ["approval", "agents", "ledger"],
   ["accounts", "tools", "daemon"],
+  ["mcp"], // MCP servers as a tool source: above the tool contract, below the server that adds them to sessions
   ["server", "doctor"],
   ["channels", "tui"],
   ["cli"],

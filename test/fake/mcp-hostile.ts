@@ -3,7 +3,8 @@
 // MODE: exit (exits at once), silent (never answers initialize), version (answers with a protocol version no
 // one speaks), invalid (answers initialize with a line that is not JSON), flood (floods notifications after
 // initialize), well (behaves: tools `sleep` (never answers; logs notifications/cancelled), `huge` (a result of
-// `mb` megabytes), `hello` (says hello)). `--pid` writes its pid; `--log` appends every message it receives.
+// `mb` megabytes), `hello` (says hello)). `--pid` writes its pid; `--log` appends every message it receives;
+// `--ignore-eof` keeps it running after its stdin closes.
 import { appendFileSync, writeFileSync } from "node:fs";
 
 const mode = process.argv[2] ?? "well";
@@ -72,4 +73,8 @@ process.stdin.on("data", (chunk) => {
     if (line.trim()) answer(JSON.parse(line));
   }
 });
-process.stdin.on("end", () => process.exit(0));
+// --ignore-eof: keeps running when its client goes away (the kind of server that leaks if nobody stops it).
+process.stdin.on("end", () => {
+  if (!process.argv.includes("--ignore-eof")) process.exit(0);
+  setInterval(() => {}, 1 << 30);
+});

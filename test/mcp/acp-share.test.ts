@@ -1,27 +1,39 @@
 // Delegated agents over ACP get the user's servers marked share_with_agents in session/new (stdio always, HTTP
-// only for an agent that declares mcpCapabilities.http); the others stay SCV's own.
-import { describe, expect, test } from "bun:test";
-import { McpServerConfig } from "../../src/config/schema";
-import { acpCall, acpFixtures, script } from "../fake/acp-harness";
+// only for an agent that declares mcpCapabilities.http); the others stay SCV's own. Through the compiled binary,
+// with the ACP stand-in found in ~/.local/bin.
+import { expect, test } from "bun:test";
+import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fakeHome, fakeModelForFile, requireBinary } from "../fake/binary";
+import { ACP_AGENT, ACP_SERVER, script } from "../fake/acp-harness";
+import { text, toolCalls } from "../fake/model-server";
+import { hostile, serverToml } from "../fake/mcp-servers";
 
-const setup = acpFixtures();
+const fake = fakeModelForFile();
 
-describe("share_with_agents", () => {
-  test("session/new carries the shared stdio servers with their resolved environment; unshared and project servers stay out", async () => {
-    const servers = {
-      tools: McpServerConfig.parse({ command: "/usr/bin/tool-mcp", args: ["--stdio"], env: { TOOL_TOKEN: "tok-1234" }, share_with_agents: true }),
-      mine: McpServerConfig.parse({ command: "/usr/bin/mine" }),
-      remote: McpServerConfig.parse({ url: "https://mcp.example.com/mcp", share_with_agents: true }),
-      repo: { ...McpServerConfig.parse({ command: "./repo-mcp" }), share_with_agents: true, project: "/ws/.scv/config.toml" },
-    };
-    const { f, tool } = setup({ servers: ["claude"], config: { mcp: { max_message_bytes: 16 * 1024 * 1024, servers } } as never });
-    const done = await acpCall(f, tool, { agent: "claude", prompt: script([{ say: "ok" }]) });
-    expect(done.json).toMatchObject({ status: "completed", reply: "ok" });
-    const created = f.servers()[0]!.received.find((m) => m.method === "session/new") as any;
-    expect(created.params.mcpServers).toHaveLength(1);
-    const [shared] = created.params.mcpServers;
-    expect(shared).toMatchObject({ name: "tools", command: "/usr/bin/tool-mcp", args: ["--stdio"] });
-    expect(shared.env).toContainEqual({ name: "TOOL_TOKEN", value: "tok-1234" });
-    expect(shared.type).toBeUndefined();
+test("session/new carries the shared stdio server with its resolved environment; unshared ones and HTTP ones (no mcpCapabilities.http) stay out", async () => {
+  const shared = hostile("well", { env: { TOOL_TOKEN: "tok-1234" }, share_with_agents: true });
+  const extra = serverToml("tools", shared) + serverToml("mine", hostile("well")) + serverToml("remote", { url: "http://127.0.0.1:9/mcp", share_with_agents: true });
+  const { env, workspace, home } = fakeHome(fake.url, extra);
+  const logDir = join(home, "acp-log");
+  mkdirSync(logDir);
+  const bin = join(env.HOME!, ".local", "bin");
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(ACP_AGENT, join(bin, "claude-agent-acp"));
+  fake.queue(toolCalls([{ name: "agent", arguments: { agent: "claude", prompt: script([{ say: "ok" }]) } }]), text("done"));
+  const proc = Bun.spawn([requireBinary(), "exec", "--yes", "--json", "delegate"], {
+    cwd: workspace,
+    env: { ...env, FAKE_ACP_SERVER: ACP_SERVER, FAKE_ACP_BUN: process.execPath, FAKE_ACP_LOG: logDir, PATH: dirname(process.execPath) + ":/usr/bin:/bin" },
+    stdout: "pipe",
+    stderr: "pipe",
   });
-});
+  const [, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  expect(code, stderr).toBe(0);
+  const log = readdirSync(logDir).find((n) => n.endsWith(".jsonl"))!;
+  const created = readFileSync(join(logDir, log), "utf8").trim().split("\n").map((l) => JSON.parse(l)).find((m) => m.method === "session/new");
+  expect(created.params.mcpServers).toHaveLength(1);
+  const [server] = created.params.mcpServers;
+  expect(server).toMatchObject({ name: "tools", command: process.execPath, args: shared.args });
+  expect(server.env).toContainEqual({ name: "TOOL_TOKEN", value: "tok-1234" });
+  expect(server.type).toBeUndefined();
+}, 30_000);

@@ -259,7 +259,8 @@ describe("scv server --stdio: approvals, cancel, a server killed, SCV killed", (
   test("a running server is listed by scv agents ps (kind mcp); after SCV is SIGKILLed the next start reaps it", async () => {
     const { env, workspace } = fakeHome(fake.url);
     const pidFile = join(workspace, "server.pid");
-    writeFileSync(join(env.SCV_HOME!, "config.toml"), readFileSync(join(env.SCV_HOME!, "config.toml"), "utf8") + serverToml("h", hostile("well", { args: ["--pid", pidFile] })));
+    // A server that outlives its client's EOF: only SCV's records can stop it once SCV is gone.
+    writeFileSync(join(env.SCV_HOME!, "config.toml"), readFileSync(join(env.SCV_HOME!, "config.toml"), "utf8") + serverToml("h", hostile("well", { args: ["--pid", pidFile, "--ignore-eof"] })));
     fake.queue(toolCalls([{ name: "h__sleep", arguments: {} }]));
     const sid = await open(env, workspace, true);
     await server!.call("turn.start", { session_id: sid, prompt: "sleep" });

@@ -1,7 +1,6 @@
 // One long-running ACP server, serving one conversation: started through the delegation tracker, initialised
 // with no client file-system or terminal capabilities, collected when it exits and shut down as ../live-server
 // says for every server kept per conversation (stdin closed, 2 seconds' grace, then a group kill).
-import { sharedWithAgents } from "../../mcp/index";
 import { type TrackedRun, newHandle, startDelegated } from "../../process/delegations";
 import type { RunResult } from "../../process/types";
 import type { SessionScope } from "../../scope";
@@ -116,8 +115,8 @@ export class AcpServer {
 
   newSession(cwd: string) {
     // The user's MCP servers marked share_with_agents (every agent takes stdio ones; HTTP ones only when it says so).
-    const { scope } = this.opts;
-    const mcpServers = sharedWithAgents(scope.config, cwd, scope.env).filter((s) => !("type" in s) || this.mcpOverHttp);
+    const shared = this.opts.scope.services.mcpServersForAgents?.(cwd) ?? [];
+    const mcpServers = shared.filter((s) => !("type" in s) || this.mcpOverHttp);
     return this.rpc.request("session/new", { cwd, mcpServers }, NewSessionResult);
   }
 
