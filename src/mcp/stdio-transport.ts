@@ -64,7 +64,7 @@ export class RunnerStdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!this.run?.stdin || this.closedBecause) throw new Error(`MCP server "${this.server}" ${this.closedBecause ?? "is not running"}`);
+    if (!this.run?.stdin || this.closedBecause || this.closing) throw new Error(`MCP server "${this.server}" ${this.closedBecause ?? "is not running"}`);
     await this.run.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
@@ -72,9 +72,8 @@ export class RunnerStdioTransport implements Transport {
   async close(): Promise<void> {
     if (!this.run) return;
     this.closing = true;
-    this.closedBecause ??= "was disconnected";
     this.run.cancel();
-    await this.run.result.catch(() => {});
+    await this.run.result.catch(() => {}); // the reason is set by then (exited)
   }
 
   /** The process id and run handle, for `scv mcp test` and the tests. */
@@ -90,7 +89,10 @@ export class RunnerStdioTransport implements Transport {
   }
 
   private exited(result: RunResult | undefined, error?: Error): void {
-    if (!this.closedBecause && !this.closing) {
+    // Stopped by us: cancelled and ended by a signal (or a clean exit on TERM). A run that ended by itself first,
+    // even while we were closing (its exit not yet seen), keeps its own code: that is the reason worth telling.
+    if (!this.closedBecause && result?.cancelled && (result.signal !== null || result.exitCode === 0)) this.closedBecause = "was disconnected";
+    if (!this.closedBecause) {
       const how = result ? (result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`) : `could not run: ${error?.message}`;
       const tail = result?.stderr.text.trim().split("\n").slice(-3).join(" ⏎ ");
       this.closedBecause = `${how}${tail ? ` (stderr: ${redactSecrets(tail).slice(-400)})` : ""}`;
