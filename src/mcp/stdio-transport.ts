@@ -15,6 +15,8 @@ import type { Launch } from "./launch";
 export const FLOOD_MAX = 5000;
 export const FLOOD_WINDOW_MS = 5000;
 const STDERR_TAIL_BYTES = 16 * 1024;
+/** How long a server may take to exit on its own once its input is closed, before it is signalled. */
+const EOF_GRACE_MS = 500;
 
 export class RunnerStdioTransport implements Transport {
   onclose?: () => void;
@@ -68,12 +70,19 @@ export class RunnerStdioTransport implements Transport {
     await this.run.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
-  /** Stops the server (TERM to its group, KILL after 2 s) and waits until it and its descendants are gone. */
+  /**
+   * Stops the server as the MCP spec asks for stdio: its input closed first (it reads what was already sent, a
+   * notifications/cancelled say, and may exit by itself), then after EOF_GRACE_MS TERM to its group and KILL
+   * after 2 s. Waits until it and its descendants are gone.
+   */
   async close(): Promise<void> {
     if (!this.run) return;
+    const run = this.run;
     this.closing = true;
-    this.run.cancel();
-    await this.run.result.catch(() => {}); // the reason is set by then (exited)
+    await run.stdin?.end().catch(() => {});
+    const gone = await Promise.race([run.result.then(() => true, () => true), Bun.sleep(EOF_GRACE_MS).then(() => false)]);
+    if (!gone) run.cancel();
+    await run.result.catch(() => {}); // the reason is set by then (exited)
   }
 
   /** The process id and run handle, for `scv mcp test` and the tests. */
@@ -91,7 +100,7 @@ export class RunnerStdioTransport implements Transport {
   private exited(result: RunResult | undefined, error?: Error): void {
     // Stopped by us: cancelled and ended by a signal (or a clean exit on TERM). A run that ended by itself first,
     // even while we were closing (its exit not yet seen), keeps its own code: that is the reason worth telling.
-    if (!this.closedBecause && result?.cancelled && (result.signal !== null || result.exitCode === 0)) this.closedBecause = "was disconnected";
+    if (!this.closedBecause && (result?.cancelled || this.closing) && (result?.signal !== null || result.exitCode === 0)) this.closedBecause = "was disconnected";
     if (!this.closedBecause) {
       const how = result ? (result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`) : `could not run: ${error?.message}`;
       const tail = result?.stderr.text.trim().split("\n").slice(-3).join(" ⏎ ");
