@@ -197,7 +197,7 @@ describe("scv server --stdio: approvals, cancel, a server killed, SCV killed", (
     expect(ask.params.summary).toContain("API_TOKEN");
     expect(ask.params.summary).not.toContain(SECRET);
     expect(existsSync(pidFile)).toBe(false); // nothing started before the answer
-    await server!.call("approval.resolve", { session_id: sid, approval_id: ask.params.approval_id, approved: true, remember: true });
+    await server!.call("approval.resolve", { session_id: sid, approval_id: ask.params.approval_id, approved: true, remember: "workspace" });
     const callAsk = await server!.waitFor((m) => m.method === "approval.requested" && m.params.tool === "h__hello");
     expect(callAsk.params.risk).toBe("process");
     expect(callAsk.params.summary).toContain('MCP server "h" tool "hello"');
