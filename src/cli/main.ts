@@ -39,6 +39,11 @@ async function main() {
     const { runStdioServer } = await import("./server-stdio");
     return runStdioServer();
   }
+  if (argv.length === 1 && argv[0] === "acp") {
+    // Editors spawn the ACP agent and wait for `initialize`: like the protocol server, it skips the CLI parser.
+    const { runAcpAgent } = await import("./acp");
+    return runAcpAgent();
+  }
   // `scv` alone in a terminal opens the interactive session; piped or redirected, it keeps printing help.
   // node:tty loads only for a bare `scv`: it costs about 3 ms, which every other command would pay at start.
   const inTerminal = async () => {
@@ -58,6 +63,7 @@ async function main() {
       tui: lazy(() => import("./tui")),
       exec: lazy(() => import("./exec")),
       server: lazy(() => import("./server")),
+      acp: lazy(() => import("./acp")),
       config: lazy(() => import("./config")),
       agents: lazy(() => import("./agents")),
       daemon: lazy(() => import("./daemon")),

@@ -192,6 +192,10 @@ export const notifications = {
       call_id: z.string(),
       tool: z.string(),
       label: z.string(),
+      kind: z
+        .enum(["read", "edit", "execute", "fetch", "search", "think", "other"])
+        .optional()
+        .describe("what kind of action the tool takes, for clients that show it (an editor's icon); absent for tools that do not say"),
       risk: Risk.optional(),
       arguments: z.record(z.string(), z.unknown()).optional(),
       guard: Guard.optional(),

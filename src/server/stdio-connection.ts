@@ -3,7 +3,7 @@
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { recordRunsIn } from "../process/index";
 import { requestSubreaper } from "../process/subreaper";
-import { openSessionStore } from "../sessions/index";
+import { openSessionStore, type SessionStore } from "../sessions/index";
 import { createServerConnection, type ServerConnection } from "./server";
 
 const RECONCILE_DELAY_MS = 200;
@@ -16,6 +16,15 @@ export async function openStdioConnection(opts: { baseDepth: number; send(messag
     if (e instanceof ConfigError) throw new Error(`configuration error, not starting:\n${e.message}`);
     throw e;
   }
+  return createServerConnection({ send: opts.send, baseDepth: opts.baseDepth, sessions: startServing(keepDays) });
+}
+
+/**
+ * What a long-running server process does once at its start (`server --stdio`, `acp`): it becomes the
+ * subreaper of what its runs start, records every run, stops what a dead SCV left, and opens the session store,
+ * pruning sessions older than `keepDays` (none when undefined).
+ */
+export function startServing(keepDays: number | undefined): SessionStore {
   // On Linux, descendants that escape a run (setsid with a cleared environment) reparent to this process (from
   // the first child on: binding libc is left until then, off the start-up path), so
   // the runner finds and stops them after the run; it reaps only those exact pids, never waitpid(-1).
@@ -31,6 +40,6 @@ export async function openStdioConnection(opts: { baseDepth: number; send(messag
   const sessions = openSessionStore({ home: scvHome() });
   // Pruning walks every stored session (one stat each), so it waits like the reconcile pass; sessions this
   // server has open are never pruned.
-  setTimeout(() => sessions.prune(keepDays), RECONCILE_DELAY_MS).unref();
-  return createServerConnection({ send: opts.send, baseDepth: opts.baseDepth, sessions });
+  if (keepDays !== undefined) setTimeout(() => sessions.prune(keepDays), RECONCILE_DELAY_MS).unref();
+  return sessions;
 }

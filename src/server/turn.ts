@@ -337,7 +337,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
   let result: ToolResult;
   let denied = false;
   const started = (label: string, args?: unknown, risk?: ToolRisk, guard?: GuardVerdict) =>
-    emit("tool.started", { ...ids, tool: call.name, label, ...(risk ? { risk } : {}), ...argumentsField(args), ...(guard ? { guard: guardField(guard) } : {}) });
+    emit("tool.started", { ...ids, tool: call.name, label, ...(tool?.kind ? { kind: tool.kind } : {}), ...(risk ? { risk } : {}), ...argumentsField(args), ...(guard ? { guard: guardField(guard) } : {}) });
   if (!tool) {
     started(call.name);
     const names = deps.tools.list().map((t) => t.name);

@@ -34,6 +34,7 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
   if (state.offered.length === 0) return undefined;
   return defineTool({
     name: "agent",
+    kind: "other",
     description: DESCRIPTION,
     parameters: AgentArgs,
     jsonSchema: agentCallSchema(scope.config, state.offered),

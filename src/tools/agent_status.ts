@@ -11,6 +11,7 @@ export function createAgentStatusTool(scope: SessionScope): Tool | undefined {
   if (!jobToolsOffered(scope)) return undefined;
   return defineTool({
     name: "agent_status",
+    kind: "read",
     description:
       "Describe background jobs: with job, that one; without it, {jobs: [...]} for every job this session remembers (running ones with their latest progress line, finished ones with their result).",
     parameters: AgentStatusArgs,

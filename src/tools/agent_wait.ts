@@ -28,6 +28,7 @@ export function createAgentWaitTool(scope: SessionScope): Tool | undefined {
   const dflt = Math.min(scope.config.tools.agent_timeout_seconds, max);
   return defineTool({
     name: "agent_wait",
+    kind: "read",
     description:
       "Wait for a background job started with agent (background: true) to finish, up to timeout_seconds. Returns {job, agent, status, elapsed_seconds, result} when it finished, or status running with its latest progress line. It holds this turn open, so use it only for quick results you need now.",
     parameters: WAIT_ARGS.for(dflt, max),

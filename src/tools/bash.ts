@@ -61,6 +61,7 @@ export function createBashTool(scope: SessionScope): Tool {
 
   return defineTool({
     name: "bash",
+    kind: "execute",
     description:
       `Run a shell command with /bin/bash -lc in the workspace (not sandboxed). Literal read-only commands (ls, cat, ` +
       `rg, git status, …) run without approval; known destructive ones are refused. The environment holds basic ` +

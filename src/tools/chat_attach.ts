@@ -132,6 +132,7 @@ export function createChatAttachTool(scope: SessionScope): Tool | undefined {
   if (!chatScope(scope)) return undefined;
   return defineTool({
     name: "chat_attach",
+    kind: "other",
     description:
       "Sends a file to this chat after your reply text: images arrive as pictures, anything else as a file. Call it once per file; a reply carries at most 8 files of at most 25 MiB each. Secrets, key locations and SCV's own state are refused.",
     parameters: Args,

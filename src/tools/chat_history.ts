@@ -35,6 +35,7 @@ export function createChatHistoryTool(scope: SessionScope): Tool | undefined {
   if (!logDir) return undefined;
   return defineTool({
     name: "chat_history",
+    kind: "search",
     description:
       "Reads this chat's log. search: messages containing every word of query (newest first). episodes: conversations newest first (each /new starts one). read: an episode's messages from offset, with files' paths or states (media, kept, gone, not_saved, sent).",
     parameters: Args,

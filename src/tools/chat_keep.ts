@@ -91,6 +91,7 @@ export function createChatKeepTool(scope: SessionScope): Tool | undefined {
   const { mediaDir, keptDir, logDir } = chat;
   return defineTool({
     name: "chat_keep",
+    kind: "edit",
     description: `Keeps a file the user sent in this chat for good: it moves from the chat media (files expire after ${scope.config.channels.keep_days} days) to this conversation's kept files, which nothing removes. Give the absolute path shown with the file.`,
     parameters: Args,
     risk: "filesystem",

@@ -68,6 +68,7 @@ export function createMemoryTool(scope: SessionScope): Tool | undefined {
   const caps = `USER.md holds at most ${place.config.user_max_bytes} bytes, the project notes ${place.config.project_max_bytes}`;
   return defineTool({
     name: "memory",
+    kind: "edit",
     description:
       `Save, correct or drop a note in the user's memory, which later sessions see in their instructions: scope "user" for USER.md (the user's preferences, time zone, names, standing instructions), "project" for notes about this workspace (its main repository, conventions, decisions). ` +
       `add appends one short note (as a Markdown list item unless it already is one); replace swaps a passage quoted exactly in old_text for text; remove deletes the passage quoted in old_text. ` +

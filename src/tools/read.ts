@@ -30,6 +30,7 @@ type ReadArgs = z.infer<typeof ReadArgs>;
 export function createReadTool(_scope: SessionScope): Tool {
   return defineTool({
     name: "read",
+    kind: "read",
     description:
       "Read a UTF-8 text file in the workspace. offset and limit are in bytes. The first line of the result says " +
       "which bytes were returned, the file's total length, and whether more follows (then read again from the " +

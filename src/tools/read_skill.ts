@@ -37,6 +37,7 @@ export function createReadSkillTool(scope: SessionScope): Tool | undefined {
   if (catalog.skills.length === 0) return undefined;
   return defineTool({
     name: "read_skill",
+    kind: "read",
     description:
       "Read a skill's instructions (its SKILL.md) by the name listed in the system prompt. Takes only a listed name, never a path. " +
       "Project skills are named <project>:<name>.",

@@ -41,8 +41,12 @@ export type Assessment<A> =
   | { ok: true; args: A; risk: ToolRisk; summary: string; label: string; guard?: GuardVerdict }
   | { ok: false; result: ToolResult };
 
+/** What kind of action a tool takes, as an editor shows it (ACP's tool kinds); absent: judged by its risk. */
+export type ToolKind = "read" | "edit" | "execute" | "fetch" | "search" | "think" | "other";
+
 export interface Tool<A = any> {
   name: string;
+  kind?: ToolKind;
   description: string;
   /** JSON Schema offered to the model. */
   jsonSchema: Record<string, unknown>;
@@ -54,6 +58,8 @@ export interface Tool<A = any> {
 
 export interface ToolDefinition<S extends z.ZodType> {
   name: string;
+  /** What kind of action the tool takes (`read`, `edit`, `search`…), for clients that show it. */
+  kind?: ToolKind;
   description: string;
   parameters: S;
   /** JSON Schema tweaks the zod schema cannot carry (for example a config-driven maximum). */
@@ -121,6 +127,7 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
   const jsonSchema = { ...jsonSchemaOf(def.parameters), ...def.jsonSchema };
   return {
     name: def.name,
+    ...(def.kind ? { kind: def.kind } : {}),
     description: def.description,
     jsonSchema,
     async assess(rawArgs, ctx) {

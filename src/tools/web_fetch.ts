@@ -29,6 +29,7 @@ export function createWebFetchTool(scope: SessionScope): Tool {
 
   return defineTool({
     name: "web_fetch",
+    kind: "fetch",
     description:
       "Fetch one public http:// or https:// URL with GET and return it as text. HTML becomes readable plain text " +
       "where each link is followed by [n] and listed under Links:; JSON and other text pass through; images, PDFs, " +

@@ -39,6 +39,7 @@ export function createWebSearchTool(scope: SessionScope): Tool | undefined {
 
   return defineTool({
     name: "web_search",
+    kind: "search",
     description:
       `Search the web with the user's configured search service and return up to ${max} results, each a title, URL and snippet. ` +
       "Use web_fetch to read a result.",

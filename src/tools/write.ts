@@ -38,6 +38,7 @@ export { CREATE_FILE_MODE } from "./atomic-write";
 export function createWriteTool(scope: SessionScope): Tool {
   return defineTool({
     name: "write",
+    kind: "edit",
     description:
       'Write a whole UTF-8 file in the workspace. mode "create" makes a new file (and its missing directories) and ' +
       'fails if it exists; "replace" overwrites an existing file and fails if it does not. Pass expected_sha256 ' +

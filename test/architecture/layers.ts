@@ -14,7 +14,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["accounts", "tools", "daemon"],
   ["mcp"], // MCP servers as a tool source: above the tool contract, below the server that adds them to sessions
   ["server", "doctor"],
-  ["channels", "tui"],
+  ["channels", "tui", "acp-agent"],
   ["cli"],
 ];
 

@@ -14,7 +14,7 @@ import type { AgentSessionState } from "../service";
 import { RpcError } from "./connection";
 import { permissionOutcome, permissionRisk, permissionSummary } from "./permissions";
 import { describeRpcError, exitWords, fromStopReason, usageOf } from "./outcome";
-import type { ConfigOption, PermissionOutcome } from "./schema";
+import type { ConfigOption, PermissionOutcome } from "../../protocol/acp";
 import { LIVE_GRACE_MS } from "../live-server";
 import { AcpServer } from "./server";
 import { TurnUpdates } from "./updates";

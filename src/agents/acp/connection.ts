@@ -4,7 +4,7 @@
 // Written here rather than taken from @agentclientprotocol/sdk: see docs/architecture.md ("Why not …").
 import type { z } from "zod";
 import { StreamReader } from "../formats/stream";
-import { METHOD_NOT_FOUND, RpcMessage } from "./schema";
+import { METHOD_NOT_FOUND, RpcMessage } from "../../protocol/acp";
 
 /** A JSON-RPC error the agent returned, or the connection closing under a pending request. */
 export class RpcError extends Error {

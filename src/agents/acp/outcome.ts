@@ -2,7 +2,7 @@
 import type { AgentStatus } from "../result";
 import { redactSecrets } from "../../text/redact";
 import { RpcError } from "./connection";
-import type { PromptResult } from "./schema";
+import type { PromptResult } from "../../protocol/acp";
 import type { AcpServer } from "./server";
 
 export function fromStopReason(r: PromptResult): { status: AgentStatus; note?: string } {

@@ -4,7 +4,7 @@
 import type { ToolRisk } from "../../scope";
 import { isSecretLikePath } from "../../fs/workspace-paths";
 import { redactProgress, redactSecrets } from "../../text/redact";
-import type { PermissionOutcome, RequestPermissionParams } from "./schema";
+import type { PermissionOutcome, RequestPermissionParams } from "../../protocol/acp";
 
 /** `read`, `search`, `think` are read-only unless a location looks secret-like; the rest as SCV's own tools. */
 export function permissionRisk(p: RequestPermissionParams): ToolRisk {

@@ -18,7 +18,7 @@ import {
   SessionNotification,
   SetConfigOptionResult,
   AnyResult,
-} from "./schema";
+} from "../../protocol/acp";
 
 const STDERR_KEEP_BYTES = 8192;
 

@@ -2,7 +2,7 @@
 // lines, tool-call titles (or kinds), `… failed` for a failed tool call and the current plan step become
 // progress. Thoughts and tool output never do. Claude's informational chunks (`_meta.claudeCode.kind`) are
 // warnings from the adapter, not part of the answer.
-import { SessionUpdate } from "./schema";
+import { SessionUpdate } from "../../protocol/acp";
 
 interface ToolState {
   title?: string;

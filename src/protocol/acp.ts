@@ -1,9 +1,10 @@
-// The Agent Client Protocol v1 messages SCV uses, as zod schemas: JSON-RPC 2.0 envelopes, the client's
-// requests' results, the agent's `session/update` notifications and `session/request_permission` requests.
-// Shapes follow the v1 schema (`schema/v1/schema.json`) and what the real adapters send; unknown fields and
-// unknown update kinds are tolerated, since agents add vendor fields (`_meta`, `name`, `usage`) freely.
+// The Agent Client Protocol v1 messages SCV uses, as zod schemas, for both of its sides: as a client (the
+// delegation engine, src/agents/acp: the client's requests' results, the agent's `session/update` notifications
+// and `session/request_permission` requests) and as an agent (`scv acp`, src/acp-agent: the editor's requests'
+// params and its answers to SCV's requests). Shapes follow the v1 schema (`schema/v1/schema.json`) and what the
+// real peers send; unknown fields and unknown update kinds are tolerated, since peers add vendor fields freely.
 import type { z } from "zod";
-import { lazySchema, zod } from "../../lazy-schema";
+import { lazySchema, zod } from "../lazy-schema";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -122,3 +123,79 @@ export const RequestPermissionParams = lazySchema((z) => z.object({
 export type RequestPermissionParams = z.infer<typeof RequestPermissionParams>;
 
 export type PermissionOutcome = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
+
+// ---- SCV as the agent (`scv acp`): what an editor sends ------------------------------------------------------
+
+const Meta = lazySchema((z) => z.record(z.string(), z.unknown()).nullish());
+
+export const AgentInitializeParams = lazySchema((z) => z.object({
+  protocolVersion: z.number().int().min(0),
+  clientCapabilities: z
+    .object({
+      fs: z.object({ readTextFile: z.boolean().optional(), writeTextFile: z.boolean().optional() }).passthrough().nullish(),
+      terminal: z.boolean().nullish(),
+    })
+    .passthrough()
+    .nullish(),
+  clientInfo: z.object({ name: z.string(), version: z.string().optional() }).passthrough().nullish(),
+}));
+export type AgentInitializeParams = z.infer<typeof AgentInitializeParams>;
+
+const AbsolutePath = lazySchema((z) => z.string().min(1).refine((p) => p.startsWith("/"), "must be an absolute path"));
+
+/** The editor's MCP servers (stdio, http, sse); kept as given until SCV can use them. */
+const McpServer = lazySchema((z) => z.object({ name: z.string() }).passthrough());
+
+export const NewSessionParams = lazySchema((z) => z.object({
+  cwd: AbsolutePath,
+  mcpServers: z.array(McpServer).default([]),
+  _meta: Meta,
+}));
+
+export const LoadSessionParams = lazySchema((z) => z.object({
+  sessionId: z.string().min(1),
+  cwd: AbsolutePath,
+  mcpServers: z.array(McpServer).default([]),
+  _meta: Meta,
+}));
+
+export const ListSessionsParams = lazySchema((z) => z.object({ cwd: AbsolutePath.nullish(), cursor: z.string().nullish(), _meta: Meta }).nullish());
+
+export const SessionIdParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), _meta: Meta }));
+
+const TextResource = lazySchema((z) => z.object({ uri: z.string(), text: z.string(), mimeType: z.string().nullish() }).passthrough());
+const BlobResource = lazySchema((z) => z.object({ uri: z.string(), blob: z.string(), mimeType: z.string().nullish() }).passthrough());
+
+/** A prompt's content: text, links to resources, resources inlined by the editor, images and audio. */
+export const PromptBlock = lazySchema((z) => z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }).passthrough(),
+  z.object({ type: z.literal("resource_link"), uri: z.string(), name: z.string(), title: z.string().nullish(), description: z.string().nullish() }).passthrough(),
+  z.object({ type: z.literal("resource"), resource: z.union([TextResource, BlobResource]) }).passthrough(),
+  z.object({ type: z.literal("image"), data: z.string(), mimeType: z.string(), uri: z.string().nullish() }).passthrough(),
+  z.object({ type: z.literal("audio"), data: z.string(), mimeType: z.string() }).passthrough(),
+]));
+export type PromptBlock = z.infer<typeof PromptBlock>;
+
+export const PromptParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), prompt: z.array(PromptBlock), _meta: Meta }));
+
+export const SetModeParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), modeId: z.string().min(1), _meta: Meta }));
+
+export const SetConfigOptionParams = lazySchema((z) => z.object({
+  sessionId: z.string().min(1),
+  configId: z.string().min(1),
+  value: z.union([z.string(), z.boolean()]),
+  _meta: Meta,
+}));
+
+/** `session/set_model` (unstable in v1, still sent by editors that show a model picker from `models`). */
+export const SetModelParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), modelId: z.string().min(1), _meta: Meta }));
+
+/** The editor's answer to `session/request_permission`. */
+export const RequestPermissionResult = lazySchema((z) => z.object({
+  outcome: z.discriminatedUnion("outcome", [
+    z.object({ outcome: z.literal("selected"), optionId: z.string() }),
+    z.object({ outcome: z.literal("cancelled") }),
+  ]),
+}));
+
+export const ReadTextFileResult = lazySchema((z) => z.object({ content: z.string() }));

@@ -1,0 +1,203 @@
+// `scv acp` behind its fast path: the editor's ACP requests, each served by the one in-process SCV server
+// connection this process drives (as `scv exec` and the TUI do), with ACP's errors for bad input.
+import { statSync } from "node:fs";
+import type { z } from "zod";
+import {
+  AgentInitializeParams,
+  ListSessionsParams,
+  LoadSessionParams,
+  NewSessionParams,
+  PromptParams,
+  SessionIdParams,
+  SetConfigOptionParams,
+  SetModelParams,
+  SetModeParams,
+} from "../protocol/acp";
+import { ERROR_CODES, type NotificationMethod, type RequestResult } from "../protocol/schema";
+import { createInProcessClient } from "../server/in-process-client";
+import type { SessionStore } from "../sessions/index";
+import { storedWorkspace } from "../sessions/workspace";
+import { type ClientOffers, initializeResult, offersFrom } from "./capabilities";
+import { ACP_ERRORS, AcpError, AcpPeer } from "./rpc";
+import { AcpSession } from "./session";
+
+export interface AcpAgentOptions {
+  send(message: unknown): Promise<void>;
+  env: NodeJS.ProcessEnv;
+  baseDepth: number;
+  sessions: SessionStore;
+  /** What the fast path learnt from an `initialize` it answered before this module loaded. */
+  initialized?: ClientOffers;
+  /** One line for the editor's agent log (stderr). */
+  log(line: string): void;
+}
+
+export interface AcpAgent {
+  peer: AcpPeer;
+  close(): Promise<void>;
+}
+
+const LIST_PAGE = 100;
+
+/** ACP's error for what SCV's server refused: an unknown session is a missing resource, the rest keep their words. */
+function translate(e: unknown): never {
+  if (e instanceof AcpError) throw e;
+  const code = (e as { code?: number }).code;
+  const message = (e as Error).message;
+  if (code === ERROR_CODES.unknown_session) throw new AcpError(ACP_ERRORS.resource_not_found, message);
+  if (code === ERROR_CODES.invalid_params) throw new AcpError(ACP_ERRORS.invalid_params, message);
+  throw new AcpError(ACP_ERRORS.internal_error, message, code === undefined ? undefined : { scvCode: code });
+}
+
+function parse<T extends z.ZodType>(schema: T, params: unknown, method: string): z.infer<T> {
+  const parsed = schema.safeParse(params ?? {});
+  if (parsed.success) return parsed.data;
+  const why = parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ");
+  throw new AcpError(ACP_ERRORS.invalid_params, `invalid params for ${method}: ${why}`);
+}
+
+function requireDirectory(cwd: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDir) throw new AcpError(ACP_ERRORS.invalid_params, `cwd "${cwd}" is not an existing directory; pass the workspace's absolute path`);
+}
+
+export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
+  let offers = opts.initialized;
+  const sessions = new Map<string, AcpSession>();
+  const scv = createInProcessClient({
+    env: opts.env,
+    sessions: opts.sessions,
+    baseDepth: opts.baseDepth,
+    onNotification(method, params) {
+      sessions.get(params?.session_id)?.onEvent(method as NotificationMethod, params);
+    },
+  });
+  const scvReady = scv.request("initialize", { protocol_version: 3, client: { name: "scv-acp" } });
+
+  const session = (id: string) => {
+    const s = sessions.get(id);
+    if (!s) throw new AcpError(ACP_ERRORS.resource_not_found, `unknown session "${id}": start one with session/new, or open a stored one with session/load`);
+    return s;
+  };
+
+  const reportMcp = (servers: { name: string }[]) => {
+    if (servers.length) opts.log(`the editor's MCP servers (${servers.map((s) => s.name).join(", ")}) are not used: SCV has no MCP support yet`);
+  };
+
+  const open = (id: string, workspace: string) => {
+    const s = new AcpSession({ id, workspace, scv, peer, log: (line) => opts.log(`${id}: ${line}`) });
+    sessions.set(id, s);
+    return s;
+  };
+
+  /** Opens a stored session here (closing it first if this connection has it open). */
+  const resume = async (id: string): Promise<{ s: AcpSession; r: RequestResult<"session.resume"> }> => {
+    await scvReady;
+    if (sessions.has(id)) await closeSession(id);
+    const r = await scv.request<RequestResult<"session.resume">>("session.resume", { session_id: id }).catch(translate);
+    for (const w of r.warnings) opts.log(`${id}: warning: ${w}`);
+    return { s: open(r.session_id, r.workspace), r };
+  };
+
+  const closeSession = async (id: string) => {
+    const s = session(id);
+    sessions.delete(id);
+    s.closed();
+    await scv.request("session.close", { session_id: id }).catch(translate);
+  };
+
+  const methods: Record<string, (params: unknown) => Promise<unknown>> = {
+    async initialize(params) {
+      parse(AgentInitializeParams, params, "initialize");
+      offers = offersFrom(params);
+      return initializeResult();
+    },
+    async authenticate() {
+      return {}; // SCV's own config holds the keys: nothing to sign in to here
+    },
+    async "session/new"(params) {
+      const p = parse(NewSessionParams, params, "session/new");
+      requireDirectory(p.cwd);
+      reportMcp(p.mcpServers);
+      await scvReady;
+      const r = await scv.request<RequestResult<"session.start">>("session.start", { cwd: p.cwd }).catch(translate);
+      for (const n of r.notices ?? []) opts.log(`${r.session_id}: note: ${n}`);
+      return { sessionId: r.session_id, ...open(r.session_id, r.workspace).state() };
+    },
+    async "session/load"(params) {
+      const p = parse(LoadSessionParams, params, "session/load");
+      reportMcp(p.mcpServers);
+      const { s, r } = await resume(p.sessionId);
+      s.replay(r.turns);
+      return s.state();
+    },
+    async "session/resume"(params) {
+      const p = parse(LoadSessionParams, params, "session/resume");
+      reportMcp(p.mcpServers);
+      return (await resume(p.sessionId)).s.state();
+    },
+    async "session/list"(params) {
+      const p = parse(ListSessionsParams, params, "session/list");
+      const start = Number(p?.cursor ?? 0);
+      if (!Number.isSafeInteger(start) || start < 0) throw new AcpError(ACP_ERRORS.invalid_params, `cursor "${p?.cursor}" is not one session/list gave; omit it to start from the newest`);
+      const all = opts.sessions.list(p?.cwd ? { workspace: storedWorkspace(p.cwd) } : {});
+      const page = all.slice(start, start + LIST_PAGE);
+      return {
+        sessions: page.map((s) => ({ sessionId: s.id, cwd: s.workspace, ...(s.first_prompt ? { title: s.first_prompt } : {}), updatedAt: new Date(s.last_activity).toISOString() })),
+        ...(start + LIST_PAGE < all.length ? { nextCursor: String(start + LIST_PAGE) } : {}),
+      };
+    },
+    async "session/close"(params) {
+      await closeSession(parse(SessionIdParams, params, "session/close").sessionId);
+      return {};
+    },
+    async "session/prompt"(params) {
+      const p = parse(PromptParams, params, "session/prompt");
+      return session(p.sessionId).prompt(p.prompt);
+    },
+    async "session/set_mode"(params) {
+      const p = parse(SetModeParams, params, "session/set_mode");
+      session(p.sessionId).setMode(p.modeId);
+      return {};
+    },
+    async "session/set_config_option"(params) {
+      const p = parse(SetConfigOptionParams, params, "session/set_config_option");
+      return session(p.sessionId).setConfigOption(p.configId, p.value);
+    },
+    async "session/set_model"(params) {
+      const p = parse(SetModelParams, params, "session/set_model");
+      return session(p.sessionId).setConfigOption("model", p.modelId);
+    },
+  };
+
+  const peer: AcpPeer = new AcpPeer(opts.send, {
+    async request(method, params) {
+      const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
+      if (!offers && method !== "initialize") {
+        throw new AcpError(ACP_ERRORS.invalid_request, `${method} before initialize: send initialize {protocolVersion: 1} first`);
+      }
+      if (!handler) throw new AcpError(ACP_ERRORS.method_not_found, `method not found: ${method}; SCV serves ${Object.keys(methods).join(", ")}`);
+      return handler(params);
+    },
+    notification(method, params) {
+      if (method !== "session/cancel" || !offers) return;
+      const id = (params as { sessionId?: unknown } | null)?.sessionId;
+      if (typeof id === "string") sessions.get(id)?.cancel();
+    },
+  });
+
+  return {
+    peer,
+    async close() {
+      peer.close();
+      for (const s of sessions.values()) s.closed();
+      sessions.clear();
+      await scv.closeAll();
+    },
+  };
+}

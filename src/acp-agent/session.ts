@@ -1,0 +1,217 @@
+// One editor session bound to one SCV session (same ID): a prompt becomes a turn whose events stream back as
+// `session/update`s, each approval becomes `session/request_permission` unless the mode or an earlier
+// "always" answer decides it, and `session/cancel` cancels the turn.
+import type { NotificationMethod, NotificationParams, RequestResult } from "../protocol/schema";
+import { type PromptBlock, RequestPermissionResult } from "../protocol/acp";
+import { isMode, type ModeId, modeApproves, modeOption, modeState } from "./modes";
+import { promptText } from "./prompt";
+import { ACP_ERRORS, AcpError, type AcpPeer } from "./rpc";
+import { fileTextForDiff, stopReasonOf, textContent, toolCallFinished, toolCallStarted, toolKind, toolPath } from "./updates";
+
+/** The in-process SCV client the sessions share. */
+export interface ScvClient {
+  request<T = any>(method: string, params: unknown): Promise<T>;
+}
+
+export interface AcpSessionDeps {
+  id: string;
+  workspace: string;
+  scv: ScvClient;
+  peer: AcpPeer;
+  log(line: string): void;
+}
+
+const PERMISSION_OPTIONS = [
+  { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
+  { optionId: "allow-always", name: "Allow identical calls", kind: "allow_always" },
+  { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+  { optionId: "reject-always", name: "Reject identical calls", kind: "reject_always" },
+] as const;
+
+/** A tool call as far as its updates need it: the file an edit changes and that file's text before. */
+interface CallState {
+  title: string;
+  kind: string;
+  path?: string;
+  before?: string | null;
+}
+
+interface RunningPrompt {
+  turnId?: string;
+  cancelRequested: boolean;
+  end(p: NotificationParams<"turn.ended">): void;
+}
+
+type Ended = NotificationParams<"turn.ended">;
+
+export class AcpSession {
+  private mode: ModeId = "ask";
+  /** Identities of calls answered "always": the server's fingerprint (same tool, same arguments), as the TUI. */
+  private readonly allowAlways = new Set<string>();
+  private readonly rejectAlways = new Set<string>();
+  private readonly calls = new Map<string, CallState>();
+  private running: RunningPrompt | undefined;
+  /** Turns that ended before turn.start's reply named them (kept briefly, so no end is missed). */
+  private readonly endedEarly = new Map<string, Ended>();
+
+  constructor(private readonly deps: AcpSessionDeps) {}
+
+  get id(): string {
+    return this.deps.id;
+  }
+
+  get workspace(): string {
+    return this.deps.workspace;
+  }
+
+  /** The modes and options a session/new, load or resume reply carries. */
+  state() {
+    return { modes: modeState(this.mode), configOptions: [modeOption(this.mode)] };
+  }
+
+  setMode(modeId: string): void {
+    if (!isMode(modeId)) throw new AcpError(ACP_ERRORS.invalid_params, `unknown mode "${modeId}"; the modes are ${modeState(this.mode).availableModes.map((m) => m.id).join(", ")}`);
+    this.mode = modeId;
+    this.update({ sessionUpdate: "current_mode_update", currentModeId: modeId });
+  }
+
+  setConfigOption(configId: string, value: unknown) {
+    if (configId !== "mode" || typeof value !== "string") throw new AcpError(ACP_ERRORS.invalid_params, `unknown config option "${configId}"; SCV offers "mode"`);
+    this.setMode(value);
+    return { configOptions: this.state().configOptions };
+  }
+
+  /** Sends a stored session's turns as they happened: the person's prompts and SCV's replies. */
+  replay(turns: RequestResult<"session.resume">["turns"]): void {
+    for (const t of turns) {
+      if (t.origin.kind === "user") this.update({ sessionUpdate: "user_message_chunk", content: { type: "text", text: t.prompt } });
+      if (t.reply) this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t.reply } });
+    }
+  }
+
+  async prompt(blocks: PromptBlock[]): Promise<{ stopReason: string }> {
+    if (this.running) throw new AcpError(ACP_ERRORS.invalid_request, `a prompt is already running in session ${this.id}; wait for its result or send session/cancel first`);
+    const text = promptText(blocks);
+    let end!: (p: Ended) => void;
+    const ended = new Promise<Ended>((r) => (end = r));
+    const running: RunningPrompt = { cancelRequested: false, end };
+    this.running = running;
+    try {
+      const { turn_id } = await this.deps.scv.request<{ turn_id: string }>("turn.start", { session_id: this.id, prompt: text });
+      running.turnId = turn_id;
+      const early = this.endedEarly.get(turn_id);
+      if (early) end(early);
+      if (running.cancelRequested) void this.cancelTurn();
+      return { stopReason: stopReasonOf(await ended) };
+    } finally {
+      this.endedEarly.clear();
+      if (this.running === running) this.running = undefined;
+    }
+  }
+
+  cancel(): void {
+    if (!this.running) return;
+    this.running.cancelRequested = true;
+    if (this.running.turnId) void this.cancelTurn();
+  }
+
+  /** The session is closing: a prompt still waiting ends as cancelled. */
+  closed(): void {
+    this.running?.end({ status: "cancelled" } as Ended);
+  }
+
+  onEvent<M extends NotificationMethod>(method: M, params: NotificationParams<M>): void {
+    const p = params as any;
+    switch (method) {
+      case "assistant.delta":
+        return this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: p.text } });
+      case "reasoning.delta":
+        return this.update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: p.text } });
+      case "tool.started":
+        return this.toolStarted(p);
+      case "tool.progress":
+        return this.update({ sessionUpdate: "tool_call_update", toolCallId: p.call_id, status: "in_progress", content: [textContent(p.line)] });
+      case "tool.completed": {
+        const call = this.calls.get(p.call_id) ?? { title: p.tool, kind: "other" };
+        this.calls.delete(p.call_id);
+        return this.update(toolCallFinished(p, call));
+      }
+      case "approval.requested":
+        return void this.approve(p);
+      case "approval.denied_unattended":
+        return this.deps.log(`denied without asking (${p.reason}): ${p.summary.split("\n")[0]}`);
+      case "model.notice":
+      case "model.retrying":
+        return this.deps.log(method === "model.notice" ? p.message : `model request failed (${p.error.message}); retry ${p.attempt} of ${p.max_retries}`);
+      case "turn.ended":
+        return this.turnEnded(p);
+    }
+  }
+
+  private toolStarted(p: NotificationParams<"tool.started">): void {
+    const kind = toolKind(p);
+    const path = toolPath(this.workspace, p.arguments);
+    // The file's text before an edit, read before the call is approved and runs, for the diff after it.
+    const before = kind === "edit" && path ? fileTextForDiff(path) : undefined;
+    this.calls.set(p.call_id, { title: p.label, kind, ...(path ? { path, before } : {}) });
+    this.update(toolCallStarted(this.workspace, p));
+  }
+
+  private turnEnded(p: Ended): void {
+    const running = this.running;
+    if (running?.turnId === p.turn_id) running.end(p);
+    else if (running && !running.turnId && p.origin.kind === "user") this.endedEarly.set(p.turn_id, p);
+  }
+
+  private async approve(p: NotificationParams<"approval.requested">): Promise<void> {
+    const identity = p.fingerprint ?? `${p.tool}\u0000${p.summary}`;
+    let approved: boolean;
+    if (modeApproves(this.mode, p.risk) || this.allowAlways.has(identity)) approved = true;
+    else if (this.rejectAlways.has(identity)) approved = false;
+    else approved = await this.ask(p, identity);
+    await this.deps.scv.request("approval.resolve", { session_id: this.id, approval_id: p.approval_id, approved }).catch(() => {
+      // the turn ended (cancelled) while the editor was asked: nothing waits for the answer any more
+    });
+  }
+
+  private async ask(p: NotificationParams<"approval.requested">, identity: string): Promise<boolean> {
+    const call = this.calls.get(p.call_id);
+    const kind = call?.kind ?? toolKind(p);
+    const toolCall = {
+      toolCallId: p.call_id,
+      title: call?.title ?? p.tool,
+      kind,
+      status: "pending",
+      content: [textContent(p.summary)],
+      ...(call?.path ? { locations: [{ path: call.path }] } : {}),
+    };
+    let answer;
+    try {
+      answer = await this.deps.peer.request("session/request_permission", { sessionId: this.id, toolCall, options: PERMISSION_OPTIONS }, RequestPermissionResult);
+    } catch (e) {
+      this.deps.log(`approval for ${p.tool} denied: the editor did not answer (${(e as Error).message})`);
+      return false;
+    }
+    if (answer.outcome.outcome === "cancelled") return false;
+    switch (answer.outcome.optionId) {
+      case "allow-always":
+        this.allowAlways.add(identity);
+        return true;
+      case "allow-once":
+        return true;
+      case "reject-always":
+        this.rejectAlways.add(identity);
+        return false;
+      default:
+        return false;
+    }
+  }
+
+  private async cancelTurn(): Promise<void> {
+    await this.deps.scv.request("turn.cancel", { session_id: this.id }).catch((e) => this.deps.log(`cancel failed: ${(e as Error).message}`));
+  }
+
+  private update(update: Record<string, unknown>): void {
+    this.deps.peer.notify("session/update", { sessionId: this.id, update });
+  }
+}
