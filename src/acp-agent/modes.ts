@@ -2,7 +2,7 @@
 // approvals ask. SCV's own approval policy (tools.approval_policy) still decides what needs approval at all.
 export const MODES = [
   { id: "ask", name: "Ask", description: "Ask before every call that needs approval" },
-  { id: "approve-reads", name: "Approve reads", description: "Approve read-only calls without asking; ask for the rest" },
+  { id: "approve-reads", name: "Approve reads", description: "Approve calls that only read (files, searches, web pages) without asking; ask for the rest" },
   { id: "approve-all", name: "Approve all", description: "Approve every call without asking" },
 ] as const;
 export type ModeId = (typeof MODES)[number]["id"];
@@ -11,9 +11,15 @@ export function isMode(id: string): id is ModeId {
   return MODES.some((m) => m.id === id);
 }
 
-/** Whether a mode answers an approval of this risk by itself. */
-export function modeApproves(mode: ModeId, risk: string): boolean {
-  return mode === "approve-all" || (mode === "approve-reads" && risk === "read_only");
+const READING_KINDS = new Set(["read", "search", "fetch"]);
+
+/**
+ * Whether a mode answers an approval by itself. "approve-reads" takes calls that only read: of a reading kind
+ * and read-only or network risk (a read of a secret-looking file, risk filesystem, is still asked about).
+ */
+export function modeApproves(mode: ModeId, call: { kind: string; risk: string }): boolean {
+  if (mode === "approve-all") return true;
+  return mode === "approve-reads" && READING_KINDS.has(call.kind) && (call.risk === "read_only" || call.risk === "network");
 }
 
 export function modeState(current: ModeId) {

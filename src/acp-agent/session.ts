@@ -165,8 +165,9 @@ export class AcpSession {
 
   private async approve(p: NotificationParams<"approval.requested">): Promise<void> {
     const identity = p.fingerprint ?? `${p.tool}\u0000${p.summary}`;
+    const kind = this.calls.get(p.call_id)?.kind ?? toolKind(p);
     let approved: boolean;
-    if (modeApproves(this.mode, p.risk) || this.allowAlways.has(identity)) approved = true;
+    if (modeApproves(this.mode, { kind, risk: p.risk }) || this.allowAlways.has(identity)) approved = true;
     else if (this.rejectAlways.has(identity)) approved = false;
     else approved = await this.ask(p, identity);
     await this.deps.scv.request("approval.resolve", { session_id: this.id, approval_id: p.approval_id, approved }).catch(() => {

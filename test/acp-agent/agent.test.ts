@@ -39,4 +39,156 @@ describe("scv acp", () => {
     expect(chunks).toBe("Hello from SCV.");
     expect(fake.requests.at(-1)!.body.input.some((i: any) => JSON.stringify(i).includes("say hello"))).toBe(true);
   });
+
+  test("reasoning summaries stream as agent_thought_chunk", async () => {
+    const { e, workspace } = editor({ home: fakeHome(fake.url, 'reasoning_summary = "auto"\n') });
+    await initialize(e);
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [] });
+    fake.queue(text("done", { reasoning: "weighing the options" }));
+    expect((await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "think" }] })).stopReason).toBe("end_turn");
+    const thoughts = e.updates.filter((u) => u.update.sessionUpdate === "agent_thought_chunk").map((u) => u.update.content.text).join("");
+    expect(thoughts).toBe("weighing the options");
+  });
+
+  test("a write asks permission: allow runs it and shows its diff, reject leaves the file alone; always follows identical calls", async () => {
+    const { e, workspace } = editor({ answer: (p) => ({ c1: "allow-once", c3: "allow-always", c4: "allow-always" })[p.toolCall.toolCallId as string] ?? "reject-once" });
+    writeFileSync(join(workspace, "notes.txt"), "old text\n");
+    await initialize(e);
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [] });
+    fake.queue(
+      toolCalls([{ id: "c1", name: "write", arguments: { path: "notes.txt", content: "new text\n", mode: "replace" } }]),
+      toolCalls([{ id: "c2", name: "write", arguments: { path: "other.txt", content: "rejected\n", mode: "create" } }]),
+      text("wrote one, not the other"),
+    );
+    const r = await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "write files" }] });
+    expect(r.stopReason).toBe("end_turn");
+    expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("new text\n");
+    expect(existsSync(join(workspace, "other.txt"))).toBe(false);
+    expect(e.permissions).toHaveLength(2);
+    const asked = e.permissions[0];
+    expect(asked.sessionId).toBe(s.sessionId);
+    expect(asked.toolCall).toMatchObject({ toolCallId: "c1", title: "write notes.txt", kind: "edit", locations: [{ path: join(workspace, "notes.txt") }] });
+    expect(asked.toolCall.content[0].content.text).toContain("new text");
+    expect(asked.options.map((o: any) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
+    const started = e.updates.find((u) => u.update.sessionUpdate === "tool_call" && u.update.toolCallId === "c1")!.update;
+    expect(started).toMatchObject({ title: "write notes.txt", kind: "edit", status: "pending", locations: [{ path: join(workspace, "notes.txt") }] });
+    const done = e.updates.find((u) => u.update.sessionUpdate === "tool_call_update" && u.update.toolCallId === "c1" && u.update.status)!.update;
+    expect(done.status).toBe("completed");
+    expect(done.content).toEqual([{ type: "diff", path: join(workspace, "notes.txt"), oldText: "old text\n", newText: "new text\n" }]);
+    const rejected = e.updates.filter((u) => u.update.sessionUpdate === "tool_call_update" && u.update.toolCallId === "c2").at(-1)!.update;
+    expect(rejected.status).toBe("failed");
+    expect(rejected.rawOutput.denied).toBe(true);
+
+    // "Allow identical calls": the same call again runs unasked; a different one is asked about.
+    const call = { name: "write", arguments: { path: "a.txt", content: "always\n", mode: "create" } };
+    fake.queue(toolCalls([{ id: "c3", ...call }]), text("one"));
+    await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "a" }] });
+    expect(e.permissions).toHaveLength(3);
+    writeFileSync(join(workspace, "a.txt"), "x");
+    const replace = { name: "write", arguments: { path: "a.txt", content: "always\n", mode: "replace" } };
+    fake.queue(toolCalls([{ id: "c4", ...replace }]), toolCalls([{ id: "c5", ...replace }]), text("two"));
+    await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "b" }] });
+    // c4 differs from c3 (mode), so it is asked (and allowed always); c5 is identical to c4 and runs unasked.
+    expect(e.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["c1", "c2", "c3", "c4"]);
+    const c5 = e.updates.filter((u) => u.update.toolCallId === "c5").at(-1)!.update;
+    expect(c5.status).toBe("completed");
+  });
+
+  test("modes: approve-all runs calls unasked; set_mode refuses an unknown mode", async () => {
+    const { e, workspace } = editor({ answer: () => "reject-once" });
+    await initialize(e);
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [] });
+    await expect(e.request("session/set_mode", { sessionId: s.sessionId, modeId: "yolo" })).rejects.toMatchObject({ code: -32602 });
+    await e.request("session/set_mode", { sessionId: s.sessionId, modeId: "approve-all" });
+    fake.queue(toolCalls([{ id: "b1", name: "bash", arguments: { command: "echo hi-from-bash" } }]), text("ran it"));
+    await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "run" }] });
+    expect(e.permissions).toHaveLength(0);
+    const started = e.updates.find((u) => u.update.sessionUpdate === "tool_call")!.update;
+    expect(started).toMatchObject({ toolCallId: "b1", kind: "execute", title: "$ echo hi-from-bash" });
+    const done = e.updates.filter((u) => u.update.toolCallId === "b1").at(-1)!.update;
+    expect(done.status).toBe("completed");
+    expect(done.content[0].content.text).toMatch(/^```console\n[\s\S]*hi-from-bash[\s\S]*\n```$/);
+    const modeUpdate = e.updates.find((u) => u.update.sessionUpdate === "current_mode_update")!.update;
+    expect(modeUpdate.currentModeId).toBe("approve-all");
+    const opts = await e.request("session/set_config_option", { sessionId: s.sessionId, configId: "mode", value: "ask" });
+    expect(opts.configOptions[0]).toMatchObject({ id: "mode", currentValue: "ask" });
+  });
+
+  test("session/cancel during bash ends the prompt as cancelled within 2 s and stops the command", async () => {
+    const { e, workspace } = editor({ answer: () => "allow-once" });
+    await initialize(e);
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [] });
+    const marker = `acp-cancel-${process.pid}-${Date.now()}`;
+    fake.queue(toolCalls([{ id: "s1", name: "bash", arguments: { command: `sleep 30; echo ${marker}` } }]), text("never"));
+    const prompt = e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "wait" }] });
+    await e.waitForUpdate((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "s1");
+    await Bun.sleep(300); // the command is running
+    const before = performance.now();
+    await e.notify("session/cancel", { sessionId: s.sessionId });
+    expect((await prompt).stopReason).toBe("cancelled");
+    expect(performance.now() - before).toBeLessThan(2000);
+    const ps = Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString();
+    expect(ps).not.toContain(marker);
+    // The session takes the next prompt.
+    fake.clear();
+    fake.queue(text("back"));
+    expect((await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason).toBe("end_turn");
+  });
+
+  test("session/load replays a session scv exec made; list finds it; close frees it", async () => {
+    const home = fakeHome(fake.url);
+    fake.queue(text("exec says hi"));
+    const run = await runBinary(["exec", "hello from exec"], home.env, home.workspace);
+    expect(run.code).toBe(0);
+    const { e } = editor({ home });
+    await initialize(e);
+    const list = await e.request("session/list", { cwd: home.workspace });
+    expect(list.sessions).toHaveLength(1);
+    const stored = list.sessions[0];
+    expect(stored).toMatchObject({ cwd: home.workspace, title: "hello from exec" });
+    expect(Date.parse(stored.updatedAt)).toBeGreaterThan(0);
+    const loaded = await e.request("session/load", { sessionId: stored.sessionId, cwd: home.workspace, mcpServers: [] });
+    expect(loaded.modes.currentModeId).toBe("ask");
+    const replay = e.updates.map((u) => [u.sessionId, u.update.sessionUpdate, u.update.content?.text]);
+    expect(replay).toEqual([
+      [stored.sessionId, "user_message_chunk", "hello from exec"],
+      [stored.sessionId, "agent_message_chunk", "exec says hi"],
+    ]);
+    fake.queue(text("continued"));
+    expect((await e.request("session/prompt", { sessionId: stored.sessionId, prompt: [{ type: "text", text: "more" }] })).stopReason).toBe("end_turn");
+    // The history went to the model with the new prompt.
+    expect(JSON.stringify(fake.requests.at(-1)!.body.input)).toContain("exec says hi");
+    await e.request("session/close", { sessionId: stored.sessionId });
+    await expect(e.request("session/prompt", { sessionId: stored.sessionId, prompt: [{ type: "text", text: "x" }] })).rejects.toMatchObject({ code: -32002 });
+    // Closed, it can be resumed (no replay) by this or another process.
+    const before = e.updates.length;
+    await e.request("session/resume", { sessionId: stored.sessionId, cwd: home.workspace, mcpServers: [] });
+    expect(e.updates.length).toBe(before);
+  });
+
+  test("bad input gets ACP's errors and the agent keeps serving", async () => {
+    const { e, workspace } = editor();
+    await expect(e.request("session/new", { cwd: workspace, mcpServers: [] })).rejects.toMatchObject({ code: -32600 });
+    await initialize(e);
+    await expect(e.request("session/frobnicate", {})).rejects.toMatchObject({ code: -32601 });
+    await expect(e.request("session/new", { cwd: "relative/dir", mcpServers: [] })).rejects.toMatchObject({ code: -32602 });
+    await expect(e.request("session/new", { cwd: join(workspace, "missing"), mcpServers: [] })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("not an existing directory") });
+    await expect(e.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] })).rejects.toMatchObject({ code: -32002 });
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [{ name: "files", command: "/bin/true", args: [], env: [] }] });
+    await expect(e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).rejects.toMatchObject({ code: -32602 });
+    fake.queue({ kind: "hang" }, text("second"));
+    const first = e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "one" }] });
+    await Bun.sleep(200);
+    await expect(e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "two" }] })).rejects.toMatchObject({ code: -32600, message: expect.stringContaining("already running") });
+    await e.notify("session/cancel", { sessionId: s.sessionId });
+    expect((await first).stopReason).toBe("cancelled");
+    // Raw malformed lines get their errors too.
+    e.proc.stdin.write("this is not json\n");
+    e.proc.stdin.write('{"jsonrpc":"2.0","id":[1],"method":"x"}\n');
+    fake.queue(text("still here"));
+    expect((await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "ok?" }] })).stopReason).toBe("end_turn");
+    const stderr = e.stderr();
+    await e.stop();
+    expect(await stderr).toContain("MCP servers (files) are not used");
+  });
 });
