@@ -9,7 +9,7 @@ const PROMPT_SHOWN_CHARS = 2000;
 /** The approval summary: the agent, the exact launch, bounded prompt, directory, timeout and delegate risk. */
 export function approvalSummary(p: CallPlan, workspace: string): string {
   const d = p.offered.descriptor;
-  if (d.backend === "nested-scv") return nestedSummary(p, workspace);
+  if (d.backend === "nested-scv" && p.offered.transport !== "acp") return nestedSummary(p, workspace);
   const shownArgs = [...p.argv.slice(1, -1), "<prompt>"];
   const prompt =
     p.prompt.length > PROMPT_SHOWN_CHARS

@@ -47,6 +47,8 @@ export interface AcpSupport {
   /** Config option IDs for `model` and `effort`; absent: the agent takes no such selection over ACP. */
   modelOptions?: readonly string[];
   effortOptions?: readonly string[];
+  /** Used only with `transport = "acp"`: `auto` keeps the agent's own backend (the nested SCV's server). */
+  onlyWhenChosen?: boolean;
 }
 
 export interface AgentDescriptor {

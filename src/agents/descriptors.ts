@@ -214,6 +214,8 @@ export const DESCRIPTORS = [
     installDirsAfterPath: [".cargo/bin"],
     runningBinaryFirst: true,
     signIn: scvSignedIn,
+    // `scv acp`, chosen with transport = "acp": another SCV as an ACP agent, its approvals relayed like any agent's.
+    acp: { command: "scv", args: () => ["acp"], fullModes: ["approve-all"], fullEnv: {}, onlyWhenChosen: true },
   },
 ] as const satisfies readonly AgentDescriptor[];
 

@@ -93,10 +93,11 @@ export function signedIn(d: AgentDescriptor, ctx: OfferContext, agentEnv?: Recor
  */
 export function acpExecutableFor(d: AgentDescriptor, settings: AgentSettings, env: OfferContext["env"]): string | undefined {
   if (!d.acp || settings.transport === "resume") return undefined;
-  if (settings.transport === "auto" && settings.command !== undefined) return undefined;
-  // Grok's and DeepSeek Harness's server is their own CLI: with "acp", a custom command names that CLI.
-  const command = d.acp.command === d.command && settings.command !== undefined ? settings.command : d.acp.command;
-  return resolveExecutable(command, { userHome: env.HOME, installDirs: d.installDirs, path: env.PATH });
+  if (settings.transport === "auto" && (settings.command !== undefined || d.acp.onlyWhenChosen)) return undefined;
+  // Grok's, DeepSeek Harness's and SCV's server is their own CLI: with "acp", a custom command names that CLI
+  // (and SCV's is the running binary unless one is named, as for the nested SCV).
+  if (d.acp.command === d.command) return executableFor(d, settings, env);
+  return resolveExecutable(d.acp.command, { userHome: env.HOME, installDirs: d.installDirs, path: env.PATH });
 }
 
 /** The agents this session offers, in registry order. */

@@ -71,7 +71,7 @@ export function planCall(ctx: PlanContext, raw: AgentCallArgs): CallPlan {
     if (args[option] !== undefined && !takesOption(offered, option)) throw new ToolError(notTaken(ctx.offered, d, option));
   }
   const conversation = args.session ? findConversation(ctx, args.session, args.agent) : undefined;
-  if (conversation && args.model !== undefined && d.backend === "nested-scv") {
+  if (conversation && args.model !== undefined && d.backend === "nested-scv" && offered.transport !== "acp") {
     throw new ToolError(
       `${d.name} takes model only when a conversation starts; omit model to continue ${conversation.handle}, or omit session to start a new conversation with that model`,
     );

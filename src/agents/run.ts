@@ -21,8 +21,8 @@ import type { AgentRunContext } from "./call-context";
 
 export async function runAgentCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
   // Loaded on first use: sessions that never talk ACP or to a nested SCV never load those clients.
-  if (plan.offered.descriptor.backend === "nested-scv") return (await import("./nested/run")).runNestedCall(ctx, state, plan);
   if (plan.offered.transport === "acp") return (await import("./acp/call")).runAcpCall(ctx, state, plan);
+  if (plan.offered.descriptor.backend === "nested-scv") return (await import("./nested/run")).runNestedCall(ctx, state, plan);
   const { descriptor: d, executable, settings } = plan.offered;
   const { offeredNames, unavailable } = startCall(state, plan);
   const cwd = callCwd(ctx.scope.workspace, plan);
