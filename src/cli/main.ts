@@ -41,7 +41,7 @@ async function main() {
   }
   if (argv.length === 1 && argv[0] === "acp") {
     // Editors spawn the ACP agent and wait for `initialize`: like the protocol server, it skips the CLI parser.
-    const { runAcpAgent } = await import("./acp");
+    const { runAcpAgent } = await import("./acp-stdio");
     return runAcpAgent();
   }
   // `scv` alone in a terminal opens the interactive session; piped or redirected, it keeps printing help.

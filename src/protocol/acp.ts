@@ -126,7 +126,8 @@ export type PermissionOutcome = { outcome: "selected"; optionId: string } | { ou
 
 // ---- SCV as the agent (`scv acp`): what an editor sends ------------------------------------------------------
 
-const Meta = lazySchema((z) => z.record(z.string(), z.unknown()).nullish());
+/** `_meta`, which any message may carry (built in each schema: a stand-in of an optional breaks toJSONSchema). */
+const meta = (z = zod()) => z.record(z.string(), z.unknown()).nullish();
 
 export const AgentInitializeParams = lazySchema((z) => z.object({
   protocolVersion: z.number().int().min(0),
@@ -141,33 +142,34 @@ export const AgentInitializeParams = lazySchema((z) => z.object({
 }));
 export type AgentInitializeParams = z.infer<typeof AgentInitializeParams>;
 
-const AbsolutePath = lazySchema((z) => z.string().min(1).refine((p) => p.startsWith("/"), "must be an absolute path"));
+/** An absolute path; `scv acp` checks that it is one (a check JSON Schema can state, so the fast check applies). */
+const AbsolutePath = lazySchema((z) => z.string().min(1).describe("an absolute path"));
 
 /** The editor's MCP servers (stdio, http, sse); kept as given until SCV can use them. */
 const McpServer = lazySchema((z) => z.object({ name: z.string() }).passthrough());
 
 export const NewSessionParams = lazySchema((z) => z.object({
   cwd: AbsolutePath,
-  mcpServers: z.array(McpServer).default([]),
-  _meta: Meta,
+  mcpServers: z.array(McpServer).optional(),
+  _meta: meta(z),
 }));
 
 export const LoadSessionParams = lazySchema((z) => z.object({
   sessionId: z.string().min(1),
   cwd: AbsolutePath,
-  mcpServers: z.array(McpServer).default([]),
-  _meta: Meta,
+  mcpServers: z.array(McpServer).optional(),
+  _meta: meta(z),
 }));
 
-export const ListSessionsParams = lazySchema((z) => z.object({ cwd: AbsolutePath.nullish(), cursor: z.string().nullish(), _meta: Meta }).nullish());
+export const ListSessionsParams = lazySchema((z) => z.object({ cwd: AbsolutePath.nullish(), cursor: z.string().nullish(), _meta: meta(z) }));
 
-export const SessionIdParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), _meta: Meta }));
+export const SessionIdParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), _meta: meta(z) }));
 
 const TextResource = lazySchema((z) => z.object({ uri: z.string(), text: z.string(), mimeType: z.string().nullish() }).passthrough());
 const BlobResource = lazySchema((z) => z.object({ uri: z.string(), blob: z.string(), mimeType: z.string().nullish() }).passthrough());
 
 /** A prompt's content: text, links to resources, resources inlined by the editor, images and audio. */
-export const PromptBlock = lazySchema((z) => z.discriminatedUnion("type", [
+export const PromptBlock = lazySchema((z) => z.union([
   z.object({ type: z.literal("text"), text: z.string() }).passthrough(),
   z.object({ type: z.literal("resource_link"), uri: z.string(), name: z.string(), title: z.string().nullish(), description: z.string().nullish() }).passthrough(),
   z.object({ type: z.literal("resource"), resource: z.union([TextResource, BlobResource]) }).passthrough(),
@@ -176,19 +178,19 @@ export const PromptBlock = lazySchema((z) => z.discriminatedUnion("type", [
 ]));
 export type PromptBlock = z.infer<typeof PromptBlock>;
 
-export const PromptParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), prompt: z.array(PromptBlock), _meta: Meta }));
+export const PromptParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), prompt: z.array(PromptBlock), _meta: meta(z) }));
 
-export const SetModeParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), modeId: z.string().min(1), _meta: Meta }));
+export const SetModeParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), modeId: z.string().min(1), _meta: meta(z) }));
 
 export const SetConfigOptionParams = lazySchema((z) => z.object({
   sessionId: z.string().min(1),
   configId: z.string().min(1),
   value: z.union([z.string(), z.boolean()]),
-  _meta: Meta,
+  _meta: meta(z),
 }));
 
 /** `session/set_model` (unstable in v1, still sent by editors that show a model picker from `models`). */
-export const SetModelParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), modelId: z.string().min(1), _meta: Meta }));
+export const SetModelParams = lazySchema((z) => z.object({ sessionId: z.string().min(1), modelId: z.string().min(1), _meta: meta(z) }));
 
 /** The editor's answer to `session/request_permission`. */
 export const RequestPermissionResult = lazySchema((z) => z.object({

@@ -46,6 +46,8 @@ export function certainlyValid(schema: JsonSchema, value: unknown): boolean {
     const branches = schema.anyOf as JsonSchema[];
     if (!branches.every(pure)) return false;
     if (!branches.some((b) => certainlyValid(b, value))) return false;
+    // A union and nothing else (z.union of objects): the branch that accepted the value said all there is.
+    if (keywords.every((k) => k === "anyOf" || IGNORED.has(k))) return true;
   }
   if ("const" in schema && value !== schema.const) return false;
   if ("enum" in schema && !(schema.enum as unknown[]).includes(value)) return false;

@@ -87,6 +87,17 @@ describe("what the fast check leaves to zod", () => {
     expect(check(z.union([z.string(), z.number()]), 3)).toBe(true);
   });
 
+  test("a union of objects (an ACP prompt block) is taken when one branch takes the value whole", () => {
+    const block = z.union([z.looseObject({ type: z.literal("text"), text: z.string() }), z.looseObject({ type: z.literal("link"), uri: z.string() })]);
+    expect(check(block, { type: "text", text: "hi" })).toBe(true);
+    expect(check(block, { type: "link", uri: "file:///a", name: "a" })).toBe(true);
+    expect(check(block, { type: "text" })).toBe(false);
+    expect(block.safeParse({ type: "text" }).success).toBe(false);
+    // A plain (stripping) branch that would drop a key is still left to zod.
+    const strips = z.union([z.object({ type: z.literal("text") }), z.object({ type: z.literal("link") })]);
+    expect(check(strips, { type: "text", extra: 1 })).toBe(false);
+  });
+
   test("records and unknown keywords", () => {
     expect(check(z.record(z.string(), z.number()), { a: 1 })).toBe(false);
     expect(certainlyValid({ type: "string", format: "email" }, "a@b")).toBe(false);
