@@ -5,6 +5,8 @@ import { isAbsolute } from "node:path";
 import type { z } from "zod";
 import {
   AgentInitializeParams,
+  AnyResult,
+  ReadTextFileResult,
   ListSessionsParams,
   LoadSessionParams,
   NewSessionParams,
@@ -18,6 +20,7 @@ import { prebuiltAcpSchemas } from "../protocol/acp-request-schemas" with { type
 import { certainlyValid, type JsonSchema } from "../protocol/fast-check";
 import { ERROR_CODES, type NotificationMethod, type RequestResult } from "../protocol/schema";
 import { createInProcessClient } from "../server/in-process-client";
+import { EDITOR_FILES, type EditorFiles } from "../fs/editor-files";
 import type { SessionStore } from "../sessions/index";
 import { storedWorkspace } from "../sessions/workspace";
 import { type ClientOffers, initializeResult, offersFrom } from "./capabilities";
@@ -82,11 +85,25 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
     env: opts.env,
     sessions: opts.sessions,
     baseDepth: opts.baseDepth,
+    services: (sessionId) => ({ [EDITOR_FILES]: editorFiles(sessionId) }),
     onNotification(method, params) {
       sessions.get(params?.session_id)?.onEvent(method as NotificationMethod, params);
     },
   });
   const scvReady = scv.request("initialize", { protocol_version: 3, client: { name: "scv-acp" } });
+
+  /** The editor's file access for a session's `read` and `write`, as far as `initialize` offered it. */
+  const editorFiles = (sessionId: string): EditorFiles => ({
+    ...(offers?.readTextFile ? { read: async (path: string) => (await peer.request("fs/read_text_file", { sessionId, path }, ReadTextFileResult)).content } : {}),
+    ...(offers?.writeTextFile
+      ? {
+          write: async (path: string, content: string) => {
+            await peer.request("fs/write_text_file", { sessionId, path, content }, AnyResult);
+            sessions.get(sessionId)?.wroteThroughEditor(path, content);
+          },
+        }
+      : {}),
+  });
 
   const session = (id: string) => {
     const s = sessions.get(id);

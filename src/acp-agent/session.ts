@@ -51,6 +51,8 @@ export class AcpSession {
   private readonly rejectAlways = new Set<string>();
   private readonly calls = new Map<string, CallState>();
   private running: RunningPrompt | undefined;
+  /** The text last written through the editor per file, for the diff (the editor may not have saved it yet). */
+  private readonly editorWrites = new Map<string, string>();
   /** Turns that ended before turn.start's reply named them (kept briefly, so no end is missed). */
   private readonly endedEarly = new Map<string, Ended>();
 
@@ -115,6 +117,10 @@ export class AcpSession {
     if (this.running.turnId) void this.cancelTurn();
   }
 
+  wroteThroughEditor(path: string, content: string): void {
+    this.editorWrites.set(path, content);
+  }
+
   /** The session is closing: a prompt still waiting ends as cancelled. */
   closed(): void {
     this.running?.end({ status: "cancelled" } as Ended);
@@ -132,9 +138,11 @@ export class AcpSession {
       case "tool.progress":
         return this.update({ sessionUpdate: "tool_call_update", toolCallId: p.call_id, status: "in_progress", content: [textContent(p.line)] });
       case "tool.completed": {
-        const call = this.calls.get(p.call_id) ?? { title: p.tool, kind: "other" };
+        const call: CallState = this.calls.get(p.call_id) ?? { title: p.tool, kind: "other" };
         this.calls.delete(p.call_id);
-        return this.update(toolCallFinished(p, call));
+        const written = call.path ? this.editorWrites.get(call.path) : undefined;
+        if (call.path) this.editorWrites.delete(call.path);
+        return this.update(toolCallFinished(p, { ...call, ...(written !== undefined ? { after: written } : {}) }));
       }
       case "approval.requested":
         return void this.approve(p);

@@ -59,10 +59,14 @@ export function toolCallStarted(workspace: string, p: NotificationParams<"tool.s
 }
 
 /** What a finished call shows: the file's diff for an edit, a console block for a command, else its output. */
-export function toolCallFinished(p: NotificationParams<"tool.completed">, shown: { kind: string; path?: string; before?: string | null }): Record<string, unknown> {
+export function toolCallFinished(
+  p: NotificationParams<"tool.completed">,
+  shown: { kind: string; path?: string; before?: string | null; after?: string },
+): Record<string, unknown> {
   const content: unknown[] = [];
   if (p.ok && shown.kind === "edit" && shown.path && shown.before !== null) {
-    const after = fileTextForDiff(shown.path);
+    // What the call wrote through the editor, else the file on disk now.
+    const after = shown.after ?? fileTextForDiff(shown.path);
     if (typeof after === "string") content.push({ type: "diff", path: shown.path, oldText: shown.before ?? null, newText: after });
   }
   if (content.length === 0 && p.output) content.push(textContent(shown.kind === "execute" ? consoleBlock(p.output) : p.output));

@@ -29,8 +29,8 @@ export interface ServerOptions {
   baseDepth?: number;
   /** Test seam: replaces the HTTP model client. */
   modelClientFactory?: (profile: Parameters<typeof createModelClient>[0], apiKey: string | undefined) => ModelClient;
-  /** Test seam and nested services: extra per-session services. */
-  services?: () => SessionServices;
+  /** Test seam and client services (an editor's files): extra per-session services, given the session's ID. */
+  services?: (sessionId: string) => SessionServices;
   /** Where sessions are kept so they can be resumed; without it sessions live only in memory. */
   sessions?: SessionStore;
   /** Called with each session this connection starts or resumes (the chat bridge watches its jobs). */
@@ -290,7 +290,7 @@ function openSession(conn: Connection, o: OpenSession): Session {
       delegationDepth: depth,
       owner: isOwnerSession(depth, o.channel),
       version: VERSION,
-      services: { mcpServersForAgents: (cwd: string) => sharedWithAgents(o.config, cwd, env), ...(opts.services?.() ?? {}) },
+      services: { mcpServersForAgents: (cwd: string) => sharedWithAgents(o.config, cwd, env), ...(opts.services?.(sessionId) ?? {}) },
       images: imageSupportFor(o.modelName, o.profileName, profile.images),
       ...(o.journal ? { journal: o.journal } : {}),
       ...(o.channel ? { channel: o.channel } : {}),

@@ -6,7 +6,8 @@
 // that exists; it lives beside the write code until then.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { randomHex } from "../digest";
+import { randomHex, sha256Hex } from "../digest";
+import type { EditorFiles } from "../fs/editor-files";
 import { ownerGone, ownerTag, recordOwnedFile, TEMP_SUFFIX } from "../process/owned-files";
 import { ToolError } from "../errors";
 import { cutUtf8 } from "../text/cut";
@@ -27,6 +28,8 @@ export interface AtomicWrite {
   /** How to say "the file changed" when expectedSha256 does not match (defaults to write's advice). */
   staleAdvice?: (actual: string) => string;
   signal: AbortSignal;
+  /** The editor's file access (`scv acp`): with writes offered, the new text goes to the editor instead. */
+  editor?: EditorFiles;
 }
 
 /** Writes `w.data` to the workspace path atomically; throws ToolError with the original file unchanged. */
@@ -35,6 +38,7 @@ export async function writeAtomically(w: AtomicWrite): Promise<void> {
   const dir = path.dirname(real);
   const name = path.basename(real);
   if (w.mode === "create") createParents(dir, w.requested);
+  if (w.editor?.write) return writeThroughEditor(w, real, w.editor.write);
   const dirFd = openDirectory(dir, w.requested);
   // Paths through /proc/self/fd/N act like openat(): they reach the directory we opened and checked, even if a
   // component of `dir` is swapped for a symlink afterwards. Without /proc, fall back to the checked path.
@@ -68,6 +72,26 @@ export async function writeAtomically(w: AtomicWrite): Promise<void> {
     if (temp) tryUnlink(inDir(temp));
     fs.closeSync(dirFd);
     for (const release of owned) release();
+  }
+}
+
+/**
+ * The write through the editor (its buffer, which it saves as it does), after the same path and mode checks;
+ * expectedSha256 is checked against the text the editor has where it offers reads, else the file on disk.
+ */
+async function writeThroughEditor(w: AtomicWrite, real: string, write: (path: string, content: string) => Promise<void>): Promise<void> {
+  checkMode(w.mode, w.requested, lstatOrUndefined(real));
+  if (w.expectedSha256) {
+    if (w.editor?.read) {
+      const actual = sha256Hex(Buffer.from(await w.editor.read(real), "utf8"));
+      if (actual !== w.expectedSha256) throw new ToolError(staleMessage(w.requested, actual, w.expectedSha256, w.staleAdvice));
+    } else await checkExpectedSha256(real, w.expectedSha256, w.requested, w.staleAdvice);
+  }
+  if (w.signal.aborted) throw new ToolError("cancelled before the file was written; nothing changed");
+  try {
+    await write(real, Buffer.from(w.data).toString("utf8"));
+  } catch (e) {
+    throw new ToolError(`the editor could not write ${JSON.stringify(w.requested)}: ${(e as Error).message}; the file is unchanged`);
   }
 }
 
@@ -175,12 +199,12 @@ async function checkExpectedSha256(file: string, expected: string, requested: st
     await fh.close();
   }
   const actual = hash.digest("hex");
-  if (actual !== expected) {
-    const advice = staleAdvice?.(actual) ?? `Read the file again, then write with expected_sha256 "${actual}" if your change still applies.`;
-    throw new ToolError(
-      `path ${JSON.stringify(requested)} changed since you saw it: its sha256 is now ${actual}, not the expected ${expected}. Nothing was written. ${advice}`,
-    );
-  }
+  if (actual !== expected) throw new ToolError(staleMessage(requested, actual, expected, staleAdvice));
+}
+
+function staleMessage(requested: string, actual: string, expected: string, staleAdvice?: (actual: string) => string): string {
+  const advice = staleAdvice?.(actual) ?? `Read the file again, then write with expected_sha256 "${actual}" if your change still applies.`;
+  return `path ${JSON.stringify(requested)} changed since you saw it: its sha256 is now ${actual}, not the expected ${expected}. Nothing was written. ${advice}`;
 }
 
 /** Creates the missing directories of a path already resolved inside the workspace, one level at a time. */

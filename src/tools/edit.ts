@@ -7,7 +7,8 @@ import type { z } from "zod";
 import { redactSecrets } from "../text/redact";
 import { sha256Hex } from "../digest";
 import { lazySchema } from "../lazy-schema";
-import { writeAtomically } from "./atomic-write";
+import { lstatOrUndefined, writeAtomically } from "./atomic-write";
+import { editorFilesOf } from "../fs/editor-files";
 import { findUtf8Problem } from "./read";
 import { lineCounts, unifiedDiff } from "./line-diff";
 import { ToolError } from "../errors";
@@ -63,8 +64,8 @@ export function createEditTool(scope: SessionScope): Tool {
       "enough surrounding lines to be unique. Keeps line endings. Prefer this to write for changes to existing files.",
     parameters: EditArgs,
     risk: "filesystem",
-    summary: (args, ctx) => {
-      const plan = planEdit(args, ctx);
+    summary: async (args, ctx) => {
+      const plan = await planEdit(args, ctx);
       approved.set(args, plan);
       const diff = unifiedDiff(plan.before, plan.after, { maxLines: PREVIEW_LINES, maxChars: PREVIEW_CHARS });
       const masked = diff.text.split("\n").map(redactSecrets).join("\n");
@@ -72,7 +73,7 @@ export function createEditTool(scope: SessionScope): Tool {
     },
     label: (args) => `edit ${displayPath(args.path)}`,
     execute: async (args, ctx) => {
-      const plan = approved.get(args) ?? planEdit(args, ctx);
+      const plan = approved.get(args) ?? (await planEdit(args, ctx));
       await writeAtomically({
         workspace: ctx.workspace,
         scvHome: scope.scvHome,
@@ -82,6 +83,7 @@ export function createEditTool(scope: SessionScope): Tool {
         expectedSha256: plan.sha256,
         staleAdvice: () => "Read it again and redo the edit against its current text.",
         signal: ctx.signal,
+        editor: editorFilesOf(ctx.services),
       });
       const sha256 = sha256Hex(plan.data);
       const diff = unifiedDiff(plan.before, plan.after, { maxLines: EVENT_DIFF_LINES, maxChars: 1000 });
@@ -97,8 +99,9 @@ export function createEditTool(scope: SessionScope): Tool {
 }
 
 /** Reads the file and applies the edits in memory; a ToolError names the first problem (nothing is written). */
-function planEdit(args: EditArgs, ctx: ToolCallContext): PlannedEdit {
-  const { bytes, text } = readTextFile(args.path, ctx);
+async function planEdit(args: EditArgs, ctx: ToolCallContext): Promise<PlannedEdit> {
+  const editor = editorFilesOf(ctx.services);
+  const { bytes, text } = editor?.read ? await readThroughEditor(args.path, ctx, editor.read) : readTextFile(args.path, ctx);
   const sha256 = sha256Hex(bytes);
   const expected = args.expected_sha256?.toLowerCase();
   if (expected && expected !== sha256) {
@@ -159,6 +162,24 @@ function notFoundHint(text: string, oldText: string, index: number): string {
   const earlier = index > 0 ? " (after the edits before it)" : "";
   if (near.length) return `${earlier}; its first line appears, with different spacing or following lines, at line ${near.join(", ")}: read those lines and copy them exactly`;
   return `${earlier}; read the file and copy the text exactly, including indentation`;
+}
+
+/** The file as the editor has it (an unsaved buffer included), after the same path checks as a read from disk. */
+async function readThroughEditor(requested: string, ctx: ToolCallContext, read: (path: string) => Promise<string>): Promise<{ bytes: Buffer; text: string }> {
+  const real = resolveInWorkspace(ctx.workspace, requested);
+  const shown = JSON.stringify(requested);
+  const st = lstatOrUndefined(real);
+  if (!st) throw new ToolError(`path ${shown} does not exist in the workspace`);
+  if (!st.isFile()) throw new ToolError(`path ${shown} is not a regular file; edit changes regular files only`);
+  let text: string;
+  try {
+    text = await read(real);
+  } catch (e) {
+    throw new ToolError(`the editor could not read ${shown}: ${(e as Error).message}`);
+  }
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length > EDIT_MAX_BYTES) throw new ToolError(`path ${shown} is ${bytes.length} bytes, over edit's limit of ${EDIT_MAX_BYTES}; change it another way`);
+  return { bytes, text };
 }
 
 /** The whole file as UTF-8 text, refusing what edit cannot change safely. */

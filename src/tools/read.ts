@@ -5,6 +5,7 @@ import * as path from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { ToolError } from "../errors";
+import { editorFilesOf } from "../fs/editor-files";
 import { type SessionScope, type ToolRisk } from "../scope";
 import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./tool";
 import { assertOpenedInside, displayPath as display, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "../fs/workspace-paths";
@@ -94,6 +95,9 @@ function readBudget(outputLimitBytes: number, requested: string, total: number):
 
 async function readFile(args: ReadArgs, ctx: ToolCallContext): Promise<ToolResult> {
   const real = resolveInWorkspace(ctx.workspace, args.path);
+  const editor = editorFilesOf(ctx.services);
+  // An image is read from disk (the editor's text of it would be garbage); any other file as the editor has it.
+  if (editor?.read && !imageTypeOf(real)) return readThroughEditor(args, ctx, real, editor.read);
   let fh: fs.promises.FileHandle;
   try {
     // O_NONBLOCK keeps a FIFO swapped in after the check from blocking the open; fstat below refuses it.
@@ -114,18 +118,7 @@ async function readFile(args: ReadArgs, ctx: ToolCallContext): Promise<ToolResul
     const before = Math.min(3, plan.start);
     const buf = Buffer.alloc(before + (plan.end - plan.start));
     const { bytesRead } = await fh.read(buf, 0, buf.length, plan.start - before);
-    const window = buf.subarray(0, bytesRead);
-    const selected = window.subarray(before, Math.min(before + plan.end - plan.start, bytesRead));
-    const text = decodeSelection(selected, window, before, plan, args.path);
-    const end = plan.start + Buffer.byteLength(text);
-    const whole = plan.start === 0 && end === plan.total;
-    const sha256 = whole ? sha256Hex(selected) : undefined;
-    const header = headerLine(args.path, { start: plan.start, end, total: plan.total, capped: plan.capped, sha256 });
-    return {
-      ok: true,
-      output: `${header}\n${text}`,
-      event: { path: args.path, offset: plan.start, end, total: plan.total, truncated: end < plan.total, ...(sha256 ? { sha256 } : {}) },
-    };
+    return readResult(args, plan, buf.subarray(0, bytesRead), before);
   } finally {
     await fh.close();
   }
@@ -165,6 +158,42 @@ function imageTypeOf(real: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The file as the editor has it (an unsaved buffer included), after the same path checks as a read from disk. */
+async function readThroughEditor(args: ReadArgs, ctx: ToolCallContext, real: string, read: (path: string) => Promise<string>): Promise<ToolResult> {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(real);
+  } catch (e) {
+    throw openError(e, args.path);
+  }
+  refuseNonRegular(st, args.path);
+  let text: string;
+  try {
+    text = await read(real);
+  } catch (e) {
+    throw new ToolError(`the editor could not read ${display(args.path)}: ${(e as Error).message}`);
+  }
+  const all = Buffer.from(text, "utf8");
+  const plan = rangeFor(args, ctx, real, all.length);
+  const before = Math.min(3, plan.start);
+  return readResult(args, plan, all.subarray(plan.start - before, plan.end), before);
+}
+
+/** The read's result from the bytes of its range, preceded by up to 3 bytes (`before`) for error messages. */
+function readResult(args: ReadArgs, plan: ReadPlan, window: Buffer, before: number): ToolResult {
+  const selected = window.subarray(before, Math.min(before + plan.end - plan.start, window.length));
+  const text = decodeSelection(selected, window, before, plan, args.path);
+  const end = plan.start + Buffer.byteLength(text);
+  const whole = plan.start === 0 && end === plan.total;
+  const sha256 = whole ? sha256Hex(selected) : undefined;
+  const header = headerLine(args.path, { start: plan.start, end, total: plan.total, capped: plan.capped, sha256 });
+  return {
+    ok: true,
+    output: `${header}\n${text}`,
+    event: { path: args.path, offset: plan.start, end, total: plan.total, truncated: end < plan.total, ...(sha256 ? { sha256 } : {}) },
+  };
 }
 
 function headerLine(requested: string, r: { start: number; end: number; total: number; capped: boolean; sha256?: string }): string {

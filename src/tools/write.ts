@@ -4,6 +4,7 @@ import { sha256Hex } from "../digest";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { checkMode, lstatOrUndefined, writeAtomically } from "./atomic-write";
+import { editorFilesOf } from "../fs/editor-files";
 import { type SessionScope } from "../scope";
 import { defineTool, type Tool, type ToolCallContext } from "./tool";
 import { lineCounts, unifiedDiff } from "./line-diff";
@@ -69,7 +70,16 @@ function precheck(args: WriteArgs, ctx: ToolCallContext): string {
 async function writeFile(args: WriteArgs, ctx: ToolCallContext, scvHome: string) {
   const data = Buffer.from(args.content, "utf8");
   const expectedSha256 = args.expected_sha256?.toLowerCase();
-  await writeAtomically({ workspace: ctx.workspace, scvHome, requested: args.path, data, mode: args.mode, ...(expectedSha256 ? { expectedSha256 } : {}), signal: ctx.signal });
+  await writeAtomically({
+    workspace: ctx.workspace,
+    scvHome,
+    requested: args.path,
+    data,
+    mode: args.mode,
+    ...(expectedSha256 ? { expectedSha256 } : {}),
+    signal: ctx.signal,
+    editor: editorFilesOf(ctx.services),
+  });
   const sha256 = sha256Hex(data);
   const verb = args.mode === "create" ? "created" : "replaced";
   return {

@@ -192,3 +192,40 @@ describe("scv acp", () => {
     expect(await stderr).toContain("MCP servers (files) are not used");
   });
 });
+
+describe("scv acp with the editor's file access", () => {
+  test("read and write go through fs/read_text_file and fs/write_text_file: the unsaved buffer is what the model sees and what changes", async () => {
+    const buffers = new Map<string, string>();
+    const { e, workspace } = editor({
+      answer: () => "allow-once",
+      fs: {
+        read: (path) => buffers.get(path) ?? readFileSync(path, "utf8"),
+        write: (path, content) => void buffers.set(path, content),
+      },
+    });
+    const file = join(workspace, "draft.md");
+    writeFileSync(file, "saved on disk\n");
+    buffers.set(file, "unsaved in the editor\n");
+    await initialize(e, true);
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [] });
+    fake.queue(
+      toolCalls([{ id: "r1", name: "read", arguments: { path: "draft.md" } }]),
+      toolCalls([{ id: "w1", name: "write", arguments: { path: "draft.md", content: "edited in the editor\n", mode: "replace" } }]),
+      text("done"),
+    );
+    expect((await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "edit the draft" }] })).stopReason).toBe("end_turn");
+    // The model saw the buffer, not the disk.
+    const readOutput = JSON.stringify(fake.requests.at(-2)!.body.input);
+    expect(readOutput).toContain("unsaved in the editor");
+    expect(readOutput).not.toContain("saved on disk");
+    // The write went to the editor; the disk is untouched until the editor saves.
+    expect(buffers.get(file)).toBe("edited in the editor\n");
+    expect(readFileSync(file, "utf8")).toBe("saved on disk\n");
+    expect(e.fsCalls.map((c) => [c.method, c.params.path, c.params.sessionId])).toEqual([
+      ["fs/read_text_file", file, s.sessionId],
+      ["fs/write_text_file", file, s.sessionId],
+    ]);
+    const done = e.updates.filter((u) => u.update.toolCallId === "w1").at(-1)!.update;
+    expect(done.content).toEqual([{ type: "diff", path: file, oldText: "saved on disk\n", newText: "edited in the editor\n" }]);
+  });
+});
