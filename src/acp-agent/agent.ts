@@ -26,6 +26,8 @@ import { storedWorkspace } from "../sessions/workspace";
 import { type ClientOffers, initializeResult, offersFrom } from "./capabilities";
 import { ACP_ERRORS, AcpError, AcpPeer } from "./rpc";
 import { AcpSession } from "./session";
+import type { Profiles } from "./modes";
+import { loadConfig } from "../config/load";
 
 export interface AcpAgentOptions {
   send(message: unknown): Promise<void>;
@@ -105,6 +107,13 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
       : {}),
   });
 
+  /** The provider profiles configured for a workspace (the session's config), the session's own first. */
+  const profilesFor = (workspace: string, current: string | undefined): Profiles => {
+    const config = loadConfig({ cwd: workspace, env: opts.env }).config;
+    const all = Object.entries(config.providers).map(([name, p]) => ({ name, model: p.model }));
+    return { current: current ?? config.provider.active, all };
+  };
+
   const session = (id: string) => {
     const s = sessions.get(id);
     if (!s) throw new AcpError(ACP_ERRORS.resource_not_found, `unknown session "${id}": start one with session/new, or open a stored one with session/load`);
@@ -115,8 +124,19 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
     if (servers.length) opts.log(`the editor's MCP servers (${servers.map((s) => s.name).join(", ")}) are not used: SCV has no MCP support yet`);
   };
 
-  const open = (id: string, workspace: string) => {
-    const s = new AcpSession({ id, workspace, scv, peer, log: (line) => opts.log(`${id}: ${line}`) });
+  const open = (id: string, workspace: string, provider: string | undefined) => {
+    const s = new AcpSession({
+      id,
+      workspace,
+      scv,
+      peer,
+      profiles: profilesFor(workspace, provider),
+      switchProfile: async (name) => {
+        await scv.request("session.close", { session_id: id }).catch(translate);
+        await scv.request("session.resume", { session_id: id, provider: name }).catch(translate);
+      },
+      log: (line) => opts.log(`${id}: ${line}`),
+    });
     sessions.set(id, s);
     return s;
   };
@@ -127,7 +147,7 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
     if (sessions.has(id)) await closeSession(id);
     const r = await scv.request<RequestResult<"session.resume">>("session.resume", { session_id: id }).catch(translate);
     for (const w of r.warnings) opts.log(`${id}: warning: ${w}`);
-    return { s: open(r.session_id, r.workspace), r };
+    return { s: open(r.session_id, r.workspace, r.provider), r };
   };
 
   const closeSession = async (id: string) => {
@@ -153,7 +173,7 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
       await scvReady;
       const r = await scv.request<RequestResult<"session.start">>("session.start", { cwd: p.cwd }).catch(translate);
       for (const n of r.notices ?? []) opts.log(`${r.session_id}: note: ${n}`);
-      return { sessionId: r.session_id, ...open(r.session_id, r.workspace).state() };
+      return { sessionId: r.session_id, ...open(r.session_id, r.workspace, r.provider).state() };
     },
     async "session/load"(params) {
       const p = parse(LoadSessionParams, params, "session/load");
@@ -196,11 +216,12 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
     },
     async "session/set_config_option"(params) {
       const p = parse(SetConfigOptionParams, params, "session/set_config_option");
-      return session(p.sessionId).setConfigOption(p.configId, p.value);
+      return await session(p.sessionId).setConfigOption(p.configId, p.value);
     },
     async "session/set_model"(params) {
       const p = parse(SetModelParams, params, "session/set_model");
-      return session(p.sessionId).setConfigOption("model", p.modelId);
+      await session(p.sessionId).setConfigOption("model", p.modelId);
+      return {};
     },
   };
 

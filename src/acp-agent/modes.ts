@@ -29,3 +29,18 @@ export function modeState(current: ModeId) {
 export function modeOption(current: ModeId) {
   return { id: "mode", name: "Mode", category: "mode", type: "select", currentValue: current, options: MODES.map((m) => ({ value: m.id, name: m.name, description: m.description })) };
 }
+
+/** The configured provider profiles an editor can switch between (the `model` option), each with its model. */
+export interface Profiles {
+  current: string;
+  all: { name: string; model: string }[];
+}
+
+export function modelOption(p: Profiles) {
+  return { id: "model", name: "Model", category: "model", type: "select", currentValue: p.current, options: p.all.map((m) => ({ value: m.name, name: `${m.name} (${m.model})` })) };
+}
+
+/** The same as the (unstable) `models` field some editors read for their model picker. */
+export function modelState(p: Profiles) {
+  return { currentModelId: p.current, availableModels: p.all.map((m) => ({ modelId: m.name, name: `${m.name} (${m.model})` })) };
+}

@@ -3,7 +3,7 @@
 // "always" answer decides it, and `session/cancel` cancels the turn.
 import type { NotificationMethod, NotificationParams, RequestResult } from "../protocol/schema";
 import { type PromptBlock, RequestPermissionResult } from "../protocol/acp";
-import { isMode, type ModeId, modeApproves, modeOption, modeState } from "./modes";
+import { isMode, type ModeId, modeApproves, modelOption, modelState, modeOption, modeState, type Profiles } from "./modes";
 import { promptText } from "./prompt";
 import { ACP_ERRORS, AcpError, type AcpPeer } from "./rpc";
 import { fileTextForDiff, stopReasonOf, textContent, toolCallFinished, toolCallStarted, toolKind, toolPath } from "./updates";
@@ -16,6 +16,9 @@ export interface ScvClient {
 export interface AcpSessionDeps {
   id: string;
   workspace: string;
+  profiles: Profiles;
+  /** Reopens the SCV session on another provider profile. */
+  switchProfile(name: string): Promise<void>;
   scv: ScvClient;
   peer: AcpPeer;
   log(line: string): void;
@@ -68,7 +71,11 @@ export class AcpSession {
 
   /** The modes and options a session/new, load or resume reply carries. */
   state() {
-    return { modes: modeState(this.mode), configOptions: [modeOption(this.mode)] };
+    return { modes: modeState(this.mode), models: modelState(this.deps.profiles), configOptions: this.configOptions() };
+  }
+
+  private configOptions() {
+    return [modeOption(this.mode), modelOption(this.deps.profiles)];
   }
 
   setMode(modeId: string): void {
@@ -77,10 +84,29 @@ export class AcpSession {
     this.update({ sessionUpdate: "current_mode_update", currentModeId: modeId });
   }
 
-  setConfigOption(configId: string, value: unknown) {
-    if (configId !== "mode" || typeof value !== "string") throw new AcpError(ACP_ERRORS.invalid_params, `unknown config option "${configId}"; SCV offers "mode"`);
-    this.setMode(value);
-    return { configOptions: this.state().configOptions };
+  async setConfigOption(configId: string, value: unknown) {
+    if (typeof value !== "string" || (configId !== "mode" && configId !== "model")) {
+      throw new AcpError(ACP_ERRORS.invalid_params, `unknown config option "${configId}" or value ${JSON.stringify(value)}; SCV offers "mode" and "model", each a select`);
+    }
+    if (configId === "mode") this.setMode(value);
+    else await this.setProfile(value);
+    return { configOptions: this.configOptions() };
+  }
+
+  /**
+   * Switching the model reopens the SCV session on that provider profile with its history; it waits for no
+   * prompt, and background jobs of the session end with it (as on session/close).
+   */
+  private async setProfile(name: string): Promise<void> {
+    const profiles = this.deps.profiles;
+    if (!profiles.all.some((p) => p.name === name)) {
+      throw new AcpError(ACP_ERRORS.invalid_params, `unknown model "${name}"; the configured provider profiles are ${profiles.all.map((p) => p.name).join(", ")}`);
+    }
+    if (this.running) throw new AcpError(ACP_ERRORS.invalid_request, `a prompt is running in session ${this.id}; switch the model after it ends`);
+    if (name === profiles.current) return;
+    await this.deps.switchProfile(name);
+    profiles.current = name;
+    this.update({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
   }
 
   /** Sends a stored session's turns as they happened: the person's prompts and SCV's replies. */

@@ -21,6 +21,8 @@ const Guard = lazySchema((z) =>
 const ContextWindow = lazySchema((z) =>
   z.number().int().describe("the model's context window in tokens, as the session counts it (compaction starts at the profile's compact_at of it)"),
 );
+// Optional, so a client reading an SCV older than this field still parses the result.
+const ProviderName = lazySchema((z) => z.string().describe("the provider profile the session uses ([providers.<name>])"));
 const Notices = lazySchema((z) =>
   z.array(z.string()).describe("problems with files the session's instructions are made from (a memory file over its cap, not UTF-8 or not a regular file), each naming the file; the session goes on without the unusable part"),
 );
@@ -85,15 +87,16 @@ export const requests = {
         .optional()
         .describe("set by a chat bridge: offers chat_attach in a tool-enabled session and adds the Chat channel prompt section"),
     })),
-    result: lazySchema((z) => z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string(), context_window: ContextWindow.optional(), notices: Notices.optional() })),
+    result: lazySchema((z) => z.object({ session_id: SessionId, workspace: z.string(), tools: z.array(z.string()), model: z.string(), provider: ProviderName.optional(), context_window: ContextWindow.optional(), notices: Notices.optional() })),
   },
   "session.resume": {
     description:
-      "Reopens a stored session (see `scv sessions list`) with its full history, its agent conversations and its finished background jobs; the reply carries its turns so a client can show them. The session keeps its workspace, provider profile, model and whether it has tools; `model` overrides the model from now on. Turns and jobs cut off when the process that ran it died are `interrupted`. A session open in another live SCV process is refused with -32006.",
+      "Reopens a stored session (see `scv sessions list`) with its full history, its agent conversations and its finished background jobs; the reply carries its turns so a client can show them. The session keeps its workspace, provider profile, model and whether it has tools; `provider` switches it to another configured provider profile (and that profile's model), `model` overrides the model from now on. Turns and jobs cut off when the process that ran it died are `interrupted`. A session open in another live SCV process is refused with -32006.",
     params: lazySchema((z) => z.strictObject({
       session_id: SessionId.describe("a stored session's ID"),
       delegation_depth: z.number().int().min(0).max(64).optional(),
       auto_approve: z.boolean().optional(),
+      provider: z.string().min(1).max(128).optional().describe("a provider profile's name ([providers.<name>]) to continue with"),
       model: z.string().min(1).max(128).optional(),
       over_budget: z.boolean().optional().describe("go over the spending limits ([limits]) in this session"),
     })),
@@ -102,6 +105,7 @@ export const requests = {
       workspace: z.string(),
       tools: z.array(z.string()),
       model: z.string(),
+      provider: ProviderName.optional(),
       context_window: ContextWindow.optional(),
       turns: z.array(StoredTurn),
       conversations: z.array(z.object({ handle: z.string(), agent: z.string() })).describe("agent conversations the model can continue by handle"),

@@ -188,7 +188,7 @@ function startSession(conn: Connection, p: RequestParams<"session.start">): Requ
     journal = { recorder, store };
   }
   const s = openSession(conn, { workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget });
-  return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, context_window: s.contextWindow, ...notices(s) };
+  return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, provider: profileName, context_window: s.contextWindow, ...notices(s) };
 }
 
 /** session.resume: the stored session reopened with its history, its profile kept while it exists. */
@@ -206,13 +206,20 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
         throw new RpcError(ERROR_CODES.invalid_params, `the workspace of session ${p.session_id}, ${workspace}, no longer exists; restore it to resume the session`);
       }
       config = configFor(conn.env, workspace);
+      if (p.provider !== undefined) {
+        if (!Object.hasOwn(config.providers, p.provider)) {
+          throw new RpcError(ERROR_CODES.invalid_params, `no provider profile "${p.provider}"; the configured ones are ${Object.keys(config.providers).join(", ")}`);
+        }
+        profileName = p.provider;
+        return { provider: profileName, model: p.model ?? config.providers[profileName]!.model, secrets: profileSecrets(config, profileName, conn.env) };
+      }
       // The session keeps its provider profile while the profile exists; the active one stands in otherwise.
       profileName = config.providers[stored.provider] ? stored.provider : config.provider.active;
       if (profileName !== stored.provider) stored.warnings.push(`provider profile "${stored.provider}" no longer exists; using "${profileName}"`);
       return { provider: profileName, model: p.model ?? stored.model, secrets: profileSecrets(config, profileName, conn.env) };
     }),
   );
-  const modelName = p.model ?? loaded.model;
+  const modelName = p.model ?? (p.provider !== undefined ? config.providers[profileName]!.model : loaded.model);
   const s = openSession(conn, {
     workspace,
     config,
@@ -231,6 +238,7 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
     workspace,
     tools: s.tools.list().map((t) => t.name),
     model: modelName,
+    provider: profileName,
     context_window: s.contextWindow,
     turns: loaded.turns.map(({ items: _items, ...turn }) => turn as RequestResult<"session.resume">["turns"][number]),
     conversations: loaded.conversations.map((c) => ({ handle: c.handle, agent: c.agent })),

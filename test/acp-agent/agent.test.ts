@@ -193,6 +193,31 @@ describe("scv acp", () => {
   });
 });
 
+describe("scv acp models", () => {
+  test("the model option lists the configured provider profiles; switching continues the session on the other one", async () => {
+    const { e, workspace } = editor({ home: fakeHome(fake.url, `[providers.other]\nbase_url = "${fake.url}"\nmodel = "other-model"\nmax_retries = 0\n`) });
+    await initialize(e);
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [] });
+    const model = s.configOptions.find((o: any) => o.id === "model");
+    expect(model).toMatchObject({ category: "model", currentValue: "fake" });
+    expect(model.options).toEqual([
+      { value: "fake", name: "fake (fake-model)" },
+      { value: "other", name: "other (other-model)" },
+    ]);
+    fake.queue(text("first answer"));
+    await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "one" }] });
+    expect(fake.requests.at(-1)!.body.model).toBe("fake-model");
+    await expect(e.request("session/set_config_option", { sessionId: s.sessionId, configId: "model", value: "nope" })).rejects.toMatchObject({ code: -32602 });
+    const r = await e.request("session/set_config_option", { sessionId: s.sessionId, configId: "model", value: "other" });
+    expect(r.configOptions.find((o: any) => o.id === "model").currentValue).toBe("other");
+    fake.queue(text("second answer"));
+    await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "two" }] });
+    const last = fake.requests.at(-1)!.body;
+    expect(last.model).toBe("other-model");
+    expect(JSON.stringify(last.input)).toContain("first answer");
+  });
+});
+
 describe("scv acp with the editor's file access", () => {
   test("read and write go through fs/read_text_file and fs/write_text_file: the unsaved buffer is what the model sees and what changes", async () => {
     const buffers = new Map<string, string>();
