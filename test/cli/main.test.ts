@@ -34,11 +34,13 @@ test("scv help [COMMAND], -V, and usage errors at every level exit 2", async () 
     expect(help.stdout).toContain(text);
   }
   expect((await run(["help", "daemon", "status"], env, workspace)).stdout).toContain("exit 3 when it does not");
+  expect((await run(["acp", "--help"], env, workspace)).stdout).toContain("Agent Client Protocol");
   for (const [args, message] of [
-    [["help", "frob"], 'scv: unknown command "frob" (commands: tui, exec, server, config, agents, daemon, status, doctor, skills, sessions, memory, channels, rules, usage, mcp)'],
+    [["help", "frob"], 'scv: unknown command "frob" (commands: tui, exec, server, acp, config, agents, daemon, status, doctor, skills, sessions, memory, channels, rules, usage, mcp)'],
     [["daemon"], "scv daemon: a command is required"],
     [["daemon", "stop", "--frobnicate"], 'scv daemon stop: unknown option "--frobnicate"'],
     [["status", "extra"], 'scv status: unexpected argument "extra"'],
+    [["acp", "--stdio"], 'scv acp: unknown option "--stdio"'],
     [["config", "show", "--cwd"], "scv config show: option --cwd needs a value"],
   ] as const) {
     const r = await run([...args], env, workspace);
