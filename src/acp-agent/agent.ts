@@ -27,7 +27,8 @@ import { type ClientOffers, initializeResult, offersFrom } from "./capabilities"
 import { ACP_ERRORS, AcpError, AcpPeer } from "./rpc";
 import { AcpSession } from "./session";
 import type { Profiles } from "./modes";
-import { loadConfig } from "../config/load";
+import { loadConfig, scvHome } from "../config/load";
+import { join } from "node:path";
 
 export interface AcpAgentOptions {
   send(message: unknown): Promise<void>;
@@ -131,6 +132,7 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
       scv,
       peer,
       profiles: profilesFor(workspace, provider),
+      imageDir: join(scvHome(opts.env), "state", "acp-images", id),
       switchProfile: async (name) => {
         await scv.request("session.close", { session_id: id }).catch(translate);
         await scv.request("session.resume", { session_id: id, provider: name }).catch(translate);
@@ -180,7 +182,7 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
       requireDirectory(p.cwd);
       reportMcp(p.mcpServers);
       const { s, r } = await resume(p.sessionId);
-      s.replay(r.turns);
+      s.replay(r);
       return s.state();
     },
     async "session/resume"(params) {

@@ -15,15 +15,16 @@ export interface ClientOffers {
 export const NO_OFFERS: ClientOffers = { readTextFile: false, writeTextFile: false, terminal: false };
 
 /**
- * SCV's side of `initialize`. Images are not offered: SCV's turns take text only so far (the prompt's resources
- * and links become text). No authentication methods: SCV's own config holds the provider keys.
+ * SCV's side of `initialize`. Images are offered (they reach the model when the session's model takes images;
+ * otherwise the prompt is refused with the reason, as SCV decides per session and `initialize` comes first).
+ * No authentication methods: SCV's own config holds the provider keys.
  */
 export function initializeResult(): Record<string, unknown> {
   return {
     protocolVersion: ACP_PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
-      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: false, sse: false },
       sessionCapabilities: { list: {}, resume: {}, close: {} },
     },

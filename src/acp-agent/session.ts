@@ -4,9 +4,9 @@
 import type { NotificationMethod, NotificationParams, RequestResult } from "../protocol/schema";
 import { type PromptBlock, RequestPermissionResult } from "../protocol/acp";
 import { isMode, type ModeId, modeApproves, modelOption, modelState, modeOption, modeState, type Profiles } from "./modes";
-import { promptText } from "./prompt";
+import { promptTurn } from "./prompt";
 import { ACP_ERRORS, AcpError, type AcpPeer } from "./rpc";
-import { fileTextForDiff, stopReasonOf, textContent, toolCallFinished, toolCallStarted, toolKind, toolPath } from "./updates";
+import { fileTextForDiff, planUpdate, stopReasonOf, textContent, toolCallFinished, toolCallStarted, toolKind, toolPath } from "./updates";
 
 /** The in-process SCV client the sessions share. */
 export interface ScvClient {
@@ -17,6 +17,8 @@ export interface AcpSessionDeps {
   id: string;
   workspace: string;
   profiles: Profiles;
+  /** Where the prompt's images are kept as files (the session's history refers to them). */
+  imageDir: string;
   /** Reopens the SCV session on another provider profile. */
   switchProfile(name: string): Promise<void>;
   scv: ScvClient;
@@ -109,23 +111,27 @@ export class AcpSession {
     this.update({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
   }
 
-  /** Sends a stored session's turns as they happened: the person's prompts and SCV's replies. */
-  replay(turns: RequestResult<"session.resume">["turns"]): void {
-    for (const t of turns) {
+  /** Sends a stored session's turns as they happened (the person's prompts and SCV's replies), then its plan. */
+  replay(r: Pick<RequestResult<"session.resume">, "turns" | "plan">): void {
+    for (const t of r.turns) {
       if (t.origin.kind === "user") this.update({ sessionUpdate: "user_message_chunk", content: { type: "text", text: t.prompt } });
       if (t.reply) this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t.reply } });
     }
+    if (r.plan?.length) this.update(planUpdate(r.plan));
   }
 
   async prompt(blocks: PromptBlock[]): Promise<{ stopReason: string }> {
     if (this.running) throw new AcpError(ACP_ERRORS.invalid_request, `a prompt is already running in session ${this.id}; wait for its result or send session/cancel first`);
-    const text = promptText(blocks);
+    const { text, images } = promptTurn(blocks, this.deps.imageDir);
     let end!: (p: Ended) => void;
     const ended = new Promise<Ended>((r) => (end = r));
     const running: RunningPrompt = { cancelRequested: false, end };
     this.running = running;
     try {
-      const { turn_id } = await this.deps.scv.request<{ turn_id: string }>("turn.start", { session_id: this.id, prompt: text });
+      const { turn_id } = await this.deps.scv.request<{ turn_id: string }>("turn.start", { session_id: this.id, prompt: text, ...(images.length ? { images } : {}) }).catch((e) => {
+        // SCV refuses images for a model that takes none, saying why: the editor gets that as bad params.
+        throw new AcpError(ACP_ERRORS.invalid_params, (e as Error).message);
+      });
       running.turnId = turn_id;
       const early = this.endedEarly.get(turn_id);
       if (early) end(early);
@@ -177,6 +183,8 @@ export class AcpSession {
       case "model.notice":
       case "model.retrying":
         return this.deps.log(method === "model.notice" ? p.message : `model request failed (${p.error.message}); retry ${p.attempt} of ${p.max_retries}`);
+      case "plan.updated":
+        return this.update(planUpdate(p.items));
       case "turn.ended":
         return this.turnEnded(p);
     }

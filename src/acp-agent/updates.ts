@@ -79,6 +79,13 @@ export function toolCallFinished(
   };
 }
 
+const PLAN_STATUS: Record<string, string> = { pending: "pending", in_progress: "in_progress", done: "completed" };
+
+/** The model's task list (the `plan` tool) as ACP's plan, which always carries every entry. */
+export function planUpdate(items: NotificationParams<"plan.updated">["items"]): Record<string, unknown> {
+  return { sessionUpdate: "plan", entries: items.map((i) => ({ content: i.text, priority: "medium", status: PLAN_STATUS[i.status] ?? "pending" })) };
+}
+
 /** ACP's stop reason for how a turn ended; a failure other than the step limit is an error reply. */
 export function stopReasonOf(p: NotificationParams<"turn.ended">): string {
   if (p.status === "cancelled") return "cancelled";

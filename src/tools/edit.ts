@@ -58,6 +58,7 @@ export function createEditTool(scope: SessionScope): Tool {
   const approved = new WeakMap<EditArgs, PlannedEdit>();
   return defineTool({
     name: "edit",
+    kind: "edit",
     description:
       "Replace exact text in a workspace file. Each edit's old_text must occur exactly once in the file (or set " +
       "replace_all); edits apply in order and nothing is written if any fails. Copy old_text exactly from read, with " +

@@ -24,6 +24,7 @@ const YIELD_EVERY_MS = 25;
 export function createGlobTool(_scope: SessionScope): Tool {
   return defineTool({
     name: "glob",
+    kind: "search",
     description:
       'Find workspace files whose path (relative to `path`) matches a glob such as "**/*.ts"; newest first. Honours ' +
       ".gitignore/.ignore and skips .git. Use instead of find or ls -R in bash.",

@@ -37,6 +37,7 @@ const YIELD_EVERY_MS = 25;
 export function createGrepTool(_scope: SessionScope): Tool {
   return defineTool({
     name: "grep",
+    kind: "search",
     description:
       "Search file contents in the workspace for a regular expression; returns `path:line: text` lines. Honours " +
       ".gitignore/.ignore and skips binary files, .git and large files. Use instead of running grep or rg in bash.",

@@ -25,6 +25,7 @@ export function createPlanTool(scope: SessionScope): Tool {
   scope.services.plan = state;
   return defineTool({
     name: "plan",
+    kind: "think",
     description:
       "Keep a short task list for multi-step work and show it to the user. Each call replaces the whole list; " +
       "mark one step in_progress while you work on it and steps done as you finish them. An empty list clears it.",

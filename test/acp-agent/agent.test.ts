@@ -1,6 +1,6 @@
 // `scv acp` through the compiled binary, driven by the official ACP SDK's client side against the scripted model.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForFile, runBinary } from "../fake/binary";
 import { type Editor, initialize, startEditor } from "../fake/acp-editor";
@@ -27,7 +27,7 @@ describe("scv acp", () => {
     expect(init.protocolVersion).toBe(1);
     expect(init.agentCapabilities.loadSession).toBe(true);
     expect(init.agentCapabilities.sessionCapabilities).toMatchObject({ list: {}, resume: {}, close: {} });
-    expect(init.agentCapabilities.promptCapabilities).toMatchObject({ image: false, embeddedContext: true });
+    expect(init.agentCapabilities.promptCapabilities).toMatchObject({ image: true, audio: false, embeddedContext: true });
     expect(init.authMethods).toEqual([]);
     const s = await e.request("session/new", { cwd: workspace, mcpServers: [] });
     expect(s.sessionId).toMatch(/./);
@@ -190,6 +190,63 @@ describe("scv acp", () => {
     const stderr = e.stderr();
     await e.stop();
     expect(await stderr).toContain("MCP servers (files) are not used");
+  });
+});
+
+describe("scv acp images and plans", () => {
+  // The smallest PNG: a 1x1 transparent pixel.
+  const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+  test("an image prompt reaches a model that takes images; a model that takes none refuses it with the reason", async () => {
+    const { e, workspace, home } = editor({ home: fakeHome(fake.url, "images = true\n") });
+    await initialize(e);
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [] });
+    fake.queue(text("a single pixel"));
+    const r = await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "what is this?" }, { type: "image", data: PNG, mimeType: "image/png" }] });
+    expect(r.stopReason).toBe("end_turn");
+    const body = JSON.stringify(fake.requests.at(-1)!.body.input);
+    expect(body).toContain("input_image");
+    expect(body).toContain(`data:image/png;base64,${PNG}`);
+    // Kept as a private file the session's history refers to.
+    const kept = join(home, "state", "acp-images", s.sessionId);
+    expect(readdirSync(kept)).toHaveLength(1);
+    expect(statSync(join(kept, readdirSync(kept)[0]!)).mode & 0o777).toBe(0o600);
+
+    const plain = editor();
+    await initialize(plain.e);
+    const t = await plain.e.request("session/new", { cwd: plain.workspace, mcpServers: [] });
+    await expect(plain.e.request("session/prompt", { sessionId: t.sessionId, prompt: [{ type: "image", data: PNG, mimeType: "image/png" }] })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("images = true"),
+    });
+  });
+
+  test("the model's plan arrives as a plan update, and again when the session is loaded", async () => {
+    const { e, workspace } = editor();
+    await initialize(e);
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [] });
+    const items = [
+      { text: "read the code", status: "done" },
+      { text: "fix the bug", status: "in_progress" },
+      { text: "run the tests", status: "pending" },
+    ];
+    fake.queue(toolCalls([{ id: "p1", name: "plan", arguments: { items } }]), text("working on it"));
+    await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "plan it" }] });
+    const expected = {
+      sessionUpdate: "plan",
+      entries: [
+        { content: "read the code", priority: "medium", status: "completed" },
+        { content: "fix the bug", priority: "medium", status: "in_progress" },
+        { content: "run the tests", priority: "medium", status: "pending" },
+      ],
+    };
+    expect(e.updates.find((u) => u.update.sessionUpdate === "plan")!.update).toEqual(expected);
+    expect(e.updates.find((u) => u.update.toolCallId === "p1")!.update.kind).toBe("think");
+    await e.request("session/close", { sessionId: s.sessionId });
+    const before = e.updates.length;
+    await e.request("session/load", { sessionId: s.sessionId, cwd: workspace, mcpServers: [] });
+    expect(e.updates.slice(before).map((u) => u.update.sessionUpdate)).toEqual(["user_message_chunk", "agent_message_chunk", "plan"]);
+    expect(e.updates.at(-1)!.update).toEqual(expected);
   });
 });
 
