@@ -2,6 +2,7 @@
 // its turn scheduler, the chat it serves) and the risk classes every action is judged by. It sits on the floor,
 // below every concern that uses it, so the tool contract, agents, process and the server all take it from here.
 import type { Config } from "./config/schema";
+import type { EditorFiles } from "./fs/editor-files";
 import type { NotificationMethod, NotificationParams } from "./protocol/schema";
 import type { NetOverrides } from "./net/index";
 import type { PlanState } from "./plan/plan";
@@ -129,5 +130,7 @@ export interface SessionServices {
    * share_with_agents, resolved for `cwd`), in ACP's `McpServer` shape. Set by the server for its sessions.
    */
   mcpServersForAgents?: (cwd: string) => Record<string, unknown>[];
+  /** The editor's file access, when SCV serves an editor that offers it (`scv acp`): read, write and edit use it. */
+  editorFiles?: EditorFiles;
 }
 

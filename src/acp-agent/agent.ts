@@ -20,7 +20,7 @@ import { prebuiltAcpSchemas } from "../protocol/acp-request-schemas" with { type
 import { certainlyValid, type JsonSchema } from "../protocol/fast-check";
 import { ERROR_CODES, type NotificationMethod, type RequestResult } from "../protocol/schema";
 import { createInProcessClient } from "../server/in-process-client";
-import { EDITOR_FILES, type EditorFiles } from "../fs/editor-files";
+import type { EditorFiles } from "../fs/editor-files";
 import type { SessionStore } from "../sessions/index";
 import { storedWorkspace } from "../sessions/workspace";
 import { type ClientOffers, initializeResult, offersFrom } from "./capabilities";
@@ -88,7 +88,7 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
     env: opts.env,
     sessions: opts.sessions,
     baseDepth: opts.baseDepth,
-    services: (sessionId) => ({ [EDITOR_FILES]: editorFiles(sessionId) }),
+    services: (sessionId) => ({ editorFiles: editorFiles(sessionId) }),
     onNotification(method, params) {
       sessions.get(params?.session_id)?.onEvent(method as NotificationMethod, params);
     },

@@ -8,7 +8,6 @@ import { redactSecrets } from "../text/redact";
 import { sha256Hex } from "../digest";
 import { lazySchema } from "../lazy-schema";
 import { lstatOrUndefined, writeAtomically } from "./atomic-write";
-import { editorFilesOf } from "../fs/editor-files";
 import { findUtf8Problem } from "./read";
 import { lineCounts, unifiedDiff } from "./line-diff";
 import { ToolError } from "../errors";
@@ -84,7 +83,7 @@ export function createEditTool(scope: SessionScope): Tool {
         expectedSha256: plan.sha256,
         staleAdvice: () => "Read it again and redo the edit against its current text.",
         signal: ctx.signal,
-        editor: editorFilesOf(ctx.services),
+        editor: ctx.services.editorFiles,
       });
       const sha256 = sha256Hex(plan.data);
       const diff = unifiedDiff(plan.before, plan.after, { maxLines: EVENT_DIFF_LINES, maxChars: 1000 });
@@ -101,7 +100,7 @@ export function createEditTool(scope: SessionScope): Tool {
 
 /** Reads the file and applies the edits in memory; a ToolError names the first problem (nothing is written). */
 async function planEdit(args: EditArgs, ctx: ToolCallContext): Promise<PlannedEdit> {
-  const editor = editorFilesOf(ctx.services);
+  const editor = ctx.services.editorFiles;
   const { bytes, text } = editor?.read ? await readThroughEditor(args.path, ctx, editor.read) : readTextFile(args.path, ctx);
   const sha256 = sha256Hex(bytes);
   const expected = args.expected_sha256?.toLowerCase();

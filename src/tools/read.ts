@@ -5,7 +5,6 @@ import * as path from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { ToolError } from "../errors";
-import { editorFilesOf } from "../fs/editor-files";
 import { type SessionScope, type ToolRisk } from "../scope";
 import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./tool";
 import { assertOpenedInside, displayPath as display, isSecretLikePath, resolveInWorkspace, WorkspacePath } from "../fs/workspace-paths";
@@ -95,7 +94,7 @@ function readBudget(outputLimitBytes: number, requested: string, total: number):
 
 async function readFile(args: ReadArgs, ctx: ToolCallContext): Promise<ToolResult> {
   const real = resolveInWorkspace(ctx.workspace, args.path);
-  const editor = editorFilesOf(ctx.services);
+  const editor = ctx.services.editorFiles;
   // An image is read from disk (the editor's text of it would be garbage); any other file as the editor has it.
   if (editor?.read && !imageTypeOf(real)) return readThroughEditor(args, ctx, real, editor.read);
   let fh: fs.promises.FileHandle;

@@ -4,7 +4,6 @@ import { sha256Hex } from "../digest";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { checkMode, lstatOrUndefined, writeAtomically } from "./atomic-write";
-import { editorFilesOf } from "../fs/editor-files";
 import { type SessionScope } from "../scope";
 import { defineTool, type Tool, type ToolCallContext } from "./tool";
 import { lineCounts, unifiedDiff } from "./line-diff";
@@ -78,7 +77,7 @@ async function writeFile(args: WriteArgs, ctx: ToolCallContext, scvHome: string)
     mode: args.mode,
     ...(expectedSha256 ? { expectedSha256 } : {}),
     signal: ctx.signal,
-    editor: editorFilesOf(ctx.services),
+    editor: ctx.services.editorFiles,
   });
   const sha256 = sha256Hex(data);
   const verb = args.mode === "create" ? "created" : "replaced";
