@@ -9,6 +9,7 @@
 //   {"ask":{title,kind,locations?,content?,rawInput?,options?}}  → session/request_permission; says
 //                                            "permission: <optionId|cancelled>"
 //   {"request":"fs/read_text_file"}           → says "<method>: <error code or ok>"
+//   {"flood":{"bytes":N,"chunk":K}}  N bytes of message text in K-byte chunks with no newline (output backpressure kept)
 //   {"waitCancel":true}  waits for session/cancel, then stops "cancelled"
 //   {"hang":true}        ignores session/cancel and never answers
 //   {"exit":3}           writes a stderr line and exits mid-turn
@@ -152,6 +153,7 @@ async function prompt(id: string | number, params: Json): Promise<void> {
     if (step.toolUpdate) update({ sessionUpdate: "tool_call_update", ...(step.toolUpdate as Json) });
     if (step.plan) update({ sessionUpdate: "plan", entries: step.plan });
     if (typeof step.sleep === "number") await Bun.sleep(step.sleep);
+    if (step.flood) await flood(sessionId, step.flood as { bytes: number; chunk?: number });
     if (step.ask) {
       const ask = step.ask as Json;
       const options = (ask.options as Json[]) ?? [
@@ -189,6 +191,15 @@ async function prompt(id: string | number, params: Json): Promise<void> {
     if (step.error) return send({ id, error: step.error });
   }
   send({ id, result: { stopReason: s.cancelled ? "cancelled" : (script.stop ?? "end_turn"), ...(script.usage ? { usage: script.usage } : {}) } });
+}
+
+/** Streams `bytes` of "x" as message chunks, waiting whenever stdout's buffer is full. */
+async function flood(sessionId: string, f: { bytes: number; chunk?: number }): Promise<void> {
+  const chunk = f.chunk ?? 65536;
+  const line = `${JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x".repeat(chunk) } } } })}\n`;
+  for (let sent = 0; sent < f.bytes; sent += chunk) {
+    if (!process.stdout.write(line)) await new Promise<void>((r) => process.stdout.once("drain", () => r()));
+  }
 }
 
 let buffered = "";

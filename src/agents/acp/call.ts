@@ -54,7 +54,7 @@ export async function runAcpCall(ctx: AgentRunContext, state: AgentSessionState,
   const cwd = callCwd(ctx.scope.workspace, plan);
   const { conv, acp } = openConversation(ctx, state, plan, cwd, unavailable);
   const server = acp.server;
-  const updates = new TurnUpdates(relayProgress(ctx));
+  const updates = new TurnUpdates(relayProgress(ctx), ctx.outputLimitBytes);
   const stop = callStop(ctx.signal, plan.timeoutSeconds);
   const turn: TurnOutcome = { keep: true, status: "completed", died: false };
   try {

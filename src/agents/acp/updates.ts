@@ -2,6 +2,7 @@
 // lines, tool-call titles (or kinds), `… failed` for a failed tool call and the current plan step become
 // progress. Thoughts and tool output never do. Claude's informational chunks (`_meta.claudeCode.kind`) are
 // warnings from the adapter, not part of the answer.
+import { PartialLines } from "../../text/partial-lines";
 import { SessionUpdate } from "../../protocol/acp";
 
 interface ToolState {
@@ -11,16 +12,44 @@ interface ToolState {
 }
 
 export class TurnUpdates {
-  private text = "";
-  private pendingLine = "";
+  /** The reply's chunks, kept until they pass maxReplyBytes; what comes after is counted, not kept. */
+  private readonly chunks: string[] = [];
+  private kept = 0;
+  private dropped = 0;
+  private readonly lines: PartialLines;
   private readonly tools = new Map<string, ToolState>();
   private planStep: string | undefined;
 
-  /** `progress` gets raw lines; the caller redacts and throttles them. */
-  constructor(private readonly progress: (line: string) => void) {}
+  /**
+   * `progress` gets raw lines; the caller redacts and throttles them. `maxReplyBytes` bounds the reply kept
+   * (the tool output limit: the result would be cut to it anyway), so an agent streaming without end costs
+   * nothing beyond it.
+   */
+  constructor(
+    private readonly progress: (line: string) => void,
+    private readonly maxReplyBytes = 16 * 1024 * 1024,
+  ) {
+    this.lines = new PartialLines((line) => {
+      const shown = line.trim();
+      if (shown) this.progress(shown);
+    });
+  }
 
   get reply(): string {
-    return this.text.trim();
+    const text = this.chunks.join("").trim();
+    return this.dropped ? `${text}\n[SCV: the agent's reply went on for ${this.dropped} more characters, not kept]` : text;
+  }
+
+  private append(chunk: string): void {
+    const room = this.maxReplyBytes - this.kept;
+    if (room <= 0) {
+      this.dropped += chunk.length;
+      return;
+    }
+    const piece = chunk.length > room ? chunk.slice(0, room) : chunk;
+    this.chunks.push(piece);
+    this.kept += piece.length;
+    this.dropped += chunk.length - piece.length;
   }
 
   update(raw: Record<string, unknown>): void {
@@ -30,8 +59,8 @@ export class TurnUpdates {
     switch (u.sessionUpdate) {
       case "agent_message_chunk": {
         if (u.content.type !== "text" || !u.content.text || isInformational(u._meta)) return;
-        this.text += u.content.text;
-        this.lines(u.content.text);
+        this.append(u.content.text);
+        this.lines.push(u.content.text);
         return;
       }
       case "tool_call":
@@ -55,18 +84,6 @@ export class TurnUpdates {
         this.planStep = step?.content;
         return;
       }
-    }
-  }
-
-  /** Completed lines of the message so far; a line still being written waits for its newline. */
-  private lines(chunk: string): void {
-    this.pendingLine += chunk;
-    let nl = this.pendingLine.indexOf("\n");
-    while (nl !== -1) {
-      const line = this.pendingLine.slice(0, nl).trim();
-      if (line) this.progress(line);
-      this.pendingLine = this.pendingLine.slice(nl + 1);
-      nl = this.pendingLine.indexOf("\n");
     }
   }
 }

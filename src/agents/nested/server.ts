@@ -3,6 +3,7 @@
 // call; collected when it exits and shut down as ../live-server says. Between calls it keeps reading: report
 // turns of the nested session's own background jobs get their approvals denied, and the jobs still running or
 // unreported are counted in the delegation record.
+import { PartialLines } from "../../text/partial-lines";
 import { newHandle, startDelegated, type TrackedRun } from "../../process/delegations";
 import { MAX_LINE_BYTES, PROTOCOL_VERSION } from "../../protocol/constants";
 import type { NotificationParams } from "../../protocol/schema";
@@ -48,7 +49,8 @@ export type TurnOutcome =
 interface CurrentTurn {
   turnId?: string;
   io: TurnIo;
-  lineBuffer: string;
+  /** The nested reply's text as progress lines, only a bounded open line kept. */
+  lines: PartialLines;
   labels: Map<string, string>;
   resolve(outcome: TurnOutcome): void;
 }
@@ -131,7 +133,10 @@ export class NestedServer {
     this.run.setTurn(this.turnNumber);
     let finish!: (o: TurnOutcome) => void;
     const done = new Promise<TurnOutcome>((resolve) => (finish = resolve));
-    const current: CurrentTurn = { io, lineBuffer: "", labels: new Map(), resolve: (o) => finish(o) };
+    const lines = new PartialLines((line) => {
+      if (line.trim()) io.progress(line.trim());
+    });
+    const current: CurrentTurn = { io, lines, labels: new Map(), resolve: (o) => finish(o) };
     this.current = current;
     let onAbort = () => {};
     const aborted = new Promise<"aborted">((resolve) => {
@@ -191,7 +196,7 @@ export class NestedServer {
           return;
         }
         if (current && n.params.turn_id === current.turnId) {
-          this.flushLine(current, true);
+          current.lines.flush();
           current.resolve({ kind: "ended", ended: n.params, jobs: [...this.jobs] });
         }
         return;
@@ -199,22 +204,14 @@ export class NestedServer {
     }
     if (!current || !("turn_id" in n.params) || n.params.turn_id !== current.turnId) return;
     if (n.method === "assistant.delta") {
-      current.lineBuffer += n.params.text;
-      this.flushLine(current, false);
+      current.lines.push(n.params.text);
     } else if (n.method === "tool.started") {
-      this.flushLine(current, true);
+      current.lines.flush();
       current.labels.set(n.params.call_id, n.params.label);
       current.io.progress(n.params.label);
     } else if (n.method === "tool.progress") {
       current.io.progress(n.params.line);
     }
-  }
-
-  /** Completed lines of assistant text become progress; `all` also sends an unfinished last line. */
-  private flushLine(current: CurrentTurn, all: boolean): void {
-    const lines = current.lineBuffer.split("\n");
-    current.lineBuffer = all ? "" : lines.pop()!;
-    for (const line of lines) if (line.trim()) current.io.progress(line.trim());
   }
 
   private async relayApproval(current: CurrentTurn, p: NotificationParams<"approval.requested">): Promise<void> {
