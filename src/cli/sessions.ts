@@ -1,5 +1,6 @@
 // `scv sessions list|show|rm`: the stored sessions of this SCV_HOME (src/sessions). Stored text is printed as
 // data: control characters (terminal escapes a reply or tool output may carry) are shown, never sent raw.
+import { scrubSecrets } from "../text/scrub";
 import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
 import type { LoadedSession, SessionStore, StoredItem } from "../sessions/index";
@@ -105,10 +106,22 @@ const show = defineCommand({
       fail("show", (e as Error).message);
       return;
     }
-    if (args.json) process.stdout.write(`${JSON.stringify(loaded, null, 2)}\n`);
-    else process.stdout.write(`${renderTranscript(loaded)}\n`);
+    // A session written before every secret was scrubbed may still hold one: masked on the way out too.
+    const secrets = await secretsOfConfig();
+    const text = args.json ? JSON.stringify(loaded, null, 2) : renderTranscript(loaded);
+    process.stdout.write(`${scrubSecrets(text, secrets)}\n`);
   },
 });
+
+/** The configured secrets, or none when the configuration cannot be loaded (key formats are masked anyway). */
+async function secretsOfConfig(): Promise<string[]> {
+  try {
+    const [{ loadConfig }, { configuredSecrets }] = await Promise.all([import("../config/load"), import("../config/configured-secrets")]);
+    return configuredSecrets(loadConfig({ cwd: process.cwd(), env: process.env }).config, process.env);
+  } catch {
+    return [];
+  }
+}
 
 const rm = defineCommand({
   meta: { name: "rm", description: "Delete a stored session" },

@@ -1,5 +1,6 @@
 // One protocol connection: initialize, sessions, turns, approvals. Transport-agnostic: stdio and the
 // in-process client (`scv exec`, the TUI, the chat bridge) both feed it lines and receive its messages.
+import { configuredSecrets } from "../config/configured-secrets";
 import { sha256Hex } from "../digest";
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
@@ -351,10 +352,9 @@ function notices(s: Session): { notices?: string[] } {
 }
 
 /** Values a session record must never hold: the profile's key, its extra header values, the search key. */
+/** Every configured secret a session file must never hold, the active profile's first. */
 function profileSecrets(config: Config, profileName: string, env: NodeJS.ProcessEnv): string[] {
-  const profile = config.providers[profileName]!;
-  const search = [config.web.brave_api_key, env[config.web.brave_api_key_env]];
-  return [resolveApiKey(profile, env), ...Object.values(profile.headers), ...search].filter((v): v is string => !!v);
+  return configuredSecrets(config, env, profileName);
 }
 
 /**

@@ -1,5 +1,6 @@
 // Listing and searching every session file. Both read only the records they need: a line's first bytes name
 // its type (records.ts writes `type` first), so history items, usually most of a file, are never parsed.
+import { scrubSecrets } from "../text/scrub";
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { scanSessionLines } from "./lines";
@@ -138,9 +139,12 @@ export function matchTurn(text: string, words: readonly string[]): { excerpt: st
   return { excerpt: excerpt(text, lower.indexOf(words[0]!)) };
 }
 
-/** The searchable text of a turn: its prompt and its reply. */
+/**
+ * The searchable text of a turn: its prompt and its reply, every key masked (scrubSecrets), so neither a search
+ * nor the session index ever finds or quotes a key, even from a session stored before keys were scrubbed.
+ */
 export function turnText(prompt: string, reply: string): string {
-  return `${prompt}\n${reply}`;
+  return scrubSecrets(`${prompt}\n${reply}`, []);
 }
 
 /** The first line of a session's first user prompt, as listings show it. */

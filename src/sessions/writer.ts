@@ -5,6 +5,7 @@
 // session at a time: its lock (./lock.ts) is taken before the file is loaded and released when the writer closes.
 import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { tryUnlink } from "../fs/private-file";
+import { scrubSecrets } from "../text/scrub";
 import { releaseLock } from "./lock";
 import type { RecordInput } from "./records";
 
@@ -45,12 +46,12 @@ export class SessionWriter implements SessionRecorder {
     private readonly warn: (message: string) => void,
     private readonly onClose: () => void,
     resumed: boolean,
-    /** Configured secrets (the provider key, header values): never written, even if a tool echoed one. */
+    /** Configured secrets (every profile's key and header values, search keys): never written, even if a tool echoed one. */
     secrets: readonly string[] = [],
   ) {
     this.fd = fd;
     this.keep = resumed;
-    this.secrets = secrets.filter((v) => v.length >= 8).map((v) => JSON.stringify(v).slice(1, -1));
+    this.secrets = secrets.filter((v) => v.length >= 8);
   }
 
   private readonly secrets: string[];
@@ -61,7 +62,7 @@ export class SessionWriter implements SessionRecorder {
     if (type === "turn") this.keep = true;
     try {
       let text = JSON.stringify({ type, at: Date.now(), ...rest });
-      for (const secret of this.secrets) if (text.includes(secret)) text = text.split(secret).join("***");
+      text = scrubSecrets(text, this.secrets); // configured and registered secrets (JSON-escaped too), key formats
       const line = Buffer.from(`${text}\n`);
       let written = 0;
       while (written < line.length) written += writeSync(this.fd, line, written, line.length - written);

@@ -100,3 +100,63 @@ function scrubQuotedEnd(text: string, key: string, rep: string): string {
   }
   return out + text.slice(from);
 }
+
+/**
+ * Well-known key formats, masked wherever text is kept or searched (stored sessions, search results), whether
+ * or not the key is configured here: a key pasted into a prompt or printed by a command is still a key.
+ */
+/** A key starts at a word boundary, or right after a JSON escape (`\n` before a key in a stored record). */
+const START = String.raw`(?:(?<=\\[nrtbf])|(?<![A-Za-z0-9_]))`;
+const KEY_FORMATS: RegExp[] = [
+  /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g, // PEM private keys
+  ...[
+    String.raw`sk-ant-[A-Za-z0-9_-]{16,}`, // Anthropic
+    String.raw`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`, // OpenAI and compatible
+    String.raw`gh[pousr]_[A-Za-z0-9]{30,}`, // GitHub tokens
+    String.raw`github_pat_[A-Za-z0-9_]{30,}`, // GitHub fine-grained tokens
+    String.raw`xox[abp]-[A-Za-z0-9-]{10,}`, // Slack
+    String.raw`(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])`, // AWS access key IDs
+    String.raw`AIza[0-9A-Za-z_-]{35}`, // Google API keys
+  ].map((source) => new RegExp(START + source, "g")),
+];
+
+/** Masks every well-known key format in `text` (see KEY_FORMATS). */
+export function maskKeyFormats(text: string, replacement = "***"): string {
+  let out = text;
+  for (const re of KEY_FORMATS) out = out.replace(re, (m) => (m.startsWith("-----BEGIN") ? `-----BEGIN PRIVATE KEY-----${replacement}-----END PRIVATE KEY-----` : replacement));
+  return out;
+}
+
+/**
+ * Secrets that are not in the configuration the server reads (a chat platform's token from its login, later
+ * MCP and binding secrets): each source registers a function returning its current values, and every
+ * scrubSecrets call includes them. Process-wide on purpose: a secret known anywhere in the process is a secret
+ * for everything it writes.
+ */
+const registered = new Map<string, () => readonly (string | undefined)[]>();
+
+export function registerSecretSource(name: string, values: () => readonly (string | undefined)[]): void {
+  registered.set(name, values);
+}
+
+export function registeredSecrets(): string[] {
+  const out: string[] = [];
+  for (const values of registered.values()) {
+    try {
+      for (const v of values()) if (v) out.push(v);
+    } catch {
+      // a source that cannot say today contributes nothing
+    }
+  }
+  return out;
+}
+
+/**
+ * The one detector for text that is kept or shown later: every configured secret given, every registered one,
+ * in any of their encodings, and every well-known key format, replaced with `***`.
+ */
+export function scrubSecrets(text: string, configured: readonly (string | undefined)[]): string {
+  const secrets = [...configured, ...registeredSecrets()].filter((s): s is string => !!s && s.length >= 8);
+  const out = secrets.length ? scrubKnown(text, secrets, { partial: false }) : text;
+  return maskKeyFormats(out);
+}

@@ -1,4 +1,4 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { scrubKnown, secretForms } from "../../src/text/scrub";
 
 const KEY = "prov/AbC+dEf=gHi jkl\"x-MARK-123";
@@ -55,4 +55,25 @@ test("the key with any mix of its characters percent-encoded, in either hex case
   // A multi-byte character encodes as its UTF-8 bytes; a space may also be `+`.
   expect(scrubKnown("x p%C3%A4ss+word y", [undefined, "päss word"], { partial: false })).toBe("x *** y");
   expect(scrubKnown("sk-SECRETMARK-12 and %2D123", [undefined, key], { partial: false })).toBe("sk-SECRETMARK-12 and %2D123");
+});
+
+describe("scrubSecrets: the one detector for what is kept", () => {
+  test("well-known key formats are masked, ordinary words are not", async () => {
+    const { maskKeyFormats } = await import("../../src/text/scrub");
+    const keys = [`sk-ant-api03-${"Ab1".repeat(8)}`, `sk-proj-${"Zz9".repeat(8)}`, `ghp_${"x".repeat(36)}`, `gho_${"Y".repeat(36)}`, "xoxb-123456789012-abc", "AKIAIOSFODNN7EXAMPLE", `AIza${"B".repeat(35)}`];
+    for (const k of keys) expect(maskKeyFormats(`token: ${k} end`)).toBe("token: *** end");
+    const pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----";
+    expect(maskKeyFormats(`key:\n${pem}\nafter`)).toBe("key:\n-----BEGIN PRIVATE KEY-----***-----END PRIVATE KEY-----\nafter");
+    expect(maskKeyFormats("a risk-assessment-of-the-whole-plan, task-oriented")).toBe("a risk-assessment-of-the-whole-plan, task-oriented");
+  });
+
+  test("registered sources join every scrub", async () => {
+    const { registerSecretSource, scrubSecrets } = await import("../../src/text/scrub");
+    let token: string | undefined;
+    registerSecretSource("test/source", () => [token]);
+    expect(scrubSecrets("bot token-abcdef123456 here", [])).toBe("bot token-abcdef123456 here");
+    token = "token-abcdef123456";
+    expect(scrubSecrets("bot token-abcdef123456 here", ["configured-secret-1"])).toBe("bot *** here");
+    token = undefined;
+  });
 });

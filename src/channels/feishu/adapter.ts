@@ -2,6 +2,7 @@
 // a durable spool and acknowledged at once (the platform pushes again after 3 s), duplicates included; a
 // worker turns spooled events into messages (downloading their files) for the core. Replies go out through
 // the REST Client, every part with a `uuid` derived from its delivery record, so a retried send is one message.
+import { registerSecretSource } from "../../text/scrub";
 import { join } from "node:path";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../fs/private-file";
 import { MiB, readBoundedBytes } from "../../fs/safe-read";
@@ -84,6 +85,7 @@ export class FeishuAdapter implements ChannelAdapter {
   /** Runs the long connection until `signal` aborts; throws what makes it give up. */
   private async listen(sdk: LarkSdk, spool: EventSpool, ctx: AdapterContext, signal: AbortSignal): Promise<void> {
     const { appId, appSecret, baseUrl } = this.api!.creds;
+    registerSecretSource(`feishu/${this.account}`, () => [appSecret]);
     let fail: (e: Error) => void = () => {};
     const failed = new Promise<never>((_, reject) => (fail = reject));
     failed.catch(() => {}); // it may reject while start() still runs; the race below reports it

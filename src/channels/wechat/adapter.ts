@@ -1,6 +1,7 @@
 // The WeChat channel over Tencent's iLink bot API. Receiving: the getupdates long poll, each batch durably
 // queued before its cursor is saved, the login file watched so a new `scv channels login wechat` is picked
 // up without a restart, and a stale token (-14) pausing the channel. Sending lives in ./sender.ts.
+import { registerSecretSource } from "../../text/scrub";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -137,6 +138,8 @@ export class WechatAdapter implements ChannelAdapter {
       else ctx.log(`the login names ${new URL(login.base_url).origin}, not the configured base_url; using the configured one`);
     } catch {}
     this.login = login;
+    // The bot token is a secret for everything this process keeps (session files, search results).
+    registerSecretSource(`wechat/${this.account}`, () => [this.login?.bot_token]);
     this.client = new IlinkClient({ baseUrl: base, cdnBaseUrl: this.opts.cdnBaseUrl, proxy: this.opts.proxy }, login.bot_token);
   }
 
