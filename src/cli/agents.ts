@@ -1,5 +1,6 @@
 // `scv agents ps|kill|gc|login|logout|import|status`: delegations of this SCV_HOME seen from any SCV process, transcript
 // cleanup, and signing the delegated agents in and out of their private homes.
+import { terminalSafe } from "../text/terminal-safe";
 import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
 
@@ -50,7 +51,7 @@ const ps = defineCommand({
     ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
     const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  "));
-    process.stdout.write(`${lines.join("\n")}\n`);
+    process.stdout.write(`${terminalSafe(lines.join("\n"))}\n`);
   },
 });
 

@@ -1,5 +1,6 @@
 // `scv channels list|status|login|logout`: the chat channels configured in [channels.*], what the daemon reports
 // about each (state, queue depths, last error), and the login commands of the platforms that have one.
+import { terminalSafe } from "../text/terminal-safe";
 import { defineCommand } from "./command";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 
@@ -41,7 +42,7 @@ const list = defineCommand({
     for (const [i, r] of rows.entries()) {
       const owner = "logged_in" in r ? (r.logged_in ? "logged in" : "logged out") : `owner ${r.owner || "(none)"}`;
       const where = adapters[i]!.where;
-      process.stdout.write(`${r.kind}/${r.account}  ${owner}${where ? `  ${where}` : ""}\n`);
+      process.stdout.write(terminalSafe(`${r.kind}/${r.account}  ${owner}${where ? `  ${where}` : ""}`) + "\n");
     }
     writeOwnerHints(adapters);
   },
@@ -68,7 +69,7 @@ const status = defineCommand({
       if (args.json) return void process.stdout.write(`${JSON.stringify({ daemon: "not running", channels: rows }, null, 2)}\n`);
       if (!rows.length) return void process.stdout.write(NONE);
       process.stdout.write("the daemon is not running (start it with `scv daemon start`); its channels are stopped:\n");
-      for (const r of rows) process.stdout.write(`${r.kind}/${r.account}  stopped${r.reason ? ` (${r.reason})` : ""}\n`);
+      for (const r of rows) process.stdout.write(terminalSafe(`${r.kind}/${r.account}  stopped${r.reason ? ` (${r.reason})` : ""}`) + "\n");
       writeOwnerHints(configuredAdapters(config, home));
       return;
     }
@@ -77,11 +78,11 @@ const status = defineCommand({
     if (args.json) return void process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     if (!body.channels.length) return void process.stdout.write(res.ok ? NONE : "the running daemon hosts no channels; restart it to load [channels.*]\n");
     for (const c of body.channels) {
-      const state = c.reason ? `${c.state} (${c.reason})` : c.state;
+      const state = terminalSafe(c.reason ? `${c.state} (${c.reason})` : c.state);
       process.stdout.write(
         `${c.kind}/${c.account}  ${state}  inbound queued ${c.inbound_queued}, outbound pending ${c.outbound_pending}, held ${c.outbound_held}, failed ${c.outbound_failed}\n`,
       );
-      if (c.last_error) process.stdout.write(`  last error: ${c.last_error}\n`);
+      if (c.last_error) process.stdout.write(`  last error: ${terminalSafe(c.last_error)}\n`);
     }
     const { configuredAdapters } = await import("../channels/registry");
     writeOwnerHints(configuredAdapters(config, home));

@@ -1,4 +1,5 @@
 import { defineCommand } from "./command";
+import { terminalSafe } from "../text/terminal-safe";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { effectiveEntries, renderEntries } from "../config/show";
 
@@ -21,7 +22,7 @@ const show = defineCommand({
       if (args.json) process.stdout.write(`${JSON.stringify({ user_file: loaded.userFile, project_file: loaded.projectFile ?? null, entries, imports }, null, 2)}\n`);
       else {
         process.stdout.write(`# user file: ${loaded.userFile}\n# project file: ${loaded.projectFile ?? "(none)"}\n`);
-        process.stdout.write(`${renderEntries(entries)}\n`);
+        process.stdout.write(`${terminalSafe(renderEntries(entries))}\n`);
         if (imports.length) process.stdout.write(`# imported agent setups:\n${imports.map((i) => `#   ${i.agent}: ${i.line}`).join("\n")}\n`);
       }
     } catch (e) {

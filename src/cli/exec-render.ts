@@ -8,6 +8,10 @@ import { planText } from "../plan/plan";
 import { riskInWords } from "../scope";
 import { type Style, styleFor } from "../terminal/style";
 import { ellipsize } from "../text/cut";
+import { terminalSafe } from "../text/terminal-safe";
+
+/** Text SCV did not write itself, as a terminal may show it (src/text/terminal-safe.ts): controls visible. */
+const safe = (text: unknown) => terminalSafe(String(text ?? ""));
 
 export interface Stream {
   write(s: string): unknown;
@@ -24,11 +28,11 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
 
 /** How a finished call reads after its label, and whether that is bad news. */
 function outcomeOf(p: NotificationParams<"tool.completed">, blockedBecause: string | undefined): { text: string; bad: boolean } {
-  if (blockedBecause !== undefined) return { text: `blocked: ${blockedBecause.replace(/^refused: /, "")}`, bad: true };
+  if (blockedBecause !== undefined) return { text: `blocked: ${safe(blockedBecause.replace(/^refused: /, ""))}`, bad: true };
   if (p.denied) return { text: "denied", bad: true };
-  if (typeof p.display === "string" && p.display) return { text: p.display, bad: !p.ok };
+  if (typeof p.display === "string" && p.display) return { text: safe(p.display), bad: !p.ok };
   if (p.ok) return { text: "", bad: false };
-  const first = String(p.output ?? "").split("\n", 1)[0]!.slice(0, 200);
+  const first = safe(String(p.output ?? "").split("\n", 1)[0]!.slice(0, 200));
   return { text: `failed: ${first}`, bad: true };
 }
 
@@ -51,6 +55,11 @@ export class ExecRenderer {
    */
   private deferred: { callId: string; text: string; timer: ReturnType<typeof setTimeout> } | undefined;
 
+  /** The reply on stdout: sanitised when stdout is a terminal (a reply redirected to a file keeps its bytes). */
+  private reply(text: string): string {
+    return this.stdout.isTTY ? terminalSafe(text) : text;
+  }
+
   constructor(
     private readonly stdout: Stream,
     private readonly stderr: Stream,
@@ -71,14 +80,14 @@ export class ExecRenderer {
       case "model.retrying":
         return this.onRetrying(p);
       case "approval.denied_unattended":
-        if (!this.json) this.line(this.s.yellow(`  denied without asking${p.job ? ` (${p.job})` : ""}: ${String(p.summary ?? "").split("\n", 1)[0]} (${p.reason})`));
+        if (!this.json) this.line(this.s.yellow(`  denied without asking${p.job ? ` (${safe(p.job)})` : ""}: ${safe(String(p.summary ?? "").split("\n", 1)[0])} (${safe(p.reason)})`));
         return;
       case "model.notice":
-        if (!this.json) this.line(this.s.yellow(`scv exec: ${p.message}`));
+        if (!this.json) this.line(this.s.yellow(`scv exec: ${safe(p.message)}`));
         return;
       case "plan.updated":
         // A person at a terminal follows the plan as it changes; a log or a pipe has the tool lines.
-        if (!this.json && this.tty) this.line(this.s.cyan(planText(p.items)));
+        if (!this.json && this.tty) this.line(this.s.cyan(safe(planText(p.items))));
         return;
       case "session.compacted":
         if (!this.json) this.line(this.s.dim(`· compacted ${p.turns} earlier turns into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`));
@@ -101,7 +110,8 @@ export class ExecRenderer {
     this.stopWaiting();
     this.endStdoutLine();
     this.lastStart = undefined;
-    const body = p.summary
+    // Exactly what will run, every control shown as \xNN and never interpreted: the card cannot be redrawn.
+    const body = safe(p.summary)
       .split("\n")
       .map((l) => {
         if (/^@@ .* @@$/.test(l)) return `  ${s.cyan(l)}`;
@@ -110,10 +120,10 @@ export class ExecRenderer {
         return `  ${l}`;
       })
       .join("\n");
-    const guard = p.guard ? `\n  ${s.dim(`guard: asks because ${p.guard.reason}`)}` : "";
-    const prefix = p.rule_prefix ? prefixText(p.rule_prefix) : undefined;
+    const guard = p.guard ? `\n  ${s.dim(`guard: asks because ${safe(p.guard.reason)}`)}` : "";
+    const prefix = p.rule_prefix ? safe(prefixText(p.rule_prefix)) : undefined;
     const rules = prefix ? `\nor ${s.bold("p")}: always allow commands starting with \`${prefix}\` in this project, ${s.bold("u")}: in every project` : "";
-    return `\n${s.bold(`Approve ${p.tool}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}${rules}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o / ${s.bold("a")}lways for identical calls in this run [y/N/a] `;
+    return `\n${s.bold(`Approve ${safe(p.tool)}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}${rules}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o / ${s.bold("a")}lways for identical calls in this run [y/N/a] `;
   }
 
   /** The person approved the call the card was about: it runs now. */
@@ -138,7 +148,7 @@ export class ExecRenderer {
     this.streamed += p.text;
     this.lastStart = undefined;
     this.flushDeferred();
-    this.stdout.write(p.text);
+    this.stdout.write(this.reply(p.text));
   }
 
   private onRetrying(p: NotificationParams<"model.retrying">) {
@@ -151,17 +161,18 @@ export class ExecRenderer {
     this.stopWaiting();
     if (this.json) return;
     if (p.guard?.decision === "block") this.blocked.set(p.call_id, String(p.guard.reason));
+    const label = safe(p.label);
     // Text before a tool call is its own segment; keep stdout lines whole around tool lines.
     this.endStdoutLine();
     if (!this.tty) {
       this.flushDeferred();
-      this.deferred = { callId: p.call_id, text: this.s.bold(p.label), timer: setTimeout(() => this.flushDeferred(), WAIT_AFTER_MS) };
-      this.labels.set(p.call_id, p.label);
+      this.deferred = { callId: p.call_id, text: this.s.bold(label), timer: setTimeout(() => this.flushDeferred(), WAIT_AFTER_MS) };
+      this.labels.set(p.call_id, label);
       return;
     }
-    this.line(this.s.bold(this.fit(p.label)));
-    this.lastStart = { callId: p.call_id, label: this.fit(p.label) };
-    this.labels.set(p.call_id, this.fit(p.label));
+    this.line(this.s.bold(this.fit(label)));
+    this.lastStart = { callId: p.call_id, label: this.fit(label) };
+    this.labels.set(p.call_id, this.fit(label));
     this.startWaiting(RUNNING);
   }
 
@@ -172,7 +183,7 @@ export class ExecRenderer {
   private onToolProgress(p: NotificationParams<"tool.progress">) {
     if (this.json || !this.tty) return;
     this.stopWaiting(false); // output is a sign of life of its own
-    this.showTransient(`  ${p.line}`);
+    this.showTransient(`  ${safe(p.line)}`);
   }
 
   private onToolCompleted(p: NotificationParams<"tool.completed">, mainTurn: string) {
@@ -187,7 +198,7 @@ export class ExecRenderer {
     const guard = this.blocked.get(p.call_id);
     this.blocked.delete(p.call_id);
     const { text, bad } = outcomeOf(p, guard);
-    const label = this.labels.get(p.call_id) ?? p.tool;
+    const label = this.labels.get(p.call_id) ?? safe(p.tool);
     this.labels.delete(p.call_id);
     const full = `${s.bold(label)}${text ? ` ${(bad ? s.red : s.dim)(`(${text})`)}` : ""}`;
     const waiting = this.deferred?.callId === p.call_id;
@@ -211,17 +222,17 @@ export class ExecRenderer {
     this.stopWaiting();
     if (this.json) return;
     if (p.origin?.kind === "background") {
-      this.line(`\n[background report: ${(p.origin.jobs ?? []).join(", ")}]`);
-      this.stdout.write(p.reply.endsWith("\n") || !p.reply ? p.reply : `${p.reply}\n`);
+      this.line(`\n[background report: ${safe((p.origin.jobs ?? []).join(", "))}]`);
+      this.stdout.write(this.reply(p.reply.endsWith("\n") || !p.reply ? p.reply : `${p.reply}\n`));
       return;
     }
     if (p.turn_id !== mainTurn) return;
     // What the stream did not carry (a Sources list added at the end) follows what it did.
     const rest = p.reply.startsWith(this.streamed) ? p.reply.slice(this.streamed.length) : `\n${p.reply}`;
-    this.stdout.write(rest);
+    this.stdout.write(this.reply(rest));
     if ((this.streamed + rest).length && !(this.streamed + rest).endsWith("\n")) this.stdout.write("\n");
     this.streamed = "";
-    if (p.error) this.line(this.s.red(`scv exec: turn ${p.status}: ${p.error.message}`));
+    if (p.error) this.line(this.s.red(`scv exec: turn ${p.status}: ${safe(p.error.message)}`));
   }
 
   private width(): number {

@@ -1,6 +1,7 @@
 // `scv exec PROMPT`: one turn. The reply goes to stdout, tool calls and approvals to stderr (exec-render.ts);
 // --json prints the protocol notifications as JSONL. Exit status: see exit-codes.ts.
 // The run's modules load inside run(), so `--help` and usage errors answer without loading the server.
+import { terminalSafe } from "../text/terminal-safe";
 import { statSync, writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { defineCommand } from "./command";
@@ -42,7 +43,7 @@ function newestSessionOf(sessions: SessionStore, cwd: string): string {
 /** What a resumed session brought back that the person should know: lost jobs and unreadable records. */
 function reportResumed(r: { session_id: string; turns: { status: string }[]; jobs: { job: string; agent: string; status: string }[]; warnings: string[] }) {
   process.stderr.write(`scv exec: resuming ${r.session_id} (${r.turns.length} earlier turn${r.turns.length === 1 ? "" : "s"})\n`);
-  for (const w of r.warnings) process.stderr.write(`scv exec: warning: ${w}\n`);
+  for (const w of r.warnings) process.stderr.write(`scv exec: warning: ${terminalSafe(w)}\n`);
   for (const j of r.jobs.filter((j) => j.status === "interrupted")) {
     process.stderr.write(`scv exec: background ${j.job} (${j.agent}) was interrupted: the process running the session stopped before it finished\n`);
   }

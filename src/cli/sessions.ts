@@ -1,5 +1,6 @@
 // `scv sessions list|show|rm`: the stored sessions of this SCV_HOME (src/sessions). Stored text is printed as
 // data: control characters (terminal escapes a reply or tool output may carry) are shown, never sent raw.
+import { terminalSafe } from "../text/terminal-safe";
 import { scrubSecrets } from "../text/scrub";
 import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
@@ -19,10 +20,8 @@ function fail(command: string, message: string, code = 1): void {
   process.exitCode = code;
 }
 
-/** Visible text for the terminal: control characters other than newline and tab become \xNN. */
-export function printable(text: string): string {
-  return text.replace(/[\x00-\x08\x0b-\x1f\x7f\x9b]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
+/** Visible text for the terminal (src/text/terminal-safe.ts): every control but newline and tab shown as \xNN. */
+export const printable = (text: string): string => terminalSafe(text);
 
 function time(ms: number): string {
   const d = new Date(ms);
@@ -58,7 +57,7 @@ const list = defineCommand({
     }
     const table = [
       ["ID", "STARTED", "LAST ACTIVITY", "TURNS", ...(args.all ? ["WORKSPACE"] : []), "FIRST PROMPT"],
-      ...rows.map((r) => [r.id, time(r.started_at), time(r.last_activity), String(r.turns), ...(args.all ? [r.workspace] : []), printable(oneLine(r.first_prompt, 60))]),
+      ...rows.map((r) => [r.id, time(r.started_at), time(r.last_activity), String(r.turns), ...(args.all ? [printable(r.workspace)] : []), printable(oneLine(r.first_prompt, 60))]),
     ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
     process.stdout.write(`${table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n")}\n`);

@@ -1,12 +1,13 @@
 // `scv skills list`: the skills a session started in this directory would see, and the folders skipped with why.
 import { realpathSync, statSync } from "node:fs";
 import { userHome } from "../user-home";
+import { terminalSafe } from "../text/terminal-safe";
 import { defineCommand } from "./command";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { discoverSkills, type Skill } from "../skills/index";
 
 function fail(message: string, code: number): void {
-  process.stderr.write(`scv skills list: ${message}\n`);
+  process.stderr.write(`scv skills list: ${terminalSafe(message)}\n`);
   process.exitCode = code;
 }
 
@@ -53,7 +54,8 @@ const list = defineCommand({
       process.stdout.write("skills are turned off (skills.enabled = false)\n");
       return;
     }
-    process.stdout.write(render(catalog.skills, catalog.skipped));
+    // Skill and folder names come from a repository: shown with every control visible, never sent raw.
+    process.stdout.write(terminalSafe(render(catalog.skills, catalog.skipped)));
   },
 });
 

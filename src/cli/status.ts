@@ -1,5 +1,6 @@
 // `scv status`: the daemon (pid, uptime, version), delegations running and idle, orphans stopped; from the
 // daemon when it runs, else from the state directory.
+import { terminalSafe } from "../text/terminal-safe";
 import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
 
@@ -9,6 +10,6 @@ export default defineCommand({
   async run({ args }) {
     const { collectStatus, formatStatus } = await import("../daemon/status");
     const report = await collectStatus(scvHome());
-    process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatStatus(report)}\n`);
+    process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : `${terminalSafe(formatStatus(report))}\n`);
   },
 });

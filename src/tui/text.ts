@@ -1,5 +1,7 @@
 // Display width and wrapping of text that may hold SGR escapes. Widths come from Bun.stringWidth (East Asian
 // wide characters and emoji count 2, escapes 0), so CJK text and colour never break the layout.
+import { terminalSafe } from "../text/terminal-safe";
+
 const ESC_RE = /\x1b\[[0-9;?]*[ -/]*[@-~]/y;
 
 export function displayWidth(s: string): number {
@@ -11,11 +13,12 @@ export function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "");
 }
 
-/** Removes control characters a model or a tool could use to move the cursor or retitle the terminal. */
+/**
+ * Text from a model, a tool or a stored session, safe for the TUI: escape sequences dropped whole, every other
+ * control (8-bit C1 included) and bidi override made visible (src/text/terminal-safe.ts), a tab four spaces.
+ */
 export function sanitize(s: string): string {
-  return s.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[\]P^_][\s\S]*?(?:\x07|\x1b\\|$)|\x1b.?|[\x00-\x08\x0b-\x1f\x7f\x9b]/g, (m) =>
-    m === "\t" ? "    " : "",
-  );
+  return terminalSafe(s.replace(/\t/g, "    "), { escapes: "drop" });
 }
 
 interface Token {

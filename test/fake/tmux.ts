@@ -8,6 +8,10 @@ export const HAVE_TMUX = !!Bun.which("tmux");
 export interface Terminal {
   /** The visible screen plus scrollback; `escapes` keeps colour sequences. */
   screen(opts?: { escapes?: boolean }): string;
+  /** The pane's title (an OSC 0/2 the program wrote sets it). */
+  title(): string;
+  /** tmux's paste buffers (an OSC 52 the program wrote becomes one: set-clipboard is on). */
+  buffers(): string;
   /** Polls the screen until `pattern` appears (or the predicate holds); throws with the screen when `timeoutMs` passes. */
   waitFor(pattern: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
   /** The exit status once the command has ended. */
@@ -46,6 +50,8 @@ export function openTerminal(argv: string[], opts: { env: Record<string, string>
   // The shell survives Ctrl-C (a trap, which the command does not inherit) so the status still shows.
   const script = `trap : INT; cd ${shellQuote(opts.cwd)} && env -i ${envWords.join(" ")} ${argv.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
   tmux("new-session", "-d", "-s", "t", "-x", String(opts.width ?? 120), "-y", String(opts.height ?? 50), "/bin/sh", "-c", script);
+  // A program's OSC 52 (clipboard write) then lands in a paste buffer, where a test can see it.
+  tmux("set-option", "-g", "set-clipboard", "on");
   let closed = false;
   const screen = (o: { escapes?: boolean } = {}) => tmux("capture-pane", "-p", "-t", "t", "-S", "-500", ...(o.escapes ? ["-e"] : []));
   const waitFor = async (pattern: string | RegExp | ((screen: string) => boolean), timeoutMs = 20_000) => {
@@ -60,6 +66,8 @@ export function openTerminal(argv: string[], opts: { env: Record<string, string>
   };
   const terminal: Terminal = {
     screen,
+    title: () => tmux("display-message", "-p", "-t", "t", "#{pane_title}").trim(),
+    buffers: () => tmux("list-buffers"),
     waitFor,
     async exitCode(timeoutMs) {
       const text = await waitFor(/\[exit \d+\]/, timeoutMs);

@@ -120,6 +120,10 @@ describe("ConversationView", () => {
     const text = view.takeCommitted().join("\n");
     expect(text).toContain("evil text");
     expect(text).not.toContain("\x1b");
+    view.apply("assistant.delta", { ...ids, text: "8-bit \x9b2J\x9d0;T\x9c and \u202ebidi\n" });
+    const c1 = view.takeCommitted().join("\n");
+    expect(c1).not.toMatch(/[\x80-\x9f\u202e]/);
+    expect(c1).toContain("\\u202ebidi");
     expect(text).toContain("✗ turn failed: slow down");
     view.apply("turn.started", { session_id: "s-1", turn_id: "t2", origin: user, prompt: "y" });
     view.apply("turn.ended", { session_id: "s-1", turn_id: "t2", origin: user, status: "cancelled", reply: "", usage });
