@@ -26,6 +26,7 @@ import { storedWorkspace } from "../sessions/workspace";
 import { type ClientOffers, initializeResult, offersFrom } from "./capabilities";
 import { ACP_ERRORS, AcpError, AcpPeer } from "./rpc";
 import { AcpSession } from "./session";
+import { editorMcpServers } from "./mcp";
 import type { Profiles } from "./modes";
 import { loadConfig, scvHome } from "../config/load";
 import { join } from "node:path";
@@ -121,11 +122,12 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
     return s;
   };
 
-  const reportMcp = (servers: { name: string }[] = []) => {
-    if (servers.length) opts.log(`the editor's MCP servers (${servers.map((s) => s.name).join(", ")}) are not used: SCV has no MCP support yet`);
+  const mcpOf = (servers: Record<string, unknown>[] | undefined) => {
+    const list = editorMcpServers(servers, opts.log);
+    return list.length ? { mcp_servers: list } : {};
   };
 
-  const open = (id: string, workspace: string, provider: string | undefined) => {
+  const open = (id: string, workspace: string, provider: string | undefined, mcp: ReturnType<typeof mcpOf>) => {
     const s = new AcpSession({
       id,
       workspace,
@@ -135,7 +137,7 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
       imageDir: join(scvHome(opts.env), "state", "acp-images", id),
       switchProfile: async (name) => {
         await scv.request("session.close", { session_id: id }).catch(translate);
-        await scv.request("session.resume", { session_id: id, provider: name }).catch(translate);
+        await scv.request("session.resume", { session_id: id, provider: name, ...mcp }).catch(translate);
       },
       log: (line) => opts.log(`${id}: ${line}`),
     });
@@ -144,12 +146,12 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
   };
 
   /** Opens a stored session here (closing it first if this connection has it open). */
-  const resume = async (id: string): Promise<{ s: AcpSession; r: RequestResult<"session.resume"> }> => {
+  const resume = async (id: string, mcp: ReturnType<typeof mcpOf>): Promise<{ s: AcpSession; r: RequestResult<"session.resume"> }> => {
     await scvReady;
     if (sessions.has(id)) await closeSession(id);
-    const r = await scv.request<RequestResult<"session.resume">>("session.resume", { session_id: id }).catch(translate);
+    const r = await scv.request<RequestResult<"session.resume">>("session.resume", { session_id: id, ...mcp }).catch(translate);
     for (const w of r.warnings) opts.log(`${id}: warning: ${w}`);
-    return { s: open(r.session_id, r.workspace, r.provider), r };
+    return { s: open(r.session_id, r.workspace, r.provider, mcp), r };
   };
 
   const closeSession = async (id: string) => {
@@ -171,25 +173,23 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
     async "session/new"(params) {
       const p = parse(NewSessionParams, params, "session/new");
       requireDirectory(p.cwd);
-      reportMcp(p.mcpServers);
+      const mcp = mcpOf(p.mcpServers);
       await scvReady;
-      const r = await scv.request<RequestResult<"session.start">>("session.start", { cwd: p.cwd }).catch(translate);
+      const r = await scv.request<RequestResult<"session.start">>("session.start", { cwd: p.cwd, ...mcp }).catch(translate);
       for (const n of r.notices ?? []) opts.log(`${r.session_id}: note: ${n}`);
-      return { sessionId: r.session_id, ...open(r.session_id, r.workspace, r.provider).state() };
+      return { sessionId: r.session_id, ...open(r.session_id, r.workspace, r.provider, mcp).state() };
     },
     async "session/load"(params) {
       const p = parse(LoadSessionParams, params, "session/load");
       requireDirectory(p.cwd);
-      reportMcp(p.mcpServers);
-      const { s, r } = await resume(p.sessionId);
+      const { s, r } = await resume(p.sessionId, mcpOf(p.mcpServers));
       s.replay(r);
       return s.state();
     },
     async "session/resume"(params) {
       const p = parse(LoadSessionParams, params, "session/resume");
       requireDirectory(p.cwd);
-      reportMcp(p.mcpServers);
-      return (await resume(p.sessionId)).s.state();
+      return (await resume(p.sessionId, mcpOf(p.mcpServers))).s.state();
     },
     async "session/list"(params) {
       const p = parse(ListSessionsParams, params, "session/list");

@@ -25,7 +25,7 @@ export function initializeResult(): Record<string, unknown> {
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
-      mcpCapabilities: { http: false, sse: false },
+      mcpCapabilities: { http: true, sse: false },
       sessionCapabilities: { list: {}, resume: {}, close: {} },
     },
     agentInfo: { name: "scv", title: "SCV", version: VERSION },

@@ -207,7 +207,9 @@ export class AcpSession {
 
   private async approve(p: NotificationParams<"approval.requested">): Promise<void> {
     const identity = p.fingerprint ?? `${p.tool}\u0000${p.summary}`;
-    const kind = this.calls.get(p.call_id)?.kind ?? toolKind(p);
+    // A request that is no tool call of this turn (an MCP server's connect, a relayed agent's request) is never
+    // a plain read, whatever its risk: approve-reads leaves it to the editor.
+    const kind = this.calls.get(p.call_id)?.kind ?? "other";
     let approved: boolean;
     if (modeApproves(this.mode, { kind, risk: p.risk }) || this.allowAlways.has(identity)) approved = true;
     else if (this.rejectAlways.has(identity)) approved = false;

@@ -32,6 +32,24 @@ export function addMcpServers(tools: ToolRegistry, scope: SessionScope, servers:
   });
 }
 
+/** An MCP server a client brought (session.start `mcp_servers`: an editor's, over ACP). */
+export type ClientMcpServer = { name: string; command: string; args?: string[]; env?: Record<string, string> } | { name: string; url: string; headers?: Record<string, string> };
+
+/**
+ * The client's servers as definitions, from "the editor": each connects only after approval (like a project's
+ * server, it is marked as not the user's own file). A name that could not prefix tool names is left out.
+ */
+export function clientServers(servers: ClientMcpServer[]): McpServerDefinition[] {
+  const { McpServerConfig, MCP_SERVER_NAME } = require("../config/schema") as typeof import("../config/schema");
+  const out: McpServerDefinition[] = [];
+  for (const s of servers) {
+    if (!MCP_SERVER_NAME.test(s.name)) continue;
+    const parsed = McpServerConfig.safeParse("url" in s ? { url: s.url, headers: s.headers ?? {} } : { command: s.command, args: s.args ?? [], env: s.env ?? {} });
+    if (parsed.success) out.push({ name: s.name, config: { ...parsed.data, project: "the editor" }, origin: "the editor" });
+  }
+  return out;
+}
+
 /** ACP `session/new` `mcpServers`: the user's stdio servers marked share_with_agents, with their environment. */
 export function sharedWithAgents(config: Config, workspace: string, env: Readonly<Record<string, string | undefined>>): AcpMcpServer[] {
   const { launchOf } = require("./launch") as typeof import("./launch");

@@ -42,6 +42,19 @@ export type Origin = z.infer<typeof Origin>;
 
 const PlanItems = lazySchema((z) => z.array(z.object({ text: z.string(), status: z.enum(PLAN_STATUSES) })));
 
+/** MCP servers a client brings (an editor's, over ACP): a program to start or a streamable HTTP URL. */
+const ClientMcpServers = lazySchema((z) =>
+  z
+    .array(
+      z.union([
+        z.strictObject({ name: z.string().min(1), command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional() }),
+        z.strictObject({ name: z.string().min(1), url: z.string().min(1), headers: z.record(z.string(), z.string()).optional() }),
+      ]),
+    )
+    .max(32)
+    .describe("MCP servers the client brings (an editor's), added to the configured ones for this session; each connects only after approval, like a project's server"),
+);
+
 const StoredTurn = lazySchema((z) => z.object({
   turn_id: TurnId,
   prompt: z.string(),
@@ -76,6 +89,7 @@ export const requests = {
       model: z.string().min(1).max(128).optional(),
       reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
       over_budget: z.boolean().optional().describe("go over the spending limits ([limits]) in this session (`scv exec --over-budget`)"),
+      mcp_servers: ClientMcpServers.optional(),
       channel: z
         .object({
           kind: z.string(),
@@ -99,6 +113,7 @@ export const requests = {
       provider: z.string().min(1).max(128).optional().describe("a provider profile's name ([providers.<name>]) to continue with"),
       model: z.string().min(1).max(128).optional(),
       over_budget: z.boolean().optional().describe("go over the spending limits ([limits]) in this session"),
+      mcp_servers: ClientMcpServers.optional(),
     })),
     result: lazySchema((z) => z.object({
       session_id: SessionId,

@@ -14,7 +14,7 @@ import { createModelClient } from "../provider/client";
 import { imageRef, type ImageRef } from "../provider/images";
 import { contextWindowFor, imageSupportFor } from "../provider/models";
 import type { ModelClient, ReasoningEffort } from "../provider/types";
-import { addMcpServers, configuredServers, sharedWithAgents } from "../mcp/index";
+import { addMcpServers, type ClientMcpServer, clientServers, configuredServers, sharedWithAgents } from "../mcp/index";
 import type { SessionScope, SessionServices } from "../scope";
 import { buildTools, preCompactionStep } from "../tools/index";
 import { hostedSearchEnabled } from "../tools/web_search";
@@ -188,7 +188,7 @@ function startSession(conn: Connection, p: RequestParams<"session.start">): Requ
     );
     journal = { recorder, store };
   }
-  const s = openSession(conn, { workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget });
+  const s = openSession(conn, { workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget, clientMcpServers: p.mcp_servers });
   return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, provider: profileName, context_window: s.contextWindow, ...notices(s) };
 }
 
@@ -233,6 +233,7 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
     restored: loaded,
     channel: loaded.header.channel as SessionScope["channel"],
     overBudget: p.over_budget,
+    clientMcpServers: p.mcp_servers,
   });
   return {
     session_id: s.id,
@@ -308,7 +309,7 @@ function openSession(conn: Connection, o: OpenSession): Session {
     buildTools: (scope) => {
       const tools = buildTools(scope, { enabled: o.toolsEnabled });
       // Connected at the first turn, after approval; a chat conversation's session keeps its servers across turns.
-      if (o.toolsEnabled) addMcpServers(tools, scope, configuredServers(scope.config, join(home, "config.toml")));
+      if (o.toolsEnabled) addMcpServers(tools, scope, [...configuredServers(scope.config, join(home, "config.toml")), ...clientServers(o.clientMcpServers ?? [])]);
       return tools;
     },
     hostedWebSearch: (scope) => hostedSearchEnabled(scope, o.toolsEnabled),
@@ -344,6 +345,8 @@ interface OpenSession {
   effort?: ReasoningEffort;
   /** The session goes over the spending limits (`scv exec --over-budget`). */
   overBudget?: boolean;
+  /** MCP servers the client brought (session.start/resume `mcp_servers`), beside the configured ones. */
+  clientMcpServers?: ClientMcpServer[];
 }
 
 /** The result field for problems with the files the session's instructions come from, when there are any. */

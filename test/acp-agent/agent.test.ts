@@ -174,7 +174,7 @@ describe("scv acp", () => {
     await expect(e.request("session/new", { cwd: "relative/dir", mcpServers: [] })).rejects.toMatchObject({ code: -32602 });
     await expect(e.request("session/new", { cwd: join(workspace, "missing"), mcpServers: [] })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("not an existing directory") });
     await expect(e.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] })).rejects.toMatchObject({ code: -32002 });
-    const s = await e.request("session/new", { cwd: workspace, mcpServers: [{ name: "files", command: "/bin/true", args: [], env: [] }] });
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [{ type: "sse", name: "files", url: "http://127.0.0.1:9/sse", headers: [] }] });
     await expect(e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).rejects.toMatchObject({ code: -32602 });
     fake.queue({ kind: "hang" }, text("second"));
     const first = e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "one" }] });
@@ -189,7 +189,7 @@ describe("scv acp", () => {
     expect((await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "ok?" }] })).stopReason).toBe("end_turn");
     const stderr = e.stderr();
     await e.stop();
-    expect(await stderr).toContain("MCP servers (files) are not used");
+    expect(await stderr).toContain('MCP server "files" is not used: SCV connects to stdio and streamable HTTP servers, not sse');
   });
 });
 
