@@ -15,12 +15,20 @@ const GITHUB = `ghp_${"a1B2c3D4e5".repeat(4)}`;
 const AWS = "AKIAIOSFODNN7EXAMPLE";
 const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu\n-----END RSA PRIVATE KEY-----";
 const ANTHROPIC = `sk-ant-api03-${"Xy9".repeat(10)}`;
-const leaks = [OTHER_KEY, HEADER, GITHUB, AWS, "MIIEpAIBAAKCAQEA1c7", ANTHROPIC];
+const MCP_HEADER = "mcp-header-secret-Qw3Er5";
+const BOUND = "bound-secret-value-Ty6Ui8";
+const leaks = [OTHER_KEY, HEADER, GITHUB, AWS, "MIIEpAIBAAKCAQEA1c7", ANTHROPIC, MCP_HEADER, BOUND];
 
 test("configured secrets of every profile and well-known key formats are scrubbed from sessions, show and search", async () => {
-  const { env, home, workspace } = fakeHome(fake.url, `\n[providers.other]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\napi_key = "${OTHER_KEY}"\nheaders = { "X-Org" = "${HEADER}" }\n`);
+  const extra =
+    `[tools]\nsecret_bindings = [{ source = "env:DEPLOY_TOKEN" }]\n` +
+    `[providers.other]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\napi_key = "${OTHER_KEY}"\nheaders = { "X-Org" = "${HEADER}" }\n` +
+    `[mcp.servers.remote]\nurl = "http://127.0.0.1:9/mcp"\nenabled = false\nheaders = { "Authorization" = "${MCP_HEADER}" }\n`;
+  const base = fakeHome(fake.url, extra);
+  const { home, workspace } = base;
+  const env = { ...base.env, DEPLOY_TOKEN: BOUND };
   fake.queue(
-    toolCalls([{ name: "bash", arguments: { command: `cat "${join(home, "config.toml")}"; echo GITHUB_TOKEN=${GITHUB}; echo ${ANTHROPIC}` } }]),
+    toolCalls([{ name: "bash", arguments: { command: `cat "${join(home, "config.toml")}"; echo GITHUB_TOKEN=${GITHUB}; echo ${ANTHROPIC}; echo ${BOUND}` } }]),
     text(`I saw ${GITHUB} and ${OTHER_KEY}.`),
   );
   const prompt = `my aws key is ${AWS} and here is a key:\n${PEM}`;
@@ -28,6 +36,7 @@ test("configured secrets of every profile and well-known key formats are scrubbe
   expect(r.code).toBe(0);
   const sid = JSON.parse(r.stdout.split("\n")[0]!).params.session_id;
   const stored = readFileSync(join(home, "state", "sessions", `${sid}.jsonl`), "utf8");
+  expect(stored).toContain("[mcp.servers.remote]"); // the config really was shown to the model
   for (const leak of leaks) expect(stored).not.toContain(leak);
   expect(stored).toContain("-----BEGIN PRIVATE KEY-----***-----END PRIVATE KEY-----");
   expect(readdirSync(join(home, "state", "sessions")).length).toBeGreaterThan(0);
