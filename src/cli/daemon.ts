@@ -74,10 +74,15 @@ const run = defineCommand({
     await guarded("run", async () => {
       const { runDaemon } = await import("../daemon/server");
       const { createChannelService } = await import("../channels/service");
+      const { createScheduleService } = await import("../channels/schedule-service");
+      const { loadConfig } = await import("../config/load");
       const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
-      let channels;
+      let channels: ReturnType<typeof createChannelService>;
+      let schedules: ReturnType<typeof createScheduleService>;
       try {
-        channels = createChannelService({ scvHome: scvHome(), env: process.env, log });
+        const config = loadConfig({ env: process.env }).config;
+        schedules = createScheduleService({ scvHome: scvHome(), env: process.env, config, log, channels: () => channels?.host() });
+        channels = createChannelService({ scvHome: scvHome(), env: process.env, log, config, scheduleSettled: (id, outcome, note) => schedules.settled(id, outcome, note) });
       } catch (e) {
         if ((e as Error).name !== "ConfigError") throw e;
         fail("run", `configuration error, not starting:\n${(e as Error).message}`, 78);
@@ -86,10 +91,19 @@ const run = defineCommand({
       const daemon = await runDaemon({
         scvHome: scvHome(),
         log,
-        busyTurns: channels && (() => channels.busy()),
-        extend: channels && ((app) => channels.extend(app)),
-        onStopping: channels && (() => channels.pause()),
-        beforeExit: channels && (() => channels.stop()),
+        busyTurns: () => (channels?.busy() ?? 0) + schedules.busy(),
+        extend: (app) => {
+          channels?.extend(app);
+          schedules.extend(app);
+        },
+        onStopping: () => {
+          schedules.pause();
+          channels?.pause();
+        },
+        beforeExit: async () => {
+          await schedules.stop();
+          await channels?.stop();
+        },
       });
       try {
         channels?.start();
@@ -98,6 +112,7 @@ const run = defineCommand({
         await daemon.shutdown({ force: true });
         process.exit(1);
       }
+      schedules.start(); // after the channels, whose recovery settles fires a crash left in their conversations
       await daemon.stopped;
       process.exit(0);
     });

@@ -76,6 +76,7 @@ async function main() {
       rules: lazy(() => import("./rules")),
       usage: lazy(() => import("./usage")),
       mcp: lazy(() => import("./mcp")),
+      schedules: lazy(() => import("./schedules")),
     },
   });
   await runCli(root, argv);

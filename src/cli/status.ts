@@ -5,11 +5,14 @@ import { defineCommand } from "./command";
 import { scvHome } from "../config/load";
 
 export default defineCommand({
-  meta: { name: "status", description: "Daemon, delegations running and idle, orphans stopped" },
+  meta: { name: "status", description: "Daemon, delegations running and idle, orphans stopped, the next schedule fire" },
   args: { json: { type: "boolean", description: "print JSON" } },
   async run({ args }) {
     const { collectStatus, formatStatus } = await import("../daemon/status");
+    const { scheduleSummary } = await import("../schedules/summary");
     const report = await collectStatus(scvHome());
-    process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : `${terminalSafe(formatStatus(report))}\n`);
+    const schedules = scheduleSummary(scvHome(), process.env);
+    if (!report.daemon.running && schedules.active) schedules.line += "; the daemon is not running, so none fires: start it with scv daemon start";
+    process.stdout.write(args.json ? `${JSON.stringify({ ...report, schedules }, null, 2)}\n` : `${terminalSafe(formatStatus(report))}\n${terminalSafe(schedules.line)}\n`);
   },
 });

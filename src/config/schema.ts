@@ -275,6 +275,16 @@ export const McpConfig = lazySchema((z) => z.strictObject({
   servers: z.record(z.string().regex(MCP_SERVER_NAME, "server names use 1-32 letters, digits, - and single _ (it prefixes tool names as <server>__<tool>)"), McpServerFields.partial()).default({}),
 }));
 
+/** `[schedules]`: what the daemon's schedules may do (docs/configuration.md). */
+export const SchedulesConfig = lazySchema((z) => z.strictObject({
+  /** The shortest `every` interval a schedule may have: a runaway `every 1m` is refused below it. */
+  min_every_seconds: positiveInt(MAX_TIMER_SECONDS).default(300),
+  /** A fire missed while the daemon was down is caught up (catch_up = "once") only this long after it was due. */
+  grace_hours: z.number().positive("must be greater than 0").max(24 * 365).default(6),
+  /** The time zone cron schedules and times of day use by default, and replies speak in; default the host's. */
+  time_zone: z.string().min(1).optional(),
+}));
+
 export const ConfigFile = lazySchema((z) => z.strictObject({
   provider: z.strictObject({ active: z.string().min(1) }).partial().optional(),
   providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "profile names use letters, digits, _ and -"), ProviderProfile).optional(),
@@ -289,6 +299,7 @@ export const ConfigFile = lazySchema((z) => z.strictObject({
   prices: z.record(z.string().min(1, "a model name must not be empty"), PriceConfig).optional(),
   limits: LimitsConfig.optional(),
   mcp: McpConfig.partial().optional(),
+  schedules: SchedulesConfig.partial().optional(),
 }));
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -306,6 +317,7 @@ export interface Config {
   prices: Record<string, PriceConfig>;
   limits: LimitsConfig;
   mcp: { max_message_bytes: number; servers: Record<string, McpServerConfig> };
+  schedules: z.infer<typeof SchedulesConfig>;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -338,6 +350,7 @@ export const USER_ONLY_KEYS = [
   "mcp.servers.*.trust_read_only_hints",
   "mcp.servers.*.allow_private_addresses",
   "mcp.servers.*.share_with_agents",
+  "schedules",
 ] as const;
 
 /** What a project file may set on a server the user file defines: narrowing only, never what runs or where. */

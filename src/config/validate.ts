@@ -18,6 +18,7 @@ import {
   McpServerConfig,
   MemoryConfig,
   ProviderProfile,
+  SchedulesConfig,
   SessionsConfig,
   SkillsConfig,
   ToolsConfig,
@@ -215,6 +216,7 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
     prices: user.prices ?? {},
     limits: user.limits ?? {},
     mcp: { max_message_bytes: McpConfig.parse(user.mcp ?? {}, ONCE).max_message_bytes, servers: mergeMcpServers(user, project, userFile, projectFile) },
+    schedules: mergeSection(SchedulesConfig, user.schedules),
   };
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}, ONCE) ?? {};
   validateCrossKeys(config, userFile, (key) => sources.get(key));

@@ -30,6 +30,7 @@ export function clientOrigin(clientName: string | undefined, channel: boolean): 
   if (clientName === "scv-exec") return "exec";
   if (clientName === "scv-tui") return "terminal";
   if (clientName === "scv-chat-bridge") return "chat";
+  if (clientName === "scv-schedules") return "schedule"; // a terminal-made schedule's fire (channels/schedule-service.ts)
   return "client";
 }
 

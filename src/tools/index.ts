@@ -18,6 +18,7 @@ import { createGlobTool } from "./glob";
 import { createGrepTool } from "./grep";
 import { createPlanTool } from "./plan";
 import { createReadTool } from "./read";
+import { createScheduleTool } from "./schedule";
 import { createReadSkillTool, skillsPromptSections } from "./read_skill";
 import { createSessionSearchTool } from "./session_search";
 import { type SessionScope } from "../scope";
@@ -51,6 +52,7 @@ const FACTORIES: ToolFactory[] = [
   createChatHistoryTool,
   createChatKeepTool,
   createMemoryTool,
+  createScheduleTool,
 ];
 
 export function buildTools(scope: SessionScope, opts: { enabled: boolean }): ToolRegistry {

@@ -14,6 +14,7 @@ import { GrepArgs } from "./grep";
 import { PlanArgs } from "./plan";
 import { ReadArgs } from "./read";
 import { ReadSkillArgs } from "./read_skill";
+import { ScheduleArgs } from "./schedule";
 import { SessionSearchArgs } from "./session_search";
 import { Params as WebFetchArgs } from "./web_fetch";
 import { WriteArgs } from "./write";
@@ -34,4 +35,5 @@ export const PREBUILT_PARAMETERS: Record<string, z.ZodType> = {
   read_skill: ReadSkillArgs,
   session_search: SessionSearchArgs,
   memory: MemoryArgs,
+  schedule: ScheduleArgs,
 };

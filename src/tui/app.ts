@@ -195,6 +195,7 @@ class TuiApp {
       },
     });
     await this.client.request("initialize", { protocol_version: 3, client: { name: "scv-tui" } });
+    await this.showScheduleNotices(scvHome(opts.env));
     if (opts.resume === "") await this.openPicker(true);
     else if (opts.resume === undefined && opts.continueNewest) await this.continueNewest();
     else await this.startSession(opts.resume);
@@ -217,6 +218,13 @@ class TuiApp {
     for (const job of started.jobs ?? []) if (job.status === "interrupted") view.say(`job ${job.job} (agent ${job.agent}) was interrupted when its process ended`, theme.yellow);
     for (const w of [...(started.warnings ?? []), ...(started.notices ?? [])]) view.say(`note: ${w}`, theme.yellow);
     view.say(`${resume ? "resumed" : "session"} ${this.sessionId} in ${started.workspace} · /help for keys and commands`, theme.dim);
+  }
+
+  /** What schedules could not tell the owner in a chat (no channel, or it was logged out), shown once. */
+  private async showScheduleNotices(home: string) {
+    const { hasNotices, takeNotices } = await import("../schedules/notices");
+    if (!hasNotices(home)) return;
+    for (const n of takeNotices(home)) this.view.say(`schedule notice (${n.at}): ${n.text}`, this.theme.yellow);
   }
 
   /** --continue: the newest session of this workspace, or a fresh one when there is none. */

@@ -11,7 +11,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   // The session contract (types only, from config, protocol and sessions): what every session concern takes.
   ["scope"],
   ["approval", "agents", "ledger"],
-  ["accounts", "tools", "daemon"],
+  ["daemon"], // the process that hosts (socket, reconcile); what it runs is wired in by the layers above
+  ["schedules"], // stored schedules, their trigger maths and the runner; the daemon hosts it (channels wire the fires)
+  ["accounts", "tools"],
   ["mcp"], // MCP servers as a tool source: above the tool contract, below the server that adds them to sessions
   ["server", "doctor"],
   ["channels", "tui", "acp-agent"],

@@ -15,7 +15,7 @@ import type { HostedSession } from "../../server/hosted-session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, rateLimitNotice, replyId, replyText, stoppedJobsNotice } from "./messages";
+import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, rateLimitNotice, replyId, replyText, stoppedJobsNotice, type TurnEnd } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { storedWorkspace } from "../../sessions/workspace";
@@ -66,6 +66,18 @@ export interface ConversationOptions {
   env: NodeJS.ProcessEnv;
   outbox: Outbox;
   log(line: string): void;
+  /** A schedule's fire queued here ended: answered (its reply is in the outbox), failed, or interrupted by a restart. */
+  scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string): void;
+}
+
+/** A schedule's fire as a turn of the owner's conversation (src/schedules). */
+export interface ScheduledTurn {
+  /** The fire's ID: the turn is queued at most once per ID, also across restarts. */
+  id: string;
+  schedule: string;
+  prompt: string;
+  /** What the chat log records in place of the prompt. */
+  label: string;
 }
 
 export class Conversations {
@@ -134,10 +146,11 @@ export class Conversations {
       const id = replyId(record);
       if (!this.opts.outbox.known(id)) {
         const text = interruptedNotice(record);
-        this.opts.outbox.add({ id, channel: channel.key, conversation: record.conversation, text, inReplyTo: record.id });
+        this.opts.outbox.add({ id, channel: channel.key, conversation: record.conversation, text, ...(record.scheduled ? {} : { inReplyTo: record.id }) });
         conv.log.add({ author: "system", text });
       }
       channel.inbound.remove(record);
+      if (record.scheduled) this.opts.scheduleSettled?.(record.id, "interrupted", "SCV was restarted during the turn");
     }
     const waiting = new Set(channel.inbound.list().map((r) => `${r.direct}\u0000${r.conversation}`));
     for (const key of waiting) {
@@ -197,6 +210,23 @@ export class Conversations {
   }
 
   /**
+   * Queues a schedule's fire as a turn of the owner's conversation, behind messages already queued; its reply goes
+   * out unprompted. A fire ID already seen (a fire repeated after a crash) is not queued again.
+   */
+  receiveScheduled(channel: ChannelRuntime, conversation: string, turn: ScheduledTurn): void {
+    if (channel.inbound.has(turn.id)) return;
+    const conv = this.conversation(channel, conversation, true);
+    channel.inbound.add({ id: turn.id, conversation, from: channel.adapter.owner, direct: true, text: turn.prompt, files: [], scheduled: turn.schedule });
+    conv.log.add({ author: "system", text: turn.label });
+    void this.pump(conv);
+  }
+
+  /** Whether a schedule's fire is still queued or running here. */
+  scheduledPending(channel: ChannelRuntime, fireId: string): boolean {
+    return channel.inbound.list().some((r) => r.id === fireId);
+  }
+
+  /**
    * A non-owner's message within the per-sender rate; else it is logged, remembered as seen and not answered,
    * and the sender is told once (until the rate frees up again).
    */
@@ -247,6 +277,7 @@ export class Conversations {
           this.opts.log(`channel ${conv.channel.key}: message ${next.id} failed: ${(e as Error).message}`);
           this.reply(conv, next, failedMessageNotice((e as Error).message), []);
           conv.channel.inbound.remove(next);
+          if (next.scheduled) this.opts.scheduleSettled?.(next.id, "failed", (e as Error).message);
         }
       }
     } finally {
@@ -274,6 +305,7 @@ export class Conversations {
     }
     // At most channels.max_concurrent_turns chat turns run at once, over every conversation; the rest wait here.
     await this.turnSlots.take();
+    let ended: TurnEnd | undefined;
     try {
       if (!this.accepting) return; // a planned stop began while it waited: it stays queued for the next start
       const session = await this.openSession(conv, accessFor(conv.channel, record));
@@ -286,6 +318,7 @@ export class Conversations {
         // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
         if (this.closing && end.status === "cancelled") return;
         this.reply(conv, record, replyText(end), attachments);
+        ended = end;
       } finally {
         conv.running = undefined;
         conv.lastActive = Date.now();
@@ -294,6 +327,7 @@ export class Conversations {
       this.turnSlots.give();
     }
     conv.channel.inbound.remove(record);
+    if (record.scheduled && ended) this.opts.scheduleSettled?.(record.id, ended.status === "completed" ? "answered" : "failed", ended.error?.message ?? (ended.status === "cancelled" ? "stopped" : undefined));
   }
 
   /** The session a conversation had before a restart, and the access it was opened for, from its durable state. */
@@ -474,7 +508,7 @@ export class Conversations {
       conversation: conv.id,
       text: body,
       files,
-      ...(record ? { inReplyTo: record.id } : {}),
+      ...(record && !record.scheduled ? { inReplyTo: record.id } : {}),
     });
     const logged: LoggedFile[] = sent.map((a) => ({ name: a.name, state: "sent" }));
     conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}) });

@@ -3,7 +3,7 @@
 import { mediaRoot } from "../../chatlog/paths";
 import type { Config } from "../../config/schema";
 import type { ChannelAdapter, ChannelState } from "./adapter";
-import { type ChannelRuntime, Conversations } from "./conversations";
+import { type ChannelRuntime, Conversations, type ScheduledTurn } from "./conversations";
 import { channelStateDir, InboundStore } from "./inbound";
 import { expireMedia } from "./media";
 import { Outbox } from "./outbox";
@@ -28,6 +28,16 @@ export interface HostOptions {
   env: NodeJS.ProcessEnv;
   adapters: ChannelAdapter[];
   log(line: string): void;
+  /** A schedule's fire queued in a conversation ended (src/schedules keeps its outcome). */
+  scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string): void;
+}
+
+/** A configured channel as schedules see it: where its owner is, and whether it can send now. */
+export interface OwnerChannel {
+  /** `<kind>/<account>` */
+  key: string;
+  ownerConversation: string;
+  state: ChannelState;
 }
 
 interface Running extends ChannelRuntime {
@@ -56,7 +66,14 @@ export class ChannelHost {
       ready: (key) => this.channels.get(key)?.state.state === "connected",
       log: opts.log,
     });
-    this.conversations = new Conversations({ scvHome: opts.scvHome, config: opts.config, env: opts.env, outbox: this.outbox, log: opts.log });
+    this.conversations = new Conversations({
+      scvHome: opts.scvHome,
+      config: opts.config,
+      env: opts.env,
+      outbox: this.outbox,
+      log: opts.log,
+      ...(opts.scheduleSettled ? { scheduleSettled: opts.scheduleSettled } : {}),
+    });
     for (const adapter of opts.adapters) {
       const key = `${adapter.kind}/${adapter.account}`;
       const inbound = new InboundStore(channelStateDir(opts.scvHome, adapter.kind, adapter.account), (line) => opts.log(`${key}: ${line}`));
@@ -108,6 +125,29 @@ export class ChannelHost {
         ...(lastError ? { last_error: lastError } : {}),
       };
     });
+  }
+
+  /** Every configured channel with its owner's conversation (empty when no owner is set) and its state. */
+  ownerChannels(): OwnerChannel[] {
+    return [...this.channels.values()].map((ch) => ({ key: ch.key, ownerConversation: ch.adapter.owner ? ch.adapter.ownerConversation() : "", state: ch.state }));
+  }
+
+  /** Queues a schedule's fire in a conversation of `channel`; false when no such channel is configured. */
+  enqueueScheduled(channel: string, conversation: string, turn: ScheduledTurn): boolean {
+    const ch = this.channels.get(channel);
+    if (!ch) return false;
+    this.conversations.receiveScheduled(ch, conversation, turn);
+    return true;
+  }
+
+  scheduledPending(channel: string, fireId: string): boolean {
+    const ch = this.channels.get(channel);
+    return !!ch && this.conversations.scheduledPending(ch, fireId);
+  }
+
+  /** Queues an unprompted message in a conversation; the same `id` is queued once (also across restarts). */
+  send(channel: string, conversation: string, text: string, id: string): void {
+    this.outbox.add({ id, channel, conversation, text });
   }
 
   private sweepMedia() {

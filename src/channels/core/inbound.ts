@@ -22,6 +22,8 @@ export interface QueuedInbound {
   received: string;
   /** `running` once its turn started: after a restart such a message is reported as interrupted, not re-run. */
   state: "queued" | "running";
+  /** A schedule's fire (its ID is the fire's): answered unprompted, not as a reply to a platform message. */
+  scheduled?: string;
 }
 
 /** Where one channel account keeps its state: the core's inbound store, and whatever its adapter stores. */

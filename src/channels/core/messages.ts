@@ -58,6 +58,7 @@ export function replyText(end: TurnEnd): string {
 }
 
 export function interruptedNotice(record: QueuedInbound): string {
+  if (record.scheduled) return `SCV was restarted while it ran schedule ${record.scheduled}, so that fire was interrupted and has not been run again.`;
   return `SCV was restarted while it worked on your message “${ellipsize(record.text, 120)}”, so that turn was interrupted and has not been run again. Send it again if you still want it.`;
 }
 

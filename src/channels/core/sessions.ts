@@ -23,7 +23,8 @@ export interface SessionStart {
   cwd: string;
   tools: boolean;
   autoApprove: boolean;
-  channel: { kind: string; account: string; conversation: string; log?: string; owner?: boolean };
+  /** The chat the session serves; absent for a session no chat drives (a terminal-made schedule's). */
+  channel?: { kind: string; account: string; conversation: string; log?: string; owner?: boolean };
   /** The session this conversation had before a restart. */
   previous?: string;
 }
@@ -46,7 +47,8 @@ export class SessionLink {
   private readonly client: ReturnType<typeof createInProcessClient>;
   private readonly ready: Promise<unknown>;
 
-  constructor(env: NodeJS.ProcessEnv, private readonly events: SessionEvents, store?: SessionStore) {
+  /** `clientName`: how the sessions introduce themselves (the usage ledger counts their turns by it). */
+  constructor(env: NodeJS.ProcessEnv, private readonly events: SessionEvents, store?: SessionStore, clientName = "scv-chat-bridge") {
     this.client = createInProcessClient({
       env,
       ...(store ? { sessions: store } : {}),
@@ -54,7 +56,7 @@ export class SessionLink {
       usageHooks: { onLimit: (message) => events.limitReached(message) },
       onNotification: (...notification) => this.onNotification(...notification),
     });
-    this.ready = this.client.request("initialize", { protocol_version: 3, client: { name: "scv-chat-bridge" } });
+    this.ready = this.client.request("initialize", { protocol_version: 3, client: { name: clientName } });
   }
 
   has(sessionId: string): boolean {
