@@ -24,6 +24,7 @@ test.skipIf(!HAVE_TMUX)("the next terminal start shows a schedule's notice once"
   expect(countNotices(h.home)).toBe(0);
   pane.keys("C-d");
   await pane.exitCode();
+  pane.close(); // the first terminal goes before the second opens
   pane = openTerminal([requireBinary()], { env: h.env, cwd: h.workspace });
   expect(await pane.waitFor(/session s-[0-9a-f]{8}/, 15_000)).not.toContain("schedule notice");
 }, 40_000);
