@@ -8,6 +8,7 @@ import type { Config } from "../config/schema";
 import { probeDaemon, daemonFetch } from "../daemon/client";
 import { findOrphans } from "../process/reconcile";
 import { listRunRecords, runOwnerAlive, staleRunFiles } from "../process/run-records";
+import { scheduleSummary } from "../schedules/summary";
 import { scrubKnown } from "../text/scrub";
 import { VERSION } from "../version";
 
@@ -119,6 +120,11 @@ export async function checkAgents(ctx: DoctorContext, config: Config): Promise<D
   });
 }
 
+/** Whether the daemon answers, for the checks that depend on it (channels, schedules). */
+export async function daemonRunning(ctx: DoctorContext): Promise<boolean> {
+  return (await probeDaemon(scvHome(ctx.env as NodeJS.ProcessEnv), Math.min(ctx.timeoutMs, 2000))).state === "running";
+}
+
 export async function checkDaemon(ctx: DoctorContext, config: Config | undefined): Promise<DoctorLine[]> {
   const home = scvHome(ctx.env as NodeJS.ProcessEnv);
   const probe = await probeDaemon(home, Math.min(ctx.timeoutMs, 2000));
@@ -143,6 +149,27 @@ export async function checkDaemon(ctx: DoctorContext, config: Config | undefined
     lines.push(line("daemon", "warning", "running, but its channel status did not answer", "`scv channels status`"));
   }
   return lines;
+}
+
+/** Schedules, when there are any: how many, the next fire, files not used, notices waiting; and whether anything runs them. */
+export function checkSchedules(ctx: DoctorContext, running: boolean): DoctorLine[] {
+  const s = scheduleSummary(scvHome(ctx.env as NodeJS.ProcessEnv), ctx.env as NodeJS.ProcessEnv);
+  if (!s.active && !s.paused && !s.invalid && !s.notices) return [];
+  const text = s.line.replace(/^schedules: /, "");
+  if (s.active && !running) return [line("schedules", "problem", `${text}; the daemon is not running, so none will fire`, "`scv daemon start` (or `scv daemon install` for a service)")];
+  if (s.invalid || s.notices) return [line("schedules", "warning", text, "`scv schedules list` says what is wrong and shows the notices")];
+  return [line("schedules", "ok", text)];
+}
+
+/** MCP servers as configured: what each would run or reach. Nothing is started here; `scv mcp test NAME` connects. */
+export function checkMcp(ctx: DoctorContext, config: Config): DoctorLine[] {
+  return Object.entries(config.mcp?.servers ?? {}).map(([name, s]) => {
+    const area = `mcp ${name}`;
+    const target = s.command ? `runs ${s.command.slice(s.command.lastIndexOf("/") + 1)}` : `reaches ${hostOf(s.url ?? "")}`;
+    if (!s.enabled) return line(area, "ok", `disabled (${target})`);
+    if (s.bearer_token_env && !ctx.env[s.bearer_token_env]) return line(area, "warning", `${target}, but ${s.bearer_token_env} (bearer_token_env) is not set`, `export ${s.bearer_token_env}=…`);
+    return line(area, "ok", `${target}; \`scv mcp test ${name}\` connects and lists its tools`);
+  });
 }
 
 /** Records of SCV processes that are gone: what the next start-up reconcile would clean. */

@@ -1,6 +1,20 @@
 // `scv doctor`: one report of what matters, each line ok / warning / problem with its fix. The checks run in
 // order; the provider's and the agents' ask the outside world (bounded), everything else reads local state.
-import { checkAgents, checkBinary, checkConfig, checkDaemon, checkKeys, checkLeftovers, checkProvider, checkSizes, type DoctorContext, type DoctorLine } from "./checks";
+import {
+  checkAgents,
+  checkBinary,
+  checkConfig,
+  checkDaemon,
+  checkKeys,
+  checkLeftovers,
+  checkMcp,
+  checkProvider,
+  checkSchedules,
+  checkSizes,
+  daemonRunning,
+  type DoctorContext,
+  type DoctorLine,
+} from "./checks";
 
 export type { DoctorContext, DoctorLine, Verdict } from "./checks";
 
@@ -15,9 +29,9 @@ export async function runDoctor(ctx: DoctorContext): Promise<DoctorReport> {
   const lines = [...checkBinary(), ...configLines];
   if (config) {
     const [provider, agents] = await Promise.all([checkProvider(ctx, config), checkAgents(ctx, config)]);
-    lines.push(...provider, ...checkKeys(ctx, config), ...agents);
+    lines.push(...provider, ...checkKeys(ctx, config), ...agents, ...checkMcp(ctx, config));
   }
-  lines.push(...(await checkDaemon(ctx, config)), ...checkLeftovers(ctx), ...checkSizes(ctx));
+  lines.push(...(await checkDaemon(ctx, config)), ...checkSchedules(ctx, await daemonRunning(ctx)), ...checkLeftovers(ctx), ...checkSizes(ctx));
   return {
     lines,
     problems: lines.filter((l) => l.verdict === "problem").length,

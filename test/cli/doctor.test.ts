@@ -70,3 +70,14 @@ test("a refused key is a problem, and neither the key nor its echo is printed", 
     refusing.stop(true);
   }
 }, 30_000);
+
+test("schedules that nothing will fire are a problem; configured MCP servers are listed, none started", async () => {
+  const { env, workspace } = fakeHome(fake.url, `[mcp.servers.files]\ncommand = "/nonexistent/mcp-files"\n[mcp.servers.remote]\nurl = "http://127.0.0.1:9/mcp"\nbearer_token_env = "REMOTE_TOKEN"\n`);
+  const add = await runBinary(["schedules", "add", "--every", "1h", "check the build"], bare(env), workspace);
+  expect(add.code).toBe(0);
+  const r = await runBinary(["doctor"], bare(env), workspace);
+  expect(r.code).toBe(1);
+  expect(r.stdout).toMatch(/^problem +schedules: 1 active, 0 paused; next sch-[0-9a-f]+ .*the daemon is not running, so none will fire/m);
+  expect(r.stdout).toMatch(/^ok +mcp files: runs mcp-files; `scv mcp test files` connects/m);
+  expect(r.stdout).toMatch(/^warning +mcp remote: reaches 127\.0\.0\.1:9, but REMOTE_TOKEN \(bearer_token_env\) is not set/m);
+}, 30_000);
