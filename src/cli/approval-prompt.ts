@@ -1,11 +1,15 @@
-// The y/n question at an approval, read from the terminal in raw mode so Ctrl-C and Ctrl-D are plain bytes we
-// answer at once (a line reader waiting on a terminal in raw mode is what hung before).
+// The y/n question at an approval. On a terminal it is read in raw mode, one key at a time as in the TUI: `y`, `n`,
+// `a` (and `p`/`u` when a rule is offered) answer at once, Enter alone answers no, Ctrl-C and Ctrl-D are plain
+// bytes answered at once. Off a terminal (a pipe) the answer is a line, as before.
 
 export type ApprovalAnswer = "yes" | "no" | "always" | "workspace-rule" | "user-rule" | "interrupt" | "eof";
 
 const CTRL_C = 0x03;
 const CTRL_D = 0x04;
 const BACKSPACE = new Set([0x08, 0x7f]);
+// After a single-key answer, people used to line prompts press Enter too; that Enter, arriving within this window,
+// is swallowed rather than taken as "no" by the next question.
+const HABIT_ENTER_MS = 400;
 
 function meaning(text: string, rules: boolean): ApprovalAnswer | undefined {
   const answer = text.trim().toLowerCase();
@@ -22,27 +26,62 @@ export interface PromptIo {
   output: { write(s: string): unknown };
 }
 
+// The terminal stays raw for a moment after a single-key answer, to swallow a habitual Enter without echoing it.
+let lingering: { stop(): void; input: NodeJS.ReadStream } | undefined;
+let habitEnterUntil = 0;
+
+function linger(input: NodeJS.ReadStream, restoreTerminal: () => void) {
+  const onData = (chunk: Buffer | string) => {
+    const s = String(chunk);
+    if (s === "\r" || s === "\n" || s === "\r\n") habitEnterUntil = 0;
+    stop();
+    // Ctrl-C is a plain byte in raw mode: still the interrupt it always is.
+    if (s.includes("\x03")) process.kill(process.pid, "SIGINT");
+  };
+  const timer = setTimeout(() => stop(), HABIT_ENTER_MS);
+  const stop = () => {
+    clearTimeout(timer);
+    input.off("data", onData);
+    if (lingering?.stop === stop) lingering = undefined;
+    restoreTerminal();
+    process.off("exit", restoreTerminal);
+    input.pause();
+  };
+  lingering = { stop, input };
+  input.on("data", onData);
+}
+
 /**
  * Asks `question` until the answer is y/yes, n/no/empty or a/always (and, with `rules`, p or u: keep the offered
  * rule for this project or for every one). Ctrl-C answers "interrupt", Ctrl-D "eof"; an aborted `signal`
- * (Ctrl-C delivered as a signal) answers "interrupt" too.
+ * (Ctrl-C delivered as a signal, or SIGTERM) answers "interrupt" too. The terminal is restored on every way out.
  */
 export function askApproval(question: string, io: PromptIo, signal?: AbortSignal, opts: { rules?: boolean } = {}): Promise<ApprovalAnswer> {
   const { input, output } = io;
   const raw = !!input.isTTY && typeof input.setRawMode === "function";
+  if (lingering?.input === input) lingering.stop();
+  const askedAt = Date.now();
+  const againQuestion = opts.rules
+    ? `\nPlease answer y (yes), n (no), a (always for identical calls), p (keep the rule for this project) or u (for every project): `
+    : `\nPlease answer y (yes), n (no) or a (always for identical calls): `;
   return new Promise((resolve) => {
     let line = "";
     let done = false;
-    const finish = (answer: ApprovalAnswer, echo: string) => {
+    const finish = (answer: ApprovalAnswer, echo: string, singleKey = false) => {
       if (done) return;
       done = true;
       input.off("data", onData);
       input.off("end", onEnd);
       signal?.removeEventListener("abort", onAbort);
-      process.off("exit", restoreTerminal);
-      restoreTerminal();
-      input.pause();
       output.write(`${echo}\n`);
+      if (singleKey && raw) {
+        habitEnterUntil = Date.now() + HABIT_ENTER_MS;
+        linger(input, restoreTerminal);
+      } else {
+        process.off("exit", restoreTerminal);
+        restoreTerminal();
+        input.pause();
+      }
       resolve(answer);
     };
     // However the process ends while asking, the terminal is not left in raw mode.
@@ -51,38 +90,56 @@ export function askApproval(question: string, io: PromptIo, signal?: AbortSignal
     };
     const onAbort = () => finish("interrupt", "^C");
     const onEnd = () => finish("eof", "");
+    const onKey = (b: number): boolean => {
+      if (b === 0x0d || b === 0x0a) {
+        // A habitual Enter after the previous single-key answer, buffered before this question appeared.
+        if (Date.now() < habitEnterUntil && Date.now() - askedAt < HABIT_ENTER_MS) {
+          habitEnterUntil = 0;
+          return false;
+        }
+        finish("no", "", true);
+        return true;
+      }
+      if (b < 0x20 || BACKSPACE.has(b)) return false;
+      const ch = String.fromCharCode(b);
+      const answer = meaning(ch, !!opts.rules);
+      if (answer && ch.trim()) {
+        finish(answer, ch, true);
+        return true;
+      }
+      output.write(`${ch}${againQuestion}`);
+      return true;
+    };
+    const onLine = (b: number) => {
+      if (b === 0x0d || b === 0x0a) {
+        const answer = meaning(line, !!opts.rules);
+        if (answer) return finish(answer, "");
+        line = "";
+        output.write(againQuestion);
+        return;
+      }
+      if (BACKSPACE.has(b)) {
+        line = line.slice(0, -1);
+        return;
+      }
+      if (b >= 0x20) line += String.fromCharCode(b);
+    };
     const onData = (chunk: Buffer | string) => {
       const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       for (let i = 0; i < bytes.length && !done; i++) {
         const b = bytes[i]!;
         if (b === CTRL_C) return finish("interrupt", "^C");
         if (b === CTRL_D) return finish("eof", "^D");
-        if (b === 0x0d || b === 0x0a) {
-          const answer = meaning(line, !!opts.rules);
-          if (answer) return finish(answer, "");
-          line = "";
-          output.write(
-            opts.rules
-              ? `\nPlease answer y (yes), n (no), a (always for identical calls), p (keep the rule for this project) or u (for every project): `
-              : `\nPlease answer y (yes), n (no) or a (always for identical calls): `,
-          );
-          continue;
-        }
-        if (BACKSPACE.has(b)) {
-          if (line) output.write("\b \b");
-          line = line.slice(0, -1);
-          continue;
-        }
         if (b === 0x1b) {
           // An escape sequence (arrow keys): skip it whole rather than echo it.
           while (i + 1 < bytes.length && !(bytes[i + 1]! >= 0x40 && bytes[i + 1]! <= 0x7e && bytes[i + 1] !== 0x5b)) i++;
           i++;
           continue;
         }
-        if (b < 0x20) continue;
-        const ch = String.fromCharCode(b);
-        line += ch;
-        if (raw) output.write(ch);
+        // One key answers on a terminal; the rest of what arrived with it (a paste, "y\r") is dropped.
+        if (raw) {
+          if (onKey(b)) return;
+        } else onLine(b);
       }
     };
     if (signal?.aborted) return onAbort();

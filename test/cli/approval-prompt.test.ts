@@ -38,3 +38,48 @@ test("an aborted signal (Ctrl-C as a signal) ends the question", async () => {
   ctl.abort();
   expect(await answer).toBe("interrupt");
 });
+
+// A stream that says it is a terminal, recording the raw-mode switches.
+function terminalInput() {
+  const input = new PassThrough() as unknown as NodeJS.ReadStream & { modes: boolean[] };
+  Object.assign(input, { isTTY: true, modes: [] as boolean[] });
+  input.setRawMode = (mode: boolean) => {
+    input.modes.push(mode);
+    return input;
+  };
+  return input;
+}
+
+test("on a terminal one key answers without Enter, and the terminal leaves raw mode", async () => {
+  const input = terminalInput();
+  let output = "";
+  const answer = askApproval("Allow? ", { input, output: { write: (s: string) => (output += s) } }, undefined, { rules: true });
+  (input as unknown as PassThrough).write("p");
+  expect(await answer).toBe("workspace-rule");
+  expect(output).toBe("Allow? p\n");
+  await Bun.sleep(500); // the moment kept for a habitual Enter
+  expect(input.modes).toEqual([true, false]);
+});
+
+test("on a terminal an Enter typed out of habit after the key is not the next question's answer", async () => {
+  const input = terminalInput();
+  const io = { input, output: { write: () => {} } };
+  const first = askApproval("Allow? ", io);
+  (input as unknown as PassThrough).write("y");
+  expect(await first).toBe("yes");
+  const second = askApproval("Allow again? ", io);
+  (input as unknown as PassThrough).write("\r");
+  (input as unknown as PassThrough).write("a");
+  expect(await second).toBe("always");
+});
+
+test("on a terminal another key asks again and Ctrl-C still interrupts", async () => {
+  const input = terminalInput();
+  let output = "";
+  const answer = askApproval("Allow? ", { input, output: { write: (s: string) => (output += s) } });
+  (input as unknown as PassThrough).write("x");
+  (input as unknown as PassThrough).write("\x03");
+  expect(await answer).toBe("interrupt");
+  expect(output).toContain("Please answer y (yes)");
+  expect(input.modes).toEqual([true, false]);
+});

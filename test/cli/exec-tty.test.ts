@@ -87,23 +87,38 @@ describe.skipIf(!HAVE_TMUX)("the approval question", () => {
     expect(existsSync(join(workspace, "marker"))).toBe(false);
   });
 
-  test("another answer asks again; `a` approves identical calls for the rest of the run", async () => {
+  test("another key asks again; `a` answers at once and approves identical calls for the rest of the run", async () => {
     const { term, workspace } = scv(["exec", "count"]);
     fake.queue(bash("echo x >> tally"), bash("echo x >> tally"), bash("echo y >> tally"), text("counted"));
     await term.waitFor("[y/N/a]");
-    term.type("maybe");
-    term.keys("Enter");
+    term.type("x");
     await term.waitFor("Please answer y (yes), n (no) or a (always");
-    term.type("a");
-    term.keys("Enter");
+    term.type("a"); // no Enter: a single key answers on a terminal
     // The identical second call runs unasked; the third differs and is asked about.
     await term.waitFor("approved: identical to a call allowed with `a`");
     await term.waitFor(/\$ echo y >> tally\n[\s\S]*\[y\/N\/a\]/);
     term.type("n");
-    term.keys("Enter");
     expect(await term.exitCode()).toBe(0);
     expect(readFileSync(join(workspace, "tally"), "utf8")).toBe("x\nx\n");
-    expect(term.screen()).toMatch(/\[y\/N\/a\] maybe\n.*: a\n\$ echo x >> tally \(exit 0, \d+\.\d s\)\n\$ echo x >> tally\n/);
+    expect(term.screen()).toMatch(/\[y\/N\/a\] x\n.*: a\n\$ echo x >> tally \(exit 0, \d+\.\d s\)\n\$ echo x >> tally\n/);
+  });
+
+  test("`y` alone runs the call at once, Enter alone denies, and the terminal is back in line mode afterwards", async () => {
+    const { term, workspace } = scv(["exec", "make markers"]);
+    fake.queue(bash("touch one"), bash("touch two"), text("done with markers"));
+    await term.waitFor("[y/N/a]");
+    term.type("y");
+    await term.waitFor(/\$ touch one \(exit 0/);
+    await term.waitFor(/\$ touch two\n[\s\S]*\[y\/N\/a\]/);
+    await Bun.sleep(500); // an Enter within 0.4 s of a single-key answer is taken as habit and swallowed
+    term.keys("Enter");
+    expect(await term.exitCode()).toBe(0);
+    expect(existsSync(join(workspace, "one"))).toBe(true);
+    expect(existsSync(join(workspace, "two"))).toBe(false);
+    expect(term.screen()).toContain("$ touch two (denied)");
+    // What runs in the pane afterwards (sleep) has a cooked terminal: what is typed is echoed, as it is not in raw mode.
+    term.type("typed-after-exit");
+    await term.waitFor("typed-after-exit");
   });
 
   test("a write replace shows a unified diff and the risk in words; create shows the first lines", async () => {
@@ -119,10 +134,9 @@ describe.skipIf(!HAVE_TMUX)("the approval question", () => {
       expect(screen).toContain(line);
     }
     term.type("y");
-    term.keys("Enter");
+    term.keys("Enter"); // the Enter of habit after a single key is swallowed, not taken as the next answer
     screen = await term.waitFor(/new file, 2 lines:\n\s*\+first line\n\s*\+second line\nAllow\?/);
     term.type("y");
-    term.keys("Enter");
     expect(await term.exitCode()).toBe(0);
     expect(term.screen()).toContain("write notes.txt (+1 -1 lines)");
     expect(term.screen()).toContain("write new.txt (+2 -0 lines)");
