@@ -1,21 +1,37 @@
 // `scv` with no arguments in a terminal, `scv tui`, `scv --continue` and `scv --resume [ID]`: the interactive
 // session. Parsed here rather than by the subcommand parser because these forms sit at the top level.
+//
+// A first prompt: `scv "fix the bug"` opens the session and sends it. The rule that tells it from a command: an
+// argument with a space in it is a prompt, and so is everything after `--` (`scv -- help` asks the model about
+// "help"); a single word is always a command, so a mistyped one is still "unknown command", not a paid request.
+import { REASONING_EFFORTS } from "../config/reasoning";
 
-export const TUI_USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR] [-m|--model MODEL]";
+export const TUI_USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR] [-p|--provider NAME] [-m|--model MODEL] [--effort EFFORT] [-y|--yes] [PROMPT | -- WORDS…]";
+
+type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 export interface TuiArgs {
   cwd?: string;
+  provider?: string;
   model?: string;
+  effort?: ReasoningEffort;
+  yes?: boolean;
   resume?: string; // "" = pick from a list
   continueNewest?: boolean;
+  /** Sent as the first turn once the session is open. */
+  prompt?: string;
   help?: boolean;
 }
 
-/** Whether argv asks for the TUI: nothing, `tui ...`, or only the TUI's own flags. */
+const TUI_FLAGS = ["-c", "--continue", "-r", "--resume", "-C", "--cwd", "-m", "--model", "-p", "--provider", "--effort", "-y", "--yes"];
+
+/** Whether argv asks for the TUI: nothing, `tui ...`, the TUI's own flags, or a first prompt (see above). */
 export function isTuiInvocation(argv: readonly string[]): boolean {
   if (argv.length === 0) return true;
-  if (argv[0] === "tui") return true;
-  return ["-c", "--continue", "-r", "--resume", "-C", "--cwd", "-m", "--model"].includes(argv[0]!);
+  const first = argv[0]!;
+  if (first === "tui" || first === "--") return true;
+  if (/\s/.test(first)) return true;
+  return TUI_FLAGS.includes(first) || first.startsWith("--effort=");
 }
 
 export function parseTuiArgs(argv: readonly string[]): TuiArgs | { error: string } {
@@ -29,15 +45,28 @@ export function parseTuiArgs(argv: readonly string[]): TuiArgs | { error: string
       return v;
     };
     try {
+      if (a === "--") {
+        const words = rest.slice(i + 1).join(" ").trim();
+        if (!words) return { error: "-- needs the words of a prompt after it" };
+        args.prompt = words;
+        break;
+      }
       if (a === "-c" || a === "--continue") args.continueNewest = true;
       else if (a === "-r" || a === "--resume") {
         const next = rest[i + 1];
         args.resume = next !== undefined && !next.startsWith("-") ? rest[++i]! : "";
       } else if (a === "-C" || a === "--cwd") args.cwd = value();
       else if (a === "-m" || a === "--model") args.model = value();
-      else if (a === "-h" || a === "--help") args.help = true;
+      else if (a === "-p" || a === "--provider") args.provider = value();
+      else if (a === "-y" || a === "--yes") args.yes = true;
+      else if (a === "--effort" || a.startsWith("--effort=")) {
+        const effort = a.startsWith("--effort=") ? a.slice("--effort=".length) : value();
+        if (!(REASONING_EFFORTS as readonly string[]).includes(effort)) return { error: `--effort must be one of: ${REASONING_EFFORTS.join(", ")} (not "${effort}")` };
+        args.effort = effort as ReasoningEffort;
+      } else if (a === "-h" || a === "--help") args.help = true;
       else if (a.startsWith("-")) return { error: `unknown option ${a}` };
-      else return { error: `unexpected argument "${a}"` };
+      else if (/\s/.test(a) && args.prompt === undefined) args.prompt = a;
+      else return { error: `unexpected argument "${a}"; a first prompt is one quoted argument (scv "fix the bug") or the words after -- (scv -- ${a})` };
     } catch (e) {
       return { error: (e as Error).message };
     }
@@ -58,8 +87,14 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
         "  -c, --continue      reopen the newest stored session of this workspace\n" +
         "  -r, --resume [ID]   reopen a stored session (without ID: pick from a list)\n" +
         "  -C, --cwd DIR       workspace directory\n" +
+        "  -p, --provider NAME provider profile for this session (overrides provider.active)\n" +
         "  -m, --model MODEL   model for this session\n" +
-        "Inside: /help lists keys and commands.\n",
+        `      --effort EFFORT reasoning effort: ${REASONING_EFFORTS.join(", ")}\n` +
+        "  -y, --yes           approve every tool call without asking\n" +
+        "A first prompt is sent as soon as the session opens: one quoted argument with a space in it\n" +
+        '(scv "fix the bug"), or every word after -- (scv -- help asks the model about "help"). A single\n' +
+        "word is always a command, so a mistyped command is not sent to the model.\n" +
+        "Inside: /help lists keys and commands; /model and /effort switch for the next turn.\n",
     );
     return 0;
   }
@@ -72,19 +107,28 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
   }
   const env = { ...process.env };
   if (parsed.model) env.SCV_MODEL = parsed.model;
+  if (parsed.provider) env.SCV_PROVIDER = parsed.provider;
   if (parsed.continueNewest && parsed.resume !== undefined) {
     process.stderr.write(`scv: give either --continue or --resume, not both\n${TUI_USAGE}\n`);
     return 2;
   }
   const { runTui } = await import("../tui/app");
-  return runTui({ cwd: parsed.cwd ?? process.cwd(), env, resume: parsed.resume, continueNewest: parsed.continueNewest });
+  return runTui({
+    cwd: parsed.cwd ?? process.cwd(),
+    env,
+    resume: parsed.resume,
+    continueNewest: parsed.continueNewest,
+    ...(parsed.effort ? { effort: parsed.effort } : {}),
+    ...(parsed.yes ? { autoApprove: true } : {}),
+    ...(parsed.prompt ? { prompt: parsed.prompt } : {}),
+  });
 }
 
 /** For `scv help` and `scv help tui`: `scv tui ...`, `--help` included, is routed before the command layer. */
 export default {
   meta: { name: "tui", description: "an interactive session in this directory (also `scv` alone in a terminal)" },
   notes:
-    "Options: -c/--continue (the newest session of this workspace), -r/--resume [ID] (a stored session; without ID a list to pick from), -C/--cwd DIR, -m/--model MODEL. Inside, /help lists keys and commands.",
+    'Options: -c/--continue (the newest session of this workspace), -r/--resume [ID] (a stored session; without ID a list to pick from), -C/--cwd DIR, -p/--provider NAME, -m/--model MODEL, --effort EFFORT, -y/--yes. A first prompt: one quoted argument with a space (scv "fix the bug") or the words after -- (scv -- help). Inside, /help lists keys and commands.',
   ownArgs: true,
   run: async ({ rawArgs }: { rawArgs: string[] }) => process.exit(await runTuiCommand(["tui", ...rawArgs])),
 };

@@ -156,6 +156,24 @@ export const requests = {
     })),
     result: lazySchema((z) => z.object({ ok: z.literal(true), rule: z.string().optional(), rule_error: z.string().optional() })),
   },
+  "session.configure": {
+    description:
+      "Switches an open session's model, provider profile or reasoning effort from its next turn on (a running turn finishes on what it started with). The conversation is kept and the switch is recorded, so `session.resume` continues on it. A new `provider` brings its profile's model and effort unless `model` or `reasoning_effort` name others; a new model of the same profile keeps the effort. A switch to another endpoint is refused with -32602 when the history holds encrypted reasoning that endpoint cannot read (a Chat API profile leaves reasoning out and is allowed, with a notice). With none of the three it changes nothing and answers the settings in force.",
+    params: lazySchema((z) => z.strictObject({
+      session_id: SessionId,
+      provider: z.string().min(1).max(64).optional().describe("a provider profile's name ([providers.NAME])"),
+      model: z.string().min(1).max(128).optional(),
+      reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
+    })),
+    result: lazySchema((z) => z.object({
+      provider: z.string(),
+      model: z.string(),
+      wire_api: z.enum(["responses", "chat"]),
+      reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
+      context_window: ContextWindow,
+      notices: Notices.optional(),
+    })),
+  },
   "session.compact": {
     description:
       "Compacts the session's history now: the model summarises the older turns and history becomes that summary plus the most recent turns verbatim. Waits for a running turn to end first. `compacted: false` when there was too little to summarise.",

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, resolveApiKey, scvHome } from "../config/load"
 import { createRpcEndpoint, RpcError, type RpcEndpoint } from "../protocol/rpc";
 import { ERROR_CODES, PROTOCOL_VERSION, type RequestParams, type RequestResult } from "../protocol/schema";
 import type { Config } from "../config/schema";
+import { REASONING_EFFORTS } from "../config/reasoning";
 import { type LoadedSession, type SessionJournal, type SessionStore, SessionStoreError } from "../sessions/index";
 import { clientOrigin, createUsageRecorder, ledgerFor } from "../ledger/index";
 import { createModelClient } from "../provider/client";
@@ -134,6 +135,10 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         }
         return { ok: true as const, ...answered };
       },
+      async "session.configure"(p) {
+        requireInit();
+        return configureSession(conn, session(p.session_id), p);
+      },
       async "session.compact"(p) {
         requireInit();
         const result = await session(p.session_id).compactNow();
@@ -234,6 +239,7 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
     channel: loaded.header.channel as SessionScope["channel"],
     overBudget: p.over_budget,
     clientMcpServers: p.mcp_servers,
+    ...(loaded.reasoningEffort && isReasoningEffort(loaded.reasoningEffort) ? { effort: loaded.reasoningEffort } : {}),
   });
   return {
     session_id: s.id,
@@ -251,6 +257,50 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
   };
 }
 
+/**
+ * session.configure: the model, profile or effort from the next turn on. A new profile brings its own model and
+ * effort unless they are named; a new model of the same profile keeps the effort. Nothing named: the settings in
+ * force, unchanged and unrecorded.
+ */
+function configureSession(conn: Connection, s: Session, p: RequestParams<"session.configure">): RequestResult<"session.configure"> {
+  const config = s.scope.config;
+  const current = s.settings;
+  const profileName = p.provider ?? current.provider;
+  const profile = Object.hasOwn(config.providers, profileName) ? config.providers[profileName] : undefined;
+  if (!profile) {
+    throw new RpcError(ERROR_CODES.invalid_params, `no provider profile "${profileName}"; the profiles are ${Object.keys(config.providers).map((n) => `"${n}"`).join(", ")} (scv config show)`);
+  }
+  const changesProfile = profileName !== current.provider;
+  const notes: string[] = [];
+  if (changesProfile && s.holdsReasoning) {
+    const from = config.providers[current.provider];
+    // Encrypted reasoning reads back only at the endpoint that wrote it; Chat leaves it out altogether.
+    if (profile.wire_api === "chat") notes.push("the model's earlier reasoning has no form in the Chat API and is left out; the conversation itself is carried");
+    else if (!from || from.base_url !== profile.base_url) {
+      throw new RpcError(
+        ERROR_CODES.invalid_params,
+        `cannot carry this conversation to "${profileName}": its history holds encrypted reasoning from ${from?.base_url ?? current.provider} that ${profile.base_url} cannot read; start a new session there (/new after switching, or scv -p ${profileName})`,
+      );
+    }
+  }
+  const modelName = p.model ?? (changesProfile ? profile.model : current.model);
+  const effort = p.reasoning_effort ?? (changesProfile ? undefined : (current.reasoningEffort as ReasoningEffort | undefined));
+  if (p.provider !== undefined || p.model !== undefined || p.reasoning_effort !== undefined) s.configure(modelSetup(conn, config, profileName, modelName, effort));
+  const now = s.settings;
+  return {
+    provider: now.provider,
+    model: now.model,
+    wire_api: config.providers[now.provider]?.wire_api ?? profile.wire_api,
+    ...(now.reasoningEffort ? { reasoning_effort: now.reasoningEffort as ReasoningEffort } : {}),
+    context_window: s.contextWindow,
+    ...(notes.length ? { notices: notes } : {}),
+  };
+}
+
+function isReasoningEffort(value: string): value is ReasoningEffort {
+  return (REASONING_EFFORTS as readonly string[]).includes(value);
+}
+
 function configFor(env: NodeJS.ProcessEnv, workspace: string): Config {
   try {
     return loadConfig({ cwd: workspace, env }).config;
@@ -260,30 +310,55 @@ function configFor(env: NodeJS.ProcessEnv, workspace: string): Config {
   }
 }
 
-/** A session on its provider profile's model client, registered on the connection and handed to its host. */
-function openSession(conn: Connection, o: OpenSession): Session {
+/** The model client and what goes with it for a profile and model; throws when the profile has no key it needs. */
+function modelSetup(conn: Connection, config: Config, profileName: string, modelName: string, effortOverride: ReasoningEffort | undefined) {
   const { opts, env } = conn;
-  const profile = o.config.providers[o.profileName]!;
+  const profile = config.providers[profileName]!;
   const apiKey = resolveApiKey(profile, env);
   if (!apiKey && !opts.modelClientFactory && new URL(profile.base_url).hostname === "api.openai.com") {
-    o.journal?.recorder.close();
-    throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(o.profileName, profile.api_key_env, join(scvHome(env), "config.toml")));
+    throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(profileName, profile.api_key_env, join(scvHome(env), "config.toml")));
   }
   const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
   // The connection (for a remote endpoint, a TLS handshake) is made while the client sends its first prompt.
   model.preconnect?.();
+  const effort = effortOverride ?? profile.reasoning_effort;
+  const reasoning = { ...(effort ? { effort } : {}), ...(profile.reasoning_summary ? { summary: profile.reasoning_summary } : {}) };
+  return {
+    provider: profileName,
+    model,
+    modelName,
+    reasoning,
+    context: { window: contextWindowFor(modelName, profile.context_window), compactAt: profile.compact_at },
+    images: imageSupportFor(modelName, profileName, profile.images),
+  };
+}
+
+/** A session on its provider profile's model client, registered on the connection and handed to its host. */
+function openSession(conn: Connection, o: OpenSession): Session {
+  const { opts, env } = conn;
+  let setup: ReturnType<typeof modelSetup>;
+  try {
+    setup = modelSetup(conn, o.config, o.profileName, o.modelName, o.effort);
+  } catch (e) {
+    o.journal?.recorder.close();
+    throw e;
+  }
   const home = scvHome(env);
   const depth = Math.max(o.depth ?? 0, opts.baseDepth ?? 0);
-  const effort = o.effort ?? profile.reasoning_effort;
-  const reasoning = { ...(effort ? { effort } : {}), ...(profile.reasoning_summary ? { summary: profile.reasoning_summary } : {}) };
   const sessionId = o.journal?.recorder.id ?? newSessionId();
+  // Read at each request, so a request after session.configure is counted against the model it went to.
+  let opened: Session | undefined;
   const usage = createUsageRecorder({
     ledger: ledgerFor(home),
     sessionId,
     ...(o.journal ? { journal: o.journal.recorder } : {}),
     origin: clientOrigin(conn.clientName, !!o.channel),
-    provider: o.profileName,
-    model: o.modelName,
+    get provider() {
+      return opened?.settings.provider ?? o.profileName;
+    },
+    get model() {
+      return opened?.settings.model ?? o.modelName;
+    },
     ...(o.channel ? { channel: o.channel } : {}),
     config: o.config,
     overBudget: o.overBudget,
@@ -301,7 +376,7 @@ function openSession(conn: Connection, o: OpenSession): Session {
       owner: isOwnerSession(depth, o.channel),
       version: VERSION,
       services: { mcpServersForAgents: (cwd: string) => sharedWithAgents(o.config, cwd, env), ...(opts.services?.(sessionId) ?? {}) },
-      images: imageSupportFor(o.modelName, o.profileName, profile.images),
+      images: setup.images,
       ...(o.journal ? { journal: o.journal } : {}),
       ...(o.channel ? { channel: o.channel } : {}),
       usage,
@@ -316,14 +391,16 @@ function openSession(conn: Connection, o: OpenSession): Session {
     systemPrompt: buildSystemPrompt,
     compactionNote,
     beforeCompaction: preCompactionStep,
-    model,
-    modelName: o.modelName,
-    reasoning,
-    context: { window: contextWindowFor(o.modelName, profile.context_window), compactAt: profile.compact_at },
+    provider: setup.provider,
+    model: setup.model,
+    modelName: setup.modelName,
+    reasoning: setup.reasoning,
+    context: setup.context,
     autoApprove: o.autoApprove ?? false,
     emit: (method, params) => void conn.notify(method, params),
     restored: o.restored,
   });
+  opened = s;
   conn.sessions.set(s.id, s);
   opts.onSession?.(hostedSession(s));
   return s;

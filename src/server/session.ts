@@ -23,6 +23,8 @@ interface QueuedTurn {
 export interface SessionOptions {
   scope: Omit<SessionScope, "onClose" | "turns" | "decideUnattended" | "notify">;
   buildTools(scope: SessionScope): ToolRegistry;
+  /** The provider profile's name (never its key). */
+  provider: string;
   model: ModelClient;
   modelName: string;
   reasoning?: ReasoningOptions;
@@ -112,6 +114,35 @@ export class Session {
 
   get id() {
     return this.scope.sessionId;
+  }
+
+  /** The provider profile and model the next turn uses. */
+  get settings(): { provider: string; model: string; reasoningEffort?: string } {
+    const effort = this.opts.reasoning?.effort;
+    return { provider: this.opts.provider, model: this.opts.modelName, ...(effort ? { reasoningEffort: effort } : {}) };
+  }
+
+  /** Whether the history holds reasoning items (encrypted, readable only by the endpoint that wrote them). */
+  get holdsReasoning(): boolean {
+    return this.history.some((item) => item.role === "reasoning");
+  }
+
+  /**
+   * Switches the model, provider profile or reasoning effort from the next turn on; a running turn finishes on
+   * what it started with. The history is kept as it is and recorded, so a resume continues on the new settings.
+   */
+  configure(next: Pick<SessionOptions, "provider" | "model" | "modelName" | "reasoning" | "context"> & { images: SessionScope["images"] }): void {
+    this.opts.provider = next.provider;
+    this.opts.model = next.model;
+    this.opts.modelName = next.modelName;
+    if (next.reasoning) this.opts.reasoning = next.reasoning;
+    else delete this.opts.reasoning;
+    this.context.window = next.context.window;
+    this.context.compactAt = next.context.compactAt;
+    this.context.last = undefined;
+    (this.scope as { images: SessionScope["images"] }).images = next.images;
+    const effort = next.reasoning?.effort;
+    this.scope.journal?.recorder.append({ type: "configured", provider: next.provider, model: next.modelName, ...(effort ? { reasoning_effort: effort } : {}) });
   }
 
   /** The model's context window in tokens, as this session counts it. */

@@ -35,9 +35,11 @@ export interface StoredCompaction {
 
 export interface LoadedSession {
   header: SessionHeader;
-  /** The model and provider profile of the latest start or resume. */
+  /** The model and provider profile of the latest start, resume or switch (session.configure). */
   model: string;
   provider: string;
+  /** The reasoning effort chosen by the latest switch, if any (else the profile's). */
+  reasoningEffort?: string;
   turns: StoredTurn[];
   /** The history to continue with. */
   history: StoredItem[];
@@ -174,6 +176,12 @@ class SessionParser {
       case "resumed":
         loaded.model = r.model;
         loaded.provider = r.provider;
+        break;
+      case "configured":
+        loaded.model = r.model;
+        loaded.provider = r.provider;
+        if (r.reasoning_effort) loaded.reasoningEffort = r.reasoning_effort;
+        else delete loaded.reasoningEffort;
         break;
       case "turn": {
         const turn: StoredTurn = { turn_id: r.turn, prompt: r.prompt, origin: r.origin, status: "interrupted", reply: "", started_at: r.at, items: [] };

@@ -87,6 +87,8 @@ export type UsageEntry = z.infer<typeof UsageEntry>;
 /** Every record after the header. Unknown types are skipped with a warning (a newer SCV wrote them). */
 export const SessionRecord = lazySchema((z) => z.discriminatedUnion("type", [
   z.object({ type: z.literal("resumed"), at, provider: z.string(), model: z.string() }),
+  /** The model, provider profile or reasoning effort switched mid-session (session.configure), from the next turn on. */
+  z.object({ type: z.literal("configured"), at, provider: z.string(), model: z.string(), reasoning_effort: z.string().optional() }),
   z.object({ type: z.literal("turn"), at, turn: z.string(), prompt: z.string(), origin: Origin }),
   z.object({ type: z.literal("item"), at, turn: z.string().optional(), item: Item }),
   z.object({

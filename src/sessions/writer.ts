@@ -15,7 +15,7 @@ import type { RecordInput } from "./records";
  * and a session that never gets that far is worth nothing after a power cut; syncing it would sit between a
  * nested SCV child's spawn and its first model request.
  */
-const SYNCED = new Set<string>(["turn_ended", "job_finished", "conversation", "compacted", "resumed"]);
+const SYNCED = new Set<string>(["turn_ended", "job_finished", "conversation", "compacted", "resumed", "configured"]);
 
 export interface SessionRecorder {
   readonly id: string;

@@ -22,6 +22,12 @@ export interface TuiOptions {
   resume?: string;
   /** Reopen the newest stored session of this workspace (--continue). */
   continueNewest?: boolean;
+  /** Reasoning effort for a new session (--effort). */
+  effort?: string;
+  /** Approve every tool call unasked (--yes). */
+  autoApprove?: boolean;
+  /** Sent as the first turn once the session is open (`scv "fix the bug"`). */
+  prompt?: string;
 }
 
 type Client = {
@@ -53,6 +59,8 @@ class TuiApp {
   private store: import("../sessions/index").SessionStore | undefined;
   private picker: SessionPicker | undefined;
   private sessionId = "";
+  /** The session open last, named on the way out so it can be resumed. */
+  private lastSessionId = "";
   private model = "";
   private contextWindow: number | undefined;
   private config: import("../config/schema").Config | undefined;
@@ -89,6 +97,10 @@ class TuiApp {
       cwd: opts.cwd,
       env: opts.env,
       session: () => ({ id: this.sessionId, model: this.model, tools: this.tools, contextWindow: this.contextWindow }),
+      switched: (next) => {
+        this.model = next.model;
+        this.contextWindow = next.contextWindow;
+      },
       usage: async () =>
         this.store && this.config && this.sessionId ? (await import("./spend")).usageLines(this.store.home, this.config, this.sessionId) : ["no session is open"],
       request: (method, params) => this.client!.request(method, params),
@@ -199,6 +211,7 @@ class TuiApp {
     if (opts.resume === "") await this.openPicker(true);
     else if (opts.resume === undefined && opts.continueNewest) await this.continueNewest();
     else await this.startSession(opts.resume);
+    if (opts.prompt && this.sessionId) void this.submit(opts.prompt);
     this.requestRender();
   }
 
@@ -206,10 +219,13 @@ class TuiApp {
     const { view, theme } = this;
     if (!this.client) return;
     const model_ = modelName ? { model: modelName } : {};
+    const approve = this.opts.autoApprove ? { auto_approve: true } : {};
+    const effort = this.opts.effort ? { reasoning_effort: this.opts.effort } : {};
     const started = resume
-      ? await this.client.request("session.resume", { session_id: resume, ...model_ })
-      : await this.client.request("session.start", { cwd: this.opts.cwd, ...model_ });
+      ? await this.client.request("session.resume", { session_id: resume, ...model_, ...approve })
+      : await this.client.request("session.start", { cwd: this.opts.cwd, ...model_, ...approve, ...effort });
     this.sessionId = started.session_id;
+    this.lastSessionId = this.sessionId;
     this.model = started.model;
     this.contextWindow = started.context_window;
     this.tools = started.tools ?? [];
@@ -391,6 +407,7 @@ class TuiApp {
     this.screen.release();
     if (rest.length) this.term.write(`${rest.join("\r\n")}\r\n`);
     this.term.restore();
+    if (this.lastSessionId) this.term.write(`${this.theme.dim("resume this session with:")} scv --resume ${this.lastSessionId}\r\n`);
     this.resolveExit(code);
     return this.exited;
   }

@@ -12,6 +12,8 @@ export interface SlashContext {
   env: NodeJS.ProcessEnv;
   /** The open session as it is now: "" as ID while none is open. */
   session(): { id: string; model: string; tools: readonly string[]; contextWindow?: number };
+  /** The session's model changed (session.configure). */
+  switched(next: { model: string; contextWindow?: number }): void;
   request<T = any>(method: string, params: unknown): Promise<T>;
   /** /usage: what this session and today spent, as lines. */
   usage(): Promise<string[]>;
@@ -45,11 +47,10 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
         }
         break;
       case "model":
-        if (!arg) view.say(`model: ${ctx.session().model}`);
-        else {
-          await ctx.closeSession();
-          await ctx.startSession(undefined, arg);
-        }
+        await (await import("./model-switch")).modelCommand(ctx, arg);
+        break;
+      case "effort":
+        await (await import("./model-switch")).effortCommand(ctx, arg);
         break;
       case "compact": {
         view.say("compacting…", theme.dim);

@@ -4,7 +4,7 @@ import { fakeHome, removeFakeHomes, requireBinary, runBinary } from "../fake/bin
 
 afterAll(removeFakeHomes);
 
-const USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR] [-m|--model MODEL]";
+const USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR] [-p|--provider NAME] [-m|--model MODEL] [--effort EFFORT] [-y|--yes] [PROMPT | -- WORDS…]";
 
 function run(args: string[]) {
   const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");
@@ -13,7 +13,7 @@ function run(args: string[]) {
 
 test("an unknown option, a word too many or a missing value is a usage error naming it", async () => {
   expect(await run(["tui", "--bogus"])).toEqual({ code: 2, stdout: "", stderr: `scv: unknown option --bogus\n${USAGE}\n` });
-  expect(await run(["tui", "extra"])).toEqual({ code: 2, stdout: "", stderr: `scv: unexpected argument "extra"\n${USAGE}\n` });
+  expect(await run(["tui", "extra"])).toEqual({ code: 2, stdout: "", stderr: `scv: unexpected argument "extra"; a first prompt is one quoted argument (scv "fix the bug") or the words after -- (scv -- extra)\n${USAGE}\n` });
   expect(await run(["-c", "--cwd"])).toEqual({ code: 2, stdout: "", stderr: `scv: --cwd needs a value\n${USAGE}\n` });
 });
 

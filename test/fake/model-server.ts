@@ -36,6 +36,8 @@ export interface FakeModel {
 }
 
 export interface FakeModelOptions {
+  /** Model IDs GET /v1/models lists (OpenAI's list shape); without them it answers 404 as before. */
+  models?: string[];
   replies?: FakeReply[];
   port?: number;
   /** Pause between SSE frames (default 0). */
@@ -178,6 +180,9 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       requests.push(record);
       opts.onRequest?.(record);
       const n = requests.length;
+      if (req.method === "GET" && path === "/v1/models" && opts.models) {
+        return Response.json({ object: "list", data: opts.models.map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "fake" })) });
+      }
       const isResponses = path === "/v1/responses";
       if (req.method !== "POST" || (!isResponses && path !== "/v1/chat/completions")) {
         return errorResponse(404, `Invalid URL (${req.method} ${path})`);

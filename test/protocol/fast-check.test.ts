@@ -29,6 +29,7 @@ const samples: Record<RequestMethod, Record<string, unknown>[]> = {
   "turn.start": [{ session_id: "s-1", prompt: "hello" }],
   "turn.cancel": [{ session_id: "s-1", turn_id: "t1" }],
   "approval.resolve": [{ session_id: "s-1", approval_id: "a1", approved: true }],
+  "session.configure": [{ session_id: "s-1", model: "m" }, { session_id: "s-1", provider: "local", model: "m", reasoning_effort: "low" }],
   "session.compact": [{ session_id: "s-1" }],
   "session.close": [{ session_id: "s-1" }],
 };

@@ -12,6 +12,7 @@ function context(overrides: Partial<SlashContext> = {}) {
     cwd: "/ws",
     env: { SCV_HOME: process.env.SCV_HOME!, HOME: process.env.HOME! },
     session: () => ({ id: "s-1", model: "fake-model", tools: ["read", "bash"] }),
+    switched: (next) => void calls.push(`switched ${next.model}`),
     request: async (method, params) => {
       calls.push(`request ${method} ${JSON.stringify(params)}`);
       return { compacted: false } as any;
@@ -27,13 +28,11 @@ function context(overrides: Partial<SlashContext> = {}) {
   return { ctx, calls, said: () => view.takeCommitted() };
 }
 
-test("/model, /tools and /status say what the session is", async () => {
+test("/tools and /status say what the session is", async () => {
   const { ctx, said } = context();
-  await runSlashCommand(ctx, "model", "");
   await runSlashCommand(ctx, "tools", "");
   await runSlashCommand(ctx, "status", "");
   expect(said()).toEqual([
-    "model: fake-model",
     "tools: read, bash",
     "model fake-model · session s-1 · workspace /ws",
     "memory: USER.md empty (cap 4.0 KiB); project notes empty (cap 8.0 KiB)",
@@ -73,13 +72,36 @@ test("/status says how much of the model's context window the last request used"
   expect(old.said()[1]).toStartWith("context used by the last request: 950 tokens;");
 });
 
-test("/new, /resume ID and /model NAME close the session before starting the next; /resume alone opens the picker", async () => {
+test("/new and /resume ID close the session before starting the next; /resume alone opens the picker", async () => {
   const { ctx, calls } = context();
   await runSlashCommand(ctx, "new", "");
   await runSlashCommand(ctx, "resume", "s-2");
-  await runSlashCommand(ctx, "model", "other");
   await runSlashCommand(ctx, "resume", "");
-  expect(calls.filter((c) => c !== "render")).toEqual(["close", "start - -", "close", "start s-2 -", "close", "start - other", "picker false"]);
+  expect(calls.filter((c) => c !== "render")).toEqual(["close", "start - -", "close", "start s-2 -", "picker false"]);
+});
+
+test("/model NAME and /effort LEVEL switch the same session (session.configure), never closing it", async () => {
+  const configured = { provider: "default", model: "other", wire_api: "responses", reasoning_effort: "low", context_window: 1000 };
+  const { ctx, calls, said } = context({
+    request: async (method, params) => {
+      calls.push(`request ${method} ${JSON.stringify(params)}`);
+      return configured as any;
+    },
+  });
+  await runSlashCommand(ctx, "model", "other");
+  await runSlashCommand(ctx, "effort", "low");
+  await runSlashCommand(ctx, "effort", "loud");
+  expect(calls.filter((c) => c !== "render")).toEqual([
+    'request session.configure {"session_id":"s-1","model":"other"}',
+    "switched other",
+    'request session.configure {"session_id":"s-1","reasoning_effort":"low"}',
+    "switched other",
+  ]);
+  expect(said()).toEqual([
+    "model: other on default (responses API, effort low) from the next turn; the conversation goes on",
+    "reasoning effort: low from the next turn (other)",
+    "/effort takes one of none, minimal, low, medium, high, xhigh",
+  ]);
 });
 
 test("/compact asks the server for this session and says when there was nothing to compact", async () => {
