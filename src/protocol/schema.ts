@@ -65,6 +65,10 @@ const StoredTurn = lazySchema((z) => z.object({
   error: z.object({ class: z.string(), message: z.string() }).optional(),
   started_at: z.number().describe("Unix milliseconds"),
   ended_at: z.number().optional(),
+  calls: z
+    .array(z.object({ tool: z.string(), label: z.string(), display: z.string().optional(), ok: z.boolean(), denied: z.boolean().optional() }))
+    .optional()
+    .describe("the turn's tool calls as they were shown (label and outcome, as in tool.started and tool.completed), for a replay"),
 }));
 
 /** Client -> server requests: params and result. Each schema is built at its first use (lazySchema). */

@@ -336,8 +336,11 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
 
   let result: ToolResult;
   let denied = false;
-  const started = (label: string, args?: unknown, risk?: ToolRisk, guard?: GuardVerdict) =>
+  let shownLabel = call.name;
+  const started = (label: string, args?: unknown, risk?: ToolRisk, guard?: GuardVerdict) => {
+    shownLabel = label;
     emit("tool.started", { ...ids, tool: call.name, label, ...(tool?.kind ? { kind: tool.kind } : {}), ...(risk ? { risk } : {}), ...argumentsField(args), ...(guard ? { guard: guardField(guard) } : {}) });
+  };
   if (!tool) {
     started(call.name);
     const names = deps.tools.list().map((t) => t.name);
@@ -368,5 +371,6 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
   progress.stop(); // a line still waiting is dropped: the call has its outcome
   const shown = { ...(result.display ? { display: displayLine(result.display) } : {}), ...(denied ? { denied } : {}) };
   emit("tool.completed", { ...(result.event ?? {}), ...ids, tool: call.name, ok: result.ok, output: result.output, ...shown });
+  scope.journal?.recorder.append({ type: "call", turn: turnId, tool: call.name, label: shownLabel, ok: result.ok, ...shown });
   return result;
 }

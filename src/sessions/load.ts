@@ -24,6 +24,16 @@ export interface StoredTurn {
   ended_at?: number;
   /** The history items this turn added, in order. */
   items: StoredItem[];
+  /** Its tool calls as they were shown (label, outcome), for a client's replay. */
+  calls?: StoredCall[];
+}
+
+export interface StoredCall {
+  tool: string;
+  label: string;
+  display?: string;
+  ok: boolean;
+  denied?: boolean;
 }
 
 export interface StoredCompaction {
@@ -177,6 +187,11 @@ class SessionParser {
         loaded.model = r.model;
         loaded.provider = r.provider;
         break;
+      case "call": {
+        const turn = turns.get(r.turn);
+        if (turn) (turn.calls ??= []).push({ tool: r.tool, label: r.label, ok: r.ok, ...(r.display ? { display: r.display } : {}), ...(r.denied ? { denied: true } : {}) });
+        break;
+      }
       case "configured":
         loaded.model = r.model;
         loaded.provider = r.provider;

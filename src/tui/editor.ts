@@ -3,8 +3,9 @@
 import type { Key } from "./keys";
 import { displayWidth } from "./text";
 
-const PASTE_COLLAPSE_LINES = 5;
-const PASTE_COLLAPSE_CHARS = 1000;
+// A paste this long becomes a marker in the editor; a prompt this long is shown collapsed in the conversation.
+export const PASTE_COLLAPSE_LINES = 5;
+export const PASTE_COLLAPSE_CHARS = 1000;
 
 export type EditorAction = { kind: "none" } | { kind: "submit"; text: string };
 

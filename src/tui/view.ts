@@ -9,6 +9,10 @@ import { sanitize, truncate, wrapLine, wrapText } from "./text";
 import type { NotificationArgs, NotificationParams, RequestResult } from "../protocol/schema";
 import { riskInWords } from "../scope";
 import { planLines, planProgress, type PlanItem } from "../plan/plan";
+import { PASTE_COLLAPSE_CHARS, PASTE_COLLAPSE_LINES } from "./editor";
+
+/** The lines of a long prompt shown before it is collapsed. */
+const PROMPT_PREVIEW_LINES = 3;
 
 export interface ApprovalCard {
   approvalId: string;
@@ -61,7 +65,9 @@ export class ConversationView {
   private reasoning = "";
   private readonly running = new Map<string, RunningTool>();
   private turn?: TurnState;
-  private lastResult?: { label: string; output: string };
+  /** What is shown collapsed (tool results, long prompts), newest last, for Ctrl-O; and how far back it has gone. */
+  private readonly collapsed: { label: string; output: string }[] = [];
+  private expandedBack = 0;
   readonly jobs = new Map<string, string>();
   approval?: ApprovalCard;
   lastUsage?: { input_tokens: number; output_tokens: number };
@@ -190,10 +196,35 @@ export class ConversationView {
   }
 
   /** Ctrl-O: the last tool result in full (bounded), into the scrollback. */
+  /**
+   * A prompt as it was sent; a long one (a pasted log) stays collapsed to its first lines, live and in a replay,
+   * and Ctrl-O shows it in full.
+   */
+  private showPrompt(prompt: string) {
+    const t = this.theme;
+    const all = wrapText(sanitize(prompt), this.width() - 2);
+    const long = prompt.split("\n").length > PASTE_COLLAPSE_LINES || prompt.length > PASTE_COLLAPSE_CHARS;
+    const shown = long ? all.slice(0, PROMPT_PREVIEW_LINES) : all;
+    shown.forEach((l, i) => this.committed.push(t.bold(`${i === 0 ? "›" : " "} ${l}`)));
+    if (!long) return;
+    const lineCount = prompt.split("\n").length;
+    this.committed.push(t.dim(`  … pasted text, ${lineCount} line${lineCount === 1 ? "" : "s"}, ${prompt.length} characters (Ctrl-O shows it)`));
+    this.keepCollapsed({ label: "prompt", output: prompt });
+  }
+
+  private keepCollapsed(entry: { label: string; output: string }) {
+    this.collapsed.push(entry);
+    if (this.collapsed.length > 50) this.collapsed.shift();
+    this.expandedBack = 0;
+  }
+
+  /** Ctrl-O: the newest collapsed result or prompt in full; pressed again, the one before it. */
   expandLastResult(): boolean {
-    if (!this.lastResult) return false;
-    this.committed.push(this.theme.dim(`── ${this.lastResult.label} ──`));
-    const lines = sanitize(this.lastResult.output).split("\n");
+    if (!this.collapsed.length) return false;
+    if (this.expandedBack >= this.collapsed.length) this.expandedBack = 0;
+    const shownEntry = this.collapsed[this.collapsed.length - 1 - this.expandedBack++]!;
+    this.committed.push(this.theme.dim(`── ${shownEntry.label} ──`));
+    const lines = sanitize(shownEntry.output).split("\n");
     const shown = lines.slice(0, 400);
     for (const l of shown) this.committed.push(...wrapLine(l, this.width()));
     if (lines.length > shown.length) this.committed.push(this.theme.dim(`… ${lines.length - shown.length} more lines`));
@@ -299,6 +330,12 @@ export class ConversationView {
   replay(sessionId: string, turn: ResumedTurn): void {
     const ids = { session_id: sessionId, turn_id: `stored-${turn.turn_id ?? ""}` };
     this.startTurn({ ...ids, origin: turn.origin ?? { kind: "user" }, prompt: turn.prompt ?? "" });
+    // Its tool calls as their one-line results, as they were shown then (no output preview: the reply follows).
+    (turn.calls ?? []).forEach((c, i) => {
+      const call = { ...ids, call_id: `${ids.turn_id}-${i}`, tool: c.tool };
+      this.apply("tool.started", { ...call, label: c.label });
+      this.apply("tool.completed", { ...call, ok: c.ok, output: "", ...(c.display ? { display: c.display } : {}), ...(c.denied ? { denied: true } : {}) });
+    });
     this.endTurn({ ...ids, origin: turn.origin ?? { kind: "user" }, status: turn.status, error: turn.error, reply: turn.reply ?? "", usage: turn.usage });
   }
 
@@ -312,10 +349,7 @@ export class ConversationView {
     if (p.origin?.kind === "background") {
       const jobs = (p.origin.jobs ?? []).join(", ");
       this.committed.push(t.magenta(`◆ background report${jobs ? `: ${jobs}` : ""}`));
-    } else {
-      const lines = wrapText(sanitize(p.prompt ?? ""), this.width() - 2);
-      lines.forEach((l, i) => this.committed.push(t.bold(`${i === 0 ? "›" : " "} ${l}`)));
-    }
+    } else this.showPrompt(p.prompt ?? "");
     this.committed.push("");
   }
 
@@ -341,7 +375,7 @@ export class ConversationView {
     });
     for (const job of Array.isArray(p.jobs) ? p.jobs : []) this.jobs.set(String(job), "running");
     for (const job of Array.isArray(p.jobs_settled) ? p.jobs_settled : []) this.jobs.delete(String(job));
-    this.lastResult = { label, output };
+    this.keepCollapsed({ label, output });
     this.afterTool = true;
   }
 

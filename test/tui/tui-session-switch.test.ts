@@ -119,3 +119,31 @@ test.skipIf(!HAVE_TMUX)("scv -- help asks the model about \"help\"; a single unk
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain("--effort must be one of: none, minimal, low, medium, high, xhigh");
 });
+
+test.skipIf(!HAVE_TMUX)("leaving names the resume command; the resume replays tool calls as one line and keeps a long prompt collapsed (Ctrl-O shows it)", async () => {
+  const h = await home();
+  const log = Array.from({ length: 8 }, (_, i) => `log line ${i + 1} of the failure`).join("\n");
+  fake!.queue(toolCalls([{ name: "bash", arguments: { command: "echo checked > checked.txt" } }]), text("The failure is in line 8."));
+  const pane = open(h, ["--yes", `why does this fail?\n${log}`]);
+  await pane.waitFor("The failure is in line 8.");
+  let screen = pane.screen();
+  expect(screen).toContain("… pasted text, 9 lines");
+  expect(screen).not.toContain("log line 8 of the failure");
+  expect(screen).toMatch(/✓ \$ echo checked > checked\.txt \(exit 0/);
+  pane.keys("C-o"); // the tool's result first, then the prompt before it
+  await pane.waitFor("── $ echo checked > checked.txt ──");
+  pane.keys("C-o");
+  await pane.waitFor("log line 8 of the failure");
+  pane.keys("C-d");
+  screen = await pane.waitFor(/\[exit 0\]/);
+  const id = sessionOf(screen);
+  expect(screen).toContain(`resume this session with: scv --resume ${id}`);
+
+  const again = open(h, ["--resume", id]);
+  screen = await again.waitFor(`resumed ${id}`);
+  expect(screen).toContain("› why does this fail?");
+  expect(screen).toContain("… pasted text, 9 lines");
+  expect(screen).not.toContain("log line 8 of the failure");
+  expect(screen).toMatch(/✓ \$ echo checked > checked\.txt \(exit 0[^\n]*\)\n/);
+  expect(screen).toContain("The failure is in line 8.");
+});
