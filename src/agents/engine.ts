@@ -66,6 +66,7 @@ export interface CallOutcome {
   output: string;
   event?: Record<string, unknown>;
   display: string;
+  preview?: string;
 }
 
 /** A delegated call in the usage ledger: the agent, its model when known, what it reported, and how it ran. */
@@ -96,5 +97,7 @@ export async function runPlannedCall(scope: SessionScope, state: AgentSessionSta
     return { ok: true, output, event: { jobs: [job.job] }, display: `started in the background as ${job.job}` };
   }
   const result = await run({ scope, ...turn });
-  return { ok: result.status === "completed" || result.status === "declined", output: JSON.stringify(result), display: result.status };
+  // A person reads the agent's reply (or what went wrong), not the JSON the model gets.
+  const preview = [result.reply.trim(), result.error ? `error: ${result.error}` : "", result.hint ? `hint: ${result.hint}` : ""].filter(Boolean).join("\n");
+  return { ok: result.status === "completed" || result.status === "declined", output: JSON.stringify(result), display: result.status, ...(preview ? { preview } : {}) };
 }

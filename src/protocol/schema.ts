@@ -258,7 +258,7 @@ export const notifications = {
   },
   "tool.completed": {
     description:
-      "A tool call finished. `output` is what the model sees (bounded). `display` is the outcome as a person reads it after the label (`exit 0, 1.2 s`, `+12 -3 lines`, `200, 5120 bytes`); `denied` is true when approval was refused. Tools may add fields, such as `jobs`.",
+      "A tool call finished. `output` is what the model sees (bounded). `display` is the outcome as a person reads it after the label (`exit 0, 1.2 s`, `+12 -3 lines`, `200, 5120 bytes`); `denied` is true when approval was refused; `preview` is the result as a person reads it where `output` is written for the model (an agent call's reply text rather than its JSON), for a client to show instead. Tools may add fields, such as `jobs`.",
     params: lazySchema((z) => z.looseObject({
       ...inTurn,
       call_id: z.string(),
@@ -267,6 +267,7 @@ export const notifications = {
       output: z.string(),
       display: z.string().optional(),
       denied: z.boolean().optional(),
+      preview: z.string().optional(),
     })),
   },
   "approval.requested": {

@@ -370,7 +370,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
   }
   progress.stop(); // a line still waiting is dropped: the call has its outcome
   const shown = { ...(result.display ? { display: displayLine(result.display) } : {}), ...(denied ? { denied } : {}) };
-  emit("tool.completed", { ...(result.event ?? {}), ...ids, tool: call.name, ok: result.ok, output: result.output, ...shown });
+  emit("tool.completed", { ...(result.event ?? {}), ...ids, tool: call.name, ok: result.ok, output: result.output, ...shown, ...(result.preview !== undefined ? { preview: result.preview } : {}) });
   scope.journal?.recorder.append({ type: "call", turn: turnId, tool: call.name, label: shownLabel, ok: result.ok, ...shown });
   return result;
 }

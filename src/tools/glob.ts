@@ -10,7 +10,7 @@ import { ToolError } from "../errors";
 import type { SessionScope } from "../scope";
 import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./tool";
 import { displayPath, WorkspacePath } from "../fs/workspace-paths";
-import { walkWorkspace, type WalkCounts } from "./workspace-walk";
+import { walkWorkspace, type WalkCounts } from "../fs/workspace-walk";
 
 export const GlobArgs = lazySchema((z) => z.strictObject({
   pattern: z.string().min(1, "must not be empty").max(500).describe('Glob relative to path, e.g. "**/*.ts" or "src/*.rs"'),

@@ -10,7 +10,7 @@ import type { SessionScope } from "../scope";
 import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./tool";
 import { displayPath, WorkspacePath } from "../fs/workspace-paths";
 import { globFilter, namedSecretLike, searchStart } from "./search-paths";
-import { walkWorkspace, type WalkCounts } from "./workspace-walk";
+import { walkWorkspace, type WalkCounts } from "../fs/workspace-walk";
 
 export const GrepArgs = lazySchema((z) => z.strictObject({
   pattern: z.string().min(1, "must not be empty").max(1000, "must be at most 1000 characters").describe("JavaScript regular expression"),

@@ -33,6 +33,8 @@ export interface ToolResult {
   event?: Record<string, unknown>;
   /** How the outcome reads to a person, shown after the call's label: `exit 0, 1.2 s`, `+12 -3 lines`. */
   display?: string;
+  /** The result as a person reads it, where `output` is written for the model (an agent's JSON): its reply text. */
+  preview?: string;
   /** Images for the model (references to files), sent after the step's tool results. */
   images?: ImageRef[];
 }

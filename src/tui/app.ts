@@ -12,7 +12,7 @@ import { Screen } from "./screen";
 import { type Style, styleFor } from "../terminal/style";
 import { openTerminal } from "./terminal";
 import { runSlashCommand, type SlashContext } from "./run-command";
-import { contextShare, formatTokens, truncate } from "./text";
+import { contextShare, formatTokens, sanitize, truncate } from "./text";
 import { type ApprovalOutcome, ConversationView } from "./view";
 
 export interface TuiOptions {
@@ -59,6 +59,13 @@ class TuiApp {
   private store: import("../sessions/index").SessionStore | undefined;
   private picker: SessionPicker | undefined;
   private sessionId = "";
+  /** The prompt history across sessions (loaded with the server) and, while Ctrl-R is open, its search. */
+  private promptHistory: typeof import("./prompt-history") | undefined;
+  private historySearch: import("./prompt-history").HistorySearch | undefined;
+  /** The `@` file picker while a mention is typed (its module loads at the first `@`), and a mention Esc closed. */
+  private mentions: typeof import("./file-mention") | undefined;
+  private filePicker: import("./file-mention").FilePicker | undefined;
+  private dismissedMention: string | undefined;
   /** The session open last, named on the way out so it can be resumed. */
   private lastSessionId = "";
   private model = "";
@@ -137,7 +144,7 @@ class TuiApp {
     this.scheduled = undefined;
     if (this.exiting) return;
     const width = term.columns();
-    const live = [...view.live(this.frame), ...(this.picker?.lines(theme, width) ?? [])];
+    const live = [...view.live(this.frame), ...(this.picker?.lines(theme, width) ?? []), ...this.searchLines(width), ...(this.filePicker?.lines(theme, width) ?? [])];
     const prompt = view.approval ? theme.dim("› ") : theme.cyan("› ");
     const ed = editor.render(width, prompt);
     const hints = completions(editor.text).map((c) => truncate(`  ${theme.bold(`/${c.name}`)}${c.args ? ` ${c.args}` : ""}  ${theme.dim(c.description)}`, width));
@@ -145,6 +152,28 @@ class TuiApp {
     const lines = [...live, "", ...ed.lines, ...hints, statusLine];
     const top = live.length + 1;
     this.screen.draw(view.takeCommitted(), { lines, cursorRow: top + ed.cursorRow, cursorCol: ed.cursorCol });
+  }
+
+  /** The Ctrl-R search as a line above the editor. */
+  private searchLines(width: number): string[] {
+    const s = this.historySearch;
+    if (!s) return [];
+    const match = s.match;
+    const shown = match === undefined ? this.theme.yellow("no match") : sanitize(match.split("\n")[0]!);
+    return [truncate(`${this.theme.cyan("history search")} ${sanitize(s.query)}${this.theme.dim(" ›")} ${shown}`, width), truncate(this.theme.dim("  Ctrl-R older · Enter take it · Esc leave"), width)];
+  }
+
+  /** Keys while the Ctrl-R search is open. */
+  private onSearchKey(key: Key) {
+    const s = this.historySearch!;
+    if (key.kind === "text") s.type(key.text);
+    else if (key.kind === "backspace") s.backspace();
+    else if (key.kind === "ctrlR") s.older();
+    else if (key.kind === "enter") {
+      const match = s.match;
+      this.historySearch = undefined;
+      if (match !== undefined) this.editor.setText(match);
+    } else if (key.kind === "escape" || key.kind === "ctrlC") this.historySearch = undefined;
   }
 
   private requestRender() {
@@ -190,6 +219,8 @@ class TuiApp {
     // Index notices (a rebuild) belong on the screen, not on stderr under it.
     (await import("../ledger/index")).ledgerFor(this.store.home, { warn: (m) => (view.say(`note: ${m}`, this.theme.yellow), this.requestRender()) });
     this.config = loadConfig({ cwd: opts.cwd, env: opts.env }).config;
+    this.promptHistory = await import("./prompt-history");
+    this.editor.seedHistory(this.promptHistory.readPromptHistory(this.store.home));
     this.store.prune(this.config.sessions.keep_days);
     this.client = createInProcessClient({
       env: opts.env,
@@ -282,9 +313,11 @@ class TuiApp {
 
   private onKey(key: Key) {
     const { view, editor } = this;
+    if (this.historySearch) return this.onSearchKey(key);
     if (key.kind === "ctrlC") return void this.onCtrlC();
     if (this.picker) return void this.onPickerKey(key);
     if (view.approval) return this.onApprovalKey(key); // the card holds the keyboard until it is answered
+    if (this.filePicker && (key.kind === "escape" || (!this.filePicker.empty && ["up", "down", "tab", "enter"].includes(key.kind)))) return this.onFilePickerKey(key);
     if (key.kind === "ctrlD") {
       if (editor.isEmpty) void this.quit();
       return;
@@ -293,7 +326,15 @@ class TuiApp {
       if (!view.expandLastResult()) view.say("no tool result yet", this.theme.dim);
       return;
     }
-    if (key.kind === "ctrlL") return void this.render();
+    if (key.kind === "ctrlR") {
+      const { HistorySearch } = this.promptHistory ?? {};
+      if (HistorySearch) this.historySearch = new HistorySearch(() => editor.prompts());
+      return;
+    }
+    if (key.kind === "ctrlL") {
+      this.screen.clear();
+      return void this.render();
+    }
     if (key.kind === "tab") {
       const c = completions(editor.text);
       if (c.length === 1) editor.setText(`/${c[0]!.name}${c[0]!.args ? " " : ""}`);
@@ -301,6 +342,39 @@ class TuiApp {
     }
     const action = editor.handle(key);
     if (action.kind === "submit") void this.submit(action.text);
+    void this.followMention();
+  }
+
+  /** Opens, narrows or closes the `@` picker after each key, by the word before the cursor. */
+  private async followMention() {
+    const typed = /(?:^|\s)@[^\s@]*$/.test(this.editor.beforeCursor);
+    if (!typed && !this.filePicker) return;
+    this.mentions ??= await import("./file-mention");
+    const query = this.mentions.mentionAt(this.editor.beforeCursor);
+    if (query === undefined || query === this.dismissedMention) {
+      this.filePicker = undefined;
+      return this.requestRender();
+    }
+    this.dismissedMention = undefined;
+    if (!this.filePicker) {
+      try {
+        this.filePicker = new this.mentions.FilePicker(this.mentions.workspaceFiles(this.opts.cwd));
+      } catch (e) {
+        this.view.say(`cannot list the workspace's files: ${(e as Error).message}`, this.theme.yellow);
+        return;
+      }
+    }
+    this.filePicker.update(query);
+    this.requestRender();
+  }
+
+  private onFilePickerKey(key: Key) {
+    const picked = this.filePicker!.key(key);
+    if (!picked) return;
+    const query = this.mentions!.mentionAt(this.editor.beforeCursor) ?? "";
+    this.filePicker = undefined;
+    if (picked.kind === "pick") this.editor.replaceBeforeCursor(query.length + 1, `@${picked.path} `);
+    else this.dismissedMention = query;
   }
 
   /** y approves once, a approves identical calls for the session, p/u keep a rule, n or Esc denies. */
@@ -353,6 +427,7 @@ class TuiApp {
   private async submit(text: string) {
     const { view, theme } = this;
     view.setNotice(undefined);
+    if (this.store) this.promptHistory?.appendPromptHistory(this.store.home, text);
     const slash = parseSlash(text);
     if (slash && SLASH_COMMANDS.some((c) => c.name === slash.name)) return runSlashCommand(this.slashContext, slash.name, slash.arg);
     if (slash && text.trim().split(/\s/)[0] === text.trim()) {
@@ -361,6 +436,7 @@ class TuiApp {
     }
     try {
       const images = imagePathsIn(text, this.opts.cwd, this.opts.env.HOME);
+      text = await this.withMentionedFiles(text);
       let r: { queued: boolean };
       try {
         r = await this.client!.request("turn.start", { session_id: this.sessionId, prompt: text, ...(images.length ? { images } : {}) });
@@ -376,6 +452,15 @@ class TuiApp {
       view.say(`could not send: ${(e as Error).message}`, theme.red);
     }
     this.requestRender();
+  }
+
+  /** The prompt with each `@file` it mentions attached (inlined when small), said in the conversation. */
+  private async withMentionedFiles(text: string): Promise<string> {
+    if (!/(?:^|\s)@\S/.test(text)) return text;
+    this.mentions ??= await import("./file-mention");
+    const { prompt, attached } = this.mentions.attachMentions(text, this.opts.cwd);
+    if (attached.length) this.view.say(`attached ${attached.map((p) => `@${sanitize(p)}`).join(", ")}`, this.theme.dim);
+    return prompt;
   }
 
   private async closeSession(announce = true) {

@@ -37,5 +37,6 @@ export function parseSlash(input: string): { name: string; arg: string } | undef
 export const KEY_HELP = [
   "Enter send · Shift+Enter, Alt+Enter or \\ at line end: new line · Up/Down: earlier prompts",
   "Ctrl-C cancel the turn (twice within 2 s: exit) · Ctrl-D on an empty prompt: exit · Ctrl-O: the last result or long prompt in full (again: the one before)",
+  "Ctrl-R search earlier prompts (this and earlier sessions) · Ctrl-L clear the screen · @ pick a file to mention",
   "At an approval: y approve once · a approve identical calls for this session (an MCP server's connection: for this project) · p/u keep the offered rule for this project/every project · n or Esc deny",
 ];

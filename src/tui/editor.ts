@@ -34,6 +34,29 @@ export class PromptEditor {
     return t;
   }
 
+  /** Prompts from earlier sessions (oldest first), reached after this session's own with Up and Ctrl-R. */
+  seedHistory(older: readonly string[]): void {
+    // history is newest first: this session's prompts, then the earlier ones from the newest back.
+    for (let i = older.length - 1; i >= 0; i--) if (!this.history.includes(older[i]!)) this.history.push(older[i]!);
+  }
+
+  /** The current line up to the cursor (what a completion looks at). */
+  get beforeCursor(): string {
+    return this.lines[this.row]!.slice(0, this.col);
+  }
+
+  /** Replaces the `count` characters before the cursor with `text` (a completed mention). */
+  replaceBeforeCursor(count: number, text: string): void {
+    const line = this.lines[this.row]!;
+    this.lines[this.row] = line.slice(0, this.col - count) + text + line.slice(this.col);
+    this.col = this.col - count + text.length;
+  }
+
+  /** Every prompt in the history, oldest first. */
+  prompts(): string[] {
+    return [...this.history].reverse();
+  }
+
   setText(text: string): void {
     this.lines = text.split("\n");
     this.row = this.lines.length - 1;

@@ -23,6 +23,7 @@ export type Key =
         | "ctrlD"
         | "ctrlO"
         | "ctrlL"
+        | "ctrlR"
         | "killLineStart"
         | "killLineEnd"
         | "killWord";
@@ -73,6 +74,7 @@ const CONTROL: Record<string, Key["kind"]> = {
   "\x04": "ctrlD",
   "\x0f": "ctrlO",
   "\x0c": "ctrlL",
+  "\x12": "ctrlR",
   "\x01": "home",
   "\x05": "end",
   "\x02": "left",

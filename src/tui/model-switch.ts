@@ -1,7 +1,20 @@
 // `/model` and `/effort`: show the profiles and models there are, and switch the open session's model, provider
 // profile or reasoning effort for its next turn (session.configure), keeping the conversation.
-import type { SlashContext } from "./run-command";
+import type { Style as Theme } from "../terminal/style";
 import { sanitize } from "./text";
+import type { ConversationView } from "./view";
+
+/** What the commands need of the app (run-command's SlashContext has it all). */
+export interface ModelSwitchContext {
+  view: ConversationView;
+  theme: Theme;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  session(): { id: string };
+  request<T = any>(method: string, params: unknown): Promise<T>;
+  switched(next: { model: string; contextWindow?: number }): void;
+  requestRender(): void;
+}
 
 interface Configured {
   provider: string;
@@ -15,7 +28,7 @@ interface Configured {
 // What each endpoint's /models answered, asked once per profile while the TUI runs.
 const endpointModels = new Map<string, Promise<import("../provider/list-models").ModelList>>();
 
-async function configure(ctx: SlashContext, change: { provider?: string; model?: string; reasoning_effort?: string }): Promise<Configured> {
+async function configure(ctx: ModelSwitchContext, change: { provider?: string; model?: string; reasoning_effort?: string }): Promise<Configured> {
   const r = await ctx.request<Configured>("session.configure", { session_id: ctx.session().id, ...change });
   ctx.switched({ model: r.model, contextWindow: r.context_window });
   return r;
@@ -24,7 +37,7 @@ async function configure(ctx: SlashContext, change: { provider?: string; model?:
 const describe = (r: Configured) => `${r.model} on ${r.provider} (${r.wire_api} API${r.reasoning_effort ? `, effort ${r.reasoning_effort}` : ""})`;
 
 /** `/model`: the list; `/model NAME`: a profile (its model) or a model of this profile; `/model PROFILE MODEL`. */
-export async function modelCommand(ctx: SlashContext, arg: string): Promise<void> {
+export async function modelCommand(ctx: ModelSwitchContext, arg: string): Promise<void> {
   const { view, theme } = ctx;
   const { loadConfig } = await import("../config/load");
   const { config } = loadConfig({ cwd: ctx.cwd, env: ctx.env });
@@ -41,7 +54,7 @@ export async function modelCommand(ctx: SlashContext, arg: string): Promise<void
   for (const n of r.notices ?? []) view.say(`note: ${n}`, theme.yellow);
 }
 
-async function listModels(ctx: SlashContext, config: import("../config/schema").Config, now: Configured) {
+async function listModels(ctx: ModelSwitchContext, config: import("../config/schema").Config, now: Configured) {
   const { view, theme } = ctx;
   view.say(`model: ${describe(now)}`);
   for (const [name, p] of Object.entries(config.providers)) {
@@ -67,7 +80,7 @@ async function listModels(ctx: SlashContext, config: import("../config/schema").
 }
 
 /** `/effort`: the reasoning effort in force; `/effort LEVEL` switches it for the next turn. */
-export async function effortCommand(ctx: SlashContext, arg: string): Promise<void> {
+export async function effortCommand(ctx: ModelSwitchContext, arg: string): Promise<void> {
   const { view, theme } = ctx;
   const { REASONING_EFFORTS } = await import("../config/reasoning");
   if (!arg) {

@@ -57,6 +57,13 @@ export class Screen {
     this.drawnWidth = width;
   }
 
+  /** Ctrl-L: clears the terminal's screen (the scrollback stays); the next draw puts the live region at the top. */
+  clear(): void {
+    this.out.write("\x1b[H\x1b[2J");
+    this.drawn = [];
+    this.cursorRow = 0;
+  }
+
   /** Erases the live region and leaves the cursor at its start (before exit, or before printing plainly). */
   release(): void {
     this.out.write(`${this.moveToTop(this.out.columns())}\x1b[J`);

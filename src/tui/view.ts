@@ -246,6 +246,7 @@ export class ConversationView {
     }
     if (this.reasoning && !this.partial) out.push(truncate(t.dim(t.italic(`thinking: ${lastLine(this.reasoning)}`)), w));
     if (this.partial) out.push(...this.md.preview(this.partial));
+    else out.push(...this.md.pending());
     if (this.turn && this.running.size === 0 && !this.approval && !this.partial) {
       const label = this.turn.background ? "background report" : "working";
       out.push(`${spin} ${t.dim(`${label}… ${elapsed(this.now() - this.turn.startedAt)} · Ctrl-C to cancel`)}`);
@@ -311,6 +312,7 @@ export class ConversationView {
   private flushText() {
     if (this.partial) this.committed.push(...this.md.line(this.partial));
     this.partial = "";
+    this.committed.push(...this.md.flush());
   }
 
   /** A reasoning summary is shown dimmed and folded to its first lines; it is never part of the reply. */
@@ -358,8 +360,9 @@ export class ConversationView {
     const r = this.running.get(p.call_id);
     this.running.delete(p.call_id);
     const label = r?.label ?? sanitize(p.tool ?? "tool");
-    const output = String(p.output ?? "");
-    const denied = p.denied === true || (!p.ok && /^not run:/.test(output));
+    // What the tool wrote for a person (an agent's reply) when the output is for the model (its JSON).
+    const output = typeof p.preview === "string" ? p.preview : String(p.output ?? "");
+    const denied = p.denied === true || (!p.ok && /^not run:/.test(String(p.output ?? "")));
     // The tool's own account of how the call went (`exit 0, 1.2 s`, `+12 -3 lines`) when it gives one.
     const detail = typeof p.display === "string" && p.display ? p.display : r ? elapsed(this.now() - r.startedAt) : "";
     const mark = p.ok ? t.green("✓") : denied || this.cancelling ? t.yellow("⊘") : t.red("✗");
@@ -387,6 +390,7 @@ export class ConversationView {
     const reply = String(p.reply ?? "");
     const rest = reply.startsWith(this.streamed) ? reply.slice(this.streamed.length) : this.streamed ? "" : reply;
     if (rest.trim()) for (const line of rest.replace(/^\n+|\n+$/g, "").split("\n")) this.committed.push(...this.md.line(line));
+    this.committed.push(...this.md.flush());
     this.streamed = "";
     for (const job of p.origin?.kind === "background" ? (p.origin.jobs ?? []) : []) this.jobs.delete(String(job));
     if (p.status === "failed") {

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 export const HAVE_TMUX = !!Bun.which("tmux");
 
 export interface Terminal {
-  /** The visible screen plus scrollback; `escapes` keeps colour sequences. */
-  screen(opts?: { escapes?: boolean }): string;
+  /** The visible screen plus scrollback (`visible`: the screen alone); `escapes` keeps colour sequences. */
+  screen(opts?: { escapes?: boolean; visible?: boolean }): string;
   /** The pane's title (an OSC 0/2 the program wrote sets it). */
   title(): string;
   /** tmux's paste buffers (an OSC 52 the program wrote becomes one: set-clipboard is on). */
@@ -53,7 +53,7 @@ export function openTerminal(argv: string[], opts: { env: Record<string, string>
   // A program's OSC 52 (clipboard write) then lands in a paste buffer, where a test can see it.
   tmux("set-option", "-g", "set-clipboard", "on");
   let closed = false;
-  const screen = (o: { escapes?: boolean } = {}) => tmux("capture-pane", "-p", "-t", "t", "-S", "-500", ...(o.escapes ? ["-e"] : []));
+  const screen = (o: { escapes?: boolean; visible?: boolean } = {}) => tmux("capture-pane", "-p", "-t", "t", ...(o.visible ? [] : ["-S", "-500"]), ...(o.escapes ? ["-e"] : []));
   const waitFor = async (pattern: string | RegExp | ((screen: string) => boolean), timeoutMs = 20_000) => {
     const deadline = Date.now() + timeoutMs;
     const matches = typeof pattern === "string" ? (t: string) => t.includes(pattern) : pattern instanceof RegExp ? (t: string) => pattern.test(t) : pattern;

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { createGlobTool } from "../../src/tools/glob";
 import { createGrepTool, requiredLiteral } from "../../src/tools/grep";
-import { IgnoreFile } from "../../src/tools/ignore-rules";
+import { IgnoreFile } from "../../src/fs/ignore-rules";
 import { invokeTool, makeCallContext, makeScope } from "../fake/scope";
 
 function setup(files: Record<string, string | Buffer>) {

@@ -32,3 +32,37 @@ describe("markdown lines", () => {
     expect(truncate("\x1b[2mabcdefgh\x1b[22m", 5)).toBe("\x1b[2mabcd…\x1b[0m");
   });
 });
+
+describe("tables", () => {
+  const plain = createTheme(false);
+  const rowsOf = (lines: string[]) => {
+    const md = createMarkdownRenderer(plain, () => 40);
+    const out = lines.flatMap((l) => md.line(l));
+    return [...out, ...md.flush()];
+  };
+
+  test("columns are aligned once the table ends, the header ruled off", () => {
+    const out = rowsOf(["| name | size |", "|---|--:|", "| a.ts | 12 |", "| longer-name.ts | 3 |", "after"]);
+    expect(out).toEqual(["name           │ size", "───────────────┼─────", "a.ts           │ 12", "longer-name.ts │ 3", "after"]);
+  });
+
+  test("a table wider than the terminal gives way in its widest columns and cuts cells, every line within 40 columns", () => {
+    const out = rowsOf([
+      "| file | what changed in it and why it matters |",
+      "| --- | --- |",
+      "| src/tui/markdown.ts | tables render aligned instead of as raw pipes |",
+    ]);
+    for (const l of out) expect(Bun.stringWidth(l)).toBeLessThanOrEqual(40);
+    expect(out[0]).toStartWith("file");
+    expect(out[2]).toContain("…");
+    expect(out[2]!.indexOf("│")).toBe(out[0]!.indexOf("│")); // still aligned
+  });
+
+  test("rows held back are shown live, and nothing is lost when the stream ends inside the table", () => {
+    const md = createMarkdownRenderer(plain, () => 40);
+    expect(md.line("| a | b |")).toEqual([]);
+    expect(md.pending()).toEqual(["a │ b"]);
+    expect(md.flush()).toEqual(["a │ b"]);
+    expect(md.flush()).toEqual([]);
+  });
+});

@@ -4,7 +4,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { IgnoreFile, IgnoreStack } from "./ignore-rules";
-import { isSecretLikeChild } from "../fs/workspace-paths";
+import { isSecretLikeChild } from "./workspace-paths";
 
 const VCS_DIRECTORIES = new Set([".git", ".hg", ".svn", ".jj"]);
 const IGNORE_FILES = [".gitignore", ".ignore"];
