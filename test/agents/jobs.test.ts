@@ -145,11 +145,15 @@ describe("agent_wait, agent_status, agent_cancel", () => {
     h.fake.queue(toolCalls([{ name: "agent", arguments: { agent: "claude", prompt: "fix the parser", background: true } }]), text("started"), text("report"));
     const sid = await h.start({ auto_approve: true });
     await h.turn(sid, "start it");
-    const progress = await h.waitFor("job.progress", (p) => p.job === "job-1", 10_000);
+    // On a timeout, say what the session did instead, so a failure points at its cause.
+    const progress = await h.waitFor("job.progress", (p) => p.job === "job-1", 15_000).catch((e) => {
+      const seen = h!.events.map((ev) => (ev.method === "tool.completed" ? `${ev.method} ${ev.params.tool}: ${String(ev.params.output).slice(0, 200)}` : ev.method));
+      throw new Error(`${(e as Error).message}; the session sent: ${seen.join(" | ")}`);
+    });
     expect(progress).toMatchObject({ session_id: sid, job: "job-1", agent: "claude" });
     expect(progress.line.length).toBeGreaterThan(0);
     await h.waitFor("turn.started", (p) => p.origin.kind === "background", 15_000);
-  }, 20_000);
+  }, 35_000);
 
   test("agent_status describes one job and all jobs", async () => {
     const { harness } = await jobHarness({ sleep: 2 });

@@ -62,9 +62,14 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const events: { method: string; params: any }[] = [];
   // Every notification a test sees must match the protocol schema the docs come from; close() fails otherwise.
   const schemaProblems: string[] = [];
+  // Never loses the event it checks: a check that itself fails is recorded as a problem too.
   const checkSchema = (method: string, params: unknown) => {
-    const problem = notificationProblem(method, params);
-    if (problem) schemaProblems.push(problem);
+    try {
+      const problem = notificationProblem(method, params);
+      if (problem) schemaProblems.push(problem);
+    } catch (e) {
+      schemaProblems.push(`${method}: the schema check failed: ${(e as Error).message}`);
+    }
   };
   const waiters: { method: string; match: (p: any) => boolean; resolve(p: any): void }[] = [];
   const pending = new Map<number, { resolve(v: any): void; reject(e: Error): void }>();
@@ -75,8 +80,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     services: opts.services,
     async send(raw: any) {
       if (raw.method) {
-        checkSchema(raw.method, raw.params);
         events.push({ method: raw.method, params: raw.params });
+        checkSchema(raw.method, raw.params);
         for (const w of [...waiters]) {
           if (w.method === raw.method && w.match(raw.params)) {
             waiters.splice(waiters.indexOf(w), 1);
