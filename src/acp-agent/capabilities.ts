@@ -1,5 +1,6 @@
 // What `scv acp` tells an editor in `initialize`, with no dependencies: the stdio fast path answers a plain
 // `initialize` with it before zod, the config or the server have loaded.
+import { initializeRequest } from "../protocol/early-initialize";
 import { VERSION } from "../version";
 
 /** ACP's protocol version this agent speaks; a client asking for another one gets this one and decides. */
@@ -44,14 +45,9 @@ export function offersFrom(params: unknown): ClientOffers {
  * or undefined for anything else, which the full agent then validates and answers.
  */
 export function earlyInitialize(text: string): { reply: unknown; offers: ClientOffers } | undefined {
-  let msg: any;
-  try {
-    msg = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!msg || msg.jsonrpc !== "2.0" || msg.method !== "initialize" || !(typeof msg.id === "string" || Number.isSafeInteger(msg.id))) return undefined;
-  const p = msg.params;
-  if (!p || typeof p !== "object" || !Number.isInteger(p.protocolVersion) || p.protocolVersion < 0) return undefined;
-  return { reply: { jsonrpc: "2.0", id: msg.id, result: initializeResult() }, offers: offersFrom(p) };
+  const req = initializeRequest(text);
+  if (!req) return undefined;
+  const p = req.params;
+  if (!Number.isInteger(p.protocolVersion) || p.protocolVersion < 0) return undefined;
+  return { reply: { jsonrpc: "2.0", id: req.id, result: initializeResult() }, offers: offersFrom(p) };
 }

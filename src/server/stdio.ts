@@ -3,6 +3,7 @@
 // (zod, providers, tools) in parallel. EOF on stdin ends the server cleanly, cancelling running turns.
 import { MAX_JSON_VALUES, MAX_LINE_BYTES, MAX_NESTING_DEPTH, PROTOCOL_VERSION } from "../protocol/constants";
 import { writeSync } from "node:fs";
+import { initializeRequest } from "../protocol/early-initialize";
 import { type LineEvent, readLines, sinkLineWriter } from "../protocol/jsonl";
 import { VERSION } from "../version";
 import type { ServerConnection } from "./server";
@@ -28,19 +29,13 @@ export interface StdioOptions {
  * full connection then validates and answers (with an error where due). Kept deliberately narrow.
  */
 export function earlyInitializeReply(text: string): unknown {
-  let msg: any;
-  try {
-    msg = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  // An id beyond 2^53 was rounded by JSON.parse: the full connection echoes it exactly.
-  if (!msg || msg.jsonrpc !== "2.0" || msg.method !== "initialize" || !(typeof msg.id === "string" || Number.isSafeInteger(msg.id))) return undefined;
-  const p = msg.params;
-  if (!p || typeof p !== "object" || p.protocol_version !== PROTOCOL_VERSION) return undefined;
+  const req = initializeRequest(text);
+  if (!req) return undefined;
+  const p = req.params;
+  if (p.protocol_version !== PROTOCOL_VERSION) return undefined;
   if (Object.keys(p).some((k) => k !== "protocol_version" && k !== "client")) return undefined;
   if (p.client !== undefined && (typeof p.client !== "object" || typeof p.client?.name !== "string")) return undefined;
-  return { jsonrpc: "2.0", id: msg.id, result: { protocol_version: PROTOCOL_VERSION, server: { name: "scv", version: VERSION } } };
+  return { jsonrpc: "2.0", id: req.id, result: { protocol_version: PROTOCOL_VERSION, server: { name: "scv", version: VERSION } } };
 }
 
 export async function serveStdio(opts: StdioOptions): Promise<void> {
