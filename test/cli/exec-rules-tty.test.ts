@@ -1,24 +1,20 @@
 // Keeping an approval rule from `scv exec`'s card in a real terminal (tmux), then seeing and removing it with
 // `scv rules list|rm`.
-import { afterAll, afterEach, beforeEach, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, afterEach, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, removeFakeHomes, requireBinary, runBinary } from "../fake/binary";
-import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { fakeHome, fakeModelForEachTest, requireBinary, runBinary } from "../fake/binary";
+import { text, toolCalls } from "../fake/model-server";
 import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
 
 setDefaultTimeout(60_000);
 
-let fake: FakeModel;
+// A model endpoint per test, so a late request from one test's run can never take another test's reply.
+const fake = fakeModelForEachTest();
 let term: Terminal | undefined;
-beforeEach(async () => {
-  fake = await startFakeModel();
-});
-afterEach(async () => {
+afterEach(() => {
   term?.close();
   term = undefined;
-  await fake.close();
-  removeFakeHomes();
 });
 afterAll(closeAllTerminals);
 

@@ -1,25 +1,20 @@
 // `dist/scv` in a real terminal (tmux) against the scripted model endpoint: what a person types and sees.
-import { afterAll, afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
-import { errorReply, type FakeModel, hang, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { fakeHome, fakeModelForEachTest, requireBinary } from "../fake/binary";
+import { errorReply, hang, text, toolCalls } from "../fake/model-server";
 import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
 
 // Each test waits on a real terminal with its own deadlines; under load that takes longer than the default.
 setDefaultTimeout(60_000);
 
-let fake: FakeModel;
-let term: Terminal | undefined;
 // A model endpoint per test, so a late request from one test's run can never take another test's reply.
-beforeEach(async () => {
-  fake = await startFakeModel();
-});
-afterEach(async () => {
+const fake = fakeModelForEachTest();
+let term: Terminal | undefined;
+afterEach(() => {
   term?.close();
   term = undefined;
-  await fake.close();
-  removeFakeHomes();
 });
 afterAll(closeAllTerminals);
 

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
 import { type FakeModel, type FakeModelOptions, startFakeModel } from "./model-server";
 
 export const SCV_BINARY = join(import.meta.dir, "..", "..", "dist", "scv");
@@ -48,17 +48,30 @@ export function removeFakeHomes(): void {
  * keep reading `fake.url`, `fake.queue(...)`; touching it outside a test fails saying why.
  */
 export function fakeModelForFile(opts?: FakeModelOptions): FakeModel {
+  return scriptedModel("file", opts);
+}
+
+/**
+ * A scripted model of each test's own, started before it and closed after it with the fake homes it made, so a
+ * late request from one test's run can never take another test's reply. Used as fakeModelForFile's value is.
+ */
+export function fakeModelForEachTest(opts?: FakeModelOptions): FakeModel {
+  return scriptedModel("test", opts);
+}
+
+function scriptedModel(per: "file" | "test", opts?: FakeModelOptions): FakeModel {
   let model: FakeModel | undefined;
-  beforeAll(async () => {
+  (per === "file" ? beforeAll : beforeEach)(async () => {
     model = await startFakeModel(opts);
   });
-  afterAll(async () => {
+  (per === "file" ? afterAll : afterEach)(async () => {
     await model?.close();
+    model = undefined;
     removeFakeHomes();
   });
   return new Proxy({} as FakeModel, {
     get(_, key) {
-      if (!model) throw new Error("the file's fake model starts in beforeAll; use it inside a test");
+      if (!model) throw new Error(`the fake model starts before each ${per === "file" ? "file" : "test"}; use it inside a test`);
       const value = (model as unknown as Record<string | symbol, unknown>)[key];
       return typeof value === "function" ? value.bind(model) : value;
     },
