@@ -5,7 +5,7 @@ import * as path from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { GREP_TIME_LIMIT_MS } from "./grep";
-import { namedSecretLike, searchStart } from "./search-paths";
+import { namedSecretLike, searchRisk, searchStart } from "./search-paths";
 import { ToolError } from "../errors";
 import type { SessionScope } from "../scope";
 import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./tool";
@@ -29,7 +29,7 @@ export function createGlobTool(_scope: SessionScope): Tool {
       'Find workspace files whose path (relative to `path`) matches a glob such as "**/*.ts"; newest first. Honours ' +
       ".gitignore/.ignore and skips .git. Use instead of find or ls -R in bash.",
     parameters: GlobArgs,
-    risk: (args, ctx) => (namedSecretLike(ctx.workspace, args.path) ? "filesystem" : "read_only"),
+    risk: searchRisk,
     summary: (args, ctx) => {
       compileGlob(args.pattern);
       searchStart(ctx.workspace, args.path);

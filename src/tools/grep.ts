@@ -9,7 +9,7 @@ import { ToolError } from "../errors";
 import type { SessionScope } from "../scope";
 import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./tool";
 import { displayPath, WorkspacePath } from "../fs/workspace-paths";
-import { globFilter, namedSecretLike, searchStart } from "./search-paths";
+import { globFilter, namedSecretLike, searchRisk, searchStart } from "./search-paths";
 import { walkWorkspace, type WalkCounts } from "../fs/workspace-walk";
 
 export const GrepArgs = lazySchema((z) => z.strictObject({
@@ -42,7 +42,7 @@ export function createGrepTool(_scope: SessionScope): Tool {
       "Search file contents in the workspace for a regular expression; returns `path:line: text` lines. Honours " +
       ".gitignore/.ignore and skips binary files, .git and large files. Use instead of running grep or rg in bash.",
     parameters: GrepArgs,
-    risk: (args, ctx) => (namedSecretLike(ctx.workspace, args.path) ? "filesystem" : "read_only"),
+    risk: searchRisk,
     summary: (args, ctx) => {
       compilePattern(args.pattern, args.case_insensitive ?? false);
       searchStart(ctx.workspace, args.path);

@@ -18,6 +18,11 @@ export function namedSecretLike(workspace: string, requested: string | undefined
   return isSecretLikePath(rel);
 }
 
+/** A search's risk: read-only, unless it names a secret-like path (then it asks, like `read` of one). */
+export function searchRisk(args: { path?: string }, ctx: { workspace: string }): "filesystem" | "read_only" {
+  return namedSecretLike(ctx.workspace, args.path) ? "filesystem" : "read_only";
+}
+
 /**
  * A file filter from a glob (Bun's Glob syntax): one with a `/` matches the workspace-relative path, one without
  * matches the file name at any depth (`*.ts`).
