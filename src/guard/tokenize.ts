@@ -270,10 +270,7 @@ class Scanner {
         continue;
       }
       if (c === "`") {
-        const end = this.backtick(this.i);
-        value += s.slice(this.i, end);
-        mark("command substitution");
-        this.i = end;
+        value += this.backtickSubstitution(mark);
         continue;
       }
       if (c === "*" || c === "?") glob = true;
@@ -285,6 +282,15 @@ class Scanner {
     }
     if (/\{[^{}]*(,|\.\.)[^{}]*\}/.test(unquoted)) mark("brace expansion");
     return { raw: s.slice(start, this.i), value, quoted, glob, ...(expansion ? { expansion } : {}) };
+  }
+
+  /** A `` `...` `` substitution at `i`, marked as one: its raw text, with `i` left after its close. */
+  private backtickSubstitution(mark: (k: ExpansionKind) => void): string {
+    const end = this.backtick(this.i);
+    const text = this.s.slice(this.i, end);
+    mark("command substitution");
+    this.i = end;
+    return text;
   }
 
   /** `"..."` from the opening quote; returns its text after quote removal and leaves `i` after the close. */
@@ -315,10 +321,7 @@ class Scanner {
         }
       }
       if (c === "`") {
-        const end = this.backtick(this.i);
-        value += s.slice(this.i, end);
-        mark("command substitution");
-        this.i = end;
+        value += this.backtickSubstitution(mark);
         continue;
       }
       value += c;
