@@ -43,11 +43,15 @@ test("SIGKILL: the bash call and its setsid escapee are stopped within 2 s, by t
 
 test("a normal end leaves no guard behind", async () => {
   const { env, workspace } = fakeHome(fake.url);
-  fake.queue(toolCalls([{ name: "bash", arguments: { command: "echo hi" } }]), text("done"));
+  // The call runs long enough for the guard to be seen while it holds the group. (A reply the killed run above
+  // never asked for is dropped first.)
+  fake.clear();
+  fake.queue(toolCalls([{ name: "bash", arguments: { command: "sleep 0.6" } }]), text("done"));
   const scv = Bun.spawn([requireBinary(), "exec", "--yes", "go"], { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let guard: number | undefined;
   const watch = setInterval(() => (guard ??= guardOf(scv.pid)), 5);
   expect(await scv.exited).toBe(0);
   clearInterval(watch);
-  if (guard) await until("the guard to exit", () => (!alive(guard!) ? true : undefined), 3000);
+  expect(guard).toBeGreaterThan(0);
+  await until("the guard to exit", () => (!alive(guard!) ? true : undefined), 3000);
 }, 30_000);
