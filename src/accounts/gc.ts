@@ -132,28 +132,13 @@ function foldersAtDepth(root: string, depth: number): string[] {
   return level;
 }
 
-/** Every regular file below a folder (symlinks neither followed nor counted), with size and mtime. */
-function filesIn(folder: string, depth = 0): { path: string; size: number; mtimeMs: number }[] {
-  if (depth > MAX_DEPTH) return [];
-  let entries: Dirent[] = [];
-  try {
-    entries = readdirSync(folder, { withFileTypes: true });
-  } catch {
-    return [];
-  }
+/** Every regular file below a folder (symlinks neither followed nor counted), with size and mtime: sweep's walk, deleting nothing. */
+function filesIn(folder: string): { path: string; size: number; mtimeMs: number }[] {
   const out: { path: string; size: number; mtimeMs: number }[] = [];
-  for (const e of entries) {
-    const path = join(folder, e.name);
-    if (e.isDirectory()) out.push(...filesIn(path, depth + 1));
-    else if (e.isFile()) {
-      try {
-        const st = lstatSync(path);
-        out.push({ path, size: st.size, mtimeMs: st.mtimeMs });
-      } catch {
-        // gone meanwhile
-      }
-    }
-  }
+  sweep(folder, 0, false, (path, size, mtimeMs) => {
+    out.push({ path, size, mtimeMs });
+    return false;
+  });
   return out;
 }
 
