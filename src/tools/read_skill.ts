@@ -1,5 +1,6 @@
-// The `read_skill` tool: the SKILL.md of a skill found at session start, by name only. It never takes a path,
-// so it cannot read anything but the discovered SKILL.md files, each at most skills.max_skill_bytes.
+// The `read_skill` tool: the SKILL.md of a skill found at session start, by name, or a file inside that skill's
+// folder (a reference or script SKILL.md names). It never takes a path outside a discovered skill's folder, so it
+// cannot read anything but the skills' own files, each at most skills.max_skill_bytes.
 import { userHome } from "../user-home";
 import { lazySchema } from "../lazy-schema";
 import { discoverSkills, projectSkillsSection, readSkill, type SkillCatalog, SkillReadError, userSkillsSection } from "../skills/index";
@@ -13,6 +14,12 @@ export const ReadSkillArgs = lazySchema((z) => z.strictObject({
     .min(1, "must not be empty; give a skill name from the system prompt")
     .max(256, "must be at most 256 characters")
     .describe("The skill's name as listed in the system prompt, e.g. release-checks or web:deploy"),
+  file: z
+    .string()
+    .min(1, "must not be empty; leave it out to read SKILL.md")
+    .max(1024, "must be at most 1024 characters")
+    .optional()
+    .describe("A file inside the skill's folder that SKILL.md names (e.g. scripts/check.sh); omit for SKILL.md"),
 }));
 
 /** The session's skills, discovered once on first use (tool list or prompt) and kept for the session's life. */
@@ -39,27 +46,28 @@ export function createReadSkillTool(scope: SessionScope): Tool | undefined {
     name: "read_skill",
     kind: "read",
     description:
-      "Read a skill's instructions (its SKILL.md) by the name listed in the system prompt. Takes only a listed name, never a path. " +
-      "Project skills are named <project>:<name>.",
+      "Read a skill's SKILL.md by the name listed in the system prompt (project skills: <project>:<name>), " +
+      "or with `file` a file inside its folder that SKILL.md names.",
     parameters: ReadSkillArgs,
     // Checked here so an unknown name is refused before the call is shown or run.
     risk: (args) => {
       if (!catalog.byName.has(args.name)) throw new ToolError(unknownSkill(catalog, args.name));
       return "read_only";
     },
-    summary: (args) => `read skill ${args.name}`,
-    label: (args) => `read_skill ${args.name}`,
+    summary: (args) => (args.file ? `read ${args.file} of skill ${args.name}` : `read skill ${args.name}`),
+    label: (args) => (args.file ? `read_skill ${args.name} ${args.file}` : `read_skill ${args.name}`),
     async execute(args, ctx) {
       const skill = catalog.byName.get(args.name);
       if (!skill) throw new ToolError(unknownSkill(catalog, args.name));
-      const header = `[skill ${skill.name}: ${skill.file}]`;
+      const shownName = args.file ?? "SKILL.md";
+      const header = `[skill ${skill.name}: ${args.file === undefined ? skill.file : args.file}]`;
       const max = ctx.config.skills.max_skill_bytes;
-      const cutNote = (bytes: number, why: string) => `\n[SKILL.md cut at ${bytes} bytes (${why}); the rest is not shown]`;
+      const cutNote = (bytes: number, why: string) => `\n[${shownName} cut at ${bytes} bytes (${why}); the rest is not shown]`;
       const room = ctx.outputLimitBytes - Buffer.byteLength(header) - 1 - Buffer.byteLength(cutNote(max, FIT_OUTPUT));
       const limit = Math.max(1, Math.min(max, room));
       let read;
       try {
-        read = readSkill(skill, limit);
+        read = readSkill(skill, limit, args.file);
       } catch (e) {
         if (e instanceof SkillReadError) throw new ToolError(e.message);
         throw e;
@@ -68,7 +76,7 @@ export function createReadSkillTool(scope: SessionScope): Tool | undefined {
       return {
         ok: true,
         output: `${header}\n${read.text}${note}`,
-        event: { skill: skill.name, truncated: read.truncated },
+        event: { skill: skill.name, ...(args.file === undefined ? {} : { file: args.file }), truncated: read.truncated },
       };
     },
   });

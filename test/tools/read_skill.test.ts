@@ -1,7 +1,7 @@
 // read_skill against real skill folders: names only from the session's map, containment checked again at read
 // time, and SKILL.md bounded by skills.max_skill_bytes (cut on a character boundary, with a note).
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildTools, promptSections } from "../../src/tools/index";
 import { createReadSkillTool } from "../../src/tools/read_skill";
@@ -170,5 +170,41 @@ describe("the session's tool list and system prompt", () => {
     const tools = buildTools(scope, { enabled: true });
     expect(tools.get("read_skill")).toBeUndefined();
     expect(promptSections(scope, tools).join("")).not.toContain("Skills");
+  });
+
+  test("with `file`, reads a file the skill's folder holds (a referenced script), contained in that folder", async () => {
+    dirs = makeSkillDirs();
+    const folder = join(dirs.home, ".agents", "skills", "release-checks");
+    writeSkill(folder, "release-checks", "Release.", "Run scripts/check.sh, then read reference/notes.md.\n");
+    mkdirSync(join(folder, "scripts"), { recursive: true });
+    writeFileSync(join(folder, "scripts", "check.sh"), "#!/bin/sh\necho checking\n");
+    writeFileSync(join(dirs.root, "outside.txt"), "OUTSIDE SECRET\n");
+    symlinkSync(join(dirs.root, "outside.txt"), join(folder, "link.txt"));
+    symlinkSync(dirs.root, join(folder, "up"));
+    writeFileSync(join(folder, "blob.bin"), Buffer.from([1, 0, 2, 3]));
+    const { call } = session();
+    const script = await call({ name: "release-checks", file: "scripts/check.sh" });
+    expect(script.risk).toBe("read_only");
+    expect(script.summary).toBe("read scripts/check.sh of skill release-checks");
+    expect(script.result.ok).toBe(true);
+    expect(script.result.output).toBe("[skill release-checks: scripts/check.sh]\n#!/bin/sh\necho checking\n");
+    expect(script.result.event).toEqual({ skill: "release-checks", file: "scripts/check.sh", truncated: false });
+    const refused: Array<[string, string]> = [
+      ["../../outside.txt", 'climbs out of the skill\'s folder with ".."'],
+      ["scripts/../../x", 'climbs out of the skill\'s folder with ".."'],
+      [join(dirs.root, "outside.txt"), "not an absolute path"],
+      ["~/x", "not an absolute path"],
+      ["link.txt", "symbolic link"],
+      ["up/outside.txt", "outside"],
+      ["missing.md", "missing.md"],
+      ["blob.bin", "binary file"],
+      ["scripts", "not a regular file"],
+    ];
+    for (const [file, why] of refused) {
+      const r = await call({ name: "release-checks", file });
+      expect(r.result.ok).toBe(false);
+      expect(r.result.output).toContain(why);
+      expect(r.result.output).not.toContain("OUTSIDE SECRET");
+    }
   });
 });
