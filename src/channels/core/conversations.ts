@@ -1,9 +1,8 @@
-// Conversations: one SCV session per chat conversation, one turn at a time, queued messages in order, the
-// `/new`, `/stop`, `/jobs`, `/memory`, `/plan` and `/usage` commands, background reports as unprompted messages, and every reply through
-// the outbox. The owner's direct chat gets tools and auto_approve; anyone else a tool-free session. Owner status
-// is decided per message against the adapter's current owner, and a session is only ever used for the status
-// (and the owner) it was opened for. Direct and group conversations are separate, even with equal IDs.
-import { sha256Hex } from "../../digest";
+// Conversations: one SCV session per chat conversation, one turn at a time, queued messages in order, the chat
+// commands (commands.ts) dispatched, background reports as unprompted messages, and every reply through the outbox.
+// Who gets what is access.ts: the owner's direct chat gets tools and auto_approve; anyone else a tool-free session,
+// and a session is only ever used for the access it was opened for. Direct and group conversations are separate,
+// even with equal IDs.
 import { userHome } from "../../user-home";
 import { join } from "node:path";
 import { ChatLog, type LoggedFile } from "../../chatlog/log";
@@ -15,26 +14,20 @@ import type { HostedSession } from "../../server/hosted-session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, jobsListing, MAX_FILES_PER_REPLY, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING, promptFor, rateLimitNotice, replyId, replyText, stoppedJobsNotice, type TurnEnd } from "./messages";
+import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, rateLimitNotice, replyId, replyText, stoppedJobsNotice, type TurnEnd } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
-import { storedWorkspace } from "../../sessions/workspace";
-import { planText } from "../../plan/plan";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
-import { conversationRefusal, usageReport } from "./usage";
+import { conversationRefusal } from "./usage";
+import { type Access, accessFor, formerOwners, isOwner, sameAccess, SenderRate } from "./access";
+import { type ChatCommandContext, chatCommand } from "./commands";
+import { TurnSlots } from "./turn-slots";
 
 export interface ChannelRuntime {
   /** `<kind>/<account>` */
   key: string;
   adapter: ChannelAdapter;
   inbound: InboundStore;
-}
-
-/** Who a session was opened for: the owner (and which owner, as a digest), or anyone else. */
-interface Access {
-  owner: boolean;
-  /** A digest of the channel and owner ID the session was opened for; "" for a tool-free session. */
-  ownerKey: string;
 }
 
 interface Conversation {
@@ -187,23 +180,10 @@ export class Conversations {
       ...(message.transcript ? { transcript: message.transcript } : {}),
     });
     this.opts.outbox.release(channel.key, message.conversation);
-    const command = message.text.trim().toLowerCase();
-    if (command === "/stop" || command === "/jobs" || command === "/plan") {
+    const command = chatCommand(message.text, owner);
+    if (command?.when === "now") {
       channel.inbound.remove(record);
-      void (command === "/stop" ? this.stop(conv, record) : command === "/jobs" ? this.jobs(conv, record) : this.plan(conv, record));
-      return;
-    }
-    if (command === "/memory") {
-      channel.inbound.remove(record);
-      void this.memory(conv, record);
-      return;
-    }
-    if (command === "/usage" && owner) {
-      channel.inbound.remove(record);
-      void usageReport(this.opts.scvHome, this.opts.config).then(
-        (text) => this.reply(conv, record, text, [], "system"),
-        (e) => this.reply(conv, record, `The usage ledger cannot be read: ${(e as Error).message}`, [], "system"),
-      );
+      void command.run(this.commandContext(conv, record));
       return;
     }
     void this.pump(conv);
@@ -286,10 +266,9 @@ export class Conversations {
   }
 
   private async process(conv: Conversation, record: QueuedInbound): Promise<void> {
-    if (record.text.trim().toLowerCase() === "/new") {
-      this.reply(conv, record, NEW_CONVERSATION, [], "system");
-      conv.log.end(); // the acknowledgement closes the old episode
-      if (conv.session) this.retire(conv);
+    const command = chatCommand(record.text, isOwner(conv.channel, record));
+    if (command?.when === "in_order") {
+      await command.run(this.commandContext(conv, record));
       conv.channel.inbound.remove(record);
       return;
     }
@@ -390,7 +369,7 @@ export class Conversations {
       const known = this.knownOwner.get(conv.channel.key);
       if (known === undefined) this.knownOwner.set(conv.channel.key, owner);
       const s = conv.session;
-      if (!s || !conv.access?.owner || conv.access.ownerKey === ownerKeyOf(conv.channel, owner)) continue;
+      if (!s || !formerOwners(conv.channel, conv.access)) continue;
       conv.session = undefined;
       conv.access = undefined;
       this.bySession.delete(s.id);
@@ -449,39 +428,37 @@ export class Conversations {
     }
   }
 
-  private async stop(conv: Conversation, record: QueuedInbound) {
-    const session = conv.session;
-    if (session && this.sessions.running(session.id) > 0) {
-      await this.sessions.cancel(session.id);
-      return; // the cancelled turn's own reply says it stopped
-    }
-    this.reply(conv, record, NOTHING_RUNNING, []);
-  }
-
-  /** The owner's memory files as chat sessions in their direct chat use them; nobody else sees them. */
-  private async memory(conv: Conversation, record: QueuedInbound) {
-    if (!isOwner(conv.channel, record)) return this.reply(conv, record, MEMORY_OWNER_ONLY, [], "system");
-    const { memoryPlaceOf, memoryReport, readSnapshot } = await import("../../memory/index");
-    const workspace = storedWorkspace(this.chatWorkspace());
-    const place = memoryPlaceOf({ owner: true, scvHome: this.opts.scvHome, workspace, config: this.opts.config });
-    this.reply(conv, record, place ? memoryReport(readSnapshot(place), workspace) : "Memory is turned off (memory.enabled = false).", [], "system");
+  /** What a chat command sent in `conv` as `record` may see and do (commands.ts). */
+  private commandContext(conv: Conversation, record: QueuedInbound): ChatCommandContext {
+    const access = accessFor(conv.channel, record);
+    return {
+      owner: access.owner,
+      scvHome: this.opts.scvHome,
+      config: this.opts.config,
+      workspace: this.chatWorkspace(),
+      reply: (text, author = "scv") => this.reply(conv, record, text, [], author),
+      sessions: () => [conv.session, ...conv.retired],
+      cancelTurn: async () => {
+        const session = conv.session;
+        if (!session || this.sessions.running(session.id) === 0) return false;
+        await this.sessions.cancel(session.id);
+        return true;
+      },
+      // A session closed while idle is resumed (to read its plan, say).
+      currentSession: async () => {
+        if (conv.session && conv.access && sameAccess(conv.access, access)) return conv.session;
+        return this.storedSession(conv) ? await this.openSession(conv, access).catch(() => undefined) : undefined;
+      },
+      startOver: () => {
+        conv.log.end(); // the acknowledgement closes the old episode
+        if (conv.session) this.retire(conv);
+      },
+    };
   }
 
   /** Where chat sessions run. */
   private chatWorkspace(): string {
     return this.opts.config.channels.workspace ?? userHome(this.opts.env);
-  }
-
-  /** The model's task list, asked for with /plan (a session closed while idle is resumed to read it). */
-  private async plan(conv: Conversation, record: QueuedInbound) {
-    const access = accessFor(conv.channel, record);
-    const current = conv.session && conv.access && sameAccess(conv.access, access) ? conv.session : undefined;
-    const session = current ?? (this.storedSession(conv) ? await this.openSession(conv, access).catch(() => undefined) : undefined);
-    this.reply(conv, record, planText(session?.plan()), []);
-  }
-
-  private jobs(conv: Conversation, record: QueuedInbound) {
-    this.reply(conv, record, jobsListing([conv.session, ...conv.retired]), []);
   }
 
   /** A notice for the owner, in each channel's direct chat with them (a channel without an owner has none). */
@@ -512,80 +489,5 @@ export class Conversations {
     });
     const logged: LoggedFile[] = sent.map((a) => ({ name: a.name, state: "sent" }));
     conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}) });
-  }
-}
-
-/** The owner's direct chat: decided per message, against the adapter's owner now (a re-login changes it). */
-function isOwner(channel: ChannelRuntime, message: { direct: boolean; from: string }): boolean {
-  const owner = channel.adapter.owner;
-  return message.direct && owner !== "" && message.from === owner;
-}
-
-function ownerKeyOf(channel: ChannelRuntime, owner: string): string {
-  return sha256Hex(`${channel.key}\u0000${owner}`).slice(0, 16);
-}
-
-function accessFor(channel: ChannelRuntime, message: { direct: boolean; from: string }): Access {
-  const owner = isOwner(channel, message);
-  return { owner, ownerKey: owner ? ownerKeyOf(channel, channel.adapter.owner) : "" };
-}
-
-function sameAccess(a: Access, b: Access): boolean {
-  return a.owner === b.owner && a.ownerKey === b.ownerKey;
-}
-
-/** A counting semaphore for chat turns: `take` waits for a free slot, `give` hands it to the next waiter. */
-class TurnSlots {
-  private used = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly max: number) {}
-
-  take(): Promise<void> {
-    if (this.used < this.max) {
-      this.used++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.used--;
-  }
-
-  /** A planned stop: every waiter goes on (and finds the bridge no longer accepting). */
-  releaseAll(): void {
-    for (const next of this.waiting.splice(0)) {
-      this.used++;
-      next();
-    }
-  }
-}
-
-/** Messages per sender in the last minute: `ok`, or over the rate (`tell` the first time, then `quiet`). */
-class SenderRate {
-  private readonly senders = new Map<string, { times: number[]; told: boolean }>();
-
-  take(sender: string, perMinute: number, now = Date.now()): "ok" | "tell" | "quiet" {
-    let s = this.senders.get(sender);
-    if (!s) {
-      if (this.senders.size >= 10_000) this.forgetQuiet(now);
-      this.senders.set(sender, (s = { times: [], told: false }));
-    }
-    s.times = s.times.filter((t) => now - t < 60_000);
-    if (s.times.length < perMinute) {
-      s.times.push(now);
-      s.told = false;
-      return "ok";
-    }
-    if (s.told) return "quiet";
-    s.told = true;
-    return "tell";
-  }
-
-  /** Senders with nothing in the last minute are forgotten, so thousands of them cost nothing lasting. */
-  private forgetQuiet(now: number): void {
-    for (const [key, s] of this.senders) if (s.times.every((t) => now - t >= 60_000)) this.senders.delete(key);
   }
 }

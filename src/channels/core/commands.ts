@@ -1,0 +1,92 @@
+// The chat slash commands: one table that dispatch reads (and help could), so a new command is one entry here.
+// A command gets a small context from the conversation it was sent in, never the core's internals.
+import type { Config } from "../../config/schema";
+import type { HostedSession } from "../../server/hosted-session";
+import { storedWorkspace } from "../../sessions/workspace";
+import { planText } from "../../plan/plan";
+import { jobsListing, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING } from "./messages";
+import { usageReport } from "./usage";
+
+/** What a command may see and do in the conversation it was sent in. */
+export interface ChatCommandContext {
+  /** The sender is the owner, in their direct chat. */
+  owner: boolean;
+  scvHome: string;
+  config: Config;
+  /** Where the conversation's sessions run. */
+  workspace: string;
+  /** Answers the command (`system`: logged as SCV's own notice rather than the model's). */
+  reply(text: string, author?: "scv" | "system"): void;
+  /** The conversation's session and those ended by /new whose jobs still run. */
+  sessions(): (HostedSession | undefined)[];
+  /** Cancels the conversation's running turn; false when none runs. */
+  cancelTurn(): Promise<boolean>;
+  /** The conversation's session for this sender's access (a stored one is resumed), if it has one. */
+  currentSession(): Promise<HostedSession | undefined>;
+  /** Ends the episode: the next message starts a new session (background jobs of the old one keep running). */
+  startOver(): void;
+}
+
+export interface ChatCommand {
+  /** Typed as `/name`, alone in the message (any case). */
+  name: string;
+  description: string;
+  /**
+   * `now`: answered as it arrives, beside a running turn (it never enters the queue). `in_order`: queued like a
+   * message, so it acts after the messages sent before it.
+   */
+  when: "now" | "in_order";
+  /** Only the owner's command: from anyone else the text goes to the model as an ordinary message. */
+  ownerOnly?: boolean;
+  run(ctx: ChatCommandContext): void | Promise<void>;
+}
+
+export const CHAT_COMMANDS: readonly ChatCommand[] = [
+  {
+    name: "new",
+    description: "end this conversation's session; the next message starts a fresh one",
+    when: "in_order",
+    run: (c) => {
+      c.reply(NEW_CONVERSATION, "system");
+      c.startOver();
+    },
+  },
+  {
+    name: "stop",
+    description: "stop the running turn (background jobs keep running)",
+    when: "now",
+    // A cancelled turn's own reply says it stopped.
+    run: async (c) => void ((await c.cancelTurn()) || c.reply(NOTHING_RUNNING)),
+  },
+  { name: "jobs", description: "background jobs of this conversation", when: "now", run: (c) => c.reply(jobsListing(c.sessions())) },
+  { name: "plan", description: "the model's task list", when: "now", run: async (c) => c.reply(planText((await c.currentSession())?.plan())) },
+  { name: "memory", description: "what SCV remembers (owner only)", when: "now", run: memory },
+  {
+    name: "usage",
+    description: "today's and this month's tokens and cost",
+    when: "now",
+    ownerOnly: true,
+    run: (c) =>
+      usageReport(c.scvHome, c.config).then(
+        (text) => c.reply(text, "system"),
+        (e) => c.reply(`The usage ledger cannot be read: ${(e as Error).message}`, "system"),
+      ),
+  },
+];
+
+/** The command a message is, for this sender; undefined for an ordinary message. */
+export function chatCommand(text: string, owner: boolean): ChatCommand | undefined {
+  const typed = text.trim().toLowerCase();
+  if (!typed.startsWith("/")) return undefined;
+  const command = CHAT_COMMANDS.find((c) => `/${c.name}` === typed);
+  return command && (!command.ownerOnly || owner) ? command : undefined;
+}
+
+/** The owner's memory files as chat sessions in their direct chat use them; nobody else sees them. */
+async function memory(c: ChatCommandContext): Promise<void> {
+  if (!c.owner) return c.reply(MEMORY_OWNER_ONLY, "system");
+  const { memoryPlaceOf, memoryReport, readSnapshot } = await import("../../memory/index");
+  const workspace = storedWorkspace(c.workspace);
+  const place = memoryPlaceOf({ owner: true, scvHome: c.scvHome, workspace, config: c.config });
+  c.reply(place ? memoryReport(readSnapshot(place), workspace) : "Memory is turned off (memory.enabled = false).", "system");
+}
