@@ -10,6 +10,17 @@ import type { SessionJournal } from "./sessions/index";
 import type { SkillCatalog } from "./skills/index";
 
 export const TOOL_RISKS = ["read_only", "filesystem", "process", "delegate", "network"] as const;
+/**
+ * What a file tool's call will make of one file, for a client that shows its own diff view (an editor over ACP):
+ * the whole text before (null for a new file) and after, credential-looking values masked line by line.
+ */
+export interface FileChange {
+  /** Absolute path. */
+  path: string;
+  old_text: string | null;
+  new_text: string;
+}
+
 export type ToolRisk = (typeof TOOL_RISKS)[number];
 
 /** Each risk in words, as every approval prompt shows it (`It changes files in the workspace (filesystem).`). */

@@ -175,7 +175,8 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
       requireDirectory(p.cwd);
       const mcp = mcpOf(p.mcpServers);
       await scvReady;
-      const r = await scv.request<RequestResult<"session.start">>("session.start", { cwd: p.cwd, ...mcp }).catch(translate);
+      // Kept even if never prompted: the editor lists it and may load it later.
+      const r = await scv.request<RequestResult<"session.start">>("session.start", { cwd: p.cwd, keep: true, ...mcp }).catch(translate);
       for (const n of r.notices ?? []) opts.log(`${r.session_id}: note: ${n}`);
       return { sessionId: r.session_id, ...open(r.session_id, r.workspace, r.provider, mcp).state() };
     },

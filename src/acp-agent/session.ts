@@ -6,7 +6,7 @@ import { type PromptBlock, RequestPermissionResult } from "../protocol/acp";
 import { isMode, type ModeId, modeApproves, modelOption, modelState, modeOption, modeState, type Profiles } from "./modes";
 import { promptTurn } from "./prompt";
 import { ACP_ERRORS, AcpError, type AcpPeer } from "./rpc";
-import { fileTextForDiff, planUpdate, stopReasonOf, textContent, toolCallFinished, toolCallStarted, toolKind, toolPath } from "./updates";
+import { fileTextForDiff, planUpdate, replayedCall, stopReasonOf, textContent, toolCallFinished, toolCallStarted, toolKind, toolPath } from "./updates";
 
 /** The in-process SCV client the sessions share. */
 export interface ScvClient {
@@ -111,10 +111,11 @@ export class AcpSession {
     this.update({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
   }
 
-  /** Sends a stored session's turns as they happened (the person's prompts and SCV's replies), then its plan. */
+  /** Sends a stored session's turns as they happened (the person's prompts, the tool calls, SCV's replies), then its plan. */
   replay(r: Pick<RequestResult<"session.resume">, "turns" | "plan">): void {
     for (const t of r.turns) {
       if (t.origin.kind === "user") this.update({ sessionUpdate: "user_message_chunk", content: { type: "text", text: t.prompt } });
+      (t.calls ?? []).forEach((c, i) => this.update(replayedCall(this.workspace, `${t.turn_id}-replay-${i + 1}`, c)));
       if (t.reply) this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t.reply } });
     }
     if (r.plan?.length) this.update(planUpdate(r.plan));
@@ -227,7 +228,8 @@ export class AcpSession {
       title: call?.title ?? p.tool,
       kind,
       status: "pending",
-      content: [textContent(p.summary)],
+      // The change whole, for the editor's own diff view, then SCV's summary (the card a terminal shows).
+      content: [...(p.change ? [{ type: "diff", path: p.change.path, oldText: p.change.old_text, newText: p.change.new_text }] : []), textContent(p.summary)],
       ...(call?.path ? { locations: [{ path: call.path }] } : {}),
     };
     let answer;

@@ -4,7 +4,7 @@
 // file in a `path` argument.
 import { readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import type { NotificationParams } from "../protocol/schema";
+import type { NotificationParams, RequestResult } from "../protocol/schema";
 import { ACP_ERRORS, AcpError } from "./rpc";
 
 /** Files larger than this are not read for a diff: the editor gets the tool's own outcome instead. */
@@ -77,6 +77,38 @@ export function toolCallFinished(
     content,
     rawOutput: { output: p.output, ...(p.display ? { display: p.display } : {}), ...(p.denied ? { denied: true } : {}) },
   };
+}
+
+/** A stored call (session.resume `turns[].calls`) as one finished tool call: its diff, else its output in short. */
+export function replayedCall(workspace: string, id: string, call: RequestResult<"session.resume">["turns"][number]["calls"] extends (infer C)[] | undefined ? C : never): Record<string, unknown> {
+  const path = toolPath(workspace, call.path ? { path: call.path } : undefined);
+  const content: unknown[] = [];
+  if (call.diff && path) content.push({ type: "diff", path, ...hunkTexts(call.diff) });
+  else if (call.output) content.push(textContent(call.kind === "execute" ? consoleBlock(call.output) : call.output));
+  return {
+    sessionUpdate: "tool_call",
+    toolCallId: id,
+    title: call.display ? `${call.label} (${call.display})` : call.label,
+    kind: call.kind ?? "other",
+    status: call.ok ? "completed" : "failed",
+    content,
+    ...(path ? { locations: [{ path }] } : {}),
+  };
+}
+
+/** A unified diff's hunks as the two texts they show (context and removed lines; context and added lines). */
+export function hunkTexts(diff: string): { oldText: string; newText: string } {
+  const old: string[] = [];
+  const now: string[] = [];
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("@@")) {
+      if (old.length || now.length) (old.push("⋮"), now.push("⋮"));
+    } else if (line.startsWith("-")) old.push(line.slice(1));
+    else if (line.startsWith("+")) now.push(line.slice(1));
+    else if (line.startsWith(" ")) (old.push(line.slice(1)), now.push(line.slice(1)));
+    else if (line) (old.push(line), now.push(line)); // "… N more diff lines not shown"
+  }
+  return { oldText: old.join("\n"), newText: now.join("\n") };
 }
 
 const PLAN_STATUS: Record<string, string> = { pending: "pending", in_progress: "in_progress", done: "completed" };

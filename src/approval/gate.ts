@@ -2,7 +2,7 @@
 // declared risk, the user's policy and the client. A guard `block` is refused before anything else is consulted,
 // so neither `--yes`, a chat owner's auto-approval nor an override can run it.
 import type { GuardVerdict } from "../guard/index";
-import type { ToolRisk } from "../scope";
+import type { FileChange, ToolRisk } from "../scope";
 
 export type ApprovalPolicy = "on-risk" | "never";
 /** `[tools.approval]`: a tool runs unasked, always asks, or never runs. */
@@ -17,6 +17,8 @@ export interface ApprovalRequest {
   fingerprint?: string;
   /** The command guard's verdict, for tools that run commands. */
   guard?: GuardVerdict;
+  /** The file the call will change, whole before and after (approval.requested `change`). */
+  change?: FileChange;
   /** Only a person's answer counts: `auto_approve` does not approve it (a project's MCP server connecting). */
   personOnly?: boolean;
   /** An answer with `remember` is kept beyond the session (the client is told so). */

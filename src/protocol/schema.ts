@@ -66,7 +66,19 @@ const StoredTurn = lazySchema((z) => z.object({
   started_at: z.number().describe("Unix milliseconds"),
   ended_at: z.number().optional(),
   calls: z
-    .array(z.object({ tool: z.string(), label: z.string(), display: z.string().optional(), ok: z.boolean(), denied: z.boolean().optional() }))
+    .array(
+      z.object({
+        tool: z.string(),
+        label: z.string(),
+        display: z.string().optional(),
+        ok: z.boolean(),
+        denied: z.boolean().optional(),
+        kind: z.string().optional().describe("the tool's kind, as in tool.started"),
+        path: z.string().optional().describe("the file a file tool changed, as the call named it"),
+        diff: z.string().optional().describe("that change as a bounded unified diff (credential-looking values masked)"),
+        output: z.string().optional().describe("for other calls, the first lines of what the call returned (masked)"),
+      }),
+    )
     .optional()
     .describe("the turn's tool calls as they were shown (label and outcome, as in tool.started and tool.completed), for a replay"),
 }));
@@ -94,6 +106,7 @@ export const requests = {
       reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
       over_budget: z.boolean().optional().describe("go over the spending limits ([limits]) in this session (`scv exec --over-budget`)"),
       mcp_servers: ClientMcpServers.optional(),
+      keep: z.boolean().optional().describe("keep the stored session even if it never runs a turn (a client that hands its ID out, an editor, can resume it later); by default a session closed before its first turn leaves no file"),
       channel: z
         .object({
           kind: z.string(),
@@ -285,6 +298,10 @@ export const notifications = {
       guard: Guard.optional(),
       rule_prefix: z.array(z.string()).optional().describe("the command's first words, as a rule would match them"),
       rememberable: z.boolean().optional(),
+      change: z
+        .object({ path: z.string(), old_text: z.string().nullable(), new_text: z.string() })
+        .optional()
+        .describe("for a call that changes one file (`edit`, `write`): its whole text before (null for a new file) and after, for a client's own diff view; absent for files too large to send"),
     })),
   },
   "model.retrying": {

@@ -191,6 +191,7 @@ function startSession(conn: Connection, p: RequestParams<"session.start">): Requ
         { secrets: profileSecrets(config, profileName, conn.env) },
       ),
     );
+    if (p.keep) recorder.keep();
     journal = { recorder, store };
   }
   const s = openSession(conn, { workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget, clientMcpServers: p.mcp_servers });

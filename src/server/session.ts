@@ -333,6 +333,7 @@ export class Session {
         ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
         ...(request.guard ? { guard: guardField(request.guard), ...(request.guard.rulePrefix ? { rule_prefix: request.guard.rulePrefix } : {}) } : {}),
         ...(request.rememberable ? { rememberable: true } : {}),
+        ...(request.change ? { change: request.change } : {}),
       });
     });
   }

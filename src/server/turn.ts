@@ -17,6 +17,7 @@ import {
 } from "./compaction";
 import { type SessionScope, type ToolRisk } from "../scope";
 import { ellipsize } from "../text/cut";
+import { callDetail } from "../sessions/call-detail";
 import { throttle } from "../throttle";
 import { argumentsForDisplay, displayLine, failure, type ToolCallContext, type ToolRegistry, type ToolResult } from "../tools/tool";
 
@@ -358,7 +359,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
       } else {
         started(assessed.label, assessed.args, assessed.risk, assessed.guard);
         const fingerprint = new Bun.CryptoHasher("sha256").update(`${call.name}\0${JSON.stringify(args.value)}`).digest("hex");
-        const request = { callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary, fingerprint, ...(assessed.guard ? { guard: assessed.guard } : {}) };
+        const request = { callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary, fingerprint, ...(assessed.guard ? { guard: assessed.guard } : {}), ...(assessed.change ? { change: assessed.change } : {}) };
         const decision = await deps.gate.decide(request);
         if (signal.aborted) result = failure("cancelled");
         else if (!decision.approved) {
@@ -371,6 +372,6 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
   progress.stop(); // a line still waiting is dropped: the call has its outcome
   const shown = { ...(result.display ? { display: displayLine(result.display) } : {}), ...(denied ? { denied } : {}) };
   emit("tool.completed", { ...(result.event ?? {}), ...ids, tool: call.name, ok: result.ok, output: result.output, ...shown, ...(result.preview !== undefined ? { preview: result.preview } : {}) });
-  scope.journal?.recorder.append({ type: "call", turn: turnId, tool: call.name, label: shownLabel, ok: result.ok, ...shown });
+  scope.journal?.recorder.append({ type: "call", turn: turnId, tool: call.name, label: shownLabel, ok: result.ok, ...shown, ...callDetail(tool?.kind, result) });
   return result;
 }

@@ -5,6 +5,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { KiB } from "../fs/safe-read";
 import type { PlanItem } from "../plan/plan";
+import type { CallDetail } from "./call-detail";
 import { MAX_SESSION_FILE_BYTES, scanSessionLines } from "./lines";
 import { FORMAT_VERSION, SessionHeader, SessionRecord, type StoredConversation, type StoredJob, type TurnStatus } from "./records";
 
@@ -28,7 +29,7 @@ export interface StoredTurn {
   calls?: StoredCall[];
 }
 
-export interface StoredCall {
+export interface StoredCall extends CallDetail {
   tool: string;
   label: string;
   display?: string;
@@ -189,7 +190,9 @@ class SessionParser {
         break;
       case "call": {
         const turn = turns.get(r.turn);
-        if (turn) (turn.calls ??= []).push({ tool: r.tool, label: r.label, ok: r.ok, ...(r.display ? { display: r.display } : {}), ...(r.denied ? { denied: true } : {}) });
+        if (!turn) break;
+        const { type: _type, at: _at, turn: _turn, ...call } = r;
+        (turn.calls ??= []).push(call);
         break;
       }
       case "configured":

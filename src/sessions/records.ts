@@ -88,7 +88,9 @@ export type UsageEntry = z.infer<typeof UsageEntry>;
 export const SessionRecord = lazySchema((z) => z.discriminatedUnion("type", [
   z.object({ type: z.literal("resumed"), at, provider: z.string(), model: z.string() }),
   /** A finished tool call as a person read it (`$ cargo test`, `exit 0, 1.2 s`), so a resume can show it in one line. */
-  z.object({ type: z.literal("call"), at, turn: z.string(), tool: z.string(), label: z.string(), display: z.string().optional(), ok: z.boolean(), denied: z.boolean().optional() }),
+  z.object({ type: z.literal("call"), at, turn: z.string(), tool: z.string(), label: z.string(), display: z.string().optional(), ok: z.boolean(), denied: z.boolean().optional(),
+    // What a replay shows beyond the label (sessions/call-detail.ts): the tool's kind, the file and its diff, or the output's first lines.
+    kind: z.string().optional(), path: z.string().optional(), diff: z.string().optional(), output: z.string().optional() }),
   /** The model, provider profile or reasoning effort switched mid-session (session.configure), from the next turn on. */
   z.object({ type: z.literal("configured"), at, provider: z.string(), model: z.string(), reasoning_effort: z.string().optional() }),
   z.object({ type: z.literal("turn"), at, turn: z.string(), prompt: z.string(), origin: Origin }),

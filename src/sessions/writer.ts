@@ -26,6 +26,8 @@ export interface SessionRecorder {
    * `start`. The replay on resume applies the same replacement.
    */
   compacted(c: { summary: object[]; replaced: object[]; start?: number; turn?: string }): void;
+  /** Keeps the session's file even if no turn runs (by default a session closed before its first turn leaves none). */
+  keep(): void;
   /** Releases the session (closes the file, removes the lock). */
   close(): void;
 }
@@ -36,7 +38,7 @@ export class SessionWriter implements SessionRecorder {
   private fd: number | undefined;
   private failed = false;
   /** A new session that never ran a turn is not worth keeping: closing it removes its file. */
-  private keep: boolean;
+  private kept: boolean;
 
   constructor(
     readonly id: string,
@@ -50,7 +52,7 @@ export class SessionWriter implements SessionRecorder {
     secrets: readonly string[] = [],
   ) {
     this.fd = fd;
-    this.keep = resumed;
+    this.kept = resumed;
     this.secrets = secrets.filter((v) => v.length >= 8);
   }
 
@@ -59,7 +61,7 @@ export class SessionWriter implements SessionRecorder {
   append(record: RecordInput | HeaderInput): void {
     if (this.fd === undefined || this.failed) return;
     const { type, ...rest } = record;
-    if (type === "turn") this.keep = true;
+    if (type === "turn") this.kept = true;
     try {
       let text = JSON.stringify({ type, at: Date.now(), ...rest });
       text = scrubSecrets(text, this.secrets); // configured and registered secrets (JSON-escaped too), key formats
@@ -77,6 +79,10 @@ export class SessionWriter implements SessionRecorder {
     this.append({ type: "compacted", start: c.start ?? 0, summary: c.summary as Record<string, unknown>[], replaced: c.replaced as Record<string, unknown>[], ...(c.turn ? { turn: c.turn } : {}) });
   }
 
+  keep(): void {
+    this.kept = true;
+  }
+
   close(): void {
     if (this.fd === undefined) return;
     try {
@@ -85,7 +91,7 @@ export class SessionWriter implements SessionRecorder {
       // already closed
     }
     this.fd = undefined;
-    if (!this.keep) tryUnlink(this.file);
+    if (!this.kept) tryUnlink(this.file);
     releaseLock(this.lockFile);
     this.onClose();
   }

@@ -12,7 +12,8 @@ import { findUtf8Problem } from "./read";
 import { lineCounts, unifiedDiff } from "./line-diff";
 import { ToolError } from "../errors";
 import type { SessionScope } from "../scope";
-import { defineTool, type Tool, type ToolCallContext } from "./tool";
+import { defineTool, fileChange, type Tool, type ToolCallContext } from "./tool";
+import { resolve } from "node:path";
 import { assertOpenedInside, displayPath, resolveInWorkspace, WorkspacePath } from "../fs/workspace-paths";
 
 const Sha256 = lazySchema((z) => z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hexadecimal digits: the sha256 of the file's current bytes"));
@@ -72,6 +73,10 @@ export function createEditTool(scope: SessionScope): Tool {
       return `edit ${displayPath(args.path)} ${lineCounts(diff.added, diff.removed)}:\n${masked}`;
     },
     label: (args) => `edit ${displayPath(args.path)}`,
+    change: (args, ctx) => {
+      const plan = approved.get(args);
+      return plan ? fileChange(resolve(ctx.workspace, args.path), plan.before, plan.after) : undefined;
+    },
     execute: async (args, ctx) => {
       const plan = approved.get(args) ?? (await planEdit(args, ctx));
       await writeAtomically({

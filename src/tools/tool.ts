@@ -5,7 +5,7 @@ import { lazySchema, zod } from "../lazy-schema";
 import { redactSecrets } from "../text/redact";
 import type { ImageRef } from "../provider/images";
 import { ToolError } from "../errors";
-import type { SessionScope, ToolRisk } from "../scope";
+import type { FileChange, SessionScope, ToolRisk } from "../scope";
 import { ellipsize, limitText } from "../text/cut";
 import type { GuardVerdict } from "../guard/index";
 
@@ -39,8 +39,18 @@ export interface ToolResult {
   images?: ImageRef[];
 }
 
+/** Files whose texts together pass this are shown by the summary's diff alone. */
+const CHANGE_MAX_CHARS = 256 * 1024;
+
+/** A FileChange of two texts, or undefined when they are too large to send whole. */
+export function fileChange(path: string, before: string | null, after: string): FileChange | undefined {
+  if ((before?.length ?? 0) + after.length > CHANGE_MAX_CHARS) return undefined;
+  const mask = (text: string) => text.split("\n").map(redactSecrets).join("\n");
+  return { path, old_text: before === null ? null : mask(before), new_text: mask(after) };
+}
+
 export type Assessment<A> =
-  | { ok: true; args: A; risk: ToolRisk; summary: string; label: string; guard?: GuardVerdict }
+  | { ok: true; args: A; risk: ToolRisk; summary: string; label: string; guard?: GuardVerdict; change?: FileChange }
   | { ok: false; result: ToolResult };
 
 /** What kind of action a tool takes, as an editor shows it (ACP's tool kinds); absent: judged by its risk. */
@@ -78,6 +88,8 @@ export interface ToolDefinition<S extends z.ZodType> {
    * `block` is refused whoever approves, `prompt` asks as the risk says. Shown in tool.started and the approval.
    */
   guard?: (args: z.infer<S>, ctx: ToolCallContext) => GuardVerdict;
+  /** The file the call will change, whole before and after, asked after `summary` (see FileChange). */
+  change?: (args: z.infer<S>, ctx: ToolCallContext) => FileChange | undefined;
   execute: (args: z.infer<S>, ctx: ToolCallContext) => Promise<ToolResult | string>;
 }
 
@@ -143,7 +155,8 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
         const summary = await def.summary(args, ctx);
         const label = def.label?.(args) ?? summary.split("\n", 1)[0]!;
         const guard = def.guard?.(args, ctx);
-        return { ok: true, args, risk, summary, label: displayLine(label) || def.name, ...(guard ? { guard } : {}) };
+        const change = def.change?.(args, ctx);
+        return { ok: true, args, risk, summary, label: displayLine(label) || def.name, ...(guard ? { guard } : {}), ...(change ? { change } : {}) };
       } catch (e) {
         return { ok: false, result: failure(errorText(e)) };
       }

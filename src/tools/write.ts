@@ -5,9 +5,14 @@ import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { checkMode, lstatOrUndefined, writeAtomically } from "./atomic-write";
 import { type SessionScope } from "../scope";
-import { defineTool, type Tool, type ToolCallContext } from "./tool";
+import { defineTool, fileChange, type Tool, type ToolCallContext } from "./tool";
+import { resolve } from "node:path";
 import { lineCounts, unifiedDiff } from "./line-diff";
 import { changePreview, currentText } from "./write-preview";
+import { redactSecrets } from "../text/redact";
+
+/** The unified diff a write's result event carries for clients (ACP) and replays, bounded as edit's. */
+const EVENT_DIFF_LINES = 400;
 import { displayPath, resolveInWorkspace, WorkspacePath } from "../fs/workspace-paths";
 
 export const WriteArgs = lazySchema((z) => z
@@ -51,11 +56,16 @@ export function createWriteTool(scope: SessionScope): Tool {
       return `${head}\n${changePreview(args, real)}`;
     },
     label: (args) => `write ${displayPath(args.path)}`,
+    change: (args, ctx) => {
+      const before = args.mode === "create" ? null : currentText(resolveInWorkspace(ctx.workspace, args.path, { forWrite: true }));
+      return before === undefined ? undefined : fileChange(resolve(ctx.workspace, args.path), before, args.content);
+    },
     execute: async (args, ctx) => {
       const before = args.mode === "replace" ? currentText(resolveInWorkspace(ctx.workspace, args.path, { forWrite: true })) : "";
       const result = await writeFile(args, ctx, scope.scvHome);
-      const diff = before === undefined ? undefined : unifiedDiff(before, args.content, { maxLines: 0, maxChars: 1 });
-      return diff ? { ...result, display: lineCounts(diff.added, diff.removed) } : result;
+      const diff = before === undefined ? undefined : unifiedDiff(before, args.content, { maxLines: EVENT_DIFF_LINES, maxChars: 1000 });
+      // The diff rides in the event (bounded, masked) for clients and replays, as edit's does.
+      return diff ? { ...result, event: { ...result.event, diff: diff.text.split("\n").map(redactSecrets).join("\n") }, display: lineCounts(diff.added, diff.removed) } : result;
     },
   });
 }

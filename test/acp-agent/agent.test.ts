@@ -68,7 +68,10 @@ describe("scv acp", () => {
     const asked = e.permissions[0];
     expect(asked.sessionId).toBe(s.sessionId);
     expect(asked.toolCall).toMatchObject({ toolCallId: "c1", title: "write notes.txt", kind: "edit", locations: [{ path: join(workspace, "notes.txt") }] });
-    expect(asked.toolCall.content[0].content.text).toContain("new text");
+    // The change as ACP's diff block (the editor's own diff view), then SCV's summary as text.
+    expect(asked.toolCall.content[0]).toEqual({ type: "diff", path: join(workspace, "notes.txt"), oldText: "old text\n", newText: "new text\n" });
+    expect(asked.toolCall.content[1].content.text).toContain("new text");
+    expect(e.permissions[1].toolCall.content[0]).toEqual({ type: "diff", path: join(workspace, "other.txt"), oldText: null, newText: "rejected\n" });
     expect(asked.options.map((o: any) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
     const started = e.updates.find((u) => u.update.sessionUpdate === "tool_call" && u.update.toolCallId === "c1")!.update;
     expect(started).toMatchObject({ title: "write notes.txt", kind: "edit", status: "pending", locations: [{ path: join(workspace, "notes.txt") }] });
@@ -92,6 +95,22 @@ describe("scv acp", () => {
     expect(e.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["c1", "c2", "c3", "c4"]);
     const c5 = e.updates.filter((u) => u.update.toolCallId === "c5").at(-1)!.update;
     expect(c5.status).toBe("completed");
+  });
+
+  test("an edit's permission request carries the whole file before and after as a diff block, secrets masked", async () => {
+    const { e, workspace } = editor({ answer: () => "allow-once" });
+    writeFileSync(join(workspace, "conf.ts"), "const a = 1;\nconst key = \"sk-proj-abcdefghijklmnopqrstuvwxyz0123456789\";\nconst b = 2;\n");
+    await initialize(e);
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [] });
+    fake.queue(toolCalls([{ id: "e1", name: "edit", arguments: { path: "conf.ts", edits: [{ old_text: "const b = 2;", new_text: "const b = 3;" }] } }]), text("edited"));
+    expect((await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "edit" }] })).stopReason).toBe("end_turn");
+    const diff = e.permissions[0].toolCall.content[0];
+    expect(diff).toMatchObject({ type: "diff", path: join(workspace, "conf.ts") });
+    expect(diff.oldText).toContain("const b = 2;");
+    expect(diff.newText).toContain("const a = 1;\n");
+    expect(diff.newText).toContain("const b = 3;\n");
+    expect(diff.newText).not.toContain("abcdefghijklmnopqrstuvwxyz0123456789");
+    expect(readFileSync(join(workspace, "conf.ts"), "utf8")).toContain("const b = 3;");
   });
 
   test("modes: approve-all runs calls unasked; set_mode refuses an unknown mode", async () => {
@@ -164,6 +183,49 @@ describe("scv acp", () => {
     const before = e.updates.length;
     await e.request("session/resume", { sessionId: stored.sessionId, cwd: home.workspace, mcpServers: [] });
     expect(e.updates.length).toBe(before);
+  });
+
+  test("session/load replays past tool calls: title, kind, status, the diff of an edit, the output of a command", async () => {
+    const home = fakeHome(fake.url);
+    writeFileSync(join(home.workspace, "math.ts"), "export const one = 1;\nexport const two = 3;\n");
+    fake.queue(
+      toolCalls([{ id: "c1", name: "edit", arguments: { path: "math.ts", edits: [{ old_text: "two = 3", new_text: "two = 2" }] } }]),
+      toolCalls([{ id: "c2", name: "bash", arguments: { command: "echo replayed-output; exit 3" } }]),
+      text("fixed it"),
+    );
+    const run = await runBinary(["exec", "--yes", "fix math"], home.env, home.workspace);
+    expect(run.code).toBe(0);
+    const { e } = editor({ home });
+    await initialize(e);
+    const [stored] = (await e.request("session/list", { cwd: home.workspace })).sessions;
+    await e.request("session/load", { sessionId: stored.sessionId, cwd: home.workspace, mcpServers: [] });
+    expect(e.updates.map((u) => u.update.sessionUpdate)).toEqual(["user_message_chunk", "tool_call", "tool_call", "agent_message_chunk"]);
+    const [edit, bash] = e.updates.filter((u) => u.update.sessionUpdate === "tool_call").map((u) => u.update);
+    expect(edit).toMatchObject({ title: "edit math.ts (+1 -1 lines)", kind: "edit", status: "completed", locations: [{ path: join(home.workspace, "math.ts") }] });
+    expect(edit.content).toEqual([{ type: "diff", path: join(home.workspace, "math.ts"), oldText: "export const one = 1;\nexport const two = 3;", newText: "export const one = 1;\nexport const two = 2;" }]);
+    expect(bash).toMatchObject({ kind: "execute", status: "failed" });
+    expect(bash.title).toContain("echo replayed-output");
+    expect(bash.content[0].content.text).toContain("replayed-output");
+    expect(new Set([edit.toolCallId, bash.toolCallId]).size).toBe(2);
+  });
+
+  test("a session created and never prompted is kept: another editor lists it, loads it and prompts it", async () => {
+    const home = fakeHome(fake.url);
+    const first = editor({ home }).e;
+    await initialize(first);
+    const { sessionId } = await first.request("session/new", { cwd: home.workspace, mcpServers: [] });
+    expect(await first.stop()).toBe(0);
+    const { e } = editor({ home });
+    await initialize(e);
+    expect((await e.request("session/list", { cwd: home.workspace })).sessions.map((s: any) => s.sessionId)).toEqual([sessionId]);
+    await e.request("session/load", { sessionId, cwd: home.workspace, mcpServers: [] });
+    expect(e.updates).toEqual([]);
+    fake.queue(text("late but here"));
+    expect((await e.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "now" }] })).stopReason).toBe("end_turn");
+    expect(e.updates.map((u) => u.update.content?.text).join("")).toBe("late but here");
+    // Loaded again on the same connection (closed and reopened), it still is there, now with its turn.
+    await e.request("session/load", { sessionId, cwd: home.workspace, mcpServers: [] });
+    expect(e.updates.filter((u) => u.update.sessionUpdate === "user_message_chunk").map((u) => u.update.content.text)).toEqual(["now"]);
   });
 
   test("bad input gets ACP's errors and the agent keeps serving", async () => {
@@ -245,7 +307,7 @@ describe("scv acp images and plans", () => {
     await e.request("session/close", { sessionId: s.sessionId });
     const before = e.updates.length;
     await e.request("session/load", { sessionId: s.sessionId, cwd: workspace, mcpServers: [] });
-    expect(e.updates.slice(before).map((u) => u.update.sessionUpdate)).toEqual(["user_message_chunk", "agent_message_chunk", "plan"]);
+    expect(e.updates.slice(before).map((u) => u.update.sessionUpdate)).toEqual(["user_message_chunk", "tool_call", "agent_message_chunk", "plan"]);
     expect(e.updates.at(-1)!.update).toEqual(expected);
   });
 });

@@ -35,7 +35,7 @@ describe("write create", () => {
     expect(result).toEqual({
       ok: true,
       output: `created src/deep/main.rs: wrote ${bytes} bytes, sha256=${sha(content)}`,
-      event: { path: "src/deep/main.rs", mode: "create", bytes, sha256: sha(content) },
+      event: { path: "src/deep/main.rs", mode: "create", bytes, sha256: sha(content), diff: "@@ -0,0 +1,2 @@\n+fn main() {}\n+ünï" },
       display: "+2 -0 lines",
     });
     expect(fs.readFileSync(at("src/deep/main.rs"), "utf8")).toBe(content);
