@@ -46,8 +46,12 @@ export class ExecRenderer {
   private readonly labels = new Map<string, string>();
   /** Calls the command guard blocked: their outcome says so, with the reason. */
   private readonly blocked = new Map<string, string>();
-  /** The main turn's reply text written to stdout so far. */
-  private streamed = "";
+  /**
+   * The main turn's reply text written to stdout so far, as its chunks (joined once, at the turn's end: nothing
+   * per chunk looks at the whole text), and whether it ends a line.
+   */
+  private streamed: string[] = [];
+  private streamedEndsLine = true;
   private waitTimer: ReturnType<typeof setInterval> | undefined;
   /**
    * Not on a terminal a start line cannot be completed in place, so it waits: a quick call becomes one line
@@ -145,7 +149,10 @@ export class ExecRenderer {
   private onAssistantText(p: NotificationParams<"assistant.delta">, mainTurn: string) {
     this.stopWaiting();
     if (this.json || p.turn_id !== mainTurn) return;
-    this.streamed += p.text;
+    if (p.text) {
+      this.streamed.push(p.text);
+      this.streamedEndsLine = p.text.endsWith("\n");
+    }
     this.lastStart = undefined;
     this.flushDeferred();
     this.stdout.write(this.reply(p.text));
@@ -228,10 +235,13 @@ export class ExecRenderer {
     }
     if (p.turn_id !== mainTurn) return;
     // What the stream did not carry (a Sources list added at the end) follows what it did.
-    const rest = p.reply.startsWith(this.streamed) ? p.reply.slice(this.streamed.length) : `\n${p.reply}`;
+    const streamed = this.streamed.join("");
+    const rest = p.reply.startsWith(streamed) ? p.reply.slice(streamed.length) : `\n${p.reply}`;
     this.stdout.write(this.reply(rest));
-    if ((this.streamed + rest).length && !(this.streamed + rest).endsWith("\n")) this.stdout.write("\n");
-    this.streamed = "";
+    const whole = rest || streamed;
+    if (whole && !whole.endsWith("\n")) this.stdout.write("\n");
+    this.streamed = [];
+    this.streamedEndsLine = true;
     if (p.error) this.line(this.s.red(`scv exec: turn ${p.status}: ${safe(p.error.message)}`));
   }
 
@@ -271,8 +281,9 @@ export class ExecRenderer {
   }
 
   private endStdoutLine() {
-    if (this.streamed && !this.streamed.endsWith("\n")) this.stdout.write("\n");
-    this.streamed = "";
+    if (!this.streamedEndsLine) this.stdout.write("\n");
+    this.streamed = [];
+    this.streamedEndsLine = true;
   }
 
   /** On a terminal, once a wait passes a second, a ticking line: the model thinking, or a call with no output yet. */

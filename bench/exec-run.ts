@@ -1,0 +1,142 @@
+// Whole `scv exec` runs, spawn to exit, of this tree's dist/scv against a build of a baseline commit, in the same
+// run, alternating, against the scripted model on loopback (test/fake/model-server.ts): a reply with no tool
+// call, one `read` of a 60 KB file, one `write` of 5 MB and of 20 MB (--yes). Prints each row's medians and
+// ratio, and the per-MB cost of a tool payload ((20 MB run - 5 MB run) / 15).
+// Targets (issue 45): every ratio <= 1.0x; per-MB cost <= the baseline's.
+//
+// The baseline is built in a git worktree outside the repo tree (default /work/wt/baseline-<commit>; BASELINE_DIR
+// to change it), created here when missing: `git worktree add --detach`, `bun install --frozen-lockfile`,
+// `bun run build`. Run `bun run build` here first.
+//   bun bench/exec-run.ts                 (BASELINE=c0ade83 RUNS=6 BIG_RUNS=3 FIFTY=1 to add a 50 MB write)
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakeReply, startFakeModel, text, toolCalls } from "../test/fake/model-server";
+import { median } from "./bare";
+
+const BASELINE = process.env.BASELINE ?? "c0ade83";
+const RUNS = Number(process.env.RUNS ?? 6);
+const BIG_RUNS = Number(process.env.BIG_RUNS ?? 3);
+const repo = join(import.meta.dir, "..");
+const current = join(repo, "dist", "scv");
+
+function git(args: string[], cwd = repo): string {
+  const r = Bun.spawnSync(["git", ...args], { cwd, stdout: "pipe", stderr: "pipe" });
+  if (!r.success) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout.toString().trim();
+}
+
+/** The baseline's binary, built in its own worktree when it is not there yet. */
+function baselineBinary(): { binary: string; commit: string } {
+  const commit = git(["rev-parse", "--verify", `${BASELINE}^{commit}`]);
+  const dir = process.env.BASELINE_DIR ?? join("/work/wt", `baseline-${BASELINE}`);
+  const binary = join(dir, "dist", "scv");
+  if (!existsSync(join(dir, ".git"))) git(["worktree", "add", "--detach", dir, commit]);
+  const at = git(["rev-parse", "HEAD"], dir);
+  if (at !== commit) throw new Error(`${dir} is at ${at}, not ${commit}: remove it (git worktree remove ${dir}) or set BASELINE_DIR`);
+  if (!existsSync(binary)) {
+    for (const cmd of [["bun", "install", "--frozen-lockfile"], ["bun", "run", "build"]]) {
+      const r = Bun.spawnSync(cmd, { cwd: dir, stdout: "pipe", stderr: "pipe" });
+      if (!r.success) throw new Error(`${cmd.join(" ")} in ${dir}: ${r.stderr}`);
+    }
+  }
+  return { binary, commit };
+}
+
+if (!existsSync(current)) throw new Error(`${current} is missing: run \`bun run build\` first`);
+const base = baselineBinary();
+/** The reply to the first request of each run: a run's later requests (after its tool call) get a short text. */
+let first: FakeReply = text("hi");
+let requests = 0;
+const fake = await startFakeModel({ respond: () => (requests++ === 0 ? first : text("done")) });
+const root = mkdtempSync(join(tmpdir(), "scv-bench-exec-"));
+
+/** A file of `bytes` of plain text lines. */
+function textOf(bytes: number): string {
+  const line = "the quick brown fox jumps over the lazy dog 0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ\n";
+  return line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes);
+}
+
+interface Row {
+  name: string;
+  runs: number;
+  /** The model's first reply (every later request of the run, compaction's included, gets a short text). */
+  first: FakeReply;
+  prepare?: (workspace: string) => void;
+  /** Did the run do what it should? (a failed run would time nothing useful) */
+  check?: (workspace: string) => boolean;
+}
+
+const sixty = textOf(60 * 1024);
+const writeRow = (mb: number, runs: number): Row => {
+  const content = textOf(mb * 1024 * 1024);
+  return {
+    name: `write ${mb} MB (--yes)`,
+    runs,
+    first: toolCalls([{ name: "write", arguments: { path: "big.txt", content, mode: "create" }, chunk: 64 * 1024 }]),
+    check: (ws) => Bun.file(join(ws, "big.txt")).size === content.length,
+  };
+};
+const rows: Row[] = [
+  { name: "no tool call", runs: RUNS, first: text("hi there") },
+  {
+    name: "one read of a 60 KB file",
+    runs: RUNS,
+    prepare: (ws) => writeFileSync(join(ws, "notes.txt"), sixty),
+    first: toolCalls([{ name: "read", arguments: { path: "notes.txt" } }]),
+  },
+  writeRow(5, BIG_RUNS),
+  writeRow(20, Math.max(1, BIG_RUNS - 1)),
+];
+if (process.env.FIFTY) rows.push(writeRow(50, 1));
+
+let n = 0;
+async function runOnce(binary: string, row: Row): Promise<number> {
+  const dir = join(root, String(n++));
+  const home = join(dir, "scv-home");
+  const ws = join(dir, "ws");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(ws, { recursive: true });
+  writeFileSync(join(home, "config.toml"), `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${fake.url}"\nmodel = "fake-model"\nmax_retries = 0\n`);
+  row.prepare?.(ws);
+  first = row.first;
+  requests = 0;
+  fake.requests.length = 0; // each holds a whole request body
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(dir, "home"), SCV_HOME: home };
+  const t0 = performance.now();
+  const p = Bun.spawn([binary, "exec", "--yes", "say hi"], { cwd: ws, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const ms = performance.now() - t0;
+  if (code !== 0 || (row.check && !row.check(ws))) throw new Error(`${binary} (${row.name}) exited ${code}: ${out}\n${err}`);
+  rmSync(dir, { recursive: true, force: true });
+  return ms;
+}
+
+const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
+try {
+  console.log(`baseline ${base.commit.slice(0, 7)} (${base.binary}) vs this tree ${git(["rev-parse", "--short", "HEAD"])} (${current})`);
+  const medians = new Map<string, { base: number; now: number }>();
+  for (const row of rows) {
+    await runOnce(current, row); // warm the page cache for both binaries
+    await runOnce(base.binary, row);
+    const b: number[] = [];
+    const c: number[] = [];
+    for (let i = 0; i < row.runs; i++) {
+      // Alternate, so drift on a noisy machine hits both alike.
+      b.push(await runOnce(base.binary, row));
+      c.push(await runOnce(current, row));
+    }
+    const m = { base: median(b), now: median(c) };
+    medians.set(row.name, m);
+    console.log(
+      `${row.name.padEnd(26)} ${BASELINE}: ${fmt(m.base).padStart(8)} (${fmt(Math.min(...b))}-${fmt(Math.max(...b))})  now: ${fmt(m.now).padStart(8)} (${fmt(Math.min(...c))}-${fmt(Math.max(...c))})  ratio ${(m.now / m.base).toFixed(2)}x (target <= 1.0x)`,
+    );
+  }
+  const five = medians.get("write 5 MB (--yes)")!;
+  const twenty = medians.get("write 20 MB (--yes)")!;
+  const perMb = (k: "base" | "now") => (twenty[k] - five[k]) / 15;
+  console.log(`per-MB cost of a write payload: ${BASELINE} ${perMb("base").toFixed(0)} ms/MB, now ${perMb("now").toFixed(0)} ms/MB, ratio ${(perMb("now") / perMb("base")).toFixed(2)}x (target <= 1.0x)`);
+} finally {
+  await fake.close();
+  rmSync(root, { recursive: true, force: true });
+}
