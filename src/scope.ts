@@ -57,6 +57,8 @@ export interface SessionScope {
    * or the owner's direct chat. Owner-only tools and the owner's memory check this; absent means not the owner.
    */
   owner?: boolean;
+  /** Nobody is at hand in this session (a schedule's run): tools that need a person (`clarify`) are not offered. */
+  unattended?: boolean;
   /** Session-owned services other concerns attach (background jobs, conversations). */
   services: SessionServices;
   /** Runs when the session closes (client EOF, session.close, server exit); used to stop what it owns. */

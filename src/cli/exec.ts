@@ -162,6 +162,13 @@ export default defineCommand({
           case "approval.requested":
             void decide(p);
             break;
+          case "clarify.requested":
+            void answerQuestion(p);
+            break;
+          case "clarify.answered":
+            // Settled without this terminal (timed out, the turn cancelled): stop asking.
+            questionsOpen.get(p.clarify_id)?.abort();
+            break;
           case "turn.ended":
             if (p.origin?.kind === "background") {
               for (const job of p.origin.jobs ?? []) pendingJobs.delete(String(job));
@@ -222,6 +229,22 @@ export default defineCommand({
       return questions;
     }
 
+    // The model's questions take their turn with the approvals (one thing asked at a time).
+    const questionsOpen = new Map<string, AbortController>();
+    function answerQuestion(p: { clarify_id: string; question: string; choices?: string[] }) {
+      const settled = new AbortController();
+      questionsOpen.set(p.clarify_id, settled);
+      questions = questions.then(async () => {
+        if (interrupted || settled.signal.aborted) return;
+        const { askQuestion } = await import("./exec-clarify");
+        const answer = await askQuestion(p, { input: process.stdin, output: process.stderr }, AbortSignal.any([questionAbort.signal, settled.signal]));
+        questionsOpen.delete(p.clarify_id);
+        if (settled.signal.aborted) return render.note("  (the question was settled without an answer from here)");
+        await client.request("clarify.answer", { session_id: sessionId, clarify_id: p.clarify_id, ...(answer ? { answer } : {}) }).catch(() => undefined);
+      });
+      return questions;
+    }
+
     let interrupts = 0;
     process.on("SIGINT", () => {
       if (++interrupts > 1) process.exit(EXIT.cancelled);
@@ -249,7 +272,7 @@ export default defineCommand({
 
     try {
       await client.request("initialize", { protocol_version: 3, client: { name: "scv-exec" } });
-      const common = { auto_approve: !!args.yes, ...(args.model ? { model: args.model } : {}), ...(args["over-budget"] ? { over_budget: true } : {}) };
+      const common = { auto_approve: !!args.yes, questions: interactive, ...(args.model ? { model: args.model } : {}), ...(args["over-budget"] ? { over_budget: true } : {}) };
       const effortParam = effort ? { reasoning_effort: effort } : {};
       const started = resumeId ? await client.request("session.resume", { session_id: resumeId, ...common }) : await client.request("session.start", { cwd, ...common, ...effortParam });
       sessionId = started.session_id;

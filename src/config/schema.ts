@@ -61,6 +61,8 @@ export const ToolsConfig = lazySchema((z) => z.strictObject({
   agent_timeout_seconds: timeoutSeconds().default(DEFAULT_AGENT_TIMEOUT_SECONDS),
   output_limit_bytes: positiveInt(16 * 1024 * 1024).min(1024, "must be at least 1024").default(65536),
   max_steps: positiveInt(1000).default(64),
+  // How long a `clarify` question waits for the person before the turn goes on with "no answer" (30 minutes).
+  clarify_timeout_seconds: positiveInt(86400).default(1800),
   // Read AGENTS.md (or CLAUDE.md) from the workspace into the system prompt as the project's instructions.
   project_instructions: z.boolean().default(true),
   // Per-tool approval overrides (`[tools.approval] web_fetch = "allow"`); the command guard's `block` still wins.

@@ -55,6 +55,10 @@ const ClientMcpServers = lazySchema((z) =>
     .describe("MCP servers the client brings (an editor's), added to the configured ones for this session; each connects only after approval, like a project's server"),
 );
 
+const Questions = lazySchema((z) =>
+  z.boolean().describe("the client puts the model's questions (the `clarify` tool) to a person and answers them with clarify.answer; without it a question is answered at once that nobody can answer here"),
+);
+
 const StoredTurn = lazySchema((z) => z.object({
   turn_id: TurnId,
   prompt: z.string(),
@@ -107,6 +111,7 @@ export const requests = {
       over_budget: z.boolean().optional().describe("go over the spending limits ([limits]) in this session (`scv exec --over-budget`)"),
       mcp_servers: ClientMcpServers.optional(),
       keep: z.boolean().optional().describe("keep the stored session even if it never runs a turn (a client that hands its ID out, an editor, can resume it later); by default a session closed before its first turn leaves no file"),
+      questions: Questions.optional(),
       channel: z
         .object({
           kind: z.string(),
@@ -131,6 +136,7 @@ export const requests = {
       model: z.string().min(1).max(128).optional(),
       over_budget: z.boolean().optional().describe("go over the spending limits ([limits]) in this session"),
       mcp_servers: ClientMcpServers.optional(),
+      questions: Questions.optional(),
     })),
     result: lazySchema((z) => z.object({
       session_id: SessionId,
@@ -172,6 +178,16 @@ export const requests = {
       remember: z.enum(["workspace", "user"]).optional(),
     })),
     result: lazySchema((z) => z.object({ ok: z.literal(true), rule: z.string().optional(), rule_error: z.string().optional() })),
+  },
+  "clarify.answer": {
+    description:
+      "Answers a clarify.requested notification with the person's answer: one of the offered choices or their own words. `answer` left out says the person declined to answer; the model is told so and goes on.",
+    params: lazySchema((z) => z.strictObject({
+      session_id: SessionId,
+      clarify_id: z.string().min(1),
+      answer: z.string().min(1, "must not be empty; leave answer out to decline").max(4000, "must be at most 4000 characters").optional(),
+    })),
+    result: lazySchema((z) => z.object({ ok: z.literal(true) })),
   },
   "session.configure": {
     description:
@@ -302,6 +318,29 @@ export const notifications = {
         .object({ path: z.string(), old_text: z.string().nullable(), new_text: z.string() })
         .optional()
         .describe("for a call that changes one file (`edit`, `write`): its whole text before (null for a new file) and after, for a client's own diff view; absent for files too large to send"),
+    })),
+  },
+  "clarify.requested": {
+    description:
+      "The model asks the person a question (the `clarify` tool) and waits for clarify.answer; sent only to a client that declared `questions` in session.start or session.resume. `choices` (at most 4) may be offered, and the person may still answer in their own words. The question stays open until answered, the turn is cancelled, or `timeout_seconds` (tools.clarify_timeout_seconds) pass, when the model is told nobody answered.",
+    params: lazySchema((z) => z.object({
+      ...inTurn,
+      clarify_id: z.string(),
+      call_id: z.string(),
+      question: z.string(),
+      choices: z.array(z.string()).optional(),
+      timeout_seconds: z.number().int(),
+    })),
+  },
+  "clarify.answered": {
+    description:
+      "A clarify question was settled: `answer` is what the person said, absent when nobody answered; `by` says how it ended (`person`, `declined`, `timeout`, `cancelled`, or `nobody` when no client here can put questions to a person).",
+    params: lazySchema((z) => z.object({
+      ...inTurn,
+      clarify_id: z.string(),
+      call_id: z.string(),
+      answer: z.string().optional(),
+      by: z.enum(["person", "declined", "timeout", "cancelled", "nobody"]),
     })),
   },
   "model.retrying": {

@@ -135,6 +135,13 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         }
         return { ok: true as const, ...answered };
       },
+      async "clarify.answer"(p) {
+        requireInit();
+        if (!session(p.session_id).answerQuestion(p.clarify_id, p.answer)) {
+          throw new RpcError(ERROR_CODES.unknown_approval, `no open question "${p.clarify_id}" in this session (already answered, timed out, or its turn ended)`);
+        }
+        return { ok: true as const };
+      },
       async "session.configure"(p) {
         requireInit();
         return configureSession(conn, session(p.session_id), p);
@@ -194,7 +201,7 @@ function startSession(conn: Connection, p: RequestParams<"session.start">): Requ
     if (p.keep) recorder.keep();
     journal = { recorder, store };
   }
-  const s = openSession(conn, { workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget, clientMcpServers: p.mcp_servers });
+  const s = openSession(conn, { workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, questions: p.questions, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget, clientMcpServers: p.mcp_servers });
   return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, provider: profileName, context_window: s.contextWindow, ...notices(s) };
 }
 
@@ -234,6 +241,7 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
     modelName,
     toolsEnabled: loaded.header.tools,
     autoApprove: p.auto_approve,
+    questions: p.questions,
     depth: p.delegation_depth,
     journal: { recorder, store, restored: { conversations: loaded.conversations, jobs: loaded.jobs, ...(loaded.plan ? { plan: loaded.plan } : {}) } },
     restored: loaded,
@@ -347,13 +355,14 @@ function openSession(conn: Connection, o: OpenSession): Session {
   const home = scvHome(env);
   const depth = Math.max(o.depth ?? 0, opts.baseDepth ?? 0);
   const sessionId = o.journal?.recorder.id ?? newSessionId();
+  const origin = clientOrigin(conn.clientName, !!o.channel);
   // Read at each request, so a request after session.configure is counted against the model it went to.
   let opened: Session | undefined;
   const usage = createUsageRecorder({
     ledger: ledgerFor(home),
     sessionId,
     ...(o.journal ? { journal: o.journal.recorder } : {}),
-    origin: clientOrigin(conn.clientName, !!o.channel),
+    origin,
     get provider() {
       return opened?.settings.provider ?? o.profileName;
     },
@@ -375,6 +384,7 @@ function openSession(conn: Connection, o: OpenSession): Session {
       env,
       delegationDepth: depth,
       owner: isOwnerSession(depth, o.channel),
+      ...(origin === "schedule" ? { unattended: true } : {}),
       version: VERSION,
       services: { mcpServersForAgents: (cwd: string) => sharedWithAgents(o.config, cwd, env), ...(opts.services?.(sessionId) ?? {}) },
       images: setup.images,
@@ -398,6 +408,7 @@ function openSession(conn: Connection, o: OpenSession): Session {
     reasoning: setup.reasoning,
     context: setup.context,
     autoApprove: o.autoApprove ?? false,
+    questions: o.questions ?? false,
     emit: (method, params) => void conn.notify(method, params),
     restored: o.restored,
   });
@@ -414,6 +425,8 @@ interface OpenSession {
   modelName: string;
   toolsEnabled: boolean;
   autoApprove?: boolean;
+  /** The client puts the model's questions to a person (session.start `questions`). */
+  questions?: boolean;
   depth?: number;
   journal?: SessionJournal;
   restored?: LoadedSession;

@@ -9,6 +9,7 @@ import type { LoadedSession } from "../sessions/index";
 import { handleNumber } from "../sessions/load";
 import type { IdleTurn, SessionScope } from "../scope";
 import type { ToolRegistry } from "../tools/tool";
+import { OpenQuestions } from "./questions";
 import { type CompactionReason, type CompactResult, compactHistory, type ContextState, estimateTextTokens } from "./compaction";
 import type { SystemPrompt } from "./system-prompt";
 import { type Emit, guardField, runTurn, type SideStep, type TurnOutcome } from "./turn";
@@ -38,6 +39,8 @@ export interface SessionOptions {
   /** The step the model gets before a threshold compaction, if any (saving to memory). */
   beforeCompaction?(scope: SessionScope, tools: ToolRegistry): SideStep | undefined;
   autoApprove: boolean;
+  /** The client puts the model's questions (`clarify`) to a person (session.start `questions`). */
+  questions?: boolean;
   emit: Emit;
   /** A stored session being resumed: its history and turn numbering continue. */
   restored?: LoadedSession;
@@ -54,6 +57,7 @@ export class Session {
   private readonly closeHandlers: (() => void | Promise<void>)[] = [];
   private readonly idleSources: (() => IdleTurn | undefined)[] = [];
   private readonly gate: ApprovalGate;
+  private readonly questions: OpenQuestions;
   private systemPrompt: string;
   /** Problems with the files the prompt was made from when the session started (memory over its cap…). */
   readonly notices: readonly string[];
@@ -74,6 +78,7 @@ export class Session {
       autoApprove: opts.autoApprove,
       ask: (request) => this.askClient(request),
     });
+    this.questions = new OpenQuestions(opts.emit, () => !!this.opts.questions, () => this.scope.config.tools.clarify_timeout_seconds);
     this.scope = {
       ...opts.scope,
       onClose: (fn) => void this.closeHandlers.push(fn),
@@ -291,6 +296,11 @@ export class Session {
     this.scope.usage?.written();
   }
 
+  /** clarify.answer: false when no such question is open. */
+  answerQuestion(clarifyId: string, answer: string | undefined): boolean {
+    return this.questions.answer(clarifyId, answer);
+  }
+
   private recordTurn(turn: QueuedTurn): void {
     this.scope.journal?.recorder.append({ type: "turn", turn: turn.turnId, prompt: turn.prompt, origin: turn.origin });
   }
@@ -391,6 +401,7 @@ export class Session {
           context: this.context,
           compact: (reason, turnId, turnStart, fixedTokens, signal) => this.compact(reason, turnId, turnStart, fixedTokens, signal),
           gate: this.gate,
+          questions: this.questions,
           emit: this.opts.emit,
         },
         turn.turnId,

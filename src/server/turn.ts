@@ -19,7 +19,8 @@ import { type SessionScope, type ToolRisk } from "../scope";
 import { ellipsize } from "../text/cut";
 import { callDetail } from "../sessions/call-detail";
 import { throttle } from "../throttle";
-import { argumentsForDisplay, displayLine, failure, type ToolCallContext, type ToolRegistry, type ToolResult } from "../tools/tool";
+import { argumentsForDisplay, displayLine, failure, type Question, type ToolCallContext, type ToolRegistry, type ToolResult } from "../tools/tool";
+import type { OpenQuestions } from "./questions";
 
 export type Emit = <M extends NotificationMethod>(method: M, params: NotificationParams<M>) => void;
 
@@ -35,6 +36,8 @@ export interface TurnDeps {
   history: HistoryItem[];
   context: ContextState;
   gate: ApprovalGate;
+  /** Where the model's questions to the person (`clarify`) go. */
+  questions?: OpenQuestions;
   emit: Emit;
   /** Runs compaction (the session's one path, which also reports it). */
   compact(reason: CompactionReason, turnId: string, turnStart: number, fixedTokens: number, signal: AbortSignal): Promise<CompactResult>;
@@ -333,6 +336,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
       progress.poke();
     },
     approve: (request) => deps.gate.decide({ callId: call.id, tool: request.tool ?? call.name, risk: request.risk, summary: request.summary }),
+    ...(deps.questions ? { ask: (q: Question) => deps.questions!.ask({ sessionId: scope.sessionId, turnId, callId: call.id, signal }, q) } : {}),
   };
 
   let result: ToolResult;

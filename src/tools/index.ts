@@ -10,6 +10,7 @@ import { prebuiltJsonSchemas } from "./json-schemas" with { type: "macro" };
 import { PREBUILT_PARAMETERS } from "./parameters";
 import { chatPromptSection } from "./chat-place";
 import { createChatAttachTool } from "./chat_attach";
+import { createClarifyTool } from "./clarify";
 import { createChatHistoryTool } from "./chat_history";
 import { createChatKeepTool } from "./chat_keep";
 import { createMemoryTool, memorySaveStep } from "./memory";
@@ -39,6 +40,7 @@ const FACTORIES: ToolFactory[] = [
   createGrepTool,
   createGlobTool,
   createPlanTool,
+  createClarifyTool,
   createBashTool,
   createWebFetchTool,
   createWebSearchTool,

@@ -7,6 +7,7 @@ import { AgentCancelArgs } from "./agent_cancel";
 import { AgentStatusArgs } from "./agent_status";
 import { DefaultAgentWaitArgs } from "./agent_wait";
 import { DefaultBashArgs } from "./bash";
+import { ClarifyArgs } from "./clarify";
 import { MemoryArgs } from "./memory";
 import { EditArgs } from "./edit";
 import { GlobArgs } from "./glob";
@@ -30,6 +31,7 @@ export const PREBUILT_PARAMETERS: Record<string, z.ZodType> = {
   grep: GrepArgs,
   glob: GlobArgs,
   plan: PlanArgs,
+  clarify: ClarifyArgs,
   web_fetch: WebFetchArgs,
   agent: AgentArgs,
   read_skill: ReadSkillArgs,

@@ -23,7 +23,18 @@ export interface ToolCallContext extends SessionScope {
    * can be asked: deny.
    */
   approve?(request: { tool?: string; risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
+  /** Puts a question to the person and waits for the answer (the `clarify` tool); absent: nobody can be asked. */
+  ask?(question: Question): Promise<QuestionOutcome>;
 }
+
+/** A question the model puts to the person, with up to four choices they may pick from. */
+export interface Question {
+  question: string;
+  choices?: string[];
+}
+
+/** How a question ended: the person's words, or why there are none. */
+export type QuestionOutcome = { by: "person"; answer: string } | { by: "declined" | "timeout" | "cancelled" | "nobody" };
 
 export interface ToolResult {
   ok: boolean;

@@ -22,13 +22,14 @@ function variants(base: Record<string, unknown>): unknown[] {
 const samples: Record<RequestMethod, Record<string, unknown>[]> = {
   initialize: [{ protocol_version: 3 }, { protocol_version: 3, client: { name: "t", version: "1" } }],
   "session.start": [
-    { cwd: "/tmp", delegation_depth: 1 },
+    { cwd: "/tmp", delegation_depth: 1, questions: true },
     { cwd: "/w", auto_approve: true, tools: false, model: "m", reasoning_effort: "high", channel: { kind: "dir", account: "a", conversation: "c", log: "/l" } },
   ],
   "session.resume": [{ session_id: "s-1", delegation_depth: 0, auto_approve: false, model: "m" }],
   "turn.start": [{ session_id: "s-1", prompt: "hello" }],
   "turn.cancel": [{ session_id: "s-1", turn_id: "t1" }],
   "approval.resolve": [{ session_id: "s-1", approval_id: "a1", approved: true }],
+  "clarify.answer": [{ session_id: "s-1", clarify_id: "q-1", answer: "the blue one" }, { session_id: "s-1", clarify_id: "q-1" }],
   "session.configure": [{ session_id: "s-1", model: "m" }, { session_id: "s-1", provider: "local", model: "m", reasoning_effort: "low" }],
   "session.compact": [{ session_id: "s-1" }],
   "session.close": [{ session_id: "s-1" }],
