@@ -145,5 +145,15 @@ export interface SessionServices {
   mcpServersForAgents?: (cwd: string) => Record<string, unknown>[];
   /** The editor's file access, when SCV serves an editor that offers it (`scv acp`): read, write and edit use it. */
   editorFiles?: EditorFiles;
+  /** The session's checkpoints (src/checkpoints), when they are kept: the turn loop records through them. */
+  checkpoints?: TurnCheckpoints;
+}
+
+/** What the turn loop calls so a turn's changes to the workspace can be undone; each returns notices for the person. */
+export interface TurnCheckpoints {
+  /** Before the turn first changes the workspace (any call whose risk is not read_only); once per turn. */
+  beforeChange(turn: string): string[];
+  /** The turn ended (records the workspace again if it was recorded before a change). */
+  turnEnded(turn: string): string[];
 }
 

@@ -126,6 +126,15 @@ export const SessionsConfig = lazySchema((z) => z.strictObject({
   keep_days: positiveInt(36500).default(90),
 }));
 
+/** The checkpoint store (src/checkpoints): the workspace recorded before and after each turn's changes, for /rewind and /undo. */
+export const CheckpointsConfig = lazySchema((z) => z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Files larger than this are not recorded (named as skipped). */
+  max_file_bytes: positiveInt(4 * 1024 * 1024 * 1024).default(16 * 1024 * 1024),
+  /** The store's total size; over it, the oldest sessions' checkpoints are pruned first. */
+  max_bytes: positiveInt(1024 * 1024 * 1024 * 1024).min(1024 * 1024, "must be at least 1048576 (1 MiB)").default(2 * 1024 * 1024 * 1024),
+}));
+
 /** The owner's memory files (src/memory): whether owner sessions carry them, and each file's cap in bytes. */
 export const MemoryConfig = lazySchema((z) => z.strictObject({
   enabled: z.boolean().default(true),
@@ -296,6 +305,7 @@ export const ConfigFile = lazySchema((z) => z.strictObject({
   agents: z.partialRecord(z.enum(AGENT_NAMES), AgentOverride).optional(),
   skills: SkillsConfig.partial().optional(),
   sessions: SessionsConfig.partial().optional(),
+  checkpoints: CheckpointsConfig.partial().optional(),
   memory: MemoryConfig.partial().optional(),
   channels: ChannelsConfig.partial().optional(),
   prices: z.record(z.string().min(1, "a model name must not be empty"), PriceConfig).optional(),
@@ -314,6 +324,7 @@ export interface Config {
   agents: Partial<Record<(typeof AGENT_NAMES)[number], AgentOverride>>;
   skills: z.infer<typeof SkillsConfig>;
   sessions: z.infer<typeof SessionsConfig>;
+  checkpoints: z.infer<typeof CheckpointsConfig>;
   memory: z.infer<typeof MemoryConfig>;
   channels: z.infer<typeof ChannelsConfig>;
   prices: Record<string, PriceConfig>;
@@ -343,6 +354,7 @@ export const USER_ONLY_KEYS = [
   "web.brave_api_key_env",
   "skills.roots",
   "sessions",
+  "checkpoints.max_bytes",
   "memory",
   "prices",
   "limits",

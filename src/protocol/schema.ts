@@ -213,6 +213,41 @@ export const requests = {
     params: lazySchema((z) => z.strictObject({ session_id: SessionId })),
     result: lazySchema((z) => z.object({ compacted: z.boolean(), turns: z.number().int(), tokens_before: z.number().int(), tokens_after: z.number().int() })),
   },
+  "session.checkpoints": {
+    description:
+      "The session's rewind points: its user turns (newest last) with, for each, whether the workspace's files as they were after it can be restored (`files`: false with `reason` when a checkpoint is missing or damaged, or no later turn changed files). `undo` names the turn /undo would undo and `redo` the one /redo would put back. `enabled: false` when checkpoints are off (`[checkpoints] enabled = false`, a tool-free or unstored session).",
+    params: lazySchema((z) => z.strictObject({ session_id: SessionId })),
+    result: lazySchema((z) => z.object({
+      enabled: z.boolean(),
+      turns: z.array(z.object({ turn_id: TurnId, prompt: z.string(), files: z.boolean(), reason: z.string().optional() })),
+      undo: TurnId.optional(),
+      redo: TurnId.optional(),
+    })),
+  },
+  "session.rewind": {
+    description:
+      "Rewinds the session. Exactly one of `to_turn` (keep that turn, undo every later one; `t0` is before the first), `undo` (the files of the last turn that changed them) or `redo` (put back what the last undo undid). `files` and `conversation` say what is rewound (defaults: both for `to_turn`, files only for `undo`/`redo`; the conversation is never rewound by undo or redo). Without `apply` nothing changes: the result is the plan (`changes`: each file restored, created or deleted, with a short diff; `changed_outside` marks a file changed outside SCV since its last checkpoint). With `apply: true` the files are restored (all prepared before any is replaced, so a damaged checkpoint changes nothing) except files changed outside SCV that `overwrite` does not name (`*` names all), which are kept and listed in `kept`; a conversation rewind appends a `rewound` record, so the session file stays append-only and a resume continues from the rewound history. Refused while a turn runs. Files outside the workspace are never covered.",
+    params: lazySchema((z) => z.strictObject({
+      session_id: SessionId,
+      to_turn: z.string().min(1).optional().describe("a turn ID such as t3 (t0: before the first turn)"),
+      undo: z.boolean().optional(),
+      redo: z.boolean().optional(),
+      files: z.boolean().optional(),
+      conversation: z.boolean().optional(),
+      apply: z.boolean().optional(),
+      overwrite: z.array(z.string()).max(10000).optional(),
+    })),
+    result: lazySchema((z) => z.object({
+      describes: z.string().optional().describe("what the files are restored to, in words"),
+      changes: z.array(z.object({ path: z.string(), action: z.enum(["restore", "create", "delete"]), diff: z.string(), changed_outside: z.boolean().optional() })),
+      applied: z.boolean(),
+      restored: z.array(z.string()).optional(),
+      created: z.array(z.string()).optional(),
+      deleted: z.array(z.string()).optional(),
+      kept: z.array(z.string()).optional().describe("files changed outside SCV, left as they are"),
+      conversation_rewound: z.number().int().optional().describe("how many turns left the conversation"),
+    })),
+  },
   "session.close": {
     description: "Closes a session: cancels its turns, background jobs and delegated processes.",
     params: lazySchema((z) => z.strictObject({ session_id: SessionId })),

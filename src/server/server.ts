@@ -17,10 +17,12 @@ import { contextWindowFor, imageSupportFor } from "../provider/models";
 import type { ModelClient, ReasoningEffort } from "../provider/types";
 import { addMcpServers, type ClientMcpServer, clientServers, configuredServers, sharedWithAgents } from "../mcp/index";
 import type { SessionScope, SessionServices } from "../scope";
+import { SessionCheckpoints } from "../checkpoints/index";
 import { buildTools, preCompactionStep } from "../tools/index";
 import { hostedSearchEnabled } from "../tools/web_search";
 import { VERSION } from "../version";
 import { hostedSession, type HostedSession } from "./hosted-session";
+import { rewindSession, sessionCheckpoints } from "./rewind";
 import { newSessionId, Session } from "./session";
 import { buildSystemPrompt, compactionNote } from "./system-prompt";
 
@@ -152,6 +154,14 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         if (result.ok) return { compacted: true, turns: result.turns, tokens_before: result.tokensBefore, tokens_after: result.tokensAfter };
         if (result.failure) throw new RpcError(ERROR_CODES.internal_error, `compaction failed: ${result.message}`);
         return { compacted: false, turns: 0, tokens_before: 0, tokens_after: 0 };
+      },
+      async "session.checkpoints"(p) {
+        requireInit();
+        return sessionCheckpoints(session(p.session_id));
+      },
+      async "session.rewind"(p) {
+        requireInit();
+        return rewindSession(session(p.session_id), p);
       },
       async "session.close"(p) {
         requireInit();
@@ -386,7 +396,7 @@ function openSession(conn: Connection, o: OpenSession): Session {
       owner: isOwnerSession(depth, o.channel),
       ...(origin === "schedule" ? { unattended: true } : {}),
       version: VERSION,
-      services: { mcpServersForAgents: (cwd: string) => sharedWithAgents(o.config, cwd, env), ...(opts.services?.(sessionId) ?? {}) },
+      services: { mcpServersForAgents: (cwd: string) => sharedWithAgents(o.config, cwd, env), ...checkpointsFor(home, sessionId, o), ...(opts.services?.(sessionId) ?? {}) },
       images: setup.images,
       ...(o.journal ? { journal: o.journal } : {}),
       ...(o.channel ? { channel: o.channel } : {}),
@@ -416,6 +426,13 @@ function openSession(conn: Connection, o: OpenSession): Session {
   conn.sessions.set(s.id, s);
   opts.onSession?.(hostedSession(s));
   return s;
+}
+
+/** A stored session with tools keeps checkpoints of its workspace unless `[checkpoints] enabled = false`. */
+function checkpointsFor(home: string, sessionId: string, o: OpenSession): { checkpoints?: SessionCheckpoints } {
+  const journal = o.journal;
+  if (!journal || !o.toolsEnabled || !o.config.checkpoints.enabled) return {};
+  return { checkpoints: new SessionCheckpoints({ home, sessionId, workspace: o.workspace, config: o.config.checkpoints, openSessions: () => journal.store.openIds() }) };
 }
 
 interface OpenSession {

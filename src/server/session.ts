@@ -12,7 +12,7 @@ import type { ToolRegistry } from "../tools/tool";
 import { OpenQuestions } from "./questions";
 import { type CompactionReason, type CompactResult, compactHistory, type ContextState, estimateTextTokens } from "./compaction";
 import type { SystemPrompt } from "./system-prompt";
-import { type Emit, guardField, runTurn, type SideStep, type TurnOutcome } from "./turn";
+import { type Emit, guardField, noticeAll, runTurn, type SideStep, type TurnOutcome } from "./turn";
 
 interface QueuedTurn {
   turnId: string;
@@ -148,6 +148,31 @@ export class Session {
     (this.scope as { images: SessionScope["images"] }).images = next.images;
     const effort = next.reasoning?.effort;
     this.scope.journal?.recorder.append({ type: "configured", provider: next.provider, model: next.modelName, ...(effort ? { reasoning_effort: effort } : {}) });
+  }
+
+  /**
+   * Rewinds the conversation to the end of `turn` (`t0`: before the first): a `rewound` record is appended (the
+   * session file stays append-only) and the history is read back from the file, so this session and a later
+   * resume both continue without the later turns. Refused while a turn runs, or across a compaction.
+   */
+  rewindConversation(turn: string, opts: { check?: boolean } = {}): { dropped: number } {
+    const journal = this.scope.journal;
+    if (!journal) throw new Error("this session is not stored, so its conversation cannot be rewound");
+    if (this.running || this.queue.length) throw new Error("a turn is running; wait for it to end or cancel it (Ctrl-C) first");
+    const keep = handleNumber(turn, "t");
+    if (turn !== "t0" && keep === 0) throw new Error(`"${turn}" is not a turn (turns look like t1, t2; t0 is before the first)`);
+    const before = journal.store.load(this.id);
+    if (keep > 0 && !before.turns.some((t) => t.turn_id === turn)) throw new Error(`this session has no turn ${turn} (see /rewind for its turns)`);
+    const compacted = before.compactions.find((c) => c.turn && handleNumber(c.turn, "t") > keep);
+    if (compacted) throw new Error(`the conversation was compacted in ${compacted.turn}, after ${turn}; it cannot be rewound past that (the files still can)`);
+    const dropped = before.turns.filter((t) => handleNumber(t.turn_id, "t") > keep).length;
+    if (opts.check) return { dropped };
+    journal.recorder.append({ type: "rewound", turn });
+    const after = journal.store.load(this.id);
+    this.history.length = 0;
+    Array.prototype.push.apply(this.history, after.history as HistoryItem[]); // already recorded: not through the recording push
+    this.context.last = undefined;
+    return { dropped };
   }
 
   /** The model's context window in tokens, as this session counts it. */
@@ -418,6 +443,7 @@ export class Session {
         error: { class: "internal", message: (e as Error).message },
       };
     }
+    noticeAll({ emit: this.opts.emit, scope: this.scope }, turn.turnId, this.scope.services.checkpoints?.turnEnded(turn.turnId));
     this.recordingTurn = undefined;
     this.scope.usage?.setTurn(undefined);
     this.recordEnd(turn.turnId, outcome);

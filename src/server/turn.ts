@@ -305,6 +305,11 @@ function parseArguments(text: string): { ok: true; value: unknown } | { ok: fals
   }
 }
 
+/** Notes for the person about the turn (a checkpoint left something out or was skipped). */
+export function noticeAll(deps: Pick<TurnDeps, "emit" | "scope">, turnId: string, messages: readonly string[] | undefined): void {
+  for (const message of messages ?? []) deps.emit("model.notice", { session_id: deps.scope.sessionId, turn_id: turnId, message });
+}
+
 /** The guard's verdict as events carry it (`decision`, `reason`). */
 export function guardField(g: GuardVerdict): { decision: GuardVerdict["decision"]; reason: string } {
   return { decision: g.decision, reason: g.reason };
@@ -369,7 +374,10 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
         else if (!decision.approved) {
           denied = true;
           result = failure(`not run: ${decision.reason}`);
-        } else result = await tool.run(assessed.args, ctx);
+        } else {
+          if (assessed.risk !== "read_only") noticeAll(deps, turnId, scope.services.checkpoints?.beforeChange(turnId));
+          result = await tool.run(assessed.args, ctx);
+        }
       }
     }
   }

@@ -248,6 +248,15 @@ class SessionParser {
       }
       case "usage":
         break; // the usage ledger's (src/ledger); nothing to restore
+      case "rewound": {
+        // The turns after the named one leave the replayed history and the turn list (a resume shows the rewound conversation).
+        const keep = handleNumber(r.turn, "t");
+        const gone = loaded.turns.filter((t) => handleNumber(t.turn_id, "t") > keep);
+        dropTurnItems(replay, new Set(gone.map((t) => t.turn_id)));
+        loaded.turns = loaded.turns.filter((t) => handleNumber(t.turn_id, "t") <= keep);
+        for (const t of gone) turns.delete(t.turn_id);
+        break;
+      }
     }
   }
 }

@@ -116,6 +116,11 @@ export const SessionRecord = lazySchema((z) => z.discriminatedUnion("type", [
   /** The model's task list replaced (the plan tool); the last one is the session's plan. */
   z.object({ type: z.literal("plan"), at, items: z.array(z.object({ text: z.string(), status: z.enum(PLAN_STATUSES) })) }),
   z.object({ type: z.literal("usage"), at, ...UsageEntry.shape }),
+  /**
+   * The conversation was rewound (/rewind): the turns after `turn` (all of them for `t0`) leave the history the
+   * model sees from here on. They stay in the file above this record; nothing is deleted.
+   */
+  z.object({ type: z.literal("rewound"), at, turn: z.string() }),
 ]));
 export type SessionRecord = z.infer<typeof SessionRecord>;
 

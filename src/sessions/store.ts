@@ -52,6 +52,11 @@ export class SessionStore {
     this.warn = opts.warn ?? ((m) => process.stderr.write(`scv: ${m}\n`));
   }
 
+  /** The sessions this process has open now. */
+  openIds(): ReadonlySet<string> {
+    return this.open;
+  }
+
   fileOf(id: string): string {
     if (!SESSION_ID.test(id)) throw new SessionStoreError(`"${id}" is not a session ID (they look like s-1a2b3c4d; see scv sessions list)`, "unknown");
     return join(this.dir, `${id}.jsonl`);

@@ -33,6 +33,8 @@ const samples: Record<RequestMethod, Record<string, unknown>[]> = {
   "session.configure": [{ session_id: "s-1", model: "m" }, { session_id: "s-1", provider: "local", model: "m", reasoning_effort: "low" }],
   "session.compact": [{ session_id: "s-1" }],
   "session.close": [{ session_id: "s-1" }],
+  "session.checkpoints": [{ session_id: "s-1" }],
+  "session.rewind": [{ session_id: "s-1", to_turn: "t1", files: true, conversation: false, apply: true, overwrite: ["a.txt"] }, { session_id: "s-1", undo: true }],
 };
 
 /** What the fast check accepts, zod accepts and returns unchanged. */

@@ -1,0 +1,126 @@
+// Recording a live session's workspace: before the turn's first change and after the turn. Each recording is
+// one stat walk compared with what the last one saw (size, mtime, ctime, inode, mode); only files that differ
+// are read and hashed, and only content not stored yet is written. A recording that fails (a full disk) never
+// fails the turn: it is skipped, logged, and said once as a notice.
+import * as fs from "node:fs";
+import type { LogEntry } from "./log";
+import { changedSince, scanWorkspace } from "./scan";
+import type { CheckpointStore, KnownFile } from "./store";
+import { type WorkspaceState, writeTree } from "./tree";
+
+export interface RecorderOptions {
+  store: CheckpointStore;
+  sessionId: string;
+  workspace: string;
+  maxFileBytes: number;
+  maxBytes: number;
+  /** Sessions open in this process, whose checkpoints the cap never prunes. */
+  openSessions(): ReadonlySet<string>;
+}
+
+/** What one walk found: every covered file, its content hash, and how it looked. */
+export interface Snapshot {
+  files: Map<string, KnownFile>;
+  lookedAt: number;
+  skipped: string[];
+}
+
+/**
+ * Walks the workspace, reading and storing only files that changed since `previous`. Throws when the store
+ * cannot be written (the caller decides what that means for the turn).
+ */
+export function snapshot(store: CheckpointStore, workspace: string, maxFileBytes: number, previous?: { files: Map<string, KnownFile>; lookedAt: number }): Snapshot {
+  const lookedAt = Date.now();
+  const scan = scanWorkspace(workspace, maxFileBytes);
+  const files = new Map<string, KnownFile>();
+  for (const [rel, seen] of scan.files) {
+    const before = previous?.files.get(rel);
+    if (before && !changedSince(seen, before, previous!.lookedAt)) {
+      files.set(rel, { ...seen, hash: before.hash });
+      continue;
+    }
+    let data: Buffer;
+    try {
+      data = fs.readFileSync(`${workspace}/${rel}`);
+    } catch {
+      continue; // removed or unreadable since the walk saw it
+    }
+    files.set(rel, { ...seen, size: data.length, hash: store.objects.put(data) });
+  }
+  return { files, lookedAt, skipped: scan.skipped };
+}
+
+export function stateOf(files: Map<string, KnownFile>): WorkspaceState {
+  const state: WorkspaceState = new Map();
+  for (const [rel, f] of files) state.set(rel, { hash: f.hash, size: f.size, mode: f.mode });
+  return state;
+}
+
+export class CheckpointRecorder {
+  private last: { files: Map<string, KnownFile>; lookedAt: number } | undefined;
+  private recordedTurn: string | undefined;
+  private skippedSaid = false;
+  private failedSaid = false;
+
+  constructor(private readonly opts: RecorderOptions) {}
+
+  /**
+   * Before SCV first changes the workspace in `turn` (a write, an edit, a command, an MCP or agent call): records
+   * the workspace as it is, once per turn. Returns notices for the person (what is left out, a skipped recording).
+   */
+  beforeChange(turn: string): string[] {
+    if (this.recordedTurn === turn) return [];
+    this.recordedTurn = turn;
+    return this.record(turn, "before");
+  }
+
+  /** The turn ended: records the workspace again if the turn recorded a `before`. */
+  turnEnded(turn: string): string[] {
+    if (this.recordedTurn !== turn) return [];
+    this.recordedTurn = undefined;
+    const notices = this.record(turn, "after");
+    try {
+      if (this.last) this.opts.store.writeCache(this.opts.workspace, this.last.files, this.last.lookedAt);
+      this.opts.store.enforceCap(this.opts.maxBytes, this.opts.openSessions());
+    } catch {
+      // the cache only saves time, and the cap is checked again after the next turn
+    }
+    return notices;
+  }
+
+  /** A restore changed the workspace: what it left becomes the state later changes are compared with. */
+  restored(files: Map<string, KnownFile>, lookedAt: number): void {
+    this.last = { files, lookedAt };
+  }
+
+  private record(turn: string, phase: "before" | "after"): string[] {
+    const { store, sessionId, workspace } = this.opts;
+    const notices: string[] = [];
+    try {
+      store.ensure();
+      this.last ??= store.readCache(workspace);
+      const snap = snapshot(store, workspace, this.opts.maxFileBytes, this.last);
+      const root = writeTree(store.objects, stateOf(snap.files));
+      const entry: LogEntry = { kind: "point", turn, phase, root, at: snap.lookedAt, ...(snap.skipped.length && phase === "before" ? { skipped: snap.skipped } : {}) };
+      store.append(sessionId, entry);
+      this.last = snap;
+      if (!this.skippedSaid && snap.skipped.length) {
+        this.skippedSaid = true;
+        notices.push(`checkpoint: not recorded (so /rewind and /undo leave them as they are): ${snap.skipped.join("; ")}; files outside the workspace are never covered`);
+      }
+    } catch (e) {
+      const reason = (e as NodeJS.ErrnoException).code === "ENOSPC" ? "the disk is full" : (e as Error).message;
+      try {
+        store.append(sessionId, { kind: "skipped", turn, reason, at: Date.now() });
+      } catch {
+        // the log cannot be written either: the notice still says it
+      }
+      if (!this.failedSaid) {
+        this.failedSaid = true;
+        notices.push(`checkpoint skipped for ${turn} (${reason}): /rewind and /undo cannot restore this turn's files`);
+      }
+      if (phase === "before") this.recordedTurn = undefined;
+    }
+    return notices;
+  }
+}
