@@ -25,10 +25,10 @@ export class SessionCheckpoints implements TurnCheckpoints {
   private readonly recorder: CheckpointRecorder;
   private readonly setup: RewindSetup;
 
-  constructor(opts: { home: string; sessionId: string; workspace: string; config: Config["checkpoints"]; openSessions(): ReadonlySet<string> }) {
+  constructor(opts: { home: string; sessionId: string; workspace: string; config: Config["checkpoints"]; openSessions(): ReadonlySet<string>; sessionExists?(id: string): boolean }) {
     const store = checkpointStore(opts.home);
     this.setup = { store, sessionId: opts.sessionId, workspace: opts.workspace, maxFileBytes: opts.config.max_file_bytes };
-    this.recorder = new CheckpointRecorder({ ...this.setup, maxBytes: opts.config.max_bytes, openSessions: opts.openSessions });
+    this.recorder = new CheckpointRecorder({ ...this.setup, maxBytes: opts.config.max_bytes, openSessions: opts.openSessions, ...(opts.sessionExists ? { sessionExists: opts.sessionExists } : {}) });
   }
 
   beforeChange(turn: string): string[] {

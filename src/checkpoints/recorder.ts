@@ -16,6 +16,8 @@ export interface RecorderOptions {
   maxBytes: number;
   /** Sessions open in this process, whose checkpoints the cap never prunes. */
   openSessions(): ReadonlySet<string>;
+  /** Whether the session store still holds a session: checkpoints of removed or pruned sessions are dropped. */
+  sessionExists?(id: string): boolean;
 }
 
 /** What one walk found: every covered file, its content hash, and how it looked. */
@@ -81,7 +83,7 @@ export class CheckpointRecorder {
     const notices = this.record(turn, "after");
     try {
       if (this.last) this.opts.store.writeCache(this.opts.workspace, this.last.files, this.last.lookedAt);
-      this.opts.store.enforceCap(this.opts.maxBytes, this.opts.openSessions());
+      this.opts.store.enforceCap(this.opts.maxBytes, this.opts.openSessions(), this.opts.sessionExists);
     } catch {
       // the cache only saves time, and the cap is checked again after the next turn
     }

@@ -134,9 +134,12 @@ export class CheckpointStore {
    * Keeps the store under `maxBytes`: the oldest sessions' checkpoints go first, never those of `keep` (the
    * sessions open now). Returns the sessions pruned.
    */
-  enforceCap(maxBytes: number, keep: ReadonlySet<string> = new Set()): string[] {
-    if (this.size() <= maxBytes) return [];
+  enforceCap(maxBytes: number, keep: ReadonlySet<string> = new Set(), sessionExists?: (id: string) => boolean): string[] {
     const pruned: string[] = [];
+    // A session pruned or removed from the session store takes its checkpoints with it.
+    if (sessionExists) for (const s of this.sessions()) if (!keep.has(s.id) && !sessionExists(s.id) && tryUnlink(this.logFile(s.id))) pruned.push(s.id);
+    if (pruned.length) this.sweep();
+    if (this.size() <= maxBytes) return pruned;
     for (const s of this.sessions()) {
       if (keep.has(s.id)) continue;
       tryUnlink(this.logFile(s.id));

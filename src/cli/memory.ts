@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { findSecretShape } from "../text/redact";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { ensurePrivateDir } from "../fs/private-file";
+import { confirm } from "./confirm";
 import { defineCommand } from "./command";
 import { printable } from "./sessions";
 import type { MemoryPlace, MemoryScope } from "../memory/index";
@@ -163,19 +164,6 @@ function exists(file: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** One line from the terminal: true for y or yes. */
-async function confirm(question: string): Promise<boolean> {
-  process.stderr.write(question);
-  const { createInterface } = await import("node:readline");
-  const rl = createInterface({ input: process.stdin });
-  const answer = await new Promise<string>((resolve) => {
-    rl.once("line", resolve);
-    rl.once("close", () => resolve(""));
-  });
-  rl.close();
-  return /^y(es)?$/i.test(answer.trim());
 }
 
 export default defineCommand({

@@ -3,6 +3,7 @@
 import { terminalSafe } from "../text/terminal-safe";
 import { scrubSecrets } from "../text/scrub";
 import { defineCommand } from "./command";
+import { confirm } from "./confirm";
 import { scvHome } from "../config/load";
 import type { LoadedSession, SessionStore, StoredItem } from "../sessions/index";
 import { storedWorkspace } from "../sessions/workspace";
@@ -128,9 +129,68 @@ const rm = defineCommand({
   async run({ args }) {
     try {
       (await store()).remove(args.id);
+      const { checkpointStore } = await import("../checkpoints/index");
+      checkpointStore(scvHome()).removeSession(args.id); // its checkpoints go with it
       process.stdout.write(`removed ${args.id}\n`);
     } catch (e) {
       fail("rm", (e as Error).message);
+    }
+  },
+});
+
+const rewind = defineCommand({
+  meta: { name: "rewind", description: "Rewind a stored session's files and conversation to the end of a turn (shows what will change, then asks)" },
+  args: {
+    id: { type: "positional", required: true, description: "the session ID (see scv sessions list)" },
+    to: { type: "string", description: "the turn to keep, e.g. t2 or 2 (t0: before the first turn); later turns are undone", valueHint: "TURN" },
+    "files-only": { type: "boolean", description: "restore the files only; the conversation stays" },
+    "conversation-only": { type: "boolean", description: "rewind the conversation only; the files stay" },
+    yes: { type: "boolean", alias: "y", description: "apply without asking (files changed outside SCV are still kept unless named with --overwrite)" },
+    overwrite: { type: "string", description: "comma-separated files changed outside SCV to restore anyway (* for all)", valueHint: "PATHS" },
+  },
+  async run({ args }) {
+    if (!args.to) return fail("rewind", "say which turn to keep with --to TURN (e.g. --to t2; --to t0 for before the first turn)", 2);
+    if (args["files-only"] && args["conversation-only"]) return fail("rewind", "--files-only and --conversation-only exclude each other", 2);
+    const to = /^\d+$/.test(args.to) ? `t${args.to}` : args.to;
+    if (!/^t\d+$/.test(to)) return fail("rewind", `--to ${args.to}: a turn looks like t2 or 2 (t0: before the first turn)`, 2);
+    const files = !args["conversation-only"];
+    const conversation = !args["files-only"];
+    const [{ storedSessionCheckpoints, planLines, RestoreUnavailableError }, { loadConfig }, { checkRewind }] = await Promise.all([
+      import("../checkpoints/index"),
+      import("../config/load"),
+      import("../sessions/rewind"),
+    ]);
+    const { isatty } = await import("node:tty");
+    try {
+      await (await store()).whileClosed(args.id, async (loaded, append) => {
+        const dropped = conversation ? checkRewind(loaded, to).dropped : 0;
+        const workspace = loaded.header.workspace;
+        const config = loadConfig({ cwd: workspace, env: process.env }).config;
+        const checkpoints = storedSessionCheckpoints(scvHome(), args.id, workspace, config.checkpoints);
+        let preview: ReturnType<typeof checkpoints.preview> | undefined;
+        if (files) {
+          try {
+            preview = checkpoints.preview({ turn: to });
+          } catch (e) {
+            if (!(e instanceof RestoreUnavailableError && conversation && e.message.startsWith("no turn after"))) throw e;
+            process.stdout.write(`files: ${e.message}\n`);
+          }
+        }
+        if (preview) process.stdout.write(`${printable(planLines(preview).join("\n"))}\n`);
+        if (conversation) process.stdout.write(`conversation: ${dropped} turn${dropped === 1 ? "" : "s"} after ${to} leave it (they stay in the session file)\n`);
+        if (!args.yes) {
+          if (!isatty(0)) throw new Error("not applied: confirm with --yes (no terminal to ask on)");
+          if (!(await confirm("Apply? [y/N] "))) throw new Error("not applied");
+        }
+        if (preview) {
+          const done = checkpoints.apply(preview, (args.overwrite ?? "").split(",").map((p) => p.trim()).filter(Boolean));
+          process.stdout.write(`files: ${done.restored.length} restored, ${done.created.length} created, ${done.deleted.length} deleted\n`);
+          for (const k of done.kept) process.stdout.write(`kept ${printable(k)}: changed outside SCV since its last checkpoint (restore it anyway with --overwrite ${printable(k)})\n`);
+        }
+        if (conversation) append({ type: "rewound", turn: to });
+      });
+    } catch (e) {
+      fail("rewind", (e as Error).message);
     }
   },
 });
@@ -153,6 +213,6 @@ const reindex = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "sessions", description: "Stored sessions: list, show, rm, reindex (resume with scv exec --resume ID)" },
-  subCommands: { list, show, rm, reindex },
+  meta: { name: "sessions", description: "Stored sessions: list, show, rm, rewind, reindex (resume with scv exec --resume ID)" },
+  subCommands: { list, show, rm, rewind, reindex },
 });

@@ -2,7 +2,7 @@
 // in-process client (`scv exec`, the TUI, the chat bridge) both feed it lines and receive its messages.
 import { configuredSecrets } from "../config/configured-secrets";
 import { sha256Hex } from "../digest";
-import { realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { ConfigError, loadConfig, resolveApiKey, scvHome } from "../config/load";
 import { createRpcEndpoint, RpcError, type RpcEndpoint } from "../protocol/rpc";
@@ -432,7 +432,7 @@ function openSession(conn: Connection, o: OpenSession): Session {
 function checkpointsFor(home: string, sessionId: string, o: OpenSession): { checkpoints?: SessionCheckpoints } {
   const journal = o.journal;
   if (!journal || !o.toolsEnabled || !o.config.checkpoints.enabled) return {};
-  return { checkpoints: new SessionCheckpoints({ home, sessionId, workspace: o.workspace, config: o.config.checkpoints, openSessions: () => journal.store.openIds() }) };
+  return { checkpoints: new SessionCheckpoints({ home, sessionId, workspace: o.workspace, config: o.config.checkpoints, openSessions: () => journal.store.openIds(), sessionExists: (id) => existsSync(journal.store.fileOf(id)) }) };
 }
 
 interface OpenSession {

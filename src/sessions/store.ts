@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { ensurePrivateDir, tryUnlink } from "../fs/private-file";
 import { listSessions, searchSessions, type SearchHit, type SessionSummary } from "./catalog";
 import { loadSession, type LoadedSession } from "./load";
-import { FORMAT_VERSION, SESSION_ID } from "./records";
+import { FORMAT_VERSION, type RecordInput, SESSION_ID } from "./records";
 import { lockHolder, SessionLockedError, takeLock } from "./lock";
 import { createSessionFile, reopenSessionFile, type SessionRecorder, SessionWriter } from "./writer";
 
@@ -135,6 +135,36 @@ export class SessionStore {
   /** Past turns containing every word of `query` (case-insensitive), newest first. A scan of every file: src/ledger answers from its index. */
   search(query: string, opts: { limit: number; exclude?: string }): SearchHit[] {
     return searchSessions(this.dir, query, opts, this.warn);
+  }
+
+  /**
+   * Runs `fn` on a session no process has open, holding its lock so none opens it meanwhile; `append` adds
+   * records to its file (a conversation rewind from `scv sessions rewind`).
+   */
+  async whileClosed<T>(id: string, fn: (loaded: LoadedSession, append: (record: RecordInput) => void) => T | Promise<T>): Promise<T> {
+    const file = this.fileOf(id);
+    if (this.open.has(id)) throw new SessionStoreError(`session ${id} is open in this SCV process; rewind it there`, "in_use");
+    if (!existsSync(file)) throw new SessionStoreError(`no session ${id} in ${this.dir}; see scv sessions list --all`, "unknown");
+    try {
+      takeLock(this.lockOf(id), `session ${id}`);
+    } catch (e) {
+      if (e instanceof SessionLockedError) throw new SessionStoreError(`${e.message}; rewind it there (/rewind) or close it first`, "in_use");
+      throw e;
+    }
+    try {
+      const loaded = this.load(id);
+      let writer: SessionWriter | undefined;
+      try {
+        return await fn(loaded, (record) => {
+          writer ??= new SessionWriter(id, file, reopenSessionFile(file, loaded.completeBytes), this.lockOf(id), this.warn, () => {}, true);
+          writer.append(record);
+        });
+      } finally {
+        writer?.close();
+      }
+    } finally {
+      tryUnlink(this.lockOf(id));
+    }
   }
 
   /** Deletes a session that no process has open. */

@@ -14,7 +14,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["daemon"], // the process that hosts (socket, reconcile); what it runs is wired in by the layers above
   ["schedules"], // stored schedules, their trigger maths and the runner; the daemon hosts it (channels wire the fires)
   ["accounts", "tools"],
-  ["mcp"], // MCP servers as a tool source: above the tool contract, below the server that adds them to sessions
+  ["mcp", "checkpoints"], // MCP servers as a tool source; checkpoints of the workspace (its plans use the line diff): above the tool contract, below the server
   ["server", "doctor"],
   ["channels", "tui", "acp-agent"],
   ["cli"],
