@@ -11,6 +11,9 @@ import { listRunRecords, runOwnerAlive, staleRunFiles } from "../process/run-rec
 import { scheduleSummary } from "../schedules/summary";
 import { scrubKnown } from "../text/scrub";
 import { VERSION } from "../version";
+import { launchOf } from "../mcp/launch";
+import { checkProgram } from "../mcp/program";
+import { definitionKey, KnownTools } from "../mcp/known-tools";
 
 export type Verdict = "ok" | "warning" | "problem";
 
@@ -161,14 +164,27 @@ export function checkSchedules(ctx: DoctorContext, running: boolean): DoctorLine
   return [line("schedules", "ok", text)];
 }
 
-/** MCP servers as configured: what each would run or reach. Nothing is started here; `scv mcp test NAME` connects. */
+/**
+ * MCP servers as configured: what each would run or reach, whether a stdio server's program can be found and
+ * run (resolved as its start resolves it, its `#!` interpreter too), variables it names that are not set, and
+ * how many tools SCV knows from its last listing. Nothing is started here; `scv mcp test NAME` connects.
+ */
 export function checkMcp(ctx: DoctorContext, config: Config): DoctorLine[] {
+  const known = new KnownTools(scvHome(ctx.env as NodeJS.ProcessEnv));
   return Object.entries(config.mcp?.servers ?? {}).map(([name, s]) => {
     const area = `mcp ${name}`;
     const target = s.command ? `runs ${s.command.slice(s.command.lastIndexOf("/") + 1)}` : `reaches ${hostOf(s.url ?? "")}`;
     if (!s.enabled) return line(area, "ok", `disabled (${target})`);
     if (s.bearer_token_env && !ctx.env[s.bearer_token_env]) return line(area, "warning", `${target}, but ${s.bearer_token_env} (bearer_token_env) is not set`, `export ${s.bearer_token_env}=…`);
-    return line(area, "ok", `${target}; \`scv mcp test ${name}\` connects and lists its tools`);
+    const launch = launchOf(s, ctx.cwd, ctx.env);
+    if (launch.kind === "stdio") {
+      const program = checkProgram(launch);
+      if (!program.ok) return line(area, "problem", `${target}, but it cannot be run: ${program.why}`, `install it, or set command under [mcp.servers.${name}] to the program's full path`);
+    }
+    if (launch.missing.length) return line(area, "warning", `${target}, but ${launch.missing.join(", ")} ${launch.missing.length > 1 ? "are" : "is"} not set (env)`, `export ${launch.missing[0]}=… before starting SCV`);
+    const list = known.fresh(definitionKey(s));
+    const listed = list ? `; ${list.tools.length} tool${list.tools.length === 1 ? "" : "s"} known from ${list.server.name} ${list.server.version}, so it starts at its first call` : "";
+    return line(area, "ok", `${target}${listed}; \`scv mcp test ${name}\` connects and lists its tools`);
   });
 }
 

@@ -127,6 +127,11 @@ export class McpConnection {
 
   /** The server's tools (every page, at most MAX_TOOLS), filtered by the config's allow and deny lists. */
   async listTools(signal?: AbortSignal): Promise<McpToolInfo[]> {
+    return allowedTools(this.server, await this.listAllTools(signal));
+  }
+
+  /** Every tool the server lists (at most MAX_TOOLS), as it gave them: what is kept as its known list. */
+  async listAllTools(signal?: AbortSignal): Promise<McpToolInfo[]> {
     this.toolsChanged = false;
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
@@ -135,9 +140,7 @@ export class McpConnection {
       tools.push(...(page.tools as McpToolInfo[]));
       cursor = page.nextCursor;
     } while (cursor && tools.length < MAX_TOOLS);
-    const allow = this.server.tools ? new Set(this.server.tools) : undefined;
-    const deny = new Set(this.server.disabled_tools);
-    return tools.slice(0, MAX_TOOLS).filter((t) => (!allow || allow.has(t.name)) && !deny.has(t.name));
+    return tools.slice(0, MAX_TOOLS);
   }
 
   /** Calls a tool; `timedOut` tells a deadline from a cancellation in the thrown McpError's wake. */
@@ -171,6 +174,13 @@ export class McpConnection {
       throw e;
     }
   }
+}
+
+/** The tools the config's allow (`tools`) and deny (`disabled_tools`) lists let through. */
+export function allowedTools(server: McpServerConfig, tools: McpToolInfo[]): McpToolInfo[] {
+  const allow = server.tools ? new Set(server.tools) : undefined;
+  const deny = new Set(server.disabled_tools);
+  return tools.filter((t) => (!allow || allow.has(t.name)) && !deny.has(t.name));
 }
 
 let sdkLoad: Promise<{ Client: typeof Client; ToolListChangedNotificationSchema: typeof import("@modelcontextprotocol/sdk/types.js").ToolListChangedNotificationSchema }> | undefined;

@@ -2,7 +2,7 @@
 // normal gate (a readOnlyHint lowers it only with trust_read_only_hints), bound to the connection that listed
 // it: a call after that connection ended fails and the next turn offers the reconnected server's tools.
 import type { ToolRisk } from "../scope";
-import { displayLine, failure, type Tool, type ToolResult } from "../tools/tool";
+import { displayLine, failure, type Tool, type ToolCallContext, type ToolResult } from "../tools/tool";
 import { type McpConnection, type McpToolInfo } from "./connection";
 import { offeredName } from "./names";
 import { resultOutput } from "./result";
@@ -20,7 +20,13 @@ export interface ServerBinding {
 const DESCRIPTION_MAX_CHARS = 4000;
 const SUMMARY_ARGUMENTS_MAX_CHARS = 4000;
 
-export function mcpTool(server: ServerBinding, conn: McpConnection, info: McpToolInfo): Tool<Record<string, unknown>> {
+/**
+ * Where a tool's calls go: a live connection, or a function that gives one at the call (starting the server,
+ * after its approval, when its tools were offered from the known list); it throws an McpError saying why not.
+ */
+export type ConnectionOf = McpConnection | ((ctx: ToolCallContext) => Promise<McpConnection>);
+
+export function mcpTool(server: ServerBinding, connection: ConnectionOf, info: McpToolInfo): Tool<Record<string, unknown>> {
   const name = offeredName(server.name, info.name);
   const risk: ToolRisk = server.trustReadOnlyHints && info.annotations?.readOnlyHint === true ? "read_only" : server.risk;
   const about = `(MCP server "${server.name}", tool "${info.name}") `;
@@ -42,6 +48,15 @@ export function mcpTool(server: ServerBinding, conn: McpConnection, info: McpToo
       return { ok: true, args, risk, summary, label: displayLine(`${server.name}__${info.name} ${JSON.stringify(args)}`) };
     },
     async run(args, ctx): Promise<ToolResult> {
+      let conn: McpConnection;
+      if (typeof connection === "function") {
+        try {
+          conn = await connection(ctx);
+        } catch (e) {
+          if (ctx.signal.aborted) return failure("cancelled");
+          return failure(displayLine((e as Error).message, 2000));
+        }
+      } else conn = connection;
       if (conn.closed) return failure(`MCP server "${server.name}" ${conn.closed}; it is connected again at the next turn, so try again then`);
       const started = performance.now();
       try {

@@ -340,7 +340,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
       pending = ellipsize(line, 400);
       progress.poke();
     },
-    approve: (request) => deps.gate.decide({ callId: call.id, tool: request.tool ?? call.name, risk: request.risk, summary: request.summary }),
+    approve: (request) => deps.gate.decide({ ...request, callId: call.id, tool: request.tool ?? call.name }),
     ...(deps.questions ? { ask: (q: Question) => deps.questions!.ask({ sessionId: scope.sessionId, turnId, callId: call.id, signal }, q) } : {}),
   };
 

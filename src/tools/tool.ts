@@ -22,7 +22,7 @@ export interface ToolCallContext extends SessionScope {
    * through the session's approval gate, as this call (or as the relayed `tool` when given). Absent when no gate
    * can be asked: deny.
    */
-  approve?(request: { tool?: string; risk: ToolRisk; summary: string }): Promise<{ approved: boolean; reason: string }>;
+  approve?(request: { tool?: string; risk: ToolRisk; summary: string } & Pick<SourceApprovalRequest, "personOnly" | "fingerprint" | "rememberable">): Promise<{ approved: boolean; reason: string; remember?: "workspace" | "user" }>;
   /** Puts a question to the person and waits for the answer (the `clarify` tool); absent: nobody can be asked. */
   ask?(question: Question): Promise<QuestionOutcome>;
 }

@@ -78,6 +78,24 @@ test("schedules that nothing will fire are a problem; configured MCP servers are
   const r = await runBinary(["doctor"], bare(env), workspace);
   expect(r.code).toBe(1);
   expect(r.stdout).toMatch(/^problem +schedules: 1 active, 0 paused; next sch-[0-9a-f]+ .*the daemon is not running, so none will fire/m);
-  expect(r.stdout).toMatch(/^ok +mcp files: runs mcp-files; `scv mcp test files` connects/m);
+  expect(r.stdout).toMatch(/^problem +mcp files: runs mcp-files, but it cannot be run: \/nonexistent\/mcp-files does not exist\n +fix: install it, or set command under \[mcp\.servers\.files\] to the program's full path/m);
   expect(r.stdout).toMatch(/^warning +mcp remote: reaches 127\.0\.0\.1:9, but REMOTE_TOKEN \(bearer_token_env\) is not set/m);
+}, 30_000);
+
+test("each stdio MCP server's program is found and checked runnable, its #! interpreter too, without starting it", async () => {
+  const { env, workspace, home } = fakeHome(fake.url);
+  const bin = join(home, "bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "mcp-ok"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  writeFileSync(join(bin, "mcp-noexec"), "#!/bin/sh\nexit 0\n", { mode: 0o644 });
+  writeFileSync(join(bin, "mcp-node"), "#!/usr/bin/env scv-test-no-such-runtime\nconsole.log(1)\n", { mode: 0o755 });
+  writeFileSync(join(bin, "started"), "");
+  const servers = ["ok", "noexec", "node"].map((n) => `[mcp.servers.${n}]\ncommand = "mcp-${n}"\n`).join("") + `[mcp.servers.absent]\ncommand = "scv-test-not-installed"\n[mcp.servers.novar]\ncommand = "mcp-ok"\nenv = ["SCV_TEST_UNSET_VAR"]\n`;
+  writeFileSync(join(home, "config.toml"), `${require("node:fs").readFileSync(join(home, "config.toml"), "utf8")}${servers}`);
+  const r = await runBinary(["doctor"], { ...bare(env), PATH: `${bin}:${env.PATH}` }, workspace);
+  expect(r.stdout).toMatch(/^ok +mcp ok: runs mcp-ok; `scv mcp test ok` connects/m);
+  expect(r.stdout).toMatch(/^problem +mcp noexec: runs mcp-noexec, but it cannot be run: .*mcp-noexec is not executable/m);
+  expect(r.stdout).toMatch(/^problem +mcp node: runs mcp-node, but it cannot be run: .*mcp-node runs through scv-test-no-such-runtime \(its #! line\), which is not found/m);
+  expect(r.stdout).toMatch(/^problem +mcp absent: runs scv-test-not-installed, but it cannot be run: scv-test-not-installed is not found on the PATH/m);
+  expect(r.stdout).toMatch(/^warning +mcp novar: runs mcp-ok, but SCV_TEST_UNSET_VAR is not set/m);
 }, 30_000);
