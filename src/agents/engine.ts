@@ -22,9 +22,12 @@ export function agentToolOffered(scope: SessionScope): boolean {
   return delegationAllowed(scope) && agentSessionState(scope).offered.length > 0;
 }
 
-/** Whether this session offers agent_wait, agent_status and agent_cancel: the agent tool, with jobs turned on. */
+/**
+ * Whether this session offers agent_wait, agent_status and agent_cancel: the agent tool with jobs turned on, or
+ * background commands (`bash` with `background: true`) turned on.
+ */
 export function jobToolsOffered(scope: SessionScope): boolean {
-  return scope.config.agent.max_background > 0 && agentToolOffered(scope);
+  return (scope.config.agent.max_background > 0 && agentToolOffered(scope)) || scope.config.tools.max_background_commands > 0;
 }
 
 /** The *Delegating work* system-prompt section, present exactly when the session offers the `agent` tool. */

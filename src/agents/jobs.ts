@@ -29,6 +29,10 @@ export interface Job {
   progressThrottle?: Throttle;
   /** The model has seen the final result (wait, status, cancel, or a report turn). */
   seen: boolean;
+  /** The end of a background command's output while it runs (its log), for agent_status and agent_wait. */
+  tail?: () => string;
+  /** A background command's command line, as its report names it. */
+  label?: string;
   abort: AbortController;
   done: Promise<void>;
 }
@@ -40,6 +44,8 @@ export interface JobView {
   elapsed_seconds: number;
   conversation?: string;
   progress?: string;
+  /** A running background command's latest output (the end of its log). */
+  output_tail?: string;
   result?: AgentCallResult;
   note?: string;
 }
@@ -48,8 +54,15 @@ const REMEMBERED_FINISHED = 16;
 const REPORTS_PER_TURN = 4;
 const CANCEL_SETTLE_MS = 10_000;
 export const REPORT_PREFIX = "[SCV background report]";
+/** The `agent` of a background command's job (`bash` with `background: true`). */
+export const COMMAND_JOB = "bash";
 
-export type JobRun = (signal: AbortSignal, progress: (line: string) => void) => Promise<AgentCallResult>;
+export type JobRun = (signal: AbortSignal, progress: (line: string) => void, job: Job) => Promise<AgentCallResult>;
+
+/** How a kind of job is limited: `agent` jobs by agent.max_background; commands bring their own check. */
+export interface JobRoom {
+  check(): void;
+}
 
 export class JobManager {
   private readonly jobs = new Map<string, Job>();
@@ -84,13 +97,13 @@ export class JobManager {
     return this.scope.config.agent.max_background;
   }
 
-  running(): Job[] {
-    return [...this.jobs.values()].filter((j) => j.status === "running");
+  running(agent?: string): Job[] {
+    return [...this.jobs.values()].filter((j) => j.status === "running" && (agent === undefined || j.agent === agent));
   }
 
   /** Refuses when the session already runs its limit of jobs (asked again when a call is assessed). */
   checkRoom(): void {
-    const running = this.running().length;
+    const running = this.running().filter((j) => j.agent !== COMMAND_JOB).length;
     if (running >= this.limit) {
       throw new ToolError(
         `${running} background jobs are already running (agent.max_background = ${this.limit}); wait for one with agent_wait, or stop one with agent_cancel, before starting another`,
@@ -99,12 +112,12 @@ export class JobManager {
   }
 
   /** Starts a job, or refuses (before anything launches) when the session already runs its limit. */
-  start(agent: string, run: JobRun, conversation?: string): Job {
+  start(agent: string, run: JobRun, conversation?: string, room: JobRoom = { check: () => this.checkRoom() }): Job {
     if (this.closed) throw new ToolError("the session is closing; no background job can start");
-    this.checkRoom();
+    room.check();
     const abort = new AbortController();
     const job: Job = { job: `job-${++this.counter}`, agent, conversation, status: "running", startedAt: Date.now(), seen: false, abort, done: Promise.resolve() };
-    job.done = run(abort.signal, (line) => this.progress(job, line))
+    job.done = run(abort.signal, (line) => this.progress(job, line), job)
       .then(
         (result) => this.finish(job, result),
         (e) => this.finish(job, failedResult(agent, abort.signal.aborted, e)),
@@ -179,6 +192,8 @@ export class JobManager {
     if (conversation) view.conversation = conversation;
     if (job.status === "running") {
       if (job.progress) view.progress = job.progress;
+      const tail = job.tail?.();
+      if (tail) view.output_tail = tail;
     } else if (job.result) view.result = job.result;
     if (job.status === "interrupted") view.note = `${job.job} was cut off: the SCV process running this session stopped before the job finished, and its result was lost`;
     return view;
@@ -194,7 +209,8 @@ export class JobManager {
     const blocks = due.map((j) => {
       const r = j.result;
       const conv = r?.session ?? j.conversation;
-      const head = `${j.job}: agent ${j.agent}${conv ? `, conversation ${conv}` : ""}, status ${j.status}`;
+      const who = j.agent === COMMAND_JOB ? `command \`${cutUtf8(j.label ?? "", 200)}\`` : `agent ${j.agent}${conv ? `, conversation ${conv}` : ""}`;
+      const head = `${j.job}: ${who}, status ${j.status}`;
       const reply = r?.reply ? cutUtf8(r.reply, perJob) : "";
       const extra = [r?.error && `error: ${cutUtf8(r.error, 1024)}`, r?.hint && `hint: ${r.hint}`, r?.note && `note: ${r.note}`].filter(Boolean);
       return [head, reply && `reply:\n${reply}${reply.length < (r?.reply.length ?? 0) ? "\n[reply truncated]" : ""}`, ...extra].filter(Boolean).join("\n");

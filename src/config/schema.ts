@@ -63,6 +63,9 @@ export const ToolsConfig = lazySchema((z) => z.strictObject({
   max_steps: positiveInt(1000).default(64),
   // How long a `clarify` question waits for the person before the turn goes on with "no answer" (30 minutes).
   clarify_timeout_seconds: positiveInt(86400).default(1800),
+  // `bash` with `background: true`: commands running at once per session (0 turns it off), and each one's log cap.
+  max_background_commands: z.number().int().min(0).max(64).default(8),
+  background_log_bytes: positiveInt(1024 * 1024 * 1024).min(65536, "must be at least 65536").default(16 * 1024 * 1024),
   // Read AGENTS.md (or CLAUDE.md) from the workspace into the system prompt as the project's instructions.
   project_instructions: z.boolean().default(true),
   // Per-tool approval overrides (`[tools.approval] web_fetch = "allow"`); the command guard's `block` still wins.

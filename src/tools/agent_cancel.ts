@@ -13,7 +13,7 @@ export function createAgentCancelTool(scope: SessionScope): Tool | undefined {
     name: "agent_cancel",
     kind: "other",
     description:
-      "Stop a running background job: its agent process and everything it started are stopped, and the job is returned with status cancelled (waits up to 10 s for it to settle). No report turn follows. A job that already finished is described with a note.",
+      "Stop a running background job (an agent or a command) and everything it started; returns it as cancelled. No report follows.",
     parameters: AgentCancelArgs,
     risk: "process",
     summary: (a) => {

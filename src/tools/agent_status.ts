@@ -13,7 +13,7 @@ export function createAgentStatusTool(scope: SessionScope): Tool | undefined {
     name: "agent_status",
     kind: "read",
     description:
-      "Describe background jobs: with job, that one; without it, {jobs: [...]} for every job this session remembers (running ones with their latest progress line, finished ones with their result).",
+      "Describe background jobs (agents and commands): one by handle, or all; running ones with their latest output, finished ones with their result.",
     parameters: AgentStatusArgs,
     risk: "read_only",
     summary: (a) => `agent_status ${a.job ?? "(all jobs)"}`,

@@ -30,7 +30,7 @@ export function createAgentWaitTool(scope: SessionScope): Tool | undefined {
     name: "agent_wait",
     kind: "read",
     description:
-      "Wait for a background job started with agent (background: true) to finish, up to timeout_seconds. Returns {job, agent, status, elapsed_seconds, result} when it finished, or status running with its latest progress line. It holds this turn open, so use it only for quick results you need now.",
+      "Wait up to timeout_seconds for a background job (agent or bash with background: true) to finish; returns its result, or status running with its latest output. Holds the turn open: only for results you need now.",
     parameters: WAIT_ARGS.for(dflt, max),
     risk: "read_only",
     summary: (a) => `agent_wait ${a.job}`,

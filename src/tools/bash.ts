@@ -36,6 +36,10 @@ function bashArgs(defaultTimeout: number, maxTimeout: number) {
       .max(16)
       .optional()
       .describe("Names of configured secret bindings to set as environment variables for this command only; their values are redacted from the output"),
+    background: z
+      .boolean()
+      .optional()
+      .describe("Run as a background job (a server, a watcher) and return its handle at once"),
   });
 }
 const BASH_ARGS = parametersByTimeouts(bashArgs, [DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS]);
@@ -72,16 +76,28 @@ export function createBashTool(scope: SessionScope): Tool {
     parameters: BashArgs,
     risk: "process",
     summary: (args) => {
-      const lines = [`$ ${args.command}`, `cwd: ${scope.workspace}`, `timeout: ${args.timeout_seconds ?? defaultTimeout}s`];
+      const lines = [`$ ${args.command}`, `cwd: ${scope.workspace}`, args.background ? `in the background (a job; stopped when this session closes)` : `timeout: ${args.timeout_seconds ?? defaultTimeout}s`];
       if (args.secrets?.length) lines.push(`secrets: ${describeBindings(bindings, args.secrets).join(", ")}`);
       return lines.join("\n");
     },
     guard,
+    label: (args) => (args.background ? `$ ${args.command} &` : `$ ${args.command}`),
     execute: async (args, ctx) => {
       const secrets = args.secrets?.length ? bindSecrets(bindings, args.secrets, scope.env) : undefined;
       // The earliest binding expiry tightens the deadline: the command does not outlive its secrets.
       const timeoutSeconds = Math.min(args.timeout_seconds ?? defaultTimeout, secrets?.expiresInSeconds ?? Infinity);
       // Progress lines could show part of a bound value cut at a chunk's edge: a call with secrets sends none.
+      if (args.background && scope.config.tools.max_background_commands > 0) {
+        const { startBackgroundCommand } = await import("./bash-background");
+        return startBackgroundCommand(scope, {
+          command: args.command,
+          env: { ...bashEnvironment(scope.env, extraEnv), ...secrets?.env },
+          timeoutSeconds: Math.min(args.timeout_seconds ?? maxTimeout, secrets?.expiresInSeconds ?? Infinity),
+          ...(secrets ? { redact: secrets.redact } : {}),
+          format: (r) => formatResult(r, args.timeout_seconds ?? maxTimeout),
+          progress: (emit) => lastLineProgress(secrets ? () => {} : emit),
+        });
+      }
       const progress = lastLineProgress(secrets ? () => {} : ctx.progress);
       try {
         const result = await runProcess({

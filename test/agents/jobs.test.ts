@@ -247,8 +247,8 @@ describe("limits and settings", () => {
     expect(readdirSync(dir).filter((f) => f.endsWith(".args")).length).toBe(1);
   }, 20_000);
 
-  test("max_background = 0 turns background calls and the job tools off", async () => {
-    const { harness } = await jobHarness({ maxBackground: 0 });
+  test("max_background = 0 turns background calls and the job tools off (with background commands off too)", async () => {
+    const { harness } = await jobHarness({ maxBackground: 0, extraConfig: "[tools]\nmax_background_commands = 0\n" });
     h = harness;
     h.fake.queue(toolCalls([bg()]), text("refused"));
     await h.request("initialize", { protocol_version: 3 });
@@ -259,6 +259,14 @@ describe("limits and settings", () => {
     const schema = h.fake.requests[0]!.body.tools.find((t: any) => t.name === "agent").parameters;
     expect(schema.properties.background).toBeUndefined();
     expect(completedOf(h, "agent")[0].output).toContain("max_background = 0");
+  });
+
+  test("max_background = 0 with background commands on: the agent runs in the foreground only, the job tools stay for commands", async () => {
+    const { harness } = await jobHarness({ maxBackground: 0 });
+    h = harness;
+    await h.request("initialize", { protocol_version: 3 });
+    const r = await h.request("session.start", { cwd: h.workspace, auto_approve: true });
+    for (const t of ["agent", "agent_wait", "agent_status", "agent_cancel"]) expect(r.tools).toContain(t);
   });
 
   test("with jobs on, the system prompt asks the model to stay available and relay reports", async () => {

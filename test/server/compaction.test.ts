@@ -14,7 +14,9 @@ const isSummaryRequest = (body: any) => typeof body.instructions === "string" &&
 
 test("session.compact summarises older turns, keeps recent ones verbatim and reports it", async () => {
   // Each turn is about 1200 tokens: three stay under compact_at of 8000, and 30% of it keeps one turn verbatim.
-  h = await startHarness({ config: `context_window = 8000\n` });
+  // The tool definitions count too (about 4,500 tokens): background commands off keeps the job tools out of them,
+  // so the three turns stay under the threshold and only session.compact compacts.
+  h = await startHarness({ config: `context_window = 8000\n[tools]\nmax_background_commands = 0\n` });
   const sid = await h.start();
   const pad = ` ${"(context) ".repeat(240)}`;
   h.fake.queue(text(`Noted: the deploy target is berlin-3.${pad}`), text(`Job job-7 started.${pad}`), text(`Still running.${pad}`));
@@ -51,7 +53,7 @@ test("session.compact with nothing older to summarise says so and changes nothin
 });
 
 test("an overflow compaction cannot fix fails the turn; the next prompt compacts first and the session answers", async () => {
-  const fake = await startFakeModel({ contextWindowTokens: 3000 });
+  const fake = await startFakeModel({ contextWindowTokens: 4000 });
   h = await startHarness({ fake, config: `context_window = 100000\n[tools]\noutput_limit_bytes = 16384\n` });
   try {
     writeFileSync(join(h.workspace, "big.txt"), "0123456789abcdef\n".repeat(1000)); // read returns ~16 KiB = 4k tokens
