@@ -23,6 +23,8 @@ export interface ApprovalRequest {
   personOnly?: boolean;
   /** An answer with `remember` is kept beyond the session (the client is told so). */
   rememberable?: boolean;
+  /** A PreToolUse hook's `allow` (spares asking, nothing more) or `ask` (asks even what would run unasked). */
+  hook?: { decision: "allow" | "ask"; reason: string };
 }
 
 /** The client's answer; `remember` asks for the answer to stand beyond this session where that is offered. */
@@ -66,7 +68,8 @@ export function createApprovalGate(opts: ApprovalGateOptions) {
   return {
     async decide(request: ApprovalRequest): Promise<ApprovalDecision> {
       const decided = unasked(request.risk, request.tool, request.guard);
-      if (decided) return decided;
+      if (decided && !(decided.approved && request.hook?.decision === "ask")) return decided;
+      if (!decided && request.hook?.decision === "allow" && !request.personOnly) return { approved: true, reason: request.hook.reason };
       if (opts.autoApprove && !request.personOnly) return { approved: true, reason: "the client approves every request" };
       if (!opts.ask) return { approved: false, reason: "no one can approve this request in this session" };
       const answer = await opts.ask(request);

@@ -29,7 +29,9 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
 /** How a finished call reads after its label, and whether that is bad news. */
 function outcomeOf(p: NotificationParams<"tool.completed">, blockedBecause: string | undefined): { text: string; bad: boolean } {
   if (blockedBecause !== undefined) return { text: `blocked: ${safe(blockedBecause.replace(/^refused: /, ""))}`, bad: true };
-  if (p.denied) return { text: "denied", bad: true };
+  const hook = p.hook ? `${p.hook.event} hook \`${safe(p.hook.command)}\`: ${safe(ellipsize(p.hook.reason.split("\n", 1)[0]!, 200))}` : undefined;
+  if (p.denied) return { text: hook ? `blocked by ${hook}` : "denied", bad: true };
+  if (hook) return { text: `${p.display ? `${safe(p.display)}; ` : ""}${hook}`, bad: true };
   if (typeof p.display === "string" && p.display) return { text: safe(p.display), bad: !p.ok };
   if (p.ok) return { text: "", bad: false };
   const first = safe(String(p.output ?? "").split("\n", 1)[0]!.slice(0, 200));

@@ -299,6 +299,53 @@ export const SchedulesConfig = lazySchema((z) => z.strictObject({
   time_zone: z.string().min(1).optional(),
 }));
 
+/**
+ * `[[hooks.<Event>]]`: the user's own programs run at moments of a session (src/hooks, docs/hooks.md). The names
+ * are Claude Code's events plus SCV's own; a hook table names a program, never a project's (user config only).
+ */
+export const HOOK_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "Stop",
+  "PreCompact",
+  "SessionEnd",
+  "Notification",
+  "ScheduleFired",
+  "ChatUndeliverable",
+  "BudgetReached",
+] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
+
+/** Whether `matcher` is a pattern a hook can use (Claude Code's: a regular expression, `*` or empty for all). */
+export function matcherProblem(matcher: string): string | undefined {
+  if (matcher === "" || matcher === "*") return undefined;
+  try {
+    new RegExp(matcher);
+    return undefined;
+  } catch (e) {
+    return `is not a valid pattern (${(e as Error).message.replace(/^Invalid regular expression: /, "")}); use a tool name, names joined with |, or a regular expression such as mcp__github__.*`;
+  }
+}
+
+export const HookEntry = lazySchema((z) => z.strictObject({
+  /** The tool name (or the event's subject) pattern; unset, empty or `*` matches everything. */
+  matcher: z.string().max(512, "must be at most 512 characters").superRefine((m, ctx) => {
+    const problem = matcherProblem(m);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }).optional(),
+  command: z.string().min(1, "must name a command (run with /bin/sh -c)").max(8192, "must be at most 8192 characters"),
+  timeout_seconds: positiveInt(3600).default(DEFAULT_HOOK_TIMEOUT_SECONDS),
+}));
+export type HookEntry = z.infer<typeof HookEntry>;
+
+export const HooksConfig = lazySchema((z) =>
+  z.strictObject(Object.fromEntries(HOOK_EVENTS.map((e) => [e, z.array(HookEntry, { error: `must be a list of hook tables ([[hooks.${e}]])` }).max(64).optional()])) as Record<HookEvent, z.ZodOptional<z.ZodArray<typeof HookEntry>>>),
+);
+export type HooksConfig = Partial<Record<HookEvent, HookEntry[]>>;
+
 export const ConfigFile = lazySchema((z) => z.strictObject({
   provider: z.strictObject({ active: z.string().min(1) }).partial().optional(),
   providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "profile names use letters, digits, _ and -"), ProviderProfile).optional(),
@@ -315,6 +362,7 @@ export const ConfigFile = lazySchema((z) => z.strictObject({
   limits: LimitsConfig.optional(),
   mcp: McpConfig.partial().optional(),
   schedules: SchedulesConfig.partial().optional(),
+  hooks: HooksConfig.optional(),
 }));
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -334,6 +382,8 @@ export interface Config {
   limits: LimitsConfig;
   mcp: { max_message_bytes: number; servers: Record<string, McpServerConfig> };
   schedules: z.infer<typeof SchedulesConfig>;
+  /** Absent in a Config built by hand (tests): no hooks. */
+  hooks?: HooksConfig;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -368,6 +418,8 @@ export const USER_ONLY_KEYS = [
   "mcp.servers.*.allow_private_addresses",
   "mcp.servers.*.share_with_agents",
   "schedules",
+  // A cloned repository must not get to run programs.
+  "hooks",
 ] as const;
 
 /** What a project file may set on a server the user file defines: narrowing only, never what runs or where. */

@@ -12,6 +12,7 @@ import {
   type Config,
   ConfigFile,
   EXECUTION_CONTROL_VARIABLES,
+  HooksConfig,
   type CrossCheck,
   MCP_PROJECT_NARROWING_KEYS,
   McpConfig,
@@ -219,6 +220,7 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
     limits: user.limits ?? {},
     mcp: { max_message_bytes: McpConfig.parse(user.mcp ?? {}, ONCE).max_message_bytes, servers: mergeMcpServers(user, project, userFile, projectFile) },
     schedules: mergeSection(SchedulesConfig, user.schedules),
+    hooks: HooksConfig.parse(user.hooks ?? {}, ONCE) as Config["hooks"],
   };
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}, ONCE) ?? {};
   validateCrossKeys(config, userFile, (key) => sources.get(key));

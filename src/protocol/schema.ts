@@ -259,6 +259,7 @@ export type RequestParams<M extends RequestMethod> = z.infer<(typeof requests)[M
 export type RequestResult<M extends RequestMethod> = z.infer<(typeof requests)[M]["result"]>;
 
 const inTurn = { session_id: SessionId, turn_id: TurnId };
+const HookBlock = lazySchema((z) => z.object({ event: z.string(), command: z.string(), decision: z.enum(["deny", "block"]), reason: z.string() }));
 
 /** Server -> client notifications. */
 export const notifications = {
@@ -332,6 +333,26 @@ export const notifications = {
       display: z.string().optional(),
       denied: z.boolean().optional(),
       preview: z.string().optional(),
+      hook: HookBlock.optional().describe("a hook that refused the call (PreToolUse) or sent the model a reason after it (PostToolUse): which, and why"),
+    })),
+  },
+  "hook.completed": {
+    description:
+      "The user's hooks for one event ran (docs/hooks.md): one record per hook with its `verdict` (`ok`, `block`, `allow`, `deny`, `ask`, `error`), exit code, time and reason; `output` is the start of its stdout unless it asked to suppress it. `call_id` names the tool call of a PreToolUse or PostToolUse event. Sent only when a hook is configured for the event.",
+    params: lazySchema((z) => z.object({
+      session_id: SessionId,
+      turn_id: TurnId.optional(),
+      call_id: z.string().optional(),
+      event: z.string(),
+      hooks: z.array(z.object({
+        command: z.string(),
+        verdict: z.enum(["ok", "block", "allow", "deny", "ask", "error"]),
+        exit_code: z.number().int().nullable(),
+        duration_ms: z.number().int(),
+        timed_out: z.boolean().optional(),
+        reason: z.string().optional(),
+        output: z.string().optional(),
+      })),
     })),
   },
   "approval.requested": {

@@ -14,6 +14,7 @@ import { OpenQuestions } from "./questions";
 import { type CompactionReason, type CompactResult, compactHistory, type ContextState, estimateTextTokens } from "./compaction";
 import type { SystemPrompt } from "./system-prompt";
 import { type Emit, guardField, noticeAll, runTurn, type SideStep, type TurnOutcome } from "./turn";
+import { type SessionHooks, sessionHooks } from "./session-hooks";
 
 interface QueuedTurn {
   turnId: string;
@@ -70,6 +71,10 @@ export class Session {
   private closed = false;
   /** The turn whose items are being added to history, for the session record. */
   private recordingTurn: string | undefined;
+  /** The user's hooks, when any are configured (src/hooks). */
+  private readonly hooks: SessionHooks | undefined;
+  /** What SessionStart hooks added for the model, once they ran (before the first turn): kept in the prompt. */
+  private hookContext: string | undefined;
 
   constructor(private readonly opts: SessionOptions) {
     this.context = { ...opts.context };
@@ -109,6 +114,7 @@ export class Session {
         return Array.prototype.push.apply(history, items);
       };
     }
+    this.hooks = sessionHooks(this.scope, opts.emit, () => this.running?.turnId || undefined);
     this.tools = opts.buildTools(this.scope);
     const prompt = opts.systemPrompt(this.scope, this.tools);
     this.systemPrompt = prompt.text;
@@ -210,6 +216,7 @@ export class Session {
   /** The session's one compaction path: replaces older history with a summary and reports it. */
   private async compact(reason: CompactionReason, turnId: string | undefined, turnStart: number, fixedTokens: number, signal: AbortSignal) {
     const note = this.opts.compactionNote?.(this.scope);
+    await this.hooks?.run("PreCompact", { trigger: reason === "request" ? "manual" : "auto", reason, custom_instructions: "" }, { ...(turnId ? { turnId } : {}), signal });
     const result = await compactHistory(
       this.history,
       { model: this.opts.model, modelName: this.opts.modelName, window: this.context.window, turnStart, fixedTokens, signal, ...(note ? { note } : {}) },
@@ -305,6 +312,7 @@ export class Session {
     this.closed = true;
     this.cancel();
     await this.running?.done;
+    await this.hooks?.run("SessionEnd", { reason: "other" });
     for (const fn of this.closeHandlers.splice(0).reverse()) {
       try {
         await fn();
@@ -365,6 +373,8 @@ export class Session {
         ...(request.rememberable ? { rememberable: true } : {}),
         ...(request.change ? { change: request.change } : {}),
       });
+      // Not awaited: the person is asked at once; a notifier hook runs beside the question.
+      void this.hooks?.run("Notification", { message: `SCV needs your permission to use ${request.tool}`, notification_type: "permission_prompt", tool_name: request.tool }, { turnId: turn.turnId, signal: turn.abort.signal });
     });
   }
 
@@ -407,6 +417,10 @@ export class Session {
     this.scope.usage?.setTurn({ id: turn.turnId, kind: turn.origin.kind });
     let outcome: TurnOutcome;
     try {
+      if (this.hookContext === undefined && this.hooks) {
+        const started = await this.hooks.run("SessionStart", { source: this.opts.restored ? "resume" : "startup" }, { turnId: turn.turnId, signal });
+        this.hookContext = started.context;
+      }
       outcome = await runTurn(
         {
           scope: this.scope,
@@ -415,7 +429,8 @@ export class Session {
           modelName: this.opts.modelName,
           hostedWebSearch: this.hostedWebSearch,
           ...(this.opts.reasoning ? { reasoning: this.opts.reasoning } : {}),
-          systemPrompt: () => this.systemPrompt,
+          systemPrompt: () => (this.hookContext ? `${this.systemPrompt}\n\n<hook-context event="SessionStart">\n${this.hookContext}\n</hook-context>` : this.systemPrompt),
+          ...(this.hooks ? { hooks: this.hooks } : {}),
           ...(this.beforeCompaction ? { beforeCompaction: this.beforeCompaction } : {}),
           history: this.history,
           context: this.context,

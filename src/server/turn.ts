@@ -21,6 +21,7 @@ import { callDetail } from "../sessions/call-detail";
 import { throttle } from "../throttle";
 import { argumentsForDisplay, displayLine, failure, type Question, type ToolCallContext, type ToolRegistry, type ToolResult } from "../tools/tool";
 import type { OpenQuestions } from "./questions";
+import { hookSays, type SessionHooks, toolHookInput, toolSubject } from "./session-hooks";
 
 export type Emit = <M extends NotificationMethod>(method: M, params: NotificationParams<M>) => void;
 
@@ -43,7 +44,12 @@ export interface TurnDeps {
   compact(reason: CompactionReason, turnId: string, turnStart: number, fixedTokens: number, signal: AbortSignal): Promise<CompactResult>;
   /** A bounded step the model gets before a threshold compaction (saving to memory what the summary would lose). */
   beforeCompaction?: SideStep;
+  /** The user's hooks (src/hooks), when any are configured. */
+  hooks?: SessionHooks;
 }
+
+/** Rounds a Stop hook may send the model back to work in one turn; then the turn ends anyway (docs/hooks.md). */
+export const MAX_STOP_HOOK_ROUNDS = 3;
 
 /** One request beside the turn: `prompt` after the history, offering only `tools`, at most `maxCalls` calls run. */
 export interface SideStep {
@@ -77,7 +83,11 @@ interface StepResult {
 export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, signal: AbortSignal, images?: ImageRef[]): Promise<TurnOutcome> {
   const { scope, history, context } = deps;
   const usage = zeroUsage();
-  const userItem: HistoryItem = { role: "user", content: prompt, ...(images?.length ? { images } : {}) };
+  const submitted = await deps.hooks?.run("UserPromptSubmit", { prompt }, { turnId, signal });
+  const refusedBy = submitted?.block ?? submitted?.stop;
+  if (refusedBy) return { status: "failed", reply: "", usage, error: { class: "hook", message: `the prompt was refused: ${hookSays("UserPromptSubmit", refusedBy)}` } };
+  const content = submitted?.context ? `${prompt}\n\n<hook-context event="UserPromptSubmit">\n${submitted.context}\n</hook-context>` : prompt;
+  const userItem: HistoryItem = { role: "user", content, ...(images?.length ? { images } : {}) };
   history.push(userItem);
   await refreshToolSources(deps, turnId, signal);
   const specs = deps.tools.list().map(toolSpec);
@@ -100,11 +110,17 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
     return done;
   };
 
+  let stopRounds = 0;
+  /** A hook said `continue: false` during a tool call: the turn ends after it. */
+  const halt: { by?: { command: string; reason: string } } = {};
   for (let step = 0; step < scope.config.tools.max_steps; step++) {
     if (signal.aborted) return { status: "cancelled", reply: "", usage };
     // A spending limit reached stops the turn before its next model request (the step that reached it finished).
     const refusal = await scope.usage?.refusal();
-    if (refusal) return { status: "failed", reply: "", usage, error: { class: "limit", message: refusal } };
+    if (refusal) {
+      await deps.hooks?.run("BudgetReached", { message: refusal }, { turnId, signal });
+      return { status: "failed", reply: "", usage, error: { class: "limit", message: refusal } };
+    }
     if (shouldCompact(context, estimateRequest(context, requestView(history, turnStart()), fixedTokens))) {
       const done = await compact(context.overflowed ? "overflow" : "threshold");
       if (done.ok) context.overflowed = false;
@@ -144,17 +160,28 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
           ...flags,
         };
       }
+      const stop = await deps.hooks?.run("Stop", { stop_hook_active: stopRounds > 0, last_assistant_message: text }, { turnId, signal });
+      if (stop?.block && !stop.stop && !signal.aborted) {
+        if (stopRounds < MAX_STOP_HOOK_ROUNDS) {
+          // The model goes on, with the hook's reason as its next instruction.
+          stopRounds++;
+          history.push({ role: "user", content: `[${hookSays("Stop", stop.block)}]` });
+          continue;
+        }
+        deps.emit("model.notice", { session_id: scope.sessionId, turn_id: turnId, message: `${hookSays("Stop", stop.block)}; cut off after ${MAX_STOP_HOOK_ROUNDS} rounds, the turn ends` });
+      }
       return { status: "completed", reply, usage, ...flags };
     }
     const returned: { about: string; images: ImageRef[] }[] = [];
     for (const call of calls) {
       // Every call the model made gets a result, so the history stays valid for the next request.
-      const result = signal.aborted ? failure("cancelled before it ran") : await runToolCall(deps, turnId, call, signal);
+      const result = signal.aborted ? failure("cancelled before it ran") : halt.by ? failure(`not run: a hook stopped the turn (continue: false): ${halt.by.reason}`) : await runToolCall(deps, turnId, call, signal, halt);
       history.push({ role: "tool", callId: call.id, name: call.name, output: result.output });
       if (result.images?.length) returned.push({ about: `${call.name} [${call.id}]`, images: result.images });
     }
     // After all of the step's results: Chat requires the tool messages to follow their call unbroken.
     if (returned.length) history.push({ role: "images", about: returned.map((r) => r.about).join(", "), images: returned.flatMap((r) => r.images) });
+    if (halt.by) return { status: "failed", reply: "", usage, error: { class: "hook", message: `a hook stopped the turn: ${halt.by.reason} (\`${halt.by.command}\`)` } };
   }
   return {
     status: "failed",
@@ -321,7 +348,7 @@ function argumentsField(args: unknown): { arguments?: Record<string, unknown> } 
   return { arguments: argumentsForDisplay(args as Record<string, unknown>) };
 }
 
-async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest, signal: AbortSignal): Promise<ToolResult> {
+async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest, signal: AbortSignal, halt: { by?: { command: string; reason: string } } = {}): Promise<ToolResult> {
   const { scope, emit } = deps;
   const ids = { session_id: scope.sessionId, turn_id: turnId, call_id: call.id };
   const tool = deps.tools.get(call.name);
@@ -346,6 +373,8 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
 
   let result: ToolResult;
   let denied = false;
+  /** A hook that refused the call or answered after it, for tool.completed. */
+  let hookNote: { event: string; command: string; decision: "deny" | "block"; reason: string } | undefined;
   let shownLabel = call.name;
   const started = (label: string, args?: unknown, risk?: ToolRisk, guard?: GuardVerdict) => {
     shownLabel = label;
@@ -369,7 +398,13 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
         started(assessed.label, assessed.args, assessed.risk, assessed.guard);
         const fingerprint = new Bun.CryptoHasher("sha256").update(`${call.name}\0${JSON.stringify(args.value)}`).digest("hex");
         const request = { callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary, fingerprint, ...(assessed.guard ? { guard: assessed.guard } : {}), ...(assessed.change ? { change: assessed.change } : {}) };
-        const decision = await deps.gate.decide(request);
+        const at = { turnId, callId: call.id, subject: toolSubject(call.name), signal };
+        const hookInput = deps.hooks?.has("PreToolUse") || deps.hooks?.has("PostToolUse") ? toolHookInput(call.name, assessed.args, call.id, scope.workspace) : {};
+        const pre = await deps.hooks?.run("PreToolUse", hookInput, at);
+        if (pre?.stop) halt.by = pre.stop;
+        const permission = pre?.permission && { hook: { decision: pre.permission.decision, reason: `${hookSays("PreToolUse", { command: pre.permission.command, reason: pre.permission.reason ?? pre.permission.decision })}` } };
+        const decision = pre?.block ? { approved: false, reason: hookSays("PreToolUse", pre.block) } : await deps.gate.decide({ ...request, ...permission });
+        if (pre?.block) hookNote = { event: "PreToolUse", command: pre.block.command, decision: "deny", reason: pre.block.reason };
         if (signal.aborted) result = failure("cancelled");
         else if (!decision.approved) {
           denied = true;
@@ -377,13 +412,18 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
         } else {
           if (assessed.risk !== "read_only") noticeAll(deps, turnId, scope.services.checkpoints?.beforeChange(turnId));
           result = await tool.run(assessed.args, ctx);
+          const post = await deps.hooks?.run("PostToolUse", { ...hookInput, tool_response: { ok: result.ok, output: result.output } }, at);
+          if (post?.stop) halt.by = post.stop;
+          if (post?.block) hookNote = { event: "PostToolUse", command: post.block.command, decision: "block", reason: post.block.reason };
+          const said = [post?.block && `[${hookSays("PostToolUse", post.block)}]`, post?.context && `[PostToolUse hook context]\n${post.context}`].filter(Boolean);
+          if (said.length) result = { ...result, output: `${result.output}\n\n${said.join("\n")}` };
         }
       }
     }
   }
   progress.stop(); // a line still waiting is dropped: the call has its outcome
   const shown = { ...(result.display ? { display: displayLine(result.display) } : {}), ...(denied ? { denied } : {}) };
-  emit("tool.completed", { ...(result.event ?? {}), ...ids, tool: call.name, ok: result.ok, output: result.output, ...shown, ...(result.preview !== undefined ? { preview: result.preview } : {}) });
+  emit("tool.completed", { ...(result.event ?? {}), ...ids, tool: call.name, ok: result.ok, output: result.output, ...shown, ...(result.preview !== undefined ? { preview: result.preview } : {}), ...(hookNote ? { hook: hookNote } : {}) });
   scope.journal?.recorder.append({ type: "call", turn: turnId, tool: call.name, label: shownLabel, ok: result.ok, ...shown, ...callDetail(tool?.kind, result) });
   return result;
 }

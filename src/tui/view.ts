@@ -366,7 +366,8 @@ export class ConversationView {
     // The tool's own account of how the call went (`exit 0, 1.2 s`, `+12 -3 lines`) when it gives one.
     const detail = typeof p.display === "string" && p.display ? p.display : r ? elapsed(this.now() - r.startedAt) : "";
     const mark = p.ok ? t.green("✓") : denied || this.cancelling ? t.yellow("⊘") : t.red("✗");
-    const status = p.ok ? "" : denied ? t.yellow(" denied") : this.cancelling ? t.yellow(" cancelled") : t.red(" failed");
+    const byHook = p.hook ? ` by ${sanitize(p.hook.event)} hook: ${sanitize(firstLine(p.hook.reason))}` : "";
+    const status = p.ok ? "" : denied ? t.yellow(` denied${byHook}`) : this.cancelling ? t.yellow(" cancelled") : t.red(" failed");
     this.committed.push(truncate(`${mark} ${label}${status}${detail ? t.dim(` (${sanitize(detail)})`) : ""}`, this.width()));
     // A short preview of what the model got back: its first lines.
     const shownLines = denied ? [] : output.split("\n").filter((l) => l.trim());

@@ -10,7 +10,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["sessions"],
   // The session contract (types only, from config, protocol and sessions): what every session concern takes.
   ["scope"],
-  ["approval", "agents", "ledger"],
+  ["approval", "agents", "ledger", "hooks"], // hooks: the user's programs at a session's moments (src/hooks)
   ["daemon"], // the process that hosts (socket, reconcile); what it runs is wired in by the layers above
   ["schedules"], // stored schedules, their trigger maths and the runner; the daemon hosts it (channels wire the fires)
   ["accounts", "tools"],
