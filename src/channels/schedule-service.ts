@@ -8,6 +8,7 @@ import type { Config } from "../config/schema";
 import type { ChannelHost } from "./core/host";
 import { replyText } from "./core/messages";
 import { SessionLink } from "./core/sessions";
+import { daemonHooks } from "./daemon-hooks";
 import { openSessionStore } from "../sessions/index";
 import { type FireRequest, ScheduleRunner, shortPrompt } from "../schedules/runner";
 import type { FireOutcome, Schedule } from "../schedules/schema";
@@ -66,12 +67,20 @@ export function createScheduleService(opts: ScheduleServiceOptions): ScheduleSer
     tellElsewhere(s, `[SCV schedule ${s.id} “${shortPrompt(s)}” fired, but ${channel} is ${ch.state.state.replace("_", " ")}${reason}. Its message is held and goes out once ${channel} works again.]`, `h-${fireId}`, channel);
   };
 
+  const hooks = daemonHooks(opts.config, opts.env, opts.log);
+  /** The user's ScheduleFired hooks, beside the fire's turn (not waited for). */
+  const fired = (req: FireRequest) => {
+    const owner = req.schedule.owner;
+    hooks.fire("ScheduleFired", { schedule_id: req.schedule.id, fire_id: req.fire.id, prompt: req.schedule.prompt, owner: owner.kind, ...(owner.kind === "terminal" ? { workspace: owner.cwd } : { channel: owner.channel }) }, owner.kind === "terminal" ? owner.cwd : undefined);
+  };
+
   const runner = new ScheduleRunner({
     store,
     config: opts.config,
     log: opts.log,
     executors: {
       chat(req: FireRequest) {
+        fired(req);
         const owner = req.schedule.owner;
         if (owner.kind !== "chat") return { ok: false, error: "not a chat schedule" };
         const host = opts.channels();
@@ -91,6 +100,7 @@ export function createScheduleService(opts: ScheduleServiceOptions): ScheduleSer
         return s?.owner.kind === "chat" && !!opts.channels()?.scheduledPending(s.owner.channel, fire.id);
       },
       async terminal(req, started) {
+        fired(req);
         const owner = req.schedule.owner;
         if (owner.kind !== "terminal") throw new Error("not a terminal schedule");
         const link = sessions();

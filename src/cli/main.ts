@@ -74,6 +74,7 @@ async function main() {
       memory: lazy(() => import("./memory")),
       channels: lazy(() => import("./channels")),
       rules: lazy(() => import("./rules")),
+      hooks: lazy(() => import("./hooks")),
       usage: lazy(() => import("./usage")),
       mcp: lazy(() => import("./mcp")),
       schedules: lazy(() => import("./schedules")),

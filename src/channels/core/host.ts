@@ -1,5 +1,6 @@
 // The chat bridge inside the daemon: runs each configured adapter (reconnecting with backoff), feeds its
 // messages to the conversations, runs the outbox, expires old media, and reports each channel's state.
+import { daemonHooks } from "../daemon-hooks";
 import { mediaRoot } from "../../chatlog/paths";
 import type { Config } from "../../config/schema";
 import type { ChannelAdapter, ChannelState } from "./adapter";
@@ -58,6 +59,7 @@ export class ChannelHost {
   private sweepTimer?: ReturnType<typeof setInterval>;
 
   constructor(private readonly opts: HostOptions) {
+    const hooks = daemonHooks(opts.config, opts.env, opts.log);
     this.outbox = new Outbox({
       scvHome: opts.scvHome,
       maxAttempts: opts.config.channels.send_max_attempts,
@@ -65,6 +67,11 @@ export class ChannelHost {
       adapter: (key) => this.channels.get(key)?.adapter,
       ready: (key) => this.channels.get(key)?.state.state === "connected",
       log: opts.log,
+      onSettled: (r) => {
+        if (r.state !== "failed") return;
+        // The user's ChatUndeliverable hooks: the reply is lost to the chat, so the owner may want it elsewhere.
+        hooks.fire("ChatUndeliverable", { channel: r.channel, conversation: r.conversation, message_id: r.id, text: r.text.slice(0, 4000), files: r.files.length, attempts: r.attempts, error: r.lastError ?? "" });
+      },
     });
     this.conversations = new Conversations({
       scvHome: opts.scvHome,
