@@ -7,7 +7,6 @@ import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { ensurePrivateDir } from "../fs/private-file";
 import { confirm } from "./confirm";
 import { defineCommand } from "./command";
-import { confirm } from "./confirm";
 import { printable } from "./sessions";
 import type { MemoryPlace, MemoryScope } from "../memory/index";
 
