@@ -58,6 +58,9 @@ class TuiApp {
   private client: Client | undefined;
   private store: import("../sessions/index").SessionStore | undefined;
   private picker: SessionPicker | undefined;
+  /** /rewind, /undo, /redo while they show a list or ask (src/tui/rewind.ts, loaded at first use). */
+  private rewind: import("./rewind").RewindFlow | undefined;
+  private lastEscape = 0;
   private sessionId = "";
   /** The prompt history across sessions (loaded with the server) and, while Ctrl-R is open, its search. */
   private promptHistory: typeof import("./prompt-history") | undefined;
@@ -114,6 +117,7 @@ class TuiApp {
       startSession: (resume, modelName) => this.startSession(resume, modelName),
       closeSession: () => this.closeSession(),
       openPicker: (startFresh) => this.openPicker(startFresh),
+      rewind: (which) => this.openRewind(which),
       quit: () => this.quit(),
       requestRender: () => this.requestRender(),
     };
@@ -144,7 +148,7 @@ class TuiApp {
     this.scheduled = undefined;
     if (this.exiting) return;
     const width = term.columns();
-    const live = [...view.live(this.frame), ...(this.picker?.lines(theme, width) ?? []), ...this.searchLines(width), ...(this.filePicker?.lines(theme, width) ?? [])];
+    const live = [...view.live(this.frame), ...(this.picker?.lines(theme, width) ?? []), ...(this.rewind?.lines(width) ?? []), ...this.searchLines(width), ...(this.filePicker?.lines(theme, width) ?? [])];
     const prompt = view.approval ? theme.dim("› ") : theme.cyan("› ");
     const ed = editor.render(width, prompt);
     const hints = completions(editor.text).map((c) => truncate(`  ${theme.bold(`/${c.name}`)}${c.args ? ` ${c.args}` : ""}  ${theme.dim(c.description)}`, width));
@@ -316,6 +320,7 @@ class TuiApp {
     if (this.historySearch) return this.onSearchKey(key);
     if (key.kind === "ctrlC") return void this.onCtrlC();
     if (this.picker) return void this.onPickerKey(key);
+    if (this.rewind?.open) return this.rewind.key(key);
     if (view.approval) return this.onApprovalKey(key); // the card holds the keyboard until it is answered
     if (this.filePicker && (key.kind === "escape" || (!this.filePicker.empty && ["up", "down", "tab", "enter"].includes(key.kind)))) return this.onFilePickerKey(key);
     if (key.kind === "ctrlD") {
@@ -334,6 +339,13 @@ class TuiApp {
     if (key.kind === "ctrlL") {
       this.screen.clear();
       return void this.render();
+    }
+    if (key.kind === "escape" && editor.isEmpty && !view.turnRunning && !this.filePicker) {
+      // Esc Esc on an empty prompt opens /rewind, as in Claude Code.
+      const again = Date.now() - this.lastEscape < DOUBLE_PRESS_MS;
+      this.lastEscape = again ? 0 : Date.now();
+      if (again) void this.openRewind("rewind");
+      return;
     }
     if (key.kind === "tab") {
       const c = completions(editor.text);
@@ -403,6 +415,17 @@ class TuiApp {
       .catch(() => undefined);
     if (r?.rule_error) this.view.say(`the rule was not kept: ${r.rule_error}`, this.theme.yellow);
     else if (r?.rule) this.view.say(`kept: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`, this.theme.dim);
+    this.requestRender();
+  }
+
+  private async openRewind(which: "rewind" | "undo" | "redo") {
+    if (!this.sessionId || !this.client) return this.view.say("no session is open", this.theme.dim);
+    if (this.view.turnRunning) return this.view.say("a turn is running: wait for it or cancel it (Ctrl-C) before rewinding", this.theme.yellow);
+    const { RewindFlow } = await import("./rewind");
+    const flow = new RewindFlow({ view: this.view, theme: this.theme, sessionId: () => this.sessionId, request: (m, p) => this.client!.request(m, p), requestRender: () => this.requestRender() });
+    this.rewind = flow;
+    if (which === "rewind") await flow.start();
+    else await flow.undoRedo(which);
     this.requestRender();
   }
 

@@ -8,6 +8,9 @@ export interface SlashCommand {
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "new", description: "end this session and start a fresh one here" },
   { name: "resume", args: "[ID]", description: "reopen a stored session (a list to pick from without ID)" },
+  { name: "rewind", description: "go back to an earlier prompt: files and conversation, conversation only, or files only (also Esc Esc on an empty prompt)" },
+  { name: "undo", description: "put back the files the last turn changed (its edits, commands and delegated agents' changes in the workspace)" },
+  { name: "redo", description: "redo what the last /undo undid" },
   { name: "compact", description: "summarise the conversation so far to free context" },
   { name: "model", args: "[NAME]", description: "list profiles and models; with NAME (a profile or a model) switch for the next turn, keeping the conversation" },
   { name: "effort", args: "[LEVEL]", description: "show the reasoning effort; with LEVEL switch it for the next turn" },

@@ -20,6 +20,8 @@ export interface SlashContext {
   startSession(resume?: string, modelName?: string): Promise<void>;
   closeSession(): Promise<void>;
   openPicker(startFresh: boolean): Promise<void>;
+  /** /rewind, /undo, /redo: the flow that shows what will change and asks. */
+  rewind(which: "rewind" | "undo" | "redo"): Promise<void>;
   quit(): Promise<void>;
   requestRender(): void;
 }
@@ -51,6 +53,11 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
         break;
       case "effort":
         await (await import("./model-switch")).effortCommand(ctx, arg);
+        break;
+      case "rewind":
+      case "undo":
+      case "redo":
+        await ctx.rewind(name);
         break;
       case "compact": {
         view.say("compacting…", theme.dim);

@@ -20,6 +20,7 @@ function context(overrides: Partial<SlashContext> = {}) {
     startSession: async (resume, modelName) => void calls.push(`start ${resume ?? "-"} ${modelName ?? "-"}`),
     closeSession: async () => void calls.push("close"),
     openPicker: async (startFresh) => void calls.push(`picker ${startFresh}`),
+    rewind: async (which) => void calls.push(`rewind ${which}`),
     quit: async () => void calls.push("quit"),
     requestRender: () => void calls.push("render"),
     usage: async () => ["this session: 1,234 tokens · cost 0.0100"],
