@@ -146,7 +146,12 @@ const SECRET_DIRECTORIES = new Set([
   ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store",
   ".codex", ".claude", ".grok", ".scv", ".mozilla",
 ]);
-const SECRET_FILES = new Set([".netrc", "_netrc", ".git-credentials", ".npmrc", ".pypirc", ".claude.json"]);
+const SECRET_FILES = new Set([
+  ".netrc", "_netrc", ".git-credentials", ".npmrc", ".pypirc", ".claude.json",
+  // Shell and REPL histories: commands typed with keys and passwords in them.
+  ".bash_history", ".zsh_history", ".sh_history", ".history", ".ash_history", ".python_history", ".node_repl_history",
+  ".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".lesshst",
+]);
 /** Component sequences (lower case) that name a credential store wherever they appear. */
 const SECRET_SEQUENCES = [
   [".cargo", "credentials"],
@@ -159,6 +164,7 @@ const SECRET_SEQUENCES = [
   [".config", "bravesoftware"],
   [".config", "microsoft-edge"],
   [".local", "share", "keyrings"],
+  [".local", "share", "fish"],
 ];
 const SECRET_EXTENSIONS = [".pem", ".key", ".p12", ".pfx", ".kdbx"];
 const SECRET_SUBSTRINGS = ["credential", "private_key"];

@@ -1,40 +1,70 @@
 // Known destructive payloads: commands SCV refuses to run whoever approves them. Checked on every reading of
 // the command (raw, ANSI-stripped, NFKC-normalised), through wrappers (`sudo`, `env`, `timeout`, …) and into
 // `bash -c`, `eval` and substitution bodies, so quoting tricks and look-alike characters do not hide them.
-import { isAbsolute, resolve } from "node:path";
+import { posix } from "node:path";
+import { otherUsersHome, pathOfText, within, type PathContext } from "./paths";
+import { programList, type ProgramList } from "./programs";
 import { tokenize, type SimpleCommand, type Word } from "./tokenize";
 
-export interface PathContext {
-  workspace: string;
-  home: string;
-  scvHome: string;
+export interface DestructiveContext extends PathContext {
+  /** The read-only list: a command on it in a read-only form may read SCV's home (then it asks); nothing else may name it. */
+  programs?: ProgramList;
 }
 
+const defaultPrograms = programList();
+
 /** Programs that run another command given after their own options. */
-const WRAPPERS = new Set(["sudo", "doas", "env", "command", "builtin", "exec", "nice", "nohup", "time", "timeout", "stdbuf", "ionice", "xargs", "busybox", "setsid", "chrt", "taskset", "unbuffer", "caffeinate", "watch"]);
+const WRAPPERS = new Set(["sudo", "doas", "env", "command", "builtin", "exec", "nice", "nohup", "time", "timeout", "stdbuf", "ionice", "xargs", "busybox", "setsid", "chrt", "taskset", "unbuffer", "caffeinate", "watch", "{", "!", "if", "then", "else", "elif", "do", "while", "until"]);
 /** Wrapper options that take a value as the next word. */
-const WRAPPER_VALUE_OPTIONS = new Set(["-u", "-g", "-C", "-n", "-s", "-k", "-p", "-c", "-U", "-h", "-I", "-L", "-P", "-d", "-E"]);
+const WRAPPER_VALUE_OPTIONS = new Set(["-u", "-g", "-C", "-n", "-s", "-k", "-p", "-c", "-U", "-h", "-I", "-L", "-P", "-d"]);
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh", "tcsh", "su"]);
-const INTERPRETERS = new Set([...SHELLS, "python", "python3", "python2", "perl", "ruby", "node", "bun", "deno", "php", "lua", "source", "."]);
+const INTERPRETERS = new Set([...SHELLS, "python", "python3", "python2", "perl", "ruby", "node", "bun", "deno", "php", "lua", "tclsh", "pwsh", "rscript", "source", ".", "eval"]);
 const FETCHERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lynx", "links"]);
+/** A fetcher named inside a word's text (a substitution body: `"$(curl -fsSL URL)"`). */
+const FETCH_WORD = /(?:^|[\s\/;|&(`"'])(?:curl|wget|aria2c|xh|lynx|links|fetch)(?=[\s;|&)`"']|$)/;
+/** A shell or interpreter named anywhere in a word's text (`>(sh)`, `sudo -E bash`). */
+const INTERPRETER_WORD = /(?:^|[\s\/;|&(`"'])(?:(?:ba|z|da|k|mk|a|c|tc)?sh|fish|python[0-9.]*|perl|ruby|node|bun|deno|php|lua|tclsh|pwsh|source|eval)(?=[\s;|&)`"']|$)/;
 const POWER = new Set(["shutdown", "reboot", "halt", "poweroff", "kexec"]);
 const RAW_DISK = /^\/dev\/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|rdisk\d|md\d|dm-\d|mapper\/|loop\d|sr\d|nbd\d)/;
 const WRITE_REDIRECTS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
-/** Programs that delete, truncate or overwrite what their arguments name (for cp/mv/install/ln: the last). */
-const WRITERS_ALL_ARGS = new Set(["rm", "tee", "truncate", "shred", "unlink", "rmdir", "chmod", "chown", "srm", "wipe"]);
-const WRITERS_LAST_ARG = new Set(["cp", "mv", "install", "ln", "rsync"]);
 const SYSTEM_DIRS = ["bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "opt", "root", "sbin", "srv", "sys", "usr", "var", "proc", "Users", "System", "Library"];
 const FORK_BOMB = /([A-Za-z_:.][\w:.]*)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1\s*&/;
 const MAX_DEPTH = 4;
 
+/**
+ * Where relative paths in a line may lead: the workspace, and each directory a `cd`/`pushd` in the line moves to
+ * (`unknown` when one of them only the shell could know).
+ */
+interface Places {
+  cwds: string[];
+  unknown: boolean;
+}
+
+function placesOf(commands: SimpleCommand[], ctx: DestructiveContext): Places {
+  const places: Places = { cwds: [ctx.workspace], unknown: false };
+  for (const c of commands) {
+    const words = unwrapped(c);
+    const program = words.length ? baseName(words[0]!.value) : "";
+    if (program !== "cd" && program !== "pushd") continue;
+    const target = words.slice(1).find((w) => !w.value.startsWith("-"));
+    const to = target ? places.cwds.map((cwd) => pathOfText(target.raw.replace(/["']/g, ""), ctx, cwd)) : [ctx.home];
+    for (const p of to) {
+      if (p === undefined) places.unknown = true;
+      else if (!places.cwds.includes(p)) places.cwds.push(p);
+    }
+  }
+  return places;
+}
+
 /** Why `text` is refused outright, or nothing. */
-export function destructiveReason(text: string, ctx: PathContext, depth = 0): string | undefined {
+export function destructiveReason(text: string, ctx: DestructiveContext, depth = 0): string | undefined {
   if (FORK_BOMB.test(text)) return "it is a fork bomb (a function that starts copies of itself until the machine stops)";
   const parsed = tokenize(text);
   if (!parsed.ok) return depth < MAX_DEPTH ? fallbackReason(text, ctx) : undefined;
   const commands = parsed.parsed.commands;
+  const places = placesOf(commands, ctx);
   for (let i = 0; i < commands.length; i++) {
-    const reason = commandReason(commands[i]!, ctx, depth) ?? pipeReason(commands, i);
+    const reason = commandReason(commands[i]!, ctx, depth, places) ?? pipeReason(commands, i);
     if (reason) return reason;
   }
   if (depth < MAX_DEPTH) {
@@ -47,7 +77,7 @@ export function destructiveReason(text: string, ctx: PathContext, depth = 0): st
 }
 
 /** A command the tokenizer could not read: the quote-free text checked for the plainest payloads. */
-function fallbackReason(text: string, ctx: PathContext): string | undefined {
+function fallbackReason(text: string, ctx: DestructiveContext): string | undefined {
   const plain = text.replace(/["'\\]/g, "");
   if (plain !== text) {
     const again = tokenize(plain);
@@ -96,11 +126,12 @@ function baseName(program: string): string {
   return (slash >= 0 ? program.slice(slash + 1) : program).toLowerCase();
 }
 
-function commandReason(cmd: SimpleCommand, ctx: PathContext, depth: number): string | undefined {
+function commandReason(cmd: SimpleCommand, ctx: DestructiveContext, depth: number, places: Places): string | undefined {
   for (const r of cmd.redirects) {
     if (!WRITE_REDIRECTS.has(r.op) || !r.target) continue;
-    if (RAW_DISK.test(r.target.value)) return `it writes straight to the disk device ${r.target.value}`;
-    if (insideScvHome(r.target, ctx)) return `it overwrites ${r.target.value}, SCV's own credentials and state`;
+    const to = pathOfText(r.target.raw.replace(/["']/g, ""), ctx) ?? r.target.value;
+    if (RAW_DISK.test(to)) return `it writes straight to the disk device ${r.target.value}`;
+    if (namesScvHome(r.target, ctx, places)) return `it overwrites ${r.target.value}, SCV's own credentials and state`;
   }
   const words = unwrapped(cmd);
   if (!words.length) return undefined;
@@ -108,26 +139,43 @@ function commandReason(cmd: SimpleCommand, ctx: PathContext, depth: number): str
   const args = words.slice(1);
   const values = args.map((w) => w.value);
   const positional = args.filter((w) => !w.value.startsWith("-") || w.value === "-");
+  const home = (w: Word) => rootOrHome(w, ctx, places);
 
   if (program === "rm") {
-    if (values.includes("--no-preserve-root")) return "`rm --no-preserve-root` deletes the whole system";
-    const recursive = values.some((v) => v === "--recursive" || /^-[A-Za-z]*[rR]/.test(v) && !v.startsWith("--"));
-    const target = recursive ? positional.find((w) => rootOrHome(w, ctx)) : undefined;
+    if (values.some((v) => longOption(v, "--no-preserve-root"))) return "`rm --no-preserve-root` deletes the whole system";
+    const recursive = values.some((v) => longOption(v, "--recursive") || /^-[A-Za-z]*[rR]/.test(v) && !v.startsWith("--"));
+    const target = recursive ? positional.find(home) : undefined;
     if (target) return `\`rm -r ${target.raw}\` deletes ${describeTarget(target, ctx)}`;
   }
   if (program === "chmod" || program === "chown" || program === "chgrp") {
-    const recursive = values.some((v) => v === "--recursive" || /^-[A-Za-z]*R/.test(v) && !v.startsWith("--"));
-    const target = recursive ? positional.find((w) => rootOrHome(w, ctx)) : undefined;
+    const recursive = values.some((v) => longOption(v, "--recursive") || /^-[A-Za-z]*R/.test(v) && !v.startsWith("--"));
+    const target = recursive ? positional.find(home) : undefined;
     if (target) return `\`${program} -R\` on ${target.raw} changes ${describeTarget(target, ctx)}`;
+  }
+  if (program === "shred" || program === "truncate") {
+    const target = positional.find(home);
+    if (target) return `\`${program}\` on ${target.raw} destroys ${describeTarget(target, ctx)}`;
+  }
+  if (program === "find") {
+    const reason = findReason(args, ctx, places);
+    if (reason) return reason;
+  }
+  if (program === "git") {
+    const reason = gitCleanReason(args, ctx, places);
+    if (reason) return reason;
+  }
+  if (program === "rsync" && values.some((v) => v.startsWith("--del") || longOption(v, "--remove-source-files"))) {
+    const target = positional.at(-1);
+    if (target && positional.length > 1 && home(target)) return `\`rsync --delete\` into ${target.raw} deletes ${describeTarget(target, ctx)}`;
   }
   if (program.startsWith("mkfs") || program === "mke2fs" || program === "mkswap" || program === "wipefs") {
     return `\`${program}\` formats a disk`;
   }
   if (program === "dd") {
-    const of = values.find((v) => v.startsWith("of=") && RAW_DISK.test(v.slice(3)));
+    const of = values.find((v) => v.startsWith("of=") && RAW_DISK.test(pathOfText(v.slice(3), ctx) ?? v.slice(3)));
     if (of) return `\`dd ${of}\` writes straight to a disk device`;
   }
-  if ((program === "tee" || program === "cp" || program === "shred" || program === "cat" || program === "truncate") && positional.some((w) => RAW_DISK.test(w.value))) {
+  if ((program === "tee" || program === "cp" || program === "shred" || program === "cat" || program === "truncate") && positional.some((w) => RAW_DISK.test(pathOfText(w.raw.replace(/["']/g, ""), ctx) ?? w.value))) {
     return `\`${program}\` writes to a raw disk device`;
   }
   if (POWER.has(program)) return `\`${program}\` stops or restarts the machine`;
@@ -135,14 +183,12 @@ function commandReason(cmd: SimpleCommand, ctx: PathContext, depth: number): str
   if (program === "systemctl" && values.some((v) => ["poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"].includes(v))) {
     return "`systemctl` stops or restarts the machine";
   }
-  const scvTarget = writtenTargets(program, positional).find((w) => insideScvHome(w, ctx));
-  if (scvTarget) return `\`${program}\` would overwrite or delete ${scvTarget.value}, SCV's own credentials and state`;
-  if (program === "sed" && values.some((v) => v === "-i" || v.startsWith("--in-place") || /^-[A-Za-z]*i/.test(v) && !v.startsWith("--"))) {
-    const t = positional.find((w) => insideScvHome(w, ctx));
-    if (t) return `\`sed -i\` would overwrite ${t.value}, SCV's own credentials and state`;
-  }
+  // SCV's home: any command that may write there, by any spelling of the path, is refused. Only a command on
+  // the read-only list in a read-only form may name it (and then asks, as any credential read does).
+  const scvWord = cmd.words.find((w) => namesScvHome(w, ctx, places));
+  if (scvWord && !readOnly(words, cmd, ctx)) return `\`${program}\` may write to ${scvWord.value}, inside SCV's home (its credentials, rules and state)`;
   if (INTERPRETERS.has(program)) {
-    const fetched = words.find((w) => /(?:<\(|\$\(|`)\s*(?:sudo\s+)?(?:curl|wget)\b/.test(w.raw));
+    const fetched = [...words, ...cmd.redirects.map((r) => r.target).filter((t): t is Word => !!t)].find((w) => /(?:<\(|\$\(|`)/.test(w.raw) && FETCH_WORD.test(w.raw));
     if (fetched) return `it runs a download with ${program} without anyone reading it first`;
   }
   if (depth < MAX_DEPTH) {
@@ -158,16 +204,75 @@ function commandReason(cmd: SimpleCommand, ctx: PathContext, depth: number): str
   return undefined;
 }
 
-/** `curl … | sh`: a download piped into a shell or interpreter later in the same pipeline. */
+/** `--recursive` as GNU's parser takes it: whole, or abbreviated to a prefix of at least `--r`. */
+function longOption(v: string, name: string): boolean {
+  const written = v.split("=", 1)[0]!;
+  return written === name || (written.length >= 3 && written.startsWith("--") && name.startsWith(written));
+}
+
+/** A command on the read-only list, in a form its check accepts, writing to no file. */
+function readOnly(words: Word[], cmd: SimpleCommand, ctx: DestructiveContext): boolean {
+  const check = (ctx.programs ?? defaultPrograms).check(words[0]!.value);
+  if (!check || check(words.slice(1).map((w) => w.value))) return false;
+  return cmd.redirects.every((r) => !WRITE_REDIRECTS.has(r.op) || r.target?.value === "/dev/null");
+}
+
+/** `find PATH… -delete` (or `-exec rm`) on a home directory or `/`. */
+function findReason(args: Word[], ctx: DestructiveContext, places: Places): string | undefined {
+  let i = 0;
+  while (i < args.length && /^-(?:[HLP]+|D|O\d*)$/.test(args[i]!.value)) i += args[i]!.value === "-D" ? 2 : 1;
+  const starts: Word[] = [];
+  while (i < args.length && !/^[-(!,]/.test(args[i]!.value)) starts.push(args[i++]!);
+  const expression = args.slice(i).map((w) => w.value);
+  const deletes = expression.some((v, k) => v === "-delete" || (/^-(?:exec|execdir|ok|okdir)$/.test(v) && ["rm", "shred", "unlink", "rmdir", "truncate", "srm", "wipe"].includes(baseName(expression[k + 1] ?? ""))));
+  if (!deletes) return undefined;
+  const target = starts.find((w) => rootOrHome(w, ctx, places));
+  if (target) return `\`find ${target.raw} … -delete\` deletes ${describeTarget(target, ctx)}`;
+  if (!starts.length && places.cwds.some((c) => isRootOrHomePath(c, ctx))) return "`find -delete` in your home directory deletes it";
+  return undefined;
+}
+
+/** `git clean -f` whose work tree or pathspec is a home directory or `/`. */
+function gitCleanReason(args: Word[], ctx: DestructiveContext, places: Places): string | undefined {
+  let i = 0;
+  const dirs: Word[] = [];
+  while (i < args.length && args[i]!.value.startsWith("-")) {
+    const v = args[i]!.value;
+    if (v === "-C" || v === "--work-tree" || v === "--git-dir" || v === "-c" || v === "--namespace") {
+      if (v !== "-c" && v !== "--namespace" && args[i + 1]) dirs.push(args[i + 1]!);
+      i += 2;
+      continue;
+    }
+    if (v.startsWith("--work-tree=")) dirs.push({ ...args[i]!, raw: args[i]!.raw.slice(args[i]!.raw.indexOf("=") + 1) });
+    i++;
+  }
+  if (args[i]?.value !== "clean") return undefined;
+  const rest = args.slice(i + 1).map((w) => w.value);
+  if (!rest.some((v) => v === "--force" || (/^-[A-Za-z]*f/.test(v) && !v.startsWith("--")))) return undefined;
+  const dir = dirs.find((w) => rootOrHome(w, ctx, places));
+  if (dir) return `\`git clean\` in ${dir.raw} deletes ${describeTarget(dir, ctx)}`;
+  const pathspec = args.slice(i + 1).filter((w) => !w.value.startsWith("-")).find((w) => rootOrHome(w, ctx, places));
+  if (pathspec) return `\`git clean ${pathspec.raw}\` deletes ${describeTarget(pathspec, ctx)}`;
+  if (!dirs.length && places.cwds.some((c) => isRootOrHomePath(c, ctx))) return "`git clean -f` in your home directory deletes every file git does not track there";
+  return undefined;
+}
+
+/**
+ * `curl … | sh`: a download piped into a shell or interpreter later in the same pipeline, however the shell is
+ * reached (`sudo -E bash`, `| (sh)`, `| tee >(sh)`, a program only the shell knows such as `$SHELL`).
+ */
 function pipeReason(commands: SimpleCommand[], i: number): string | undefined {
   const cmd = commands[i]!;
-  if (cmd.after !== "|" && cmd.after !== "|&") return undefined;
+  if (cmd.after !== "|" && cmd.after !== "|&" && cmd.after !== "(") return undefined;
   const words = unwrapped(cmd);
-  if (!words.length || !INTERPRETERS.has(baseName(words[0]!.value))) return undefined;
+  const first = words[0];
+  const runs = !!first && (INTERPRETERS.has(baseName(first.value)) || !!first.expansion || cmd.words.some((w) => INTERPRETER_WORD.test(w.value)));
+  if (!runs) return undefined;
   for (let j = i - 1; j >= 0; j--) {
     const w = unwrapped(commands[j]!);
-    if (w.length && FETCHERS.has(baseName(w[0]!.value))) return `it pipes a download (${baseName(w[0]!.value)}) into ${baseName(words[0]!.value)}, running code nobody has read`;
-    if (commands[j]!.after !== "|" && commands[j]!.after !== "|&") break;
+    if (w.length && FETCHERS.has(baseName(w[0]!.value))) return `it pipes a download (${baseName(w[0]!.value)}) into ${first!.value}, running code nobody has read`;
+    const after = commands[j]!.after;
+    if (after !== "|" && after !== "|&" && after !== "(") break;
   }
   return undefined;
 }
@@ -183,42 +288,75 @@ function innerCommand(program: string, words: Word[]): string | undefined {
   return undefined;
 }
 
-function writtenTargets(program: string, positional: Word[]): Word[] {
-  if (WRITERS_ALL_ARGS.has(program)) return positional;
-  if (WRITERS_LAST_ARG.has(program) && positional.length > 1) return [positional.at(-1)!];
-  return [];
+/**
+ * Whether a word may name a place inside SCV's home, by any spelling: the path itself, a value after `=` (`of=`,
+ * `--output=`), an attached short value (`-o/…`), the path inside a longer text (`open("/…/.scv/x")`), the
+ * variable's name (`$SCV_HOME`, `$(printenv SCV_HOME)`), or, when a `cd` leads somewhere unknown, a relative
+ * path through a folder named like it.
+ */
+function namesScvHome(w: Word, ctx: DestructiveContext, places: Places): boolean {
+  if (w.raw.includes("SCV_HOME")) return true;
+  const text = w.raw.replace(/["'\\]/g, "");
+  const candidates = [text];
+  for (let at = text.indexOf("="); at >= 0; at = text.indexOf("=", at + 1)) candidates.push(text.slice(at + 1));
+  if (/^-[A-Za-z]./.test(text)) candidates.push(text.slice(2));
+  for (const c of candidates) {
+    for (const cwd of places.cwds) {
+      const p = pathOfText(c, ctx, cwd);
+      if (p && within(p, ctx.scvHome)) return true;
+    }
+  }
+  const spelled = ` ${text}`
+    .replace(/([=:(,"'])~(?=\/|$)/g, `$1${ctx.home}`).replace(/^ ~(?=\/|$)/, ` ${ctx.home}`)
+    .replace(/\$\{?HOME\}?(?=\/|$|[^A-Za-z0-9_])/g, ctx.home)
+    .replace(/\/+/g, "/")
+    .replace(/\/\.(?=\/)/g, "");
+  const at = spelled.indexOf(ctx.scvHome);
+  if (at >= 0 && !/[A-Za-z0-9._-]/.test(spelled[at + ctx.scvHome.length] ?? "")) return true;
+  const name = posix.basename(ctx.scvHome);
+  return places.unknown && name.startsWith(".") && text.split("/").includes(name);
 }
 
-/** The path a word names, with `~`, `$HOME` and `$SCV_HOME` spelled out, normalised; undefined if unknowable. */
-export function pathOf(w: Word, ctx: PathContext): string | undefined {
-  let p = w.raw.replace(/["']/g, "");
-  p = p
-    .replace(/^~(?=\/|$)/, ctx.home)
-    .replace(/^\$\{?HOME\}?(?=\/|$)/, ctx.home)
-    .replace(/^\$\{?SCV_HOME\}?(?=\/|$)/, ctx.scvHome);
-  if (/[$`]/.test(p)) return undefined;
-  p = p.replace(/\\(.)/g, "$1");
-  return isAbsolute(p) ? resolve(p) : resolve(ctx.workspace, p);
+/**
+ * Whether a deleting command's target may be `/`, a home directory (any user's: `~`, `~USER`, `$HOME`, `/root`,
+ * `/home/NAME`), a directory above one, or a top-level system directory, including through a pattern
+ * (`/home/*`, `~/*`). A target only the shell could know (`~$(whoami)`, `"$DIR"`) counts: the guard cannot
+ * prove it is not a home.
+ */
+function rootOrHome(w: Word, ctx: DestructiveContext, places: Places): boolean {
+  const text = w.raw.replace(/["']/g, "");
+  if (otherUsersHome(text, ctx) || /^~[^/A-Za-z0-9._-]/.test(text)) return true;
+  if (computedWhole(text)) return true;
+  if (!text.startsWith("/") && !/^[~$]/.test(text) && places.unknown && /^(?:\.{1,2}\/?|\*|\.\/\*)?$/.test(text)) return true;
+  for (const cwd of places.cwds) {
+    let p = pathOfText(text, ctx, cwd);
+    if (p === undefined) continue;
+    // A pattern: judged by the directory it lists (`/home/*` lists /home).
+    while (w.glob && /[*?[]/.test(posix.basename(p)) && p !== "/") p = posix.dirname(p);
+    if (isRootOrHomePath(p, ctx)) return true;
+  }
+  return false;
 }
 
-function insideScvHome(w: Word, ctx: PathContext): boolean {
-  const p = pathOf(w, ctx);
-  return !!p && (p === ctx.scvHome || p.startsWith(`${ctx.scvHome}/`));
+/** A word whose path ends in something only the shell knows, with no literal folder below it: `$X`, `"$D"/`, `$(echo ~)/*`. */
+function computedWhole(text: string): boolean {
+  const trimmed = text.replace(/(?:\/+\.?|\/\*)+$/, "");
+  return /(?:\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]|\$\{[^}]*\}|\$\(.*\)|`.*`|\$\[.*\])$/.test(trimmed) && !/^\$\{?(?:HOME|SCV_HOME|PWD)\}?\/./.test(trimmed);
 }
 
-/** `/`, `/*`, `~`, `$HOME`, the home directory itself, or a top-level system directory, with or without `/*`. */
-function rootOrHome(w: Word, ctx: PathContext): boolean {
-  const raw = w.raw.replace(/["']/g, "").replace(/\/+/g, "/");
-  if (/^(?:\/|\/\*|\/\.|~|~\/|~\/\*|\$\{?HOME\}?\/?\*?|\/\.\.?\/?)$/.test(raw)) return true;
-  const p = pathOf({ ...w, raw: raw.replace(/\/\*$/, "") }, ctx);
-  if (!p) return false;
-  if (p === "/" || p === ctx.home || p === resolve(ctx.home, "..")) return true;
+export function isRootOrHomePath(p: string, ctx: PathContext): boolean {
+  if (p === "/" || within(ctx.home, p) || within(ctx.scvHome, p)) return true;
+  if (/^\/(?:home|Users)\/[^/]+$/.test(p) || p === "/root") return true;
   return SYSTEM_DIRS.some((d) => p === `/${d}`);
 }
 
 function describeTarget(w: Word, ctx: PathContext): string {
-  const p = pathOf({ ...w, raw: w.raw.replace(/["']/g, "").replace(/\/\*$/, "") }, ctx);
-  if (p === ctx.home || /^(~|\$\{?HOME\}?)/.test(w.raw.replace(/["']/g, ""))) return "your whole home directory";
+  const text = w.raw.replace(/["']/g, "");
+  const p = pathOfText(text.replace(/\/\*$/, ""), ctx);
+  if (p === undefined) return "a path only known when the shell runs it, which may be a home directory";
+  if (p === ctx.home || /^(~|\$\{?HOME\}?)/.test(text)) return "your whole home directory";
   if (p === "/") return "the whole system";
+  if (within(ctx.home, p)) return `${p}, which holds your home directory`;
+  if (/^\/(?:home|Users)\/[^/]+$/.test(p) || p === "/root") return `the home directory ${p}`;
   return `the system directory ${p}`;
 }

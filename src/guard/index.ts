@@ -1,10 +1,11 @@
 // The command guard: classifies a `bash` command before approval, lexically (no shell runs to decide), into
 // `allow` (proven literal and read-only: runs unasked), `prompt` (asks, as any process call) or `block` (a known
 // destructive payload: refused whoever approves). It is containment, not a sandbox (docs/security.md).
-import { resolve } from "node:path";
-import { destructiveReason, type PathContext } from "./destructive";
+import { destructiveReason } from "./destructive";
 import { gitConfigProblem } from "./git-config";
-import { programList, type ProgramList } from "./programs";
+import { parseOptions } from "./options";
+import { normalPath, secretPath, within, type PathContext } from "./paths";
+import { GREP_OPTIONS, grepRecursive, programList, type ProgramList } from "./programs";
 import { matchingRule, prefixText, type PrefixRule } from "./rules";
 import { tokenize, type SimpleCommand, type Word } from "./tokenize";
 
@@ -36,6 +37,11 @@ const REPO_CODE = new Set(["npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", 
 const NO_SHORT_RULE = new Set([...WRAPPERS, ...REPO_CODE, ...NETWORK, "python2", "awk", "gawk", "perl", "find", "sed", "git", "rm", "mv", "cp", "dd", "chmod", "chown", "tee"]);
 const FILE_REDIRECT_OK = new Set(["/dev/null"]);
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
+/**
+ * Characters a person reads as a shell operator or quote but bash reads as a letter: full-width and small-form
+ * variants (`＆`, `；`, `﹔`, `｜`, `＞`, `＄`…), other line and paragraph separators.
+ */
+const LOOK_ALIKE = /[\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff5e\ufe50-\ufe6b\u2028\u2029\u0085\u037e\u2024\u2039\u203a\u2215\u2044\u29f8\u01c0\u2223\u2502]/;
 
 const prompt = (reason: string, rulePrefix?: string[]): GuardVerdict => ({ decision: "prompt", reason, ...(rulePrefix ? { rulePrefix } : {}) });
 
@@ -47,6 +53,8 @@ export function classifyCommand(command: string, ctx: GuardContext): GuardVerdic
     }
   }
   if (CONTROL.test(command)) return prompt("it contains control characters, so what the terminal shows may not be what runs");
+  const lookAlike = LOOK_ALIKE.exec(command);
+  if (lookAlike) return prompt(`it contains \`${lookAlike[0]}\` (U+${lookAlike[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}), which looks like a shell operator or quote but is an ordinary letter to bash`);
   const read = tokenize(command);
   if (!read.ok) return prompt(`could not read this command: ${read.reason}`);
   const { commands, operators, notes } = read.parsed;
@@ -157,44 +165,40 @@ function redirectProblem(op: string, target: Word | undefined, ctx: GuardContext
   return `it writes to a file (\`${op} ${t}\`)`;
 }
 
-/** Credential files and directories, the SCV home, process memory and devices: reading them asks (defense in depth). */
-const SENSITIVE =
-  /(?:^|[\/:=@])(?:\.env[^/]*|\.ssh|\.aws|\.kube|\.gnupg|\.docker|\.npmrc|\.pypirc|\.netrc|\.git-credentials|\.pgpass|\.azure|\.config\/gcloud|\.config\/gh|id_(?:rsa|dsa|ecdsa|ed25519)[^/]*|ssh_host_[^/]*key[^/]*)(?:\/|$)|^\/proc(?:\/|$)|^\/dev\/(?!(?:null|zero|u?random|stdin|stdout|stderr)$)|^\/etc\/(?:g?shadow|sudoers)|\/dev\/(?:tcp|udp)\//;
 /** Programs that read file contents recursively: pointed at the home directory (or above) they read its credentials. */
 const RECURSIVE_READERS = new Set(["grep", "egrep", "fgrep", "rg", "ag"]);
 
+/**
+ * Whether an argument names a credential path (paths.ts: normalised, judged by the file tools' list): the word
+ * itself, a value after `=`, `:` or `@` (`--file=.env`, `HEAD:.env`), or a short option's attached value (`-f.env`).
+ */
 function sensitive(word: string, ctx: GuardContext): boolean {
-  if (word.startsWith("-") && !word.startsWith("--") && word.length > 2 && sensitivePath(word.slice(2), ctx)) return true; // `-f.env`
-  const value = word.startsWith("-") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : word;
-  return sensitivePath(value, ctx);
-}
-
-function sensitivePath(value: string, ctx: GuardContext): boolean {
-  if (SENSITIVE.test(value)) return true;
-  if (!value.includes("/") && !value.includes("..") && !ctx.workspace.startsWith(ctx.scvHome)) return false;
-  return within(absolute(value, ctx), ctx.scvHome);
-}
-
-function absolute(value: string, ctx: GuardContext): string {
-  const abs = value.startsWith("/") ? value : `${ctx.workspace}/${value}`;
-  const normalized = abs.replace(/\/+/g, "/").replace(/\/\.(?=\/|$)/g, "");
-  return normalized.includes("..") ? resolve(normalized) : normalized.replace(/(.)\/$/, "$1");
+  if (secretPath(word, ctx)) return true;
+  if (word.startsWith("-") && !word.startsWith("--") && word.length > 2 && secretPath(word.slice(2), ctx)) return true;
+  for (const sep of ["=", ":", "@"]) {
+    const at = word.indexOf(sep);
+    if (at >= 0 && secretPath(word.slice(at + 1), ctx)) return true;
+  }
+  return false;
 }
 
 /** A recursive search of the home directory, the SCV home or a directory above them (`grep -r KEY ~/..`, `rg x /`). */
 function searchesHome(program: string, args: string[], ctx: GuardContext): string | undefined {
   if (!RECURSIVE_READERS.has(program)) return undefined;
-  const recursive = program === "rg" || program === "ag" || args.some((a) => /^-[A-Za-z]*[rR]/.test(a) && !a.startsWith("--") || a === "--recursive" || a === "--dereference-recursive" || a === "-d" || a === "--directories=recurse");
-  if (!recursive) return undefined;
-  const holdsSecrets = (dir: string) => within(ctx.home, dir) || within(ctx.scvHome, dir);
-  const named = args.filter((a) => !a.startsWith("-")).find((a) => holdsSecrets(absolute(a, ctx)));
+  let operands = args.filter((a) => !a.startsWith("-"));
+  if (program === "grep" || program === "egrep" || program === "fgrep") {
+    const parsed = parseOptions(args, GREP_OPTIONS);
+    if ("unknown" in parsed || !grepRecursive(parsed)) return undefined;
+    // The first operand is the pattern unless -e or -f gave it.
+    const patternGiven = parsed.options.some((o) => ["-e", "-f", "--regexp", "--file"].includes(o.name));
+    operands = patternGiven ? parsed.operands : parsed.operands.slice(1);
+  }
+  // The user's home, SCV's home, any directory above them, and any user's home (`/home/bob`, `/root`).
+  const holdsSecrets = (dir: string) => within(ctx.home, dir) || within(ctx.scvHome, dir) || /^\/(?:home|Users)(?:\/[^/]+)?$|^\/root$/.test(dir);
+  const named = operands.find((a) => holdsSecrets(normalPath(a, ctx)));
   if (named) return named;
   // With no directory named it searches the working directory: the workspace, which may be the home itself.
   return holdsSecrets(ctx.workspace) ? "." : undefined;
-}
-
-function within(path: string, dir: string): boolean {
-  return dir === "/" || path === dir || path.startsWith(`${dir}/`);
 }
 
 /** No expansion, glob, inline variable or file redirection: what the words say is what runs. */

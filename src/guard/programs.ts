@@ -1,24 +1,45 @@
 // The read-only programs the guard lets run unasked, each with the argument forms that would make it write,
 // execute something or read a file it was not shown. A program here is read-only only in the forms its check
-// accepts; everything else about it asks. Users extend and trim the list with `[tools.guard]`.
+// accepts; everything else about it asks. Options are read as each program's own parser reads them
+// (options.ts): clusters, attached values and abbreviated long options. Users extend and trim the list with
+// `[tools.guard]`.
+import { optionTable, parseOptions, type OptionTable, type ParsedArgs } from "./options";
+import { sedScriptProblem } from "./sed";
 
 /** Looks at a program's arguments (after quote removal); returns why they need approval, or nothing. */
 export type ArgumentCheck = (args: string[]) => string | undefined;
 
 const none: ArgumentCheck = () => undefined;
 
-/** Refuses any argument equal to one of `names` or starting with `name=` (long options with a value). */
+/**
+ * Refuses any of `names` however the program's parser would take it: exact, with `=value`, abbreviated
+ * (`--compress-prog` of `--compress-program`, as getopt_long allows), or a short option anywhere in a cluster
+ * (`-uo`, `-oFILE`; a letter inside an attached value counts too, which only ever asks more).
+ */
 function refuseOptions(names: string[], why: string): ArgumentCheck {
   return (args) => {
     for (const a of args) {
       if (a === "--") break;
+      const long = a.startsWith("--") ? a.split("=", 1)[0]! : undefined;
       for (const n of names) {
-        if (a === n || (n.startsWith("--") && a.startsWith(`${n}=`))) return `\`${n}\` ${why}`;
-        // A short option in a bundle (`-fo file`): any letter of it.
-        if (/^-[A-Za-z]$/.test(n) && /^-[A-Za-z0-9]+$/.test(a) && !a.startsWith("--") && a.includes(n[1]!)) return `\`${n}\` ${why}`;
+        if (long && n.startsWith("--") && long.length > 3 && n.startsWith(long)) return `\`${n}\` ${why}`;
+        if (!long && /^-[A-Za-z]$/.test(n) && a.startsWith("-") && a.includes(n[1]!)) return `\`${n}\` ${why}`;
       }
     }
     return undefined;
+  };
+}
+
+/**
+ * A check from the program's option table: an option it does not know asks; `refused` options ask with `why`;
+ * `more` looks at the parsed options and operands.
+ */
+function withOptions(program: string, table: OptionTable, refused: Record<string, string>, more?: (p: ParsedArgs) => string | undefined): ArgumentCheck {
+  return (args) => {
+    const parsed = parseOptions(args, table);
+    if ("unknown" in parsed) return `\`${program}\`: ${parsed.unknown}`;
+    for (const o of parsed.options) if (Object.hasOwn(refused, o.name)) return `\`${program} ${o.name}${o.value !== undefined ? ` ${o.value}` : ""}\` ${refused[o.name]}`;
+    return more?.(parsed);
   };
 }
 
@@ -40,48 +61,95 @@ const find: ArgumentCheck = (args) => {
   return hit ? `\`find ${hit}\` runs a program or changes files` : undefined;
 };
 
-/**
- * GNU sed: only `-n`/`-E`/`-r`/`-s`/`-u`/`-z` and scripts made of substitutions without the `e` and `w` flags,
- * and `p`/`d`/`q` with line addresses. In-place editing, `e`, `w`, `r` and script files ask.
- */
-const SED_SCRIPT = /^(?:(?:\d+|\$)(?:,(?:\d+|\$))?)?(?:[pdq=]|s(.)(?:(?!\1).|\\.)*\1(?:(?!\1).|\\.)*\1[gpiI0-9]*)$/;
-const sed: ArgumentCheck = (args) => {
-  let script: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "-e" || a === "--expression") {
-      const s = args[++i] ?? "";
-      if (!SED_SCRIPT.test(s)) return `sed script \`${s}\` may write files or run commands`;
-      script = s;
-    } else if (/^-[nErsuz]+$/.test(a) || a === "--quiet" || a === "--silent" || a === "--regexp-extended") continue;
-    else if (a.startsWith("-")) return `\`sed ${a}\` may write files or read a script file`;
-    else if (script === undefined) {
-      if (!SED_SCRIPT.test(a)) return `sed script \`${a}\` may write files or run commands`;
-      script = a;
-    }
-  }
-  return undefined;
-};
+/** GNU sed's options (sed/sed.c). In-place editing and script files ask; scripts are read by sed.ts. */
+const SED_OPTIONS = optionTable("nrsuzEe:f:i::l:b", [
+  "quiet", "silent", "expression=", "file=", "in-place==", "line-length=", "null-data", "zero-terminated", "regexp-extended",
+  "separate", "sandbox", "debug", "posix", "unbuffered", "follow-symlinks", "binary", "help", "version",
+]);
+const sed = withOptions("sed", SED_OPTIONS, {
+  "-i": "edits files in place",
+  "--in-place": "edits files in place",
+  "-f": "reads its script from a file",
+  "--file": "reads its script from a file",
+}, (p) => {
+  const given = p.options.filter((o) => o.name === "-e" || o.name === "--expression").map((o) => o.value ?? "");
+  // With no -e, the first operand is the script; several -e scripts are joined with newlines, as sed does.
+  const script = given.length ? given.join("\n") : p.operands[0];
+  if (script === undefined) return "sed without a script";
+  return sedScriptProblem(script);
+});
 
-/** `sort -o` writes; `--compress-program` runs a program. */
-const sort = refuseOptions(["-o", "--output", "--compress-program"], "writes a file or runs a program");
+/** GNU sort's options: `-o` writes, `--compress-program` runs a program, `-T` writes temporary files there. */
+const SORT_OPTIONS = optionTable("bdfgiMhnRrVcCk:mo:sS:t:T:uz", [
+  "ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort", "ignore-nonprinting", "month-sort",
+  "human-numeric-sort", "numeric-sort", "random-sort", "random-source=", "reverse", "sort=", "version-sort", "batch-size=",
+  "check==", "compress-program=", "debug", "files0-from=", "key=", "merge", "output=", "stable", "buffer-size=",
+  "field-separator=", "temporary-directory=", "unique", "zero-terminated", "parallel=", "help", "version",
+]);
+const sort = withOptions("sort", SORT_OPTIONS, {
+  "-o": "writes a file",
+  "--output": "writes a file",
+  "--compress-program": "runs a program",
+  "-T": "writes temporary files there",
+  "--temporary-directory": "writes temporary files there",
+});
 
 /** `uniq IN OUT` and `xxd IN OUT` write OUT. */
 const oneInput = (program: string): ArgumentCheck => (args) => (positionals(args).length > 1 ? `\`${program}\` with two files writes the second` : undefined);
 
-/** `date -s` and `date MMDDhhmm` set the clock. */
-const date: ArgumentCheck = (args) => {
-  for (const a of args) {
-    if (a === "-s" || a.startsWith("--set") || /^-[A-Za-z]*s/.test(a) && !a.startsWith("--")) return "`date -s` sets the system clock";
-  }
-  return positionals(args).some((a) => !a.startsWith("+")) ? "`date` with a time argument sets the system clock" : undefined;
-};
+/** `date -s` and `date MMDDhhmm` set the clock (GNU date's options). */
+const DATE_OPTIONS = optionTable("d:f:I::Rr:s:u", [
+  "date=", "debug", "file=", "iso-8601==", "resolution", "rfc-email", "rfc-822", "rfc-2822", "rfc-3339=", "reference=", "set=",
+  "universal", "utc", "help", "version",
+]);
+const date = withOptions("date", DATE_OPTIONS, { "-s": "sets the system clock", "--set": "sets the system clock" }, (p) =>
+  p.operands.some((a) => !a.startsWith("+")) ? "`date` with a time argument sets the system clock" : undefined,
+);
 
 /** rg: `--pre` runs a preprocessor, `-z` runs decompressors, `--hostname-bin` runs a program. */
 const rg = refuseOptions(["--pre", "--pre-glob", "--search-zip", "-z", "--hostname-bin"], "runs another program");
 const ag = refuseOptions(["--pager", "--search-zip", "-z"], "runs another program");
 const file = refuseOptions(["-C", "--compile"], "writes a compiled magic file");
-const tree = refuseOptions(["-o", "-R"], "writes files");
+/** tree's own parser (exact long names, values attached or next): `-o` writes its output to a file, `-R` with `-H` writes a file per directory. */
+const TREE_OPTIONS = optionTable("adlfxL:RP:I:o:H:T:iqNQpugshDFvtcUrSnCAXJ", [
+  "help", "version", "inodes", "device", "noreport", "nolinks", "dirsfirst", "filesfirst", "charset=", "si", "du", "prune",
+  "timefmt=", "ignore-case", "matchdirs", "fromfile", "fromtabfile", "info", "gitignore", "sort=", "filelimit=", "metafirst",
+], false);
+const tree = withOptions("tree", TREE_OPTIONS, { "-o": "writes its output to a file", "-R": "writes files (with -H)" });
+
+/**
+ * GNU grep's options (the egrep and fgrep scripts take the same). Nothing here writes or runs a program; the
+ * table is there so an abbreviated `--recurs` or `--direct=rec` is seen as the recursive search it is.
+ */
+export const GREP_OPTIONS = optionTable("EFGPe:f:iywxzsvVcbnhHoqrRaId:D:LlTUZm:A:B:C:0123456789", [
+  "extended-regexp", "fixed-strings", "basic-regexp", "perl-regexp", "regexp=", "file=", "ignore-case", "no-ignore-case",
+  "word-regexp", "line-regexp", "null-data", "no-messages", "invert-match", "version", "help", "max-count=", "byte-offset",
+  "line-number", "no-line-number", "line-buffered", "with-filename", "no-filename", "label=", "only-matching", "quiet",
+  "silent", "binary-files=", "text", "directories=", "devices=", "recursive", "dereference-recursive", "include=", "exclude=",
+  "exclude-from=", "exclude-dir=", "files-without-match", "files-with-matches", "count", "initial-tab", "null",
+  "before-context=", "after-context=", "context=", "color==", "colour==", "binary",
+]);
+const grep = withOptions("grep", GREP_OPTIONS, {});
+
+/** Whether parsed grep options search directories recursively (`-r`, `-R`, `-d recurse` and its abbreviations). */
+export function grepRecursive(p: ParsedArgs): boolean {
+  return p.options.some((o) => ["-r", "-R", "--recursive", "--dereference-recursive"].includes(o.name) || ((o.name === "-d" || o.name === "--directories") && !!o.value && "recurse".startsWith(o.value)));
+}
+
+/**
+ * Bash's `test`/`[`: `-v NAME` evaluates an array subscript in NAME as arithmetic, which runs any command
+ * substitution inside it, quoted or not (`[ -v 'a[$(id)]' ]`). `-R` reads a variable the same way.
+ */
+const test: ArgumentCheck = (args) => (args.some((a) => a === "-v" || a === "-R") ? "`test -v` evaluates an array subscript, which can run a command" : undefined);
+
+/** Bash's `printf -v NAME` assigns a variable (PATH, BASH_CMDS[ls], or a subscript that runs a command). */
+const printf: ArgumentCheck = (args) => {
+  for (const a of args) {
+    if (a === "--" || !a.startsWith("-")) return undefined;
+    if (a.startsWith("-v")) return "`printf -v` assigns a shell variable (such as PATH), which changes what later commands run";
+  }
+  return undefined;
+};
 const uname = none;
 const hostname: ArgumentCheck = (args) => (positionals(args).length || args.some((a) => /^-[A-Za-z]*[bF]/.test(a) || a.startsWith("--file") || a === "--boot") ? "`hostname` with an argument sets the host name" : undefined);
 
@@ -105,7 +173,9 @@ export const git: ArgumentCheck = (args) => {
   const rest = args.slice(i + 1);
   for (const a of rest) {
     if (a === "--") break;
-    const opt = GIT_REFUSED_OPTIONS.find((o) => a === o || a.startsWith(`${o}=`));
+    // git's option parser takes unambiguous abbreviations (`--out=FILE`): a prefix of a refused option asks.
+    const written = a.startsWith("--") ? a.split("=", 1)[0]! : "";
+    const opt = GIT_REFUSED_OPTIONS.find((o) => a === o || a.startsWith(`${o}=`) || (written.length > 3 && o.startsWith(written)));
     if (opt) return `\`git ${sub} ${opt}\` writes a file or runs another program`;
   }
   if (sub === "branch") {
@@ -135,7 +205,7 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ArgumentCheck>> = {
   df: none,
   pwd: none,
   echo: none,
-  printf: none,
+  printf,
   date,
   which: none,
   uname,
@@ -148,9 +218,9 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ArgumentCheck>> = {
   dirname: none,
   realpath: none,
   readlink: none,
-  grep: none,
-  egrep: none,
-  fgrep: none,
+  grep,
+  egrep: grep,
+  fgrep: grep,
   rg,
   ag,
   find,
@@ -179,8 +249,8 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ArgumentCheck>> = {
   hexdump: none,
   strings: none,
   seq: none,
-  test: none,
-  "[": none,
+  test,
+  "[": test,
   git,
 };
 

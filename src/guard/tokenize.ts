@@ -101,6 +101,13 @@ class Scanner {
       }
       if (c === "\n") {
         this.i++;
+        const cur = this.current;
+        if (!cur.words.length && !cur.assignments.length && !cur.redirects.length && JOINS.has(this.out.operators.at(-1) ?? "")) {
+          // `ls &&` + newline: bash reads on into the next line, which a person reading the card takes as done.
+          this.note(`a line ending in \`${this.out.operators.at(-1)}\`, continued on the next line`);
+          this.readHeredocBodies();
+          continue;
+        }
         this.endCommand(";");
         this.readHeredocBodies();
         continue;
@@ -167,7 +174,8 @@ class Scanner {
   private redirect(length: number, op: string) {
     this.i += length;
     while (BLANK.has(this.s[this.i] ?? "")) this.i++;
-    if (this.i >= this.s.length || META.has(this.s[this.i]!) && !(op.endsWith("&") && this.s[this.i] === "-")) {
+    const processSubstitution = (this.s[this.i] === "<" || this.s[this.i] === ">") && this.s[this.i + 1] === "(";
+    if (this.i >= this.s.length || META.has(this.s[this.i]!) && !(op.endsWith("&") && this.s[this.i] === "-") && !processSubstitution) {
       throw new Unreadable(`\`${op}\` has no target`);
     }
     const target = this.word();

@@ -1,14 +1,14 @@
 // The command guard over its table of commands (test/guard/commands.ts): every decision as the table says, and
-// the figure that matters, the number of commands auto-approved that write, delete, run repository code or reach
-// the network, is 0.
+// the figure that matters, the number of commands auto-approved that write, delete, run repository code, reach
+// the network or read a credential, is 0.
 import { expect, test } from "bun:test";
 import { classifyCommand, type GuardContext } from "../../src/guard/index";
 import { COMMANDS, HOME, SCV_HOME, WORKSPACE } from "./commands";
 
 const ctx: GuardContext = { workspace: WORKSPACE, home: HOME, scvHome: SCV_HOME, gitConfig: () => undefined };
 
-test("the table holds at least 300 commands of each kind", () => {
-  expect(COMMANDS.length).toBeGreaterThanOrEqual(300);
+test("the table holds at least 650 commands, and each kind is well represented", () => {
+  expect(COMMANDS.length).toBeGreaterThanOrEqual(650);
   for (const d of ["allow", "prompt", "block"] as const) expect(COMMANDS.filter((r) => r.expect === d).length).toBeGreaterThan(40);
   expect(new Set(COMMANDS.map((r) => r.command)).size).toBe(COMMANDS.length);
 });
@@ -18,11 +18,12 @@ test("every command in the table gets the decision the table gives it", () => {
   expect(wrong.map((r) => `${JSON.stringify(r.command)}: expected ${r.expect}, got ${r.got.decision} (${r.got.reason})`)).toEqual([]);
 });
 
-test("0 commands that write, delete, run repository code or reach the network are auto-approved", () => {
+test("0 commands that write, delete, run repository code, reach the network or read a credential are auto-approved", () => {
   const dangerous = COMMANDS.filter((r) => r.does !== "read");
   const allowed = dangerous.filter((r) => classifyCommand(r.command, ctx).decision === "allow");
-  console.log(`guard table: ${COMMANDS.length} commands, ${dangerous.length} that write/delete/execute/reach the network, ${allowed.length} of them auto-approved`);
-  expect(dangerous.length).toBeGreaterThan(150);
+  console.log(`guard table: ${COMMANDS.length} commands, ${dangerous.length} that write/delete/execute/reach the network/read a credential, ${allowed.length} of them auto-approved`);
+  expect(dangerous.length).toBeGreaterThan(400);
+  expect(COMMANDS.filter((r) => r.does === "secret").length).toBeGreaterThan(20);
   expect(allowed.map((r) => r.command)).toEqual([]);
 });
 
@@ -55,4 +56,21 @@ test("a rule is offered only for a literal command, and never for a bare interpr
   expect(classifyCommand("python script.py", ctx).rulePrefix).toBeUndefined();
   expect(classifyCommand("cat .env", ctx).rulePrefix).toBeUndefined();
   expect(classifyCommand("npm test && npm run lint", ctx).rulePrefix).toBeUndefined();
+});
+
+test("sed scripts are read as GNU sed reads them", () => {
+  const { sedScriptProblem } = require("../../src/guard/sed") as typeof import("../../src/guard/sed");
+  for (const safe of ["p", "1,5d", "s/[/]/x/g", "s/a\\/b/c/", "/x/I,+3{s/a/b/;p}", "0~3p", "$!N", "y/ab/cd/", "a text\nq", "b end; :end", "s/a/b/ g ; p", "a x\\\ne id"]) expect([safe, sedScriptProblem(safe)]).toEqual([safe, undefined]);
+  for (const bad of ["sea\\\\etouch x", "s|a\\\\|b|w f|", "s/a/b/ e", "s/a/b/;e id", "1r /etc/passwd", "W out", "s/[/]/x/w f", "{p", "s/a/b", "b x y;e id", "a x\ne id"]) expect([bad, sedScriptProblem(bad)]).not.toEqual([bad, undefined]);
+});
+
+test("options are parsed as getopt_long parses them: clusters, attached values, abbreviations", () => {
+  const { optionTable, parseOptions } = require("../../src/guard/options") as typeof import("../../src/guard/options");
+  const table = optionTable("uo:k:d::", ["output=", "output-format=", "unique", "debug"]);
+  expect(parseOptions(["-uo/x", "f"], table)).toEqual({ options: [{ name: "-u" }, { name: "-o", value: "/x" }], operands: ["f"] });
+  expect(parseOptions(["--outp=a"], table)).toEqual({ unknown: expect.stringContaining("ambiguous") });
+  expect(parseOptions(["--output=a"], table)).toEqual({ options: [{ name: "--output", value: "a" }], operands: [] });
+  expect(parseOptions(["--uniq", "--", "-o"], table)).toEqual({ options: [{ name: "--unique" }], operands: ["-o"] });
+  expect(parseOptions(["-z"], table)).toEqual({ unknown: expect.stringContaining("-z") });
+  expect(parseOptions(["-d", "x"], table)).toEqual({ options: [{ name: "-d" }], operands: ["x"] });
 });

@@ -103,3 +103,67 @@ test("harmless values and a user's safe keys keep git status unasked", () => {
   git(dir, "config", "log.showSignature", "false");
   expect(verdict(dir).decision).toBe("allow");
 });
+
+/** A repository with one real submodule (cloned from a second repository beside it), committed. */
+function repoWithSubmodule(): { dir: string; modules: string } {
+  const source = repo();
+  git(source, "add", "a.txt");
+  git(source, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "one");
+  const dir = repo();
+  const added = git(dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", source, "sub");
+  expect(added.code).toBe(0);
+  git(dir, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "with sub");
+  return { dir, modules: join(dir, ".git", "modules", "sub") };
+}
+
+test("a submodule's core.fsmonitor: git status runs it in the submodule, so the guard asks", () => {
+  const { dir, modules } = repoWithSubmodule();
+  expect(verdict(dir).decision).toBe("allow");
+  const { script, ran } = marker(dir);
+  git(join(dir, "sub"), "config", "core.fsmonitor", script);
+  git(dir, "status");
+  expect(existsSync(ran)).toBe(true); // the threat is real: the top repository's config is clean
+  const v = verdict(dir);
+  expect(v.decision).toBe("prompt");
+  expect(v.reason).toContain("core.fsmonitor");
+  expect(v.reason).toContain(modules);
+});
+
+test("a submodule's post-index-change hook, and one in a nested folder of .git/modules, make git status ask", () => {
+  const { dir, modules } = repoWithSubmodule();
+  mkdirSync(join(modules, "hooks"), { recursive: true });
+  writeFileSync(join(modules, "hooks", "post-index-change"), "#!/bin/sh\ntrue\n");
+  expect(verdict(dir).reason).toContain("post-index-change");
+
+  const other = repo();
+  const nested = join(other, ".git", "modules", "a", "b");
+  mkdirSync(join(nested, "hooks"), { recursive: true });
+  writeFileSync(join(nested, "HEAD"), "ref: refs/heads/main\n");
+  writeFileSync(join(nested, "config"), "[core]\n\tpager = sh -c id\n");
+  expect(verdict(other).reason).toContain("core.pager");
+});
+
+test("a partial clone (promisor remote) makes reads ask: a missing object is fetched over the network", () => {
+  const dir = repo();
+  git(dir, "config", "extensions.partialClone", "origin");
+  expect(verdict(dir, "git show HEAD:missing").reason).toContain("partial clone");
+  const other = repo();
+  git(other, "config", "remote.origin.promisor", "true");
+  expect(verdict(other).decision).toBe("prompt");
+  git(other, "config", "remote.origin.promisor", "false");
+  expect(verdict(other).decision).toBe("allow");
+});
+
+test("a FIFO at .git/commondir or .git/config is reported at once, never read (which would block)", () => {
+  for (const name of ["commondir", "config"]) {
+    const dir = repo();
+    const file = join(dir, ".git", name);
+    Bun.spawnSync(["rm", "-f", file]);
+    expect(Bun.spawnSync(["mkfifo", file]).exitCode).toBe(0);
+    const started = performance.now();
+    const v = verdict(dir);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(v.decision).toBe("prompt");
+    expect(v.reason).toContain("a FIFO");
+  }
+});
