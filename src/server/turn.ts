@@ -403,8 +403,9 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
         const pre = await deps.hooks?.run("PreToolUse", hookInput, at);
         if (pre?.stop) halt.by = pre.stop;
         const permission = pre?.permission && { hook: { decision: pre.permission.decision, reason: `${hookSays("PreToolUse", { command: pre.permission.command, reason: pre.permission.reason ?? pre.permission.decision })}` } };
-        const decision = pre?.block ? { approved: false, reason: hookSays("PreToolUse", pre.block) } : await deps.gate.decide({ ...request, ...permission });
-        if (pre?.block) hookNote = { event: "PreToolUse", command: pre.block.command, decision: "deny", reason: pre.block.reason };
+        const refusal = pre?.block ?? pre?.stop; // `continue: false` stops before the call, as it does in Claude Code
+        const decision = refusal ? { approved: false, reason: hookSays("PreToolUse", refusal) } : await deps.gate.decide({ ...request, ...permission });
+        if (refusal) hookNote = { event: "PreToolUse", command: refusal.command, decision: "deny", reason: refusal.reason };
         if (signal.aborted) result = failure("cancelled");
         else if (!decision.approved) {
           denied = true;
