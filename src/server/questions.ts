@@ -21,6 +21,8 @@ export class OpenQuestions {
     /** Whether the client declared that it puts questions to a person (session.start `questions`). */
     private readonly clientAsks: () => boolean,
     private readonly timeoutSeconds: () => number,
+    /** A question was put to the person (the session's Notification hooks). */
+    private readonly onAsked?: (target: QuestionTarget, question: string) => void,
   ) {}
 
   ask(target: QuestionTarget, q: Question): Promise<QuestionOutcome> {
@@ -45,6 +47,7 @@ export class OpenQuestions {
       target.signal.addEventListener("abort", onAbort, { once: true });
       this.open.set(clarifyId, finish);
       this.emit("clarify.requested", { ...ids, clarify_id: clarifyId, question: q.question, ...(q.choices?.length ? { choices: q.choices } : {}), timeout_seconds: timeout });
+      this.onAsked?.(target, q.question);
     });
   }
 

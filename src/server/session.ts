@@ -84,7 +84,9 @@ export class Session {
       autoApprove: opts.autoApprove,
       ask: (request) => this.askClient(request),
     });
-    this.questions = new OpenQuestions(opts.emit, () => !!this.opts.questions, () => this.scope.config.tools.clarify_timeout_seconds);
+    this.questions = new OpenQuestions(opts.emit, () => !!this.opts.questions, () => this.scope.config.tools.clarify_timeout_seconds, (target, question) => {
+      void this.hooks?.run("Notification", { message: `SCV asks you: ${question}`, notification_type: "elicitation_dialog" }, { turnId: target.turnId, signal: target.signal });
+    });
     this.scope = {
       ...opts.scope,
       onClose: (fn) => void this.closeHandlers.push(fn),
