@@ -4,7 +4,8 @@ import { userHome } from "../user-home";
 import { terminalSafe } from "../text/terminal-safe";
 import { defineCommand } from "./command";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
-import { discoverSkills, type Skill } from "../skills/index";
+import { acceptDraft, discoverSkills, listDrafts, rejectDraft, type Skill, SkillDraftError, writtenByScv } from "../skills/index";
+import { draftDiff } from "../tools/skill_manage";
 
 function fail(message: string, code: number): void {
   process.stderr.write(`scv skills list: ${terminalSafe(message)}\n`);
@@ -46,6 +47,7 @@ const list = defineCommand({
         ...(s.project ? { project: s.project.name, cwd: s.project.cwd } : {}),
         description: s.description,
         path: s.file,
+        ...(s.kind === "user" && writtenByScv(s.dir) ? { written_by_scv: true } : {}),
       }));
       process.stdout.write(`${JSON.stringify({ enabled: config.skills.enabled, workspace, skills, skipped: catalog.skipped }, null, 2)}\n`);
       return;
@@ -66,7 +68,7 @@ function render(skills: Skill[], skipped: { path: string; reason: string }[]): s
     if (rows.length === 0) out.push("  (none)");
     const width = Math.max(0, ...rows.map((s) => s.name.length));
     for (const s of rows) {
-      out.push(`  ${s.name.padEnd(width)}  ${s.description}`);
+      out.push(`  ${s.name.padEnd(width)}  ${s.description}${s.kind === "user" && writtenByScv(s.dir) ? "  (written by SCV)" : ""}`);
       out.push(`  ${" ".repeat(width)}  ${s.file}${s.project ? `  (delegate with cwd ${JSON.stringify(s.project.cwd)})` : ""}`);
     }
   };
@@ -79,4 +81,47 @@ function render(skills: Skill[], skipped: { path: string; reason: string }[]): s
   return `${out.join("\n")}\n`;
 }
 
-export default defineCommand({ meta: { name: "skills", description: "Inspect the skills SCV's sessions see" }, subCommands: { list } });
+const drafts = defineCommand({
+  meta: { name: "drafts", description: "Show the skills SCV drafted (skill_manage), each as a diff against the skill as it is" },
+  args: { json: { type: "boolean", description: "print JSON" } },
+  run({ args }) {
+    const home = scvHome();
+    const all = listDrafts(home);
+    if (args.json) return void process.stdout.write(`${JSON.stringify({ drafts: all }, null, 2)}\n`);
+    if (all.length === 0) return void process.stdout.write("no skill drafts: when SCV writes a skill (skill_manage), it waits here for you to accept it\n");
+    const out: string[] = [];
+    for (const d of all) {
+      if ("problem" in d) {
+        out.push(`${d.name}: damaged draft (${d.problem}); scv skills reject ${d.name} removes it`);
+        continue;
+      }
+      out.push(`${d.name}: ${d.action === "delete" ? "remove this skill" : d.action === "create" ? "a new skill" : "a change"}, drafted ${d.created_at}${d.session ? ` in session ${d.session}` : ""}`);
+      out.push(`  accept: scv skills accept ${d.name}    reject: scv skills reject ${d.name}`);
+      out.push(draftDiff(home, d.name, d.files));
+    }
+    process.stdout.write(terminalSafe(`${out.join("\n")}\n`));
+  },
+});
+
+function decide(verb: "accept" | "reject") {
+  return defineCommand({
+    meta: { name: verb, description: verb === "accept" ? "Put a skill draft in place under $SCV_HOME/skills (or remove the skill, for a removal)" : "Throw a skill draft away" },
+    args: { name: { type: "positional", description: "the draft's skill name (scv skills drafts)", required: true } },
+    run({ args }) {
+      try {
+        const d = verb === "accept" ? acceptDraft(scvHome(), args.name) : rejectDraft(scvHome(), args.name);
+        const done = verb === "reject" ? "thrown away" : d.action === "delete" ? "removed the skill" : "in place; new sessions see it";
+        process.stdout.write(`${d.name}: ${done}\n`);
+      } catch (e) {
+        if (!(e instanceof SkillDraftError)) throw e;
+        process.stderr.write(`scv skills ${verb}: ${terminalSafe(e.message)}\n`);
+        process.exitCode = 1;
+      }
+    },
+  });
+}
+
+export default defineCommand({
+  meta: { name: "skills", description: "Inspect the skills SCV's sessions see, and the ones SCV drafted" },
+  subCommands: { list, drafts, accept: decide("accept"), reject: decide("reject") },
+});

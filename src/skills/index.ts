@@ -3,3 +3,4 @@
 export { discoverSkills, type DiscoverOptions, type Skill, type SkillCatalog, type SkillProject, type SkippedSkill } from "./discover";
 export { projectSkillsSection, userSkillsSection } from "./prompt";
 export { readSkill, SkillReadError } from "./read";
+export { acceptDraft, checkDraft, currentFiles, type Draft, type DraftAction, type DraftInput, draftsDir, listDrafts, readDraft, rejectDraft, SkillDraftError, writeDraft, writtenByScv } from "./drafts";

@@ -22,6 +22,7 @@ import { createReadTool } from "./read";
 import { createScheduleTool } from "./schedule";
 import { createReadSkillTool, skillsPromptSections } from "./read_skill";
 import { createSessionSearchTool } from "./session_search";
+import { createSkillManageTool } from "./skill_manage";
 import { type SessionScope } from "../scope";
 import { seedJsonSchema, ToolRegistry, type Tool } from "./tool";
 import { createWebFetchTool } from "./web_fetch";
@@ -49,6 +50,7 @@ const FACTORIES: ToolFactory[] = [
   createAgentStatusTool,
   createAgentCancelTool,
   createReadSkillTool,
+  createSkillManageTool,
   createSessionSearchTool,
   createChatAttachTool,
   createChatHistoryTool,

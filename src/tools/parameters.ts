@@ -17,6 +17,7 @@ import { ReadArgs } from "./read";
 import { ReadSkillArgs } from "./read_skill";
 import { ScheduleArgs } from "./schedule";
 import { SessionSearchArgs } from "./session_search";
+import { SkillManageArgs } from "./skill_manage";
 import { Params as WebFetchArgs } from "./web_fetch";
 import { WriteArgs } from "./write";
 
@@ -36,6 +37,7 @@ export const PREBUILT_PARAMETERS: Record<string, z.ZodType> = {
   agent: AgentArgs,
   read_skill: ReadSkillArgs,
   session_search: SessionSearchArgs,
+  skill_manage: SkillManageArgs,
   memory: MemoryArgs,
   schedule: ScheduleArgs,
 };
