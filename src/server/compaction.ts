@@ -168,11 +168,9 @@ export interface CompactDeps {
  */
 export async function compactHistory(history: HistoryItem[], deps: CompactDeps, reason: CompactionReason): Promise<CompactResult> {
   const tokensBefore = deps.fixedTokens + estimateTokens(requestView(history, deps.turnStart));
-  const split = splitPoint(history, deps.turnStart, deps.window * KEEP_FRACTION[reason]);
+  const split = olderPart(history, deps.turnStart, deps.window, reason);
+  if (split === 0) return { ok: false, message: "the history has no older part to summarise" };
   const older = history.slice(0, split);
-  if (split === 0 || (older.length === 1 && older[0]!.role === "summary")) {
-    return { ok: false, message: "the history has no older part to summarise" };
-  }
   const transcript = transcriptOf(older, Math.floor(deps.window * TRANSCRIPT_FRACTION) * 4);
   let text = "";
   let failure: ModelFailure | undefined;
@@ -203,6 +201,15 @@ export async function compactHistory(history: HistoryItem[], deps: CompactDeps, 
   const tokensAfter = deps.fixedTokens + estimateTokens(requestView(history, Math.max(1, deps.turnStart - split + 1)));
   const newTurns = turns - (replaced[0]?.role === "summary" ? replaced[0].turns : 0);
   return { ok: true, summary, replaced, turns: newTurns, tokensBefore, tokensAfter, usage };
+}
+
+/**
+ * How many of the oldest items a compaction for `reason` would summarise: 0 when there is nothing to replace
+ * (one step so far, or only an earlier summary), so no request would be sent.
+ */
+export function olderPart(history: readonly HistoryItem[], turnStart: number, window: number, reason: CompactionReason): number {
+  const split = splitPoint(history, turnStart, window * KEEP_FRACTION[reason]);
+  return split === 1 && history[0]!.role === "summary" ? 0 : split;
 }
 
 /**

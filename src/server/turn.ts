@@ -12,6 +12,7 @@ import {
   type ContextState,
   estimateRequest,
   estimateTextTokens,
+  olderPart,
   requestView,
   shouldCompact,
 } from "./compaction";
@@ -99,8 +100,9 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
     return at >= 0 ? at : history.findIndex((i) => i.role === "summary") + 1;
   };
   const compact = async (reason: CompactionReason) => {
-    // An overflowing request has no room for the step; a threshold one has the window's last fifth.
-    if (reason === "threshold" && deps.beforeCompaction) await runSideStep(deps, turnId, deps.beforeCompaction, turnStart(), usage, signal);
+    // An overflowing request has no room for the step; a threshold one has the window's last fifth. A history
+    // with no older part to summarise (one huge step) is not compacted, so nothing is about to be lost.
+    if (reason === "threshold" && deps.beforeCompaction && olderPart(history, turnStart(), context.window, reason) > 0) await runSideStep(deps, turnId, deps.beforeCompaction, turnStart(), usage, signal);
     const done = await deps.compact(reason, turnId, turnStart(), fixedTokens, signal);
     if (done.ok) {
       context.last = undefined;

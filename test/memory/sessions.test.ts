@@ -109,6 +109,18 @@ describe("the save step before compaction", () => {
     expect(h.events.filter((e) => e.method === "assistant.delta").map((e) => e.params.text).join("")).not.toContain("nothing to save");
   });
 
+  test("a first turn with nothing older to summarise (one step over the threshold) gets no save step: no compaction is coming", async () => {
+    const fake = await startFakeModel({ respond: (body) => (kindOf(body) === "turn" ? text("Answered.") : text("nothing to save")) });
+    h = await startHarness({ fake, config: "context_window = 6000\n" });
+    try {
+      const ended = await h.turn(await h.start(), `Only.${pad}${pad}`);
+      expect(ended.status).toBe("completed");
+      expect(fake.requests.map((r) => kindOf(r.body))).toEqual(["turn"]);
+    } finally {
+      await fake.close();
+    }
+  });
+
   test("a session without the memory tool compacts without the step", async () => {
     const { kinds } = await twoTurns("[memory]\nenabled = false\n");
     expect(kinds).toEqual(["turn", "summary", "turn"]);
