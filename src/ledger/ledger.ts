@@ -45,7 +45,10 @@ export class Ledger {
     this.warn = opts.warn ?? ((m) => process.stderr.write(`scv: ${m}\n`));
   }
 
-  /** The index, open and caught up with the session files (once per process; a rebuild says so). */
+  /**
+   * The index, open (once per process; a rebuild says so). Not yet caught up with the session files: a read
+   * does that first (catchUp); a write (an entry, this process's own session records) does not need it.
+   */
   ready(): Promise<Open> {
     return (this.opened ??= this.open().catch((e) => {
       this.opened = undefined;
@@ -57,7 +60,6 @@ export class Ledger {
     const { db, rebuilt } = await openIndexDb(this.opts.home);
     const sync = new SessionSync(db, this.sessionsDir(), this.opts.scrub ?? ((t) => t));
     if (rebuilt) this.warn(rebuilt);
-    this.report(await this.sweep(sync));
     return { db, sync };
   }
 

@@ -6,11 +6,19 @@
 // its index update loses nothing: the next catch-up reads what the index lacks.
 import type { Database, Statement } from "bun:sqlite";
 import { closeSync, constants, openSync, readSync } from "node:fs";
-import { ENDED_PREFIX, firstPromptLine, type SessionFile, sessionFiles, TURN_PREFIX, turnText } from "../sessions/catalog";
+import { ENDED_PREFIX, firstPromptLine, searchedPart, type SessionFile, sessionFiles, TURN_PREFIX, turnText } from "../sessions/catalog";
 import { SessionHeader } from "../sessions/records";
 import { conversationKey, type LedgerEntry } from "./entries";
 
-const USAGE_PREFIX = '{"type":"usage",';
+const NEWLINE = 0x0a;
+const TURN_BYTES = Buffer.from(TURN_PREFIX);
+const ENDED_BYTES = Buffer.from(ENDED_PREFIX);
+const USAGE_BYTES = Buffer.from('{"type":"usage",');
+
+/** Does the line bytes[pos, nl) start with `prefix`? */
+function startsWith(bytes: Buffer, pos: number, nl: number, prefix: Buffer): boolean {
+  return nl - pos >= prefix.length && bytes.compare(prefix, 0, prefix.length, pos, pos + prefix.length) === 0;
+}
 /** A long catch-up lets the event loop run this often. */
 const YIELD_AFTER_MS = 20;
 
@@ -126,8 +134,12 @@ export class SessionSync {
         this.q.touch.run(f.mtime, f.size, f.id);
         return false;
       }
-      const text = readFrom(f.file, from, f.size);
-      const end = text.lastIndexOf("\n") + 1;
+      // Only the records search and the ledger need are decoded (a line's first bytes name its type): history
+      // items, a tool's whole arguments and output among them, are stepped over, never decoded or parsed.
+      const bytes = readFrom(f.file, from, f.size);
+      // Uint8Array's indexOf: Buffer's is many times slower at finding one byte.
+      const scan = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+      const end = scan.lastIndexOf(NEWLINE) + 1;
       const state: SessionRow = row ?? { listed: 0, workspace: "", started_at: 0, model: "", channel: null, turns: 0, first_prompt: null, mtime: f.mtime, size: f.size, ino: f.ino, indexed: 0 };
       let seq = state.turns;
       // Turns that start in this read are written once, with their reply, at the end: the full-text index is
@@ -136,30 +148,32 @@ export class SessionSync {
       const fileIsNew = row === null;
       let pos = 0;
       while (pos < end) {
-        const nl = text.indexOf("\n", pos);
-        const line = text.slice(pos, nl);
-        if (from === 0 && pos === 0) readHeader(state, line);
-        else if (line.startsWith(TURN_PREFIX)) {
+        const nl = scan.indexOf(NEWLINE, pos);
+        const is = (prefix: Buffer) => startsWith(bytes, pos, nl, prefix);
+        const record = () => parse(bytes.toString("utf8", pos, nl));
+        if (from === 0 && pos === 0) readHeader(state, record());
+        else if (is(TURN_BYTES)) {
+          const r = record();
           state.turns++;
-          const r = parse(line);
           if (typeof r?.turn === "string" && typeof r.prompt === "string") {
             const at = Number(r.at) || 0;
+            const prompt = searchedPart(this.scrub(r.prompt));
             const known = fresh.get(r.turn);
             // A repeated turn record replaces the first (keeping its place), as a scan of the file reads it.
-            if (known) Object.assign(known, { at, prompt: this.scrub(r.prompt), reply: "" });
-            else if (fileIsNew || !this.restarted(f.id, r.turn, r.prompt, at)) fresh.set(r.turn, { at, seq: seq++, prompt: this.scrub(r.prompt), reply: "" });
+            if (known) Object.assign(known, { at, prompt, reply: "" });
+            else if (fileIsNew || !this.restarted(f.id, r.turn, prompt, at)) fresh.set(r.turn, { at, seq: seq++, prompt, reply: "" });
             if (state.first_prompt === null && r.origin?.kind === "user") state.first_prompt = firstPromptLine(r.prompt);
           }
-        } else if (line.startsWith(ENDED_PREFIX)) {
-          const r = parse(line);
+        } else if (is(ENDED_BYTES)) {
+          const r = record();
           if (typeof r?.turn === "string" && typeof r.reply === "string") {
             const at = Number(r.at) || 0;
             const known = fresh.get(r.turn);
-            if (known) Object.assign(known, { at: at || known.at, reply: this.scrub(r.reply) });
+            if (known) Object.assign(known, { at: at || known.at, reply: searchedPart(this.scrub(r.reply)) });
             else if (!fileIsNew) this.turnEnded(f.id, r.turn, r.reply, at);
           }
-        } else if (line.startsWith(USAGE_PREFIX)) {
-          const entry = ledgerEntryOf(f.id, parse(line), state.channel);
+        } else if (is(USAGE_BYTES)) {
+          const entry = ledgerEntryOf(f.id, record(), state.channel);
           if (entry) insertEntry(this.q.ledger, entry);
         }
         pos = nl + 1;
@@ -168,17 +182,17 @@ export class SessionSync {
         const { lastInsertRowid } = this.q.turnInsert.run(f.id, turn, t.at, t.seq, t.prompt.length);
         this.q.textInsert.run(lastInsertRowid, turnText(t.prompt, t.reply));
       }
-      const indexed = from + Buffer.byteLength(text.slice(0, end));
+      const indexed = from + end;
       this.q.upsert.run(f.id, state.listed, state.workspace, state.started_at, state.model, state.channel, state.turns, state.first_prompt, f.mtime, f.size, f.ino, indexed);
       return true;
     }).immediate();
   }
 
   /** A turn record for a turn the index already holds (from an earlier read) replaces it; false when it holds none. */
-  private restarted(session: string, turn: string, prompt: string, at: number): boolean {
+  /** `shown`: the prompt as the index holds it (scrubbed, its searched part). */
+  private restarted(session: string, turn: string, shown: string, at: number): boolean {
     const existing = this.q.turnId.get(session, turn) as { id: number } | null;
     if (!existing) return false;
-    const shown = this.scrub(prompt);
     this.q.turnUpdate.run(at, shown.length, existing.id);
     this.q.textUpdate.run(turnText(shown, ""), existing.id);
     return true;
@@ -188,7 +202,7 @@ export class SessionSync {
     const t = this.q.turnWithText.get(session, turn) as { id: number; at: number; prompt_len: number; text: string } | null;
     if (!t) return;
     this.q.turnUpdate.run(at || t.at, t.prompt_len, t.id);
-    this.q.textUpdate.run(turnText(t.text.slice(0, t.prompt_len), this.scrub(reply)), t.id);
+    this.q.textUpdate.run(turnText(t.text.slice(0, t.prompt_len), searchedPart(this.scrub(reply))), t.id);
   }
 
   private drop(id: string): void {
@@ -254,8 +268,7 @@ function ledgerEntryOf(session: string, r: any, channel: string | null): LedgerE
   };
 }
 
-function readHeader(state: SessionRow, line: string): void {
-  const raw = parse(line);
+function readHeader(state: SessionRow, raw: any): void {
   const header = SessionHeader.safeParse(raw);
   state.listed = header.success ? 1 : 0;
   state.workspace = String(raw?.workspace ?? "");
@@ -264,8 +277,8 @@ function readHeader(state: SessionRow, line: string): void {
   state.channel = header.success && header.data.channel ? JSON.stringify(header.data.channel) : null;
 }
 
-/** The bytes [from, to) of a session file as text (only whole records are used: the last newline bounds them). */
-function readFrom(file: string, from: number, to: number): string {
+/** The bytes [from, to) of a session file (only whole records are used: the last newline bounds them). */
+function readFrom(file: string, from: number, to: number): Buffer {
   const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
     const buf = Buffer.allocUnsafe(to - from);
@@ -276,7 +289,7 @@ function readFrom(file: string, from: number, to: number): string {
       got += n;
     }
     // A file that shrank meanwhile: only what was read, up to its last whole record.
-    return buf.subarray(0, got).toString("utf8");
+    return buf.subarray(0, got);
   } finally {
     closeSync(fd);
   }

@@ -144,12 +144,26 @@ export function matchTurn(text: string, words: readonly string[]): { excerpt: st
  * nor the session index ever finds or quotes a key, even from a session stored before keys were scrubbed.
  */
 export function turnText(prompt: string, reply: string): string {
-  return scrubSecrets(`${prompt}\n${reply}`, []);
+  return scrubSecrets(`${searchedPart(prompt)}\n${searchedPart(reply)}`, []);
+}
+
+/**
+ * Characters of a prompt and of a reply that search reads (a pasted log or a huge reply is found by its start):
+ * the index holds no more, so its work per turn is bounded, and the scan reads the same.
+ */
+export const SEARCHED_CHARS = 32 * 1024;
+
+/** A prompt's or reply's searched start; keys are masked before the cut, so none is left half-masked across it. */
+export function searchedPart(text: string): string {
+  if (text.length <= SEARCHED_CHARS) return text;
+  return scrubSecrets(text.slice(0, SEARCHED_CHARS + 1024), []).slice(0, SEARCHED_CHARS);
 }
 
 /** The first line of a session's first user prompt, as listings show it. */
 export function firstPromptLine(prompt: string): string {
-  return prompt.trim().split("\n")[0]!;
+  const text = prompt.trimStart();
+  const nl = text.indexOf("\n");
+  return nl < 0 ? text.trimEnd() : text.slice(0, nl);
 }
 
 export function searchSessions(dir: string, query: string, opts: { limit: number; exclude?: string }, warn: (m: string) => void): SearchHit[] {
