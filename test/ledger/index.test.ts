@@ -7,7 +7,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, unlinkSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ledger } from "../../src/ledger/index";
-import { listSessions, searchSessions } from "../../src/sessions/catalog";
+import { listSessions, SEARCHED_CHARS, searchSessions } from "../../src/sessions/catalog";
 
 const homes: string[] = [];
 afterEach(() => {
@@ -150,6 +150,34 @@ describe("session index", () => {
     await Bun.sleep(1300); // the retry
     const check = new Database(join(h, "state", "index.sqlite"), { readonly: true });
     expect(check.query("SELECT input, output FROM ledger WHERE entry = 'u-9'").get()).toEqual({ input: 7, output: 3 });
+    check.close();
+    await ledger.close();
+  });
+
+  test("a tool's 8 MB arguments are not indexed; prompts and replies are searched up to SEARCHED_CHARS, as the scan does, with no key half-masked at the cut", async () => {
+    const { home: h, dir } = home();
+    const file = writeSession(dir, "s-big0", "/ws", 1, 2);
+    const key = `sk-proj-${"A1b2C3d4".repeat(6)}`;
+    const prompt = `early-word ${"p".repeat(SEARCHED_CHARS - 24)} ${key} ${"q".repeat(200)} late-word`; // the key starts 12 characters before the cut
+    const lines = [
+      JSON.stringify({ type: "turn", at: clock++, turn: "t2", prompt, origin: { kind: "user" } }),
+      JSON.stringify({ type: "item", at: clock++, turn: "t2", item: { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "write", arguments: JSON.stringify({ path: "x", content: "argword ".repeat(1 << 20) }) }] } }),
+      JSON.stringify({ type: "turn_ended", at: clock++, turn: "t2", status: "completed", reply: `reply-start ${"r".repeat(SEARCHED_CHARS)} reply-late`, usage: {} }),
+    ];
+    appendFileSync(file, `${lines.join("\n")}\n${usageRecord("u-big", "model", 5, 6, { turn: "t2" })}`);
+    const ledger = new Ledger({ home: h, warn: () => {} });
+    for (const q of ["early-word", "late-word", "argword", "reply-start", "reply-late", "sk-proj", "A1b2C3d4"]) {
+      expect(await ledger.search(q, { limit: 10 })).toEqual(searchSessions(dir, q, { limit: 10 }, () => {}));
+    }
+    expect((await ledger.search("early-word", { limit: 10 })).map((x) => x.turn_id)).toEqual(["t2"]);
+    expect((await ledger.search("reply-start", { limit: 10 })).map((x) => x.turn_id)).toEqual(["t2"]);
+    expect(await ledger.search("late-word", { limit: 10 })).toEqual([]);
+    expect(await ledger.search("argword", { limit: 10 })).toEqual([]);
+    // The key straddles the cut: masked whole before it, so not even its start is found.
+    expect(await ledger.search("sk-proj", { limit: 10 })).toEqual([]);
+    const check = new Database(join(h, "state", "index.sqlite"));
+    expect(check.query("SELECT input, output FROM ledger WHERE entry = 'u-big'").get()).toEqual({ input: 5, output: 6 });
+    expect((check.query("SELECT max(length(text)) AS n FROM turn_text").get() as { n: number }).n).toBeLessThanOrEqual(2 * SEARCHED_CHARS + 1);
     check.close();
     await ledger.close();
   });
