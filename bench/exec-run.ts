@@ -1,13 +1,14 @@
 // Whole `scv exec` runs, spawn to exit, of this tree's dist/scv against a build of a baseline commit, in the same
 // run, alternating, against the scripted model on loopback (test/fake/model-server.ts): a reply with no tool
 // call, one `read` of a 60 KB file, one `write` of 5 MB and of 20 MB (--yes). Prints each row's medians and
-// ratio, and the per-MB cost of a tool payload ((20 MB run - 5 MB run) / 15).
+// ratio, and the per-MB cost of a tool payload ((20 MB run - 5 MB run) / 15), in wall time and in the CPU time
+// the scv process spent (steadier when other work shares the machine).
 // Targets (issue 45): every ratio <= 1.0x; per-MB cost <= the baseline's.
 //
 // The baseline is built in a git worktree outside the repo tree (default /work/wt/baseline-<commit>; BASELINE_DIR
 // to change it), created here when missing: `git worktree add --detach`, `bun install --frozen-lockfile`,
 // `bun run build`. Run `bun run build` here first.
-//   bun bench/exec-run.ts                 (BASELINE=c0ade83 RUNS=6 BIG_RUNS=3 FIFTY=1 to add a 50 MB write)
+//   bun bench/exec-run.ts    (BASELINE=c0ade83 RUNS=6 BIG_RUNS=3; FIFTY=1 adds a 50 MB write; ONLY=5,read picks rows)
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -89,9 +90,13 @@ const rows: Row[] = [
   writeRow(20, Math.max(1, BIG_RUNS - 1)),
 ];
 if (process.env.FIFTY) rows.push(writeRow(50, 1));
+/** ONLY=5,read: just the rows whose names contain one of these (the per-MB line needs both writes). */
+const only = process.env.ONLY?.split(",");
+const chosen = only ? rows.filter((r) => only.some((o) => r.name.includes(o))) : rows;
 
 let n = 0;
-async function runOnce(binary: string, row: Row): Promise<number> {
+/** One run: its wall time, and the CPU time (user + system) the process spent, which load on the machine disturbs less. */
+async function runOnce(binary: string, row: Row): Promise<{ wall: number; cpu: number }> {
   const dir = join(root, String(n++));
   const home = join(dir, "scv-home");
   const ws = join(dir, "ws");
@@ -106,36 +111,44 @@ async function runOnce(binary: string, row: Row): Promise<number> {
   const t0 = performance.now();
   const p = Bun.spawn([binary, "exec", "--yes", "say hi"], { cwd: ws, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  const ms = performance.now() - t0;
+  const wall = performance.now() - t0;
   if (code !== 0 || (row.check && !row.check(ws))) throw new Error(`${binary} (${row.name}) exited ${code}: ${out}\n${err}`);
   rmSync(dir, { recursive: true, force: true });
-  return ms;
+  const usage = p.resourceUsage();
+  const cpu = usage ? (Number(usage.cpuTime.user) + Number(usage.cpuTime.system)) / 1000 : Number.NaN;
+  return { wall, cpu };
 }
 
+type Sample = { wall: number; cpu: number };
+const medianSample = (xs: Sample[]): Sample => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) });
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
 try {
   console.log(`baseline ${base.commit.slice(0, 7)} (${base.binary}) vs this tree ${git(["rev-parse", "--short", "HEAD"])} (${current})`);
-  const medians = new Map<string, { base: number; now: number }>();
-  for (const row of rows) {
+  const medians = new Map<string, { base: Sample; now: Sample }>();
+  for (const row of chosen) {
     await runOnce(current, row); // warm the page cache for both binaries
     await runOnce(base.binary, row);
-    const b: number[] = [];
-    const c: number[] = [];
+    const b: Sample[] = [];
+    const c: Sample[] = [];
     for (let i = 0; i < row.runs; i++) {
       // Alternate, so drift on a noisy machine hits both alike.
       b.push(await runOnce(base.binary, row));
       c.push(await runOnce(current, row));
     }
-    const m = { base: median(b), now: median(c) };
+    const m = { base: medianSample(b), now: medianSample(c) };
     medians.set(row.name, m);
+    const range = (xs: Sample[]) => `${fmt(Math.min(...xs.map((x) => x.wall)))}-${fmt(Math.max(...xs.map((x) => x.wall)))}`;
     console.log(
-      `${row.name.padEnd(26)} ${BASELINE}: ${fmt(m.base).padStart(8)} (${fmt(Math.min(...b))}-${fmt(Math.max(...b))})  now: ${fmt(m.now).padStart(8)} (${fmt(Math.min(...c))}-${fmt(Math.max(...c))})  ratio ${(m.now / m.base).toFixed(2)}x (target <= 1.0x)`,
+      `${row.name.padEnd(26)} wall ${BASELINE} ${fmt(m.base.wall).padStart(8)} (${range(b)})  now ${fmt(m.now.wall).padStart(8)} (${range(c)})  ratio ${(m.now.wall / m.base.wall).toFixed(2)}x` +
+        ` | cpu ${fmt(m.base.cpu)} -> ${fmt(m.now.cpu)} ratio ${(m.now.cpu / m.base.cpu).toFixed(2)}x (target <= 1.0x)`,
     );
   }
-  const five = medians.get("write 5 MB (--yes)")!;
-  const twenty = medians.get("write 20 MB (--yes)")!;
-  const perMb = (k: "base" | "now") => (twenty[k] - five[k]) / 15;
-  console.log(`per-MB cost of a write payload: ${BASELINE} ${perMb("base").toFixed(0)} ms/MB, now ${perMb("now").toFixed(0)} ms/MB, ratio ${(perMb("now") / perMb("base")).toFixed(2)}x (target <= 1.0x)`);
+  const five = medians.get("write 5 MB (--yes)");
+  const twenty = medians.get("write 20 MB (--yes)");
+  for (const k of five && twenty ? (["wall", "cpu"] as const) : []) {
+    const perMb = (which: "base" | "now") => (twenty![which][k] - five![which][k]) / 15;
+    console.log(`per-MB cost of a write payload (${k}): ${BASELINE} ${perMb("base").toFixed(0)} ms/MB, now ${perMb("now").toFixed(0)} ms/MB, ratio ${(perMb("now") / perMb("base")).toFixed(2)}x (target <= 1.0x)`);
+  }
 } finally {
   await fake.close();
   rmSync(root, { recursive: true, force: true });

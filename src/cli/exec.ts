@@ -150,6 +150,7 @@ export default defineCommand({
       env,
       sessions,
       baseDepth: Number(env.SCV_DELEGATION_DEPTH ?? 0) || 0,
+      indexLater: true,
       onNotification(...notification) {
         const [method, p] = notification;
         if (args.json) process.stdout.write(`${JSON.stringify({ method, params: p })}\n`);

@@ -56,6 +56,11 @@ export class Ledger {
     }));
   }
 
+  /** Whether this process has opened the index (or is opening it). */
+  isOpen(): boolean {
+    return this.opened !== undefined;
+  }
+
   private async open(): Promise<Open> {
     const { db, rebuilt } = await openIndexDb(this.opts.home);
     const sync = new SessionSync(db, this.sessionsDir(), this.opts.scrub ?? ((t) => t));

@@ -24,6 +24,11 @@ export interface RecorderOptions {
   overBudget?: boolean;
   /** Called once per limit and period, the first time any process refuses for it (tell the owner). */
   onLimit?(message: string): void;
+  /**
+   * Leave the index to the next reader, which catches up from the session file (`scv exec`: opening the index
+   * would cost a short run more than its turn), unless this process has it open anyway.
+   */
+  indexLater?: boolean;
 }
 
 export function createUsageRecorder(o: RecorderOptions): UsageRecorder {
@@ -54,8 +59,10 @@ export function createUsageRecorder(o: RecorderOptions): UsageRecorder {
       output_tokens: entry.output,
       reasoning_tokens: entry.reasoning,
     });
-    o.ledger.record(entry);
+    if (indexNow()) o.ledger.record(entry);
   };
+  // Without a session file the ledger is the only record, so it is written at once.
+  const indexNow = () => !o.indexLater || !o.journal || o.ledger.isOpen();
   return {
     setTurn(t) {
       turn = t;
@@ -77,7 +84,7 @@ export function createUsageRecorder(o: RecorderOptions): UsageRecorder {
       });
     },
     written() {
-      if (o.journal) o.ledger.touched(o.sessionId);
+      if (o.journal && indexNow()) o.ledger.touched(o.sessionId);
     },
     async refusal() {
       if (o.overBudget) return undefined;

@@ -4,7 +4,7 @@
 // field; the other schedules keep running.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../digest";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../fs/private-file";
 import { readBoundedTextIfExists } from "../fs/safe-read";
 import { Fire, Schedule, ScheduleState } from "./schema";
@@ -35,7 +35,7 @@ export class ScheduleStore {
   }
 
   newId(): string {
-    return `sch-${randomBytes(4).toString("hex")}`;
+    return `sch-${randomHex(4)}`;
   }
 
   /** Whether any schedule file is there (valid or not), without reading one. */

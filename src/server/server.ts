@@ -41,6 +41,11 @@ export interface ServerOptions {
   onSession?: (session: HostedSession) => void;
   /** The chat bridge's part in the limits: which sessions serve someone other than the owner, and telling the owner. */
   usageHooks?: { onLimit?(message: string): void };
+  /**
+   * A short-lived process (`scv exec`): usage and turns reach the index through the next reader's catch-up from
+   * the session files, unless this process opened the index anyway (a limit check, a search).
+   */
+  indexLater?: boolean;
 }
 
 export interface ServerConnection extends RpcEndpoint {
@@ -383,6 +388,7 @@ function openSession(conn: Connection, o: OpenSession): Session {
     config: o.config,
     overBudget: o.overBudget,
     ...(opts.usageHooks ?? {}),
+    ...(opts.indexLater ? { indexLater: true } : {}),
   });
   const s = new Session({
     scope: {
