@@ -218,13 +218,24 @@ export function reportUsageError(e: UsageError, stderr: { write(s: string): unkn
  * or ownArgs; what would have to wrap them is this dispatch already.
  */
 export async function runCli(root: CommandDef<any>, argv: string[]): Promise<void> {
+  // `scv schedules list | head -1`: the reader left, which ends the listing, quietly (as `ls | head` does).
+  process.stdout.on("error", (e) => {
+    exitOnClosedPipe(e);
+    throw e;
+  });
   try {
     await dispatch(root, argv, [root.meta.name]);
   } catch (e) {
+    exitOnClosedPipe(e);
     if (!(e instanceof UsageError)) throw e;
     reportUsageError(e);
     process.exitCode = USAGE_EXIT;
   }
+}
+
+/** A write to a closed pipe (EPIPE) ends the command with status 0 and no trace; anything else is rethrown. */
+function exitOnClosedPipe(e: unknown): void {
+  if ((e as NodeJS.ErrnoException | undefined)?.code === "EPIPE") process.exit(0);
 }
 
 async function dispatch(cmd: CommandDef<any>, words: string[], path: string[]): Promise<void> {

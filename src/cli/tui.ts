@@ -4,6 +4,7 @@
 // A first prompt: `scv "fix the bug"` opens the session and sends it. The rule that tells it from a command: an
 // argument with a space in it is a prompt, and so is everything after `--` (`scv -- help` asks the model about
 // "help"); a single word is always a command, so a mistyped one is still "unknown command", not a paid request.
+import { statSync } from "node:fs";
 import { REASONING_EFFORTS } from "../config/reasoning";
 
 export const TUI_USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR] [-p|--provider NAME] [-m|--model MODEL] [--effort EFFORT] [-y|--yes] [PROMPT | -- WORDS…]";
@@ -97,6 +98,10 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
         "Inside: /help lists keys and commands; /model and /effort switch for the next turn.\n",
     );
     return 0;
+  }
+  if (parsed.cwd !== undefined && !statSync(parsed.cwd, { throwIfNoEntry: false })?.isDirectory()) {
+    process.stderr.write(`scv: -C ${parsed.cwd}: not a directory; give the workspace directory to work in\n${TUI_USAGE}\n`);
+    return 2;
   }
   // node:tty is loaded here, not at the top: main.ts imports this module, and loading it costs every command
   // about 3 ms of start-up.
