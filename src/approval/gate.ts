@@ -25,10 +25,12 @@ export interface ApprovalRequest {
   rememberable?: boolean;
   /** A PreToolUse hook's `allow` (spares asking, nothing more) or `ask` (asks even what would run unasked). */
   hook?: { decision: "allow" | "ask"; reason: string };
+  /** The workspace file the call changes (edit, write): a session in accept-edits mode may run it unasked. */
+  edits?: string;
 }
 
 /** The client's answer; `remember` asks for the answer to stand beyond this session where that is offered. */
-export type ClientAnswer = boolean | { approved: boolean; remember?: RememberScope };
+export type ClientAnswer = boolean | { approved: boolean; remember?: RememberScope; reason?: string };
 /** Where a remembered answer holds: this workspace, or every workspace of this user. */
 export type RememberScope = "workspace" | "user";
 
@@ -38,6 +40,8 @@ export interface ApprovalDecision {
   reason: string;
   /** The person asked for the answer to be remembered (approval.resolve `remember`), and where. */
   remember?: RememberScope;
+  /** What the person said with a denial ("use the existing helper"), for the model and the call's line. */
+  said?: string;
 }
 
 export interface ApprovalGateOptions {
@@ -73,9 +77,10 @@ export function createApprovalGate(opts: ApprovalGateOptions) {
       if (opts.autoApprove && !request.personOnly) return { approved: true, reason: "the client approves every request" };
       if (!opts.ask) return { approved: false, reason: "no one can approve this request in this session" };
       const answer = await opts.ask(request);
-      const { approved, remember } = typeof answer === "boolean" ? { approved: answer, remember: undefined } : answer;
+      const { approved, remember, reason } = typeof answer === "boolean" ? { approved: answer, remember: undefined, reason: undefined } : answer;
       const also = remember ? { remember } : {};
-      return approved ? { approved, reason: "approved by the user", ...also } : { approved, reason: "the user denied this request", ...also };
+      if (approved) return { approved, reason: reason ?? "approved by the user", ...also };
+      return reason ? { approved, reason: `denied: ${reason}`, said: reason, ...also } : { approved, reason: "the user denied this request", ...also };
     },
     /** For work with no turn to carry a question (background jobs): as decide, then auto_approve, then deny. */
     decideUnattended(risk: ToolRisk, tool?: string): ApprovalDecision {

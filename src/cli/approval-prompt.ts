@@ -1,8 +1,11 @@
-// The y/n question at an approval. On a terminal it is read in raw mode, one key at a time as in the TUI: `y`, `n`,
-// `a` (and `p`/`u` when a rule is offered) answer at once, Enter alone answers no, Ctrl-C and Ctrl-D are plain
-// bytes answered at once. Off a terminal (a pipe) the answer is a line, as before.
+// The y/n question at an approval. On a terminal it is read in raw mode, one key at a time as in the TUI: `y`,
+// `a` (and `t` when offered, `p`/`u` when a rule is offered) answer at once, Enter alone answers no, Ctrl-C and
+// Ctrl-D are plain bytes answered at once. With `reasons`, `n` opens one line for why (Enter sends it, Enter alone
+// denies without one, Esc denies at once). Off a terminal (a pipe) the answer is a line, as before.
 
-export type ApprovalAnswer = "yes" | "no" | "always" | "workspace-rule" | "user-rule" | "interrupt" | "eof";
+export type ApprovalAnswer = "yes" | "no" | "always" | "tool" | "workspace-rule" | "user-rule" | "interrupt" | "eof";
+
+const ESC = 0x1b;
 
 const CTRL_C = 0x03;
 const CTRL_D = 0x04;
@@ -11,11 +14,12 @@ const BACKSPACE = new Set([0x08, 0x7f]);
 // is swallowed rather than taken as "no" by the next question.
 const HABIT_ENTER_MS = 400;
 
-function meaning(text: string, rules: boolean): ApprovalAnswer | undefined {
+function meaning(text: string, rules: boolean, perTool = false): ApprovalAnswer | undefined {
   const answer = text.trim().toLowerCase();
   if (answer === "y" || answer === "yes") return "yes";
   if (answer === "" || answer === "n" || answer === "no") return "no";
   if (answer === "a" || answer === "always") return "always";
+  if (perTool && answer === "t") return "tool";
   if (rules && answer === "p") return "workspace-rule";
   if (rules && answer === "u") return "user-rule";
   return undefined;
@@ -56,7 +60,21 @@ function linger(input: NodeJS.ReadStream, restoreTerminal: () => void) {
  * rule for this project or for every one). Ctrl-C answers "interrupt", Ctrl-D "eof"; an aborted `signal`
  * (Ctrl-C delivered as a signal, or SIGTERM) answers "interrupt" too. The terminal is restored on every way out.
  */
-export function askApproval(question: string, io: PromptIo, signal?: AbortSignal, opts: { rules?: boolean } = {}): Promise<ApprovalAnswer> {
+export async function askApproval(question: string, io: PromptIo, signal?: AbortSignal, opts: AskOptions = {}): Promise<ApprovalAnswer> {
+  return (await askApprovalWithReason(question, io, signal, opts)).answer;
+}
+
+export interface AskOptions {
+  /** A prefix rule is offered (`p`, `u`). */
+  rules?: boolean;
+  /** "Don't ask again for this tool" is offered (`t`). */
+  perTool?: boolean;
+  /** On a terminal, `n` asks for one line saying why. */
+  reasons?: boolean;
+}
+
+/** As askApproval; a denial typed after `n` (with `reasons`) carries the person's words. */
+export function askApprovalWithReason(question: string, io: PromptIo, signal?: AbortSignal, opts: AskOptions = {}): Promise<{ answer: ApprovalAnswer; reason?: string }> {
   const { input, output } = io;
   const raw = !!input.isTTY && typeof input.setRawMode === "function";
   if (lingering?.input === input) lingering.stop();
@@ -67,7 +85,10 @@ export function askApproval(question: string, io: PromptIo, signal?: AbortSignal
   return new Promise((resolve) => {
     let line = "";
     let done = false;
-    const finish = (answer: ApprovalAnswer, echo: string, singleKey = false) => {
+    // After `n` with reasons: the bytes of the reason typed so far (UTF-8, decoded at the end).
+    let reason: number[] | undefined;
+    let pendingEcho: number[] = [];
+    const finish = (answer: ApprovalAnswer, echo: string, singleKey = false, said?: string) => {
       if (done) return;
       done = true;
       input.off("data", onData);
@@ -82,7 +103,7 @@ export function askApproval(question: string, io: PromptIo, signal?: AbortSignal
         restoreTerminal();
         input.pause();
       }
-      resolve(answer);
+      resolve(said ? { answer, reason: said } : { answer });
     };
     // However the process ends while asking, the terminal is not left in raw mode.
     const restoreTerminal = () => {
@@ -90,7 +111,37 @@ export function askApproval(question: string, io: PromptIo, signal?: AbortSignal
     };
     const onAbort = () => finish("interrupt", "^C");
     const onEnd = () => finish("eof", "");
+    const onReasonKey = (b: number): boolean => {
+      if (b === 0x0d || b === 0x0a) {
+        finish("no", "", false, Buffer.from(reason!).toString("utf8").trim() || undefined);
+        return true;
+      }
+      if (BACKSPACE.has(b)) {
+        const text = [...Buffer.from(reason!).toString("utf8")];
+        if (text.length) {
+          reason = [...Buffer.from(text.slice(0, -1).join(""), "utf8")];
+          output.write("\b \b");
+        }
+        return false;
+      }
+      if (b < 0x20) return false;
+      reason!.push(b);
+      // Echoed a whole character at a time: the bytes of a UTF-8 sequence wait for its last one.
+      pendingEcho.push(b);
+      const whole = Buffer.from(pendingEcho).toString("utf8");
+      if (!whole.includes("\uFFFD")) {
+        output.write(whole);
+        pendingEcho = [];
+      } else if (pendingEcho.length >= 4) pendingEcho = [];
+      return false;
+    };
     const onKey = (b: number): boolean => {
+      if (reason) return onReasonKey(b);
+      if (opts.reasons && (b === 0x6e || b === 0x4e)) {
+        reason = [];
+        output.write(`n\n  why not? tell it what to do instead (Enter alone: no reason, Esc: deny now) › `);
+        return false;
+      }
       if (b === 0x0d || b === 0x0a) {
         // A habitual Enter after the previous single-key answer, buffered before this question appeared.
         if (Date.now() < habitEnterUntil && Date.now() - askedAt < HABIT_ENTER_MS) {
@@ -102,7 +153,7 @@ export function askApproval(question: string, io: PromptIo, signal?: AbortSignal
       }
       if (b < 0x20 || BACKSPACE.has(b)) return false;
       const ch = String.fromCharCode(b);
-      const answer = meaning(ch, !!opts.rules);
+      const answer = meaning(ch, !!opts.rules, !!opts.perTool);
       if (answer && ch.trim()) {
         finish(answer, ch, true);
         return true;
@@ -112,7 +163,7 @@ export function askApproval(question: string, io: PromptIo, signal?: AbortSignal
     };
     const onLine = (b: number) => {
       if (b === 0x0d || b === 0x0a) {
-        const answer = meaning(line, !!opts.rules);
+        const answer = meaning(line, !!opts.rules, !!opts.perTool);
         if (answer) return finish(answer, "");
         line = "";
         output.write(againQuestion);
@@ -130,7 +181,8 @@ export function askApproval(question: string, io: PromptIo, signal?: AbortSignal
         const b = bytes[i]!;
         if (b === CTRL_C) return finish("interrupt", "^C");
         if (b === CTRL_D) return finish("eof", "^D");
-        if (b === 0x1b) {
+        if (b === ESC && reason && (i + 1 >= bytes.length || (bytes[i + 1] !== 0x5b && bytes[i + 1] !== 0x4f))) return finish("no", "");
+        if (b === ESC) {
           // An escape sequence (arrow keys): skip it whole rather than echo it.
           while (i + 1 < bytes.length && !(bytes[i + 1]! >= 0x40 && bytes[i + 1]! <= 0x7e && bytes[i + 1] !== 0x5b)) i++;
           i++;

@@ -4,11 +4,12 @@
 // retries. It knows no tool by name: everything it prints comes from the notifications.
 import { prefixText } from "../guard/prefix-text";
 import type { NotificationArgs, NotificationParams } from "../protocol/schema";
-import { planText } from "../plan/plan";
+import { planLines } from "../plan/plan";
 import { riskInWords } from "../scope";
 import { type Style, styleFor } from "../terminal/style";
 import { ellipsize } from "../text/cut";
 import { terminalSafe } from "../text/terminal-safe";
+import { counted } from "../text/plural";
 
 /** Text SCV did not write itself, as a terminal may show it (src/text/terminal-safe.ts): controls visible. */
 const safe = (text: unknown) => terminalSafe(String(text ?? ""));
@@ -20,6 +21,8 @@ export interface Stream {
 }
 
 const WAIT_AFTER_MS = 1000;
+/** Lines of a file change's diff shown under its call. */
+const DIFF_LINES = 20;
 const RUNNING = "  running…";
 
 export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json: boolean; env?: Record<string, string | undefined> }): ExecRenderer {
@@ -30,7 +33,8 @@ export function createExecRenderer(opts: { stdout: Stream; stderr: Stream; json:
 function outcomeOf(p: NotificationParams<"tool.completed">, blockedBecause: string | undefined): { text: string; bad: boolean } {
   if (blockedBecause !== undefined) return { text: `blocked: ${safe(blockedBecause.replace(/^refused: /, ""))}`, bad: true };
   const hook = p.hook ? `${p.hook.event} hook \`${safe(p.hook.command)}\`: ${safe(ellipsize(p.hook.reason.split("\n", 1)[0]!, 200))}` : undefined;
-  if (p.denied) return { text: hook ? `blocked by ${hook}` : "denied", bad: true };
+  // A denial says why when there is a why: the person's words (`denied: use the helper`), the guard's refusal.
+  if (p.denied) return { text: hook ? `blocked by ${hook}` : typeof p.display === "string" && p.display ? safe(p.display) : "denied", bad: true };
   if (hook) return { text: `${p.display ? `${safe(p.display)}; ` : ""}${hook}`, bad: true };
   if (typeof p.display === "string" && p.display) return { text: safe(p.display), bad: !p.ok };
   if (p.ok) return { text: "", bad: false };
@@ -93,10 +97,11 @@ export class ExecRenderer {
         return;
       case "plan.updated":
         // A person at a terminal follows the plan as it changes; a log or a pipe has the tool lines.
-        if (!this.json && this.tty) this.line(this.s.cyan(safe(planText(p.items))));
+        // Its steps under the plan call's line, which already says how far it is (`plan: 1/3 done`).
+        if (!this.json && this.tty) this.line(this.s.cyan(safe(p.items.length ? planLines(p.items).map((l) => `  ${l}`).join("\n") : "  (plan cleared)")));
         return;
       case "session.compacted":
-        if (!this.json) this.line(this.s.dim(`· compacted ${p.turns} earlier turns into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`));
+        if (!this.json) this.line(this.s.dim(`· compacted ${counted(p.turns, "earlier turn")} into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`));
         return;
       case "tool.started":
         return this.onToolStarted(p);
@@ -110,7 +115,7 @@ export class ExecRenderer {
   }
 
   /** The approval card: what will happen, the risk in words, why the guard asks, then the question (asked by the caller). */
-  approvalCard(p: { tool: string; risk: string; summary: string; guard?: { reason: string }; rule_prefix?: string[] }): string {
+  approvalCard(p: { tool: string; risk: string; summary: string; guard?: { reason: string }; rule_prefix?: string[]; perTool?: boolean }): string {
     const s = this.s;
     this.flushDeferred();
     this.stopWaiting();
@@ -129,7 +134,8 @@ export class ExecRenderer {
     const guard = p.guard ? `\n  ${s.dim(`guard: asks because ${safe(p.guard.reason)}`)}` : "";
     const prefix = p.rule_prefix ? safe(prefixText(p.rule_prefix)) : undefined;
     const rules = prefix ? `\nor ${s.bold("p")}: always allow commands starting with \`${prefix}\` in this project, ${s.bold("u")}: in every project` : "";
-    return `\n${s.bold(`Approve ${safe(p.tool)}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}${rules}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o / ${s.bold("a")}lways for identical calls in this run [y/N/a] `;
+    const perTool = p.perTool ? `\nor ${s.bold("t")}: don't ask again for ${safe(p.tool)} in this run` : "";
+    return `\n${s.bold(`Approve ${safe(p.tool)}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}${rules}${perTool}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o (then say why) / ${s.bold("a")}lways for identical calls in this run [y/N/a${p.perTool ? "/t" : ""}] `;
   }
 
   /** The person approved the call the card was about: it runs now. */
@@ -222,9 +228,19 @@ export class ExecRenderer {
       this.lastStart = undefined;
     } else if (text) this.line(full); // output or a question came between: name the call again
     else this.clearTransient();
+    if (p.ok && typeof p.diff === "string" && p.diff) this.showDiff(p.diff);
     if (Array.isArray(p.jobs) && p.jobs.length) {
       this.line(`  started ${p.jobs.join(", ")}; waiting for the report before exiting (Ctrl-C cancels)`);
     }
+  }
+
+  /** A file change's diff under its line, bounded: the session record keeps all of it (`scv sessions show`). */
+  private showDiff(diff: string) {
+    const s = this.s;
+    const lines = diff.split("\n").map(safe);
+    const shown = lines.slice(0, DIFF_LINES);
+    for (const l of shown) this.line(`  ${/^@@ .* @@/.test(l) ? s.cyan(l) : l.startsWith("+") ? s.green(l) : l.startsWith("-") ? s.red(l) : l}`);
+    if (lines.length > shown.length) this.line(s.dim(`  … ${counted(lines.length - shown.length, "more line")} (scv sessions show has the whole diff)`));
   }
 
   private onTurnEnded(p: NotificationParams<"turn.ended">, mainTurn: string) {

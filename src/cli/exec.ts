@@ -52,8 +52,11 @@ function reportResumed(r: { session_id: string; turns: { status: string }[]; job
 export default defineCommand({
   meta: { name: "exec", description: "Run one turn on PROMPT (or - to read it from stdin) and print the reply" },
   notes:
-    "Approvals: y runs the call once, n (or Enter, or Ctrl-D) denies it and the turn goes on, a runs it and every\n" +
-    "identical call (same tool, same arguments) for the rest of this run, Ctrl-C denies it and cancels the turn.\n" +
+    "Approvals: y runs the call once, n denies it and asks why (the model is told; Enter alone: no reason),\n" +
+    "Enter or Ctrl-D denies it at once and the turn goes on, a runs it and every identical call (same tool, same\n" +
+    "arguments) for the rest of this run, t runs every call of that tool for the rest of this run (not offered for\n" +
+    "commands), Ctrl-C denies it and cancels the turn. --accept-edits runs edit and write inside the workspace\n" +
+    "unasked (secret-like paths still ask; commands, network and MCP calls ask as usual).\n" +
     "For a command the guard could read, p runs it and keeps the rule \"always allow commands starting with …\" for\n" +
     "this project, u for every project (scv rules list shows them). Read-only commands (ls, git status) run\n" +
     "unasked; destructive ones (rm -rf ~) are refused, even with --yes.\n\n" +
@@ -63,6 +66,7 @@ export default defineCommand({
     cwd: { type: "string", alias: "C", valueHint: "DIR", description: "workspace directory (default: current directory)" },
     json: { type: "boolean", description: "print protocol events as JSONL on stdout" },
     yes: { type: "boolean", alias: "y", description: "approve every tool call without asking (auto_approve)" },
+    "accept-edits": { type: "boolean", description: "run edit and write inside the workspace unasked (secret-like paths, commands, network and MCP still ask)" },
     provider: { type: "string", alias: "p", valueHint: "NAME", description: "provider profile to use (overrides provider.active)" },
     model: { type: "string", alias: "m", valueHint: "MODEL", description: "model to use for this run" },
     "output-last-message": { type: "string", alias: "o", valueHint: "FILE", description: "also write the final reply to FILE" },
@@ -73,7 +77,7 @@ export default defineCommand({
     "over-budget": { type: "boolean", description: "run even though a spending limit ([limits] in config.toml) is reached, this once" },
   },
   async run({ args, rawArgs }) {
-    const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { requestSubreaper }, { askApproval }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
+    const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { requestSubreaper }, { askApprovalWithReason }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
       await Promise.all([
         import("../config/load"),
         import("../agents/reconcile"),
@@ -200,10 +204,10 @@ export default defineCommand({
     let questionAbort = new AbortController();
 
     function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string }; rule_prefix?: string[]; rememberable?: boolean }) {
-      const answer = async (approved: boolean, remember?: "workspace" | "user") => {
-        const r = await client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved, ...(remember ? { remember } : {}) }).catch(() => undefined);
+      const answer = async (approved: boolean, remember?: "workspace" | "user" | "session", reason?: string) => {
+        const r = await client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved, ...(remember ? { remember } : {}), ...(reason ? { reason } : {}) }).catch(() => undefined);
         if (r?.rule) render.note(`  kept the rule: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`);
-        if (r?.rule_error) render.note(`  the rule was not kept: ${r.rule_error}`);
+        if (r?.rule_error) render.note(remember === "session" ? `  not allowed for the run: ${r.rule_error}` : `  the rule was not kept: ${r.rule_error}`);
       };
       if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) {
         render.note("  approved: identical to a call allowed with `a`");
@@ -217,8 +221,15 @@ export default defineCommand({
       questions = questions.then(async () => {
         if (interrupted) return void (await answer(false));
         if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) return void (await answer(true));
-        const reply = await askApproval(render.approvalCard(p), { input: process.stdin, output: process.stderr }, questionAbort.signal, { rules: !!p.rule_prefix });
+        const perTool = !p.guard && !p.rule_prefix && !p.rememberable;
+        const asked = await askApprovalWithReason(render.approvalCard({ ...p, perTool }), { input: process.stdin, output: process.stderr }, questionAbort.signal, { rules: !!p.rule_prefix, perTool, reasons: true });
+        const reply = asked.answer;
         if (reply === "always" && p.fingerprint) alwaysAllowed.add(p.fingerprint);
+        if (reply === "tool") {
+          render.approved();
+          return void (await answer(true, "session"));
+        }
+        if (asked.reason) return void (await answer(false, undefined, asked.reason));
         // Ctrl-C: cancel first, so the turn ends instead of taking the denial to the model.
         if (reply === "interrupt") interrupt();
         const remember = reply === "workspace-rule" ? "workspace" : reply === "user-rule" ? "user" : undefined;
@@ -273,7 +284,7 @@ export default defineCommand({
 
     try {
       await client.request("initialize", { protocol_version: 3, client: { name: "scv-exec" } });
-      const common = { auto_approve: !!args.yes, questions: interactive, ...(args.model ? { model: args.model } : {}), ...(args["over-budget"] ? { over_budget: true } : {}) };
+      const common = { auto_approve: !!args.yes, questions: interactive, ...(args["accept-edits"] ? { approval_mode: "accept-edits" as const } : {}), ...(args.model ? { model: args.model } : {}), ...(args["over-budget"] ? { over_budget: true } : {}) };
       const effortParam = effort ? { reasoning_effort: effort } : {};
       const started = resumeId ? await client.request("session.resume", { session_id: resumeId, ...common }) : await client.request("session.start", { cwd, ...common, ...effortParam });
       sessionId = started.session_id;

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { defineCommand } from "./command";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import type { Config } from "../config/schema";
+import { counted } from "../text/plural";
 
 const cwdArg = { type: "string", description: "the workspace a session would start in (default: current directory)" } as const;
 
@@ -132,7 +133,7 @@ async function probe(command: "test" | "tools", args: { name: string; cwd?: stri
     if (args.json) {
       process.stdout.write(`${JSON.stringify({ server: args.name, connected: true, server_info: conn.serverInfo, tools: command === "tools" ? tools : tools.length, ...timings }, null, 2)}\n`);
     } else if (command === "test") {
-      process.stdout.write(`${args.name}: connected to ${conn.serverInfo.name} ${conn.serverInfo.version} in ${connected} ms; ${tools.length} tools listed in ${listed} ms; closed in ${timings.close_ms} ms\n`);
+      process.stdout.write(`${args.name}: connected to ${conn.serverInfo.name} ${conn.serverInfo.version} in ${connected} ms; ${counted(tools.length, "tool")} listed in ${listed} ms; closed in ${timings.close_ms} ms\n`);
     } else {
       const width = Math.max(4, ...tools.map((t) => t.name.length));
       process.stdout.write(`${"TOOL".padEnd(width)}  RISK       DESCRIPTION\n${tools.map((t) => `${t.name.padEnd(width)}  ${t.risk.padEnd(9)}  ${t.description}`).join("\n")}\n`);

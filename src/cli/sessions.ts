@@ -6,6 +6,7 @@ import { defineCommand } from "./command";
 import { confirm } from "./confirm";
 import { scvHome } from "../config/load";
 import type { LoadedSession, SessionStore, StoredItem } from "../sessions/index";
+import type { StoredCall } from "../sessions/load";
 import { storedWorkspace } from "../sessions/workspace";
 import { ellipsize } from "../text/cut";
 
@@ -73,16 +74,26 @@ export function renderTranscript(s: LoadedSession): string {
     const who = t.origin.kind === "user" ? "user" : `${t.origin.kind} report`;
     out.push("", `── ${t.turn_id} · ${who} · ${time(t.started_at)} · ${t.status}${t.error ? ` (${t.error.class}: ${t.error.message})` : ""}`);
     out.push(...t.prompt.split("\n").map((l) => `> ${l}`));
-    for (const item of t.items) {
-      const action = describeAction(item);
-      if (action) out.push(action);
-    }
+    // The calls as the person saw them (`· edit src/x.ts (+1 -1 lines)` and its diff); older records only have
+    // the model's tool calls with their arguments.
+    if (t.calls?.length) for (const c of t.calls) out.push(...describeCall(c));
+    else
+      for (const item of t.items) {
+        const action = describeAction(item);
+        if (action) out.push(action);
+      }
     if (t.reply) out.push(t.reply);
   }
   for (const c of s.compactions) out.push("", `[${time(c.at)}: ${c.replaced.length} earlier history items were compacted into a summary]`);
   if (s.conversations.length) out.push("", `agent conversations: ${s.conversations.map((c) => `${c.handle} (${c.agent}, ${c.cwd})`).join(", ")}`);
   if (s.jobs.length) out.push(`background jobs: ${s.jobs.map((j) => `${j.job} (${j.agent}) ${j.status}`).join(", ")}`);
   return printable(out.join("\n"));
+}
+
+/** A call as it was shown: its label and outcome, then a file change's diff, indented. */
+function describeCall(c: StoredCall): string[] {
+  const outcome = c.denied ? ` (${c.display ?? "denied"})` : c.display ? ` (${c.display})` : c.ok ? "" : " (failed)";
+  return [`· ${c.label}${outcome}`, ...(c.diff ? c.diff.split("\n").map((l) => `    ${l}`) : [])];
 }
 
 /** A tool call as one line, `· read {"path":"a.txt"}`; other items are the prompt and reply already shown. */

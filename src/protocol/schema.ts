@@ -58,6 +58,12 @@ const ClientMcpServers = lazySchema((z) =>
 const Questions = lazySchema((z) =>
   z.boolean().describe("the client puts the model's questions (the `clarify` tool) to a person and answers them with clarify.answer; without it a question is answered at once that nobody can answer here"),
 );
+/**
+ * How a session asks: `ask` (each request as its risk says) or `accept-edits` (a file change inside the
+ * workspace, `edit` or `write`, runs unasked unless its path looks secret-like; commands, network and MCP calls ask
+ * as before).
+ */
+const ApprovalMode = lazySchema((z) => z.enum(["ask", "accept-edits"]).describe("`accept-edits`: file edits inside the workspace run unasked (not secret-like paths); everything else asks as in `ask`"));
 
 const StoredTurn = lazySchema((z) => z.object({
   turn_id: TurnId,
@@ -109,6 +115,7 @@ export const requests = {
       model: z.string().min(1).max(128).optional(),
       reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
       over_budget: z.boolean().optional().describe("go over the spending limits ([limits]) in this session (`scv exec --over-budget`)"),
+      approval_mode: ApprovalMode.optional(),
       mcp_servers: ClientMcpServers.optional(),
       keep: z.boolean().optional().describe("keep the stored session even if it never runs a turn (a client that hands its ID out, an editor, can resume it later); by default a session closed before its first turn leaves no file"),
       questions: Questions.optional(),
@@ -135,6 +142,7 @@ export const requests = {
       provider: z.string().min(1).max(128).optional().describe("a provider profile's name ([providers.<name>]) to continue with"),
       model: z.string().min(1).max(128).optional(),
       over_budget: z.boolean().optional().describe("go over the spending limits ([limits]) in this session"),
+      approval_mode: ApprovalMode.optional(),
       mcp_servers: ClientMcpServers.optional(),
       questions: Questions.optional(),
     })),
@@ -170,12 +178,13 @@ export const requests = {
   },
   "approval.resolve": {
     description:
-      "Answers an approval.requested notification. With `approved: true`, `remember` also keeps the request's `rule_prefix` as an approval rule, for this workspace (`workspace`) or every workspace (`user`), in `$SCV_HOME/approval-rules.json` (see `scv rules list`). The answer stands even when the rule cannot be kept; `rule_error` then says why, and `rule` names a kept rule. For a request marked `rememberable` (an MCP server's connection), `remember` instead keeps the approval itself, for this workspace or every one, until the server's command line, URL or variable names change.",
+      "Answers an approval.requested notification. With `approved: true`, `remember` also keeps the request's `rule_prefix` as an approval rule, for this workspace (`workspace`) or every workspace (`user`), in `$SCV_HOME/approval-rules.json` (see `scv rules list`). The answer stands even when the rule cannot be kept; `rule_error` then says why, and `rule` names a kept rule. For a request marked `rememberable` (an MCP server's connection), `remember` instead keeps the approval itself, for this workspace or every one, until the server's command line, URL or variable names change. `remember: \"session\"` approves this and every later request of the same tool (an MCP tool is a tool of its own) for the rest of the session; it is refused for a command the guard asked about (keep a prefix rule instead), and the answer then stands for this request alone. With `approved: false`, `reason` is what the person said; the model's tool result reads `denied: <reason>`.",
     params: lazySchema((z) => z.strictObject({
       session_id: SessionId,
       approval_id: z.string().min(1),
       approved: z.boolean(),
-      remember: z.enum(["workspace", "user"]).optional(),
+      remember: z.enum(["workspace", "user", "session"]).optional(),
+      reason: z.string().max(1000).optional().describe("with `approved: false`, the person's words; the model's tool result says `denied: <reason>`"),
     })),
     result: lazySchema((z) => z.object({ ok: z.literal(true), rule: z.string().optional(), rule_error: z.string().optional() })),
   },
@@ -191,14 +200,16 @@ export const requests = {
   },
   "session.configure": {
     description:
-      "Switches an open session's model, provider profile or reasoning effort from its next turn on (a running turn finishes on what it started with). The conversation is kept and the switch is recorded, so `session.resume` continues on it. A new `provider` brings its profile's model and effort unless `model` or `reasoning_effort` name others; a new model of the same profile keeps the effort. A switch to another endpoint is refused with -32602 when the history holds encrypted reasoning that endpoint cannot read (a Chat API profile leaves reasoning out and is allowed, with a notice). With none of the three it changes nothing and answers the settings in force.",
+      "Switches an open session's model, provider profile or reasoning effort from its next turn on (a running turn finishes on what it started with). The conversation is kept and the switch is recorded, so `session.resume` continues on it. A new `provider` brings its profile's model and effort unless `model` or `reasoning_effort` name others; a new model of the same profile keeps the effort. A switch to another endpoint is refused with -32602 when the history holds encrypted reasoning that endpoint cannot read (a Chat API profile leaves reasoning out and is allowed, with a notice). With none of the three it changes nothing and answers the settings in force. `approval_mode` switches how the session asks (`ask`, or `accept-edits`: edit and write inside the workspace run unasked, secret-like paths excepted) at once, from the next request on; it is not stored with the session.",
     params: lazySchema((z) => z.strictObject({
       session_id: SessionId,
       provider: z.string().min(1).max(64).optional().describe("a provider profile's name ([providers.NAME])"),
       model: z.string().min(1).max(128).optional(),
       reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
+      approval_mode: ApprovalMode.optional(),
     })),
     result: lazySchema((z) => z.object({
+      approval_mode: ApprovalMode,
       provider: z.string(),
       model: z.string(),
       wire_api: z.enum(["responses", "chat"]),
@@ -323,7 +334,7 @@ export const notifications = {
   },
   "tool.completed": {
     description:
-      "A tool call finished. `output` is what the model sees (bounded). `display` is the outcome as a person reads it after the label (`exit 0, 1.2 s`, `+12 -3 lines`, `200, 5120 bytes`); `denied` is true when approval was refused; `preview` is the result as a person reads it where `output` is written for the model (an agent call's reply text rather than its JSON), for a client to show instead. Tools may add fields, such as `jobs`.",
+      "A tool call finished. `output` is what the model sees (bounded). `display` is the outcome as a person reads it after the label (`exit 0, 1.2 s`, `+12 -3 lines`, `200, 5120 bytes`); `denied` is true when approval was refused; `preview` is the result as a person reads it where `output` is written for the model (an agent call's reply text rather than its JSON), for a client to show instead. `diff` is a file change's unified diff (edit, write) for a person to read, kept in the session record and replayed with it. Tools may add fields, such as `jobs`.",
     params: lazySchema((z) => z.looseObject({
       ...inTurn,
       call_id: z.string(),
@@ -333,6 +344,7 @@ export const notifications = {
       display: z.string().optional(),
       denied: z.boolean().optional(),
       preview: z.string().optional(),
+      diff: z.string().optional(),
       hook: HookBlock.optional().describe("a hook that refused the call (PreToolUse) or sent the model a reason after it (PostToolUse): which, and why"),
     })),
   },

@@ -136,7 +136,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
       },
       async "approval.resolve"(p) {
         requireInit();
-        const answered = session(p.session_id).resolveApproval(p.approval_id, p.approved, p.remember);
+        const answered = session(p.session_id).resolveApproval(p.approval_id, p.approved, p.remember, p.reason);
         if (!answered) {
           throw new RpcError(ERROR_CODES.unknown_approval, `no pending approval "${p.approval_id}" in this session (already answered or its turn ended)`);
         }
@@ -217,6 +217,7 @@ function startSession(conn: Connection, p: RequestParams<"session.start">): Requ
     journal = { recorder, store };
   }
   const s = openSession(conn, { workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, questions: p.questions, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget, clientMcpServers: p.mcp_servers });
+  if (p.approval_mode) s.approvalMode = p.approval_mode;
   return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, provider: profileName, context_window: s.contextWindow, ...notices(s) };
 }
 
@@ -265,6 +266,7 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
     clientMcpServers: p.mcp_servers,
     ...(loaded.reasoningEffort && isReasoningEffort(loaded.reasoningEffort) ? { effort: loaded.reasoningEffort } : {}),
   });
+  if (p.approval_mode) s.approvalMode = p.approval_mode;
   return {
     session_id: s.id,
     workspace,
@@ -310,8 +312,10 @@ function configureSession(conn: Connection, s: Session, p: RequestParams<"sessio
   const modelName = p.model ?? (changesProfile ? profile.model : current.model);
   const effort = p.reasoning_effort ?? (changesProfile ? undefined : (current.reasoningEffort as ReasoningEffort | undefined));
   if (p.provider !== undefined || p.model !== undefined || p.reasoning_effort !== undefined) s.configure(modelSetup(conn, config, profileName, modelName, effort));
+  if (p.approval_mode) s.approvalMode = p.approval_mode;
   const now = s.settings;
   return {
+    approval_mode: s.approvalMode,
     provider: now.provider,
     model: now.model,
     wire_api: config.providers[now.provider]?.wire_api ?? profile.wire_api,

@@ -1,6 +1,8 @@
 // A session: one workspace, its tools, history and turn queue. Turns run one at a time; user prompts queue
 // behind the running turn, and server-started turns (background reports) run only when no user turn waits.
+import { resolve as resolvePath } from "node:path";
 import { randomHex } from "../digest";
+import { isSecretLikePath } from "../fs/workspace-paths";
 import { createApprovalGate, type ApprovalGate, type ApprovalRequest, type ClientAnswer } from "../approval/gate";
 import type { Origin } from "../protocol/schema";
 import type { ImageRef } from "../provider/images";
@@ -69,6 +71,10 @@ export class Session {
   private readonly hostedWebSearch: boolean;
   private turnCounter = 0;
   private closed = false;
+  /** How the session asks: `accept-edits` runs file edits inside the workspace unasked (askClient). */
+  approvalMode: "ask" | "accept-edits" = "ask";
+  /** Tools the person said not to ask about again in this session (approval.resolve `remember: "session"`). */
+  private readonly toolsAllowed = new Set<string>();
   /** The turn whose items are being added to history, for the session record. */
   private recordingTurn: string | undefined;
   /** The user's hooks, when any are configured (src/hooks). */
@@ -283,10 +289,23 @@ export class Session {
    * the prefix rule the request offered, for this workspace or every one; the answer stands even when the rule
    * cannot be kept, and the result says why.
    */
-  resolveApproval(approvalId: string, approved: boolean, remember?: "workspace" | "user"): { rule?: string; rule_error?: string } | undefined {
+  resolveApproval(approvalId: string, approved: boolean, remember?: "workspace" | "user" | "session", reason?: string): { rule?: string; rule_error?: string } | undefined {
     const open = this.approvals.get(approvalId);
     if (!open) return undefined;
     this.approvals.delete(approvalId);
+    const said = reason?.trim();
+    if (!approved && said) {
+      open.resolve({ approved, reason: said });
+      return {};
+    }
+    if (remember === "session") {
+      open.resolve(approved);
+      if (!approved) return {};
+      // A command is never allowed whole: the guard asked about this one, and a prefix rule says which to allow.
+      if (open.request.guard) return { rule_error: "commands are not allowed per tool; keep a prefix rule (p or u) for the ones to run unasked" };
+      this.toolsAllowed.add(open.request.tool);
+      return {};
+    }
     // A request that keeps its own answer (an MCP server's connection) takes `remember` itself; others keep a rule.
     if (open.request.rememberable) {
       open.resolve({ approved, ...(remember ? { remember } : {}) });
@@ -344,9 +363,21 @@ export class Session {
     return `t${++this.turnCounter}`;
   }
 
+  /** Why a request runs without asking in this session's mode or by the person's earlier answer, if it does. */
+  private approvedUnasked(request: ApprovalRequest): string | undefined {
+    if (request.hook?.decision === "ask") return undefined; // a PreToolUse hook wants a person asked
+    if (this.toolsAllowed.has(request.tool)) return `approved: the user allowed ${request.tool} for this session`;
+    if (this.approvalMode === "accept-edits" && request.edits !== undefined && isAcceptableEdit(this.scope.workspace, request.edits)) {
+      return "approved: the session accepts edits inside the workspace";
+    }
+    return undefined;
+  }
+
   private askClient(request: ApprovalRequest): Promise<ClientAnswer> {
     const turn = this.running;
     if (!turn) return Promise.resolve(false);
+    const unasked = this.approvedUnasked(request);
+    if (unasked) return Promise.resolve({ approved: true, reason: unasked });
     const approvalId = `a-${randomHex(4)}`;
     return new Promise<ClientAnswer>((resolve) => {
       const onAbort = () => {
@@ -465,4 +496,11 @@ export class Session {
 
 export function newSessionId(): string {
   return `s-${randomHex(4)}`;
+}
+
+/** A file change accept-edits mode runs unasked: a path inside the workspace that does not look secret-like. */
+function isAcceptableEdit(workspace: string, requested: string): boolean {
+  const full = resolvePath(workspace, requested);
+  if (full !== workspace && !full.startsWith(`${workspace}/`)) return false;
+  return !isSecretLikePath(full.slice(workspace.length + 1));
 }

@@ -399,7 +399,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
       } else {
         started(assessed.label, assessed.args, assessed.risk, assessed.guard);
         const fingerprint = new Bun.CryptoHasher("sha256").update(`${call.name}\0${JSON.stringify(args.value)}`).digest("hex");
-        const request = { callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary, fingerprint, ...(assessed.guard ? { guard: assessed.guard } : {}), ...(assessed.change ? { change: assessed.change } : {}) };
+        const request = { callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary, fingerprint, ...(assessed.guard ? { guard: assessed.guard } : {}), ...(assessed.change ? { change: assessed.change } : {}), ...(assessed.edits !== undefined ? { edits: assessed.edits } : {}) };
         const at = { turnId, callId: call.id, subject: toolSubject(call.name), signal };
         const hookInput = deps.hooks?.has("PreToolUse") || deps.hooks?.has("PostToolUse") ? toolHookInput(call.name, assessed.args, call.id, scope.workspace) : {};
         const pre = await deps.hooks?.run("PreToolUse", hookInput, at);
@@ -412,6 +412,9 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
         else if (!decision.approved) {
           denied = true;
           result = failure(`not run: ${decision.reason}`);
+          // Why, on the call's own line: the guard's reason for a refusal, the person's words for a denial.
+          if (assessed.guard?.decision === "block") result.display = `refused: ${assessed.guard.reason.replace(/^refused: /, "")}`;
+          else if ("said" in decision && decision.said) result.display = `denied: ${decision.said}`;
         } else {
           if (assessed.risk !== "read_only") noticeAll(deps, turnId, scope.services.checkpoints?.beforeChange(turnId));
           result = await tool.run(assessed.args, ctx);

@@ -73,6 +73,7 @@ export function createEditTool(scope: SessionScope): Tool {
       return `edit ${displayPath(args.path)} ${lineCounts(diff.added, diff.removed)}:\n${masked}`;
     },
     label: (args) => `edit ${displayPath(args.path)}`,
+    editsPath: (args) => args.path,
     change: (args, ctx) => {
       const plan = approved.get(args);
       return plan ? fileChange(resolve(ctx.workspace, args.path), plan.before, plan.after) : undefined;
@@ -96,6 +97,7 @@ export function createEditTool(scope: SessionScope): Tool {
       return {
         ok: true,
         output: `edited ${displayPath(args.path)}: ${counts}, sha256=${sha256}`,
+        preview: `edited ${displayPath(args.path)}: ${counts}`,
         event: { path: args.path, sha256, previous_sha256: plan.sha256, added: diff.added, removed: diff.removed, diff: diff.text },
         display: counts,
       };

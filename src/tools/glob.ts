@@ -11,6 +11,7 @@ import type { SessionScope } from "../scope";
 import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./tool";
 import { displayPath, WorkspacePath } from "../fs/workspace-paths";
 import { walkWorkspace, type WalkCounts } from "../fs/workspace-walk";
+import { counted } from "../text/plural";
 
 export const GlobArgs = lazySchema((z) => z.strictObject({
   pattern: z.string().min(1, "must not be empty").max(500).describe('Glob relative to path, e.g. "**/*.ts" or "src/*.rs"'),
@@ -70,7 +71,7 @@ async function glob(args: GlobArgs, ctx: ToolCallContext): Promise<ToolResult> {
     const now = performance.now();
     if (now > deadline) timedOut = true;
     if (now - lastYield > YIELD_EVERY_MS) {
-      ctx.progress(`${found.length} files found`);
+      ctx.progress(`${counted(found.length, "file")} found`);
       await new Promise((r) => setImmediate(r));
       lastYield = performance.now();
     }
@@ -83,11 +84,11 @@ async function glob(args: GlobArgs, ctx: ToolCallContext): Promise<ToolResult> {
   if (timedOut) notes.push(`stopped after ${GREP_TIME_LIMIT_MS / 1000} s; results are partial: narrow the path`);
   if (counts.ignored) notes.push(`${counts.ignored} entries ignored by .gitignore/.ignore`);
   if (counts.secretLike) notes.push(`${counts.secretLike} secret-like entries skipped (name the path to list them)`);
-  const head = found.length ? `${found.length} files match ${JSON.stringify(args.pattern)}` : `no files match ${JSON.stringify(args.pattern)}`;
+  const head = found.length ? `${counted(found.length, "file")} match${found.length === 1 ? "es" : ""} ${JSON.stringify(args.pattern)}` : `no files match ${JSON.stringify(args.pattern)}`;
   return {
     ok: true,
     output: [head, ...shown, ...notes.map((n) => `[${n}]`)].join("\n"),
-    display: `${found.length} files`,
+    display: counted(found.length, "file"),
     event: { files: found.length, truncated: found.length > shown.length || timedOut },
   };
 }

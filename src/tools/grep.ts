@@ -11,6 +11,7 @@ import { defineTool, type Tool, type ToolCallContext, type ToolResult } from "./
 import { displayPath, WorkspacePath } from "../fs/workspace-paths";
 import { globFilter, namedSecretLike, searchRisk, searchStart } from "./search-paths";
 import { walkWorkspace, type WalkCounts } from "../fs/workspace-walk";
+import { counted } from "../text/plural";
 
 export const GrepArgs = lazySchema((z) => z.strictObject({
   pattern: z.string().min(1, "must not be empty").max(1000, "must be at most 1000 characters").describe("JavaScript regular expression"),
@@ -92,13 +93,13 @@ async function grep(args: GrepArgs, ctx: ToolCallContext): Promise<ToolResult> {
     const now = performance.now();
     if (now > deadline) found.timedOut = true;
     if (now - lastYield > YIELD_EVERY_MS) {
-      ctx.progress(`searched ${found.searched} files, ${found.matches} matches`);
+      ctx.progress(`searched ${counted(found.searched, "file")}, ${counted(found.matches, "match")}`);
       await new Promise((r) => setImmediate(r));
       lastYield = performance.now();
     }
   }
   if (ctx.signal.aborted) throw new ToolError("cancelled");
-  return { ok: true, output: report(args, found, counts, maxResults), display: `${found.matches} matches in ${found.files} files`, event: { matches: found.matches, files: found.files, truncated: found.capped || found.timedOut } };
+  return { ok: true, output: report(args, found, counts, maxResults), display: `${counted(found.matches, "match")} in ${counted(found.files, "file")}`, event: { matches: found.matches, files: found.files, truncated: found.capped || found.timedOut } };
 }
 
 function report(args: GrepArgs, found: Found, counts: WalkCounts, maxResults: number): string {
@@ -113,8 +114,8 @@ function report(args: GrepArgs, found: Found, counts: WalkCounts, maxResults: nu
   ].filter(Boolean);
   if (skipped.length) notes.push(`skipped: ${skipped.join(", ")}`);
   const head = found.matches
-    ? `${found.matches} matching lines in ${found.files} files (${found.searched} searched)`
-    : `no matches for ${JSON.stringify(args.pattern)} in ${found.searched} files searched`;
+    ? `${counted(found.matches, "matching line")} in ${counted(found.files, "file")} (${found.searched} searched)`
+    : `no matches for ${JSON.stringify(args.pattern)} in ${counted(found.searched, "file")} searched`;
   return [head, ...found.lines, ...notes.map((n) => `[${n}]`)].join("\n");
 }
 

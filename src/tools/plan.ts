@@ -37,7 +37,9 @@ export function createPlanTool(scope: SessionScope): Tool {
       state.items = items;
       scope.journal?.recorder.append({ type: "plan", items });
       ctx.notify?.("plan.updated", { session_id: ctx.sessionId, items });
-      return { ok: true, output: items.length ? `plan updated (${planProgress(items)})` : "plan cleared", display: items.length ? planProgress(items) : "cleared" };
+      // The label already says how far the plan is and the client shows the plan itself (plan.updated): nothing
+      // more under the call's line, so a person reads each change once.
+      return { ok: true, output: items.length ? `plan updated (${planProgress(items)})` : "plan cleared", preview: "" };
     },
   });
 }

@@ -191,6 +191,8 @@ function readResult(args: ReadArgs, plan: ReadPlan, window: Buffer, before: numb
   return {
     ok: true,
     output: `${header}\n${text}`,
+    // A person reads the text; the header (offsets, sha256) is for the model's next read or write.
+    preview: text,
     event: { path: args.path, offset: plan.start, end, total: plan.total, truncated: end < plan.total, ...(sha256 ? { sha256 } : {}) },
   };
 }

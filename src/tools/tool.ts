@@ -61,7 +61,7 @@ export function fileChange(path: string, before: string | null, after: string): 
 }
 
 export type Assessment<A> =
-  | { ok: true; args: A; risk: ToolRisk; summary: string; label: string; guard?: GuardVerdict; change?: FileChange }
+  | { ok: true; args: A; risk: ToolRisk; summary: string; label: string; guard?: GuardVerdict; change?: FileChange; edits?: string }
   | { ok: false; result: ToolResult };
 
 /** What kind of action a tool takes, as an editor shows it (ACP's tool kinds); absent: judged by its risk. */
@@ -101,6 +101,11 @@ export interface ToolDefinition<S extends z.ZodType> {
   guard?: (args: z.infer<S>, ctx: ToolCallContext) => GuardVerdict;
   /** The file the call will change, whole before and after, asked after `summary` (see FileChange). */
   change?: (args: z.infer<S>, ctx: ToolCallContext) => FileChange | undefined;
+  /**
+   * The workspace file the call changes, for a tool that changes one file (edit, write): a session in
+   * accept-edits mode runs such a call unasked unless the path looks secret-like.
+   */
+  editsPath?: (args: z.infer<S>) => string;
   execute: (args: z.infer<S>, ctx: ToolCallContext) => Promise<ToolResult | string>;
 }
 
@@ -167,7 +172,8 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
         const label = def.label?.(args) ?? summary.split("\n", 1)[0]!;
         const guard = def.guard?.(args, ctx);
         const change = def.change?.(args, ctx);
-        return { ok: true, args, risk, summary, label: displayLine(label) || def.name, ...(guard ? { guard } : {}), ...(change ? { change } : {}) };
+        const edits = def.editsPath?.(args);
+        return { ok: true, args, risk, summary, label: displayLine(label) || def.name, ...(guard ? { guard } : {}), ...(change ? { change } : {}), ...(edits !== undefined ? { edits } : {}) };
       } catch (e) {
         return { ok: false, result: failure(errorText(e)) };
       }

@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import { redactSecrets } from "../text/redact";
 import { lineCounts, splitLines, unifiedDiff } from "./line-diff";
 import { ellipsize } from "../text/cut";
+import { counted } from "../text/plural";
 
 /** Shown in the approval (bounded, credential-looking values masked): the diff for replace, the first lines for create. */
 const PREVIEW_LINES = 40;
@@ -17,7 +18,7 @@ export function changePreview(args: { content: string; mode: "create" | "replace
     const lines = splitLines(args.content);
     const shown = lines.slice(0, PREVIEW_LINES).map((l) => `+${ellipsize(l, PREVIEW_CHARS)}`);
     const more = lines.length > shown.length ? `\n… ${lines.length - shown.length} more lines` : "";
-    return `new file, ${lines.length} lines:\n${mask(shown.join("\n"))}${more}`;
+    return `new file, ${counted(lines.length, "line")}:\n${mask(shown.join("\n"))}${more}`;
   }
   const before = currentText(real);
   if (before === undefined) return "the current file is binary or larger than 1 MiB; no diff shown";

@@ -56,6 +56,7 @@ export function createWriteTool(scope: SessionScope): Tool {
       return `${head}\n${changePreview(args, real)}`;
     },
     label: (args) => `write ${displayPath(args.path)}`,
+    editsPath: (args) => args.path,
     change: (args, ctx) => {
       const before = args.mode === "create" ? null : currentText(resolveInWorkspace(ctx.workspace, args.path, { forWrite: true }));
       return before === undefined ? undefined : fileChange(resolve(ctx.workspace, args.path), before, args.content);
@@ -94,6 +95,7 @@ async function writeFile(args: WriteArgs, ctx: ToolCallContext, scvHome: string)
   return {
     ok: true,
     output: `${verb} ${displayPath(args.path)}: wrote ${data.length} bytes, sha256=${sha256}`,
+    preview: `${verb} ${displayPath(args.path)}: wrote ${data.length} bytes`,
     event: { path: args.path, mode: args.mode, bytes: data.length, sha256 },
   };
 }

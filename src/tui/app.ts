@@ -15,6 +15,8 @@ import { runSlashCommand, type SlashContext } from "./run-command";
 import { contextShare, formatTokens, sanitize, truncate } from "./text";
 import { type ApprovalOutcome, ConversationView } from "./view";
 
+type ApprovalMode = "ask" | "accept-edits";
+
 export interface TuiOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -84,6 +86,8 @@ class TuiApp {
   private exiting = false;
   /** Calls approved with `a`, by identity: identical ones are approved unasked for the session. */
   private readonly approvedIdentities = new Set<string>();
+  /** How sessions ask (Shift-Tab, /mode): `accept-edits` runs file edits inside the workspace unasked. */
+  private approvalMode: ApprovalMode = "ask";
   private resolveExit!: (code: number) => void;
   private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
   // Rendering: at most one frame per FRAME_MS, and a spinner tick while anything runs.
@@ -118,6 +122,8 @@ class TuiApp {
       closeSession: () => this.closeSession(),
       openPicker: (startFresh) => this.openPicker(startFresh),
       rewind: (which) => this.openRewind(which),
+      mode: () => this.approvalMode,
+      setMode: (mode) => this.setApprovalMode(mode),
       quit: () => this.quit(),
       requestRender: () => this.requestRender(),
     };
@@ -190,6 +196,7 @@ class TuiApp {
     const u = this.view.lastUsage;
     if (u) parts.push(`context ${formatTokens(u.input_tokens)}${this.contextWindow ? ` (${contextShare(u.input_tokens, this.contextWindow)})` : ""}`);
     if (this.spend && this.spend.tokens > 0 && this.spendText) parts.push(this.spendText(this.spend));
+    if (this.approvalMode === "accept-edits") parts.push("accept edits on (Shift-Tab to turn off)");
     if (this.view.jobs.size) parts.push(`jobs: ${[...this.view.jobs].map(([job, line]) => (line === "running" ? job : `${job} (${line})`)).join(", ")}`);
     return `  ${parts.join(" · ")}`;
   }
@@ -254,7 +261,7 @@ class TuiApp {
     const { view, theme } = this;
     if (!this.client) return;
     const model_ = modelName ? { model: modelName } : {};
-    const approve = this.opts.autoApprove ? { auto_approve: true } : {};
+    const approve = { ...(this.opts.autoApprove ? { auto_approve: true } : {}), ...(this.approvalMode !== "ask" ? { approval_mode: this.approvalMode } : {}) };
     const effort = this.opts.effort ? { reasoning_effort: this.opts.effort } : {};
     const started = resume
       ? await this.client.request("session.resume", { session_id: resume, ...model_, ...approve })
@@ -347,6 +354,7 @@ class TuiApp {
       if (again) void this.openRewind("rewind");
       return;
     }
+    if (key.kind === "shiftTab") return void this.setApprovalMode(this.approvalMode === "ask" ? "accept-edits" : "ask");
     if (key.kind === "tab") {
       const c = completions(editor.text);
       if (c.length === 1) editor.setText(`/${c[0]!.name}${c[0]!.args ? " " : ""}`);
@@ -389,31 +397,59 @@ class TuiApp {
     else this.dismissedMention = query;
   }
 
-  /** y approves once, a approves identical calls for the session, p/u keep a rule, n or Esc denies. */
+  /**
+   * y approves once, a approves identical calls for the session, t the tool for the session, p/u keep a rule;
+   * n opens one line for the reason (Enter sends it, Enter alone denies without one), Esc denies at once.
+   */
   private onApprovalKey(key: Key) {
+    const a = this.view.approval!;
+    if (a.reason !== undefined) return this.onReasonKey(key);
     if (key.kind === "text") {
       const k = key.text.toLowerCase();
       if (k === "y") return void this.answerApproval(true, "approved");
       if (k === "a") {
-        this.approvedIdentities.add(this.view.approval!.identity);
+        this.approvedIdentities.add(a.identity);
         // On a request the server keeps (an MCP server's connection), "a" keeps it for this workspace.
-        return void this.answerApproval(true, "approved for this session", this.view.approval!.rememberable ? "workspace" : undefined);
+        return void this.answerApproval(true, "approved for this session", a.rememberable ? "workspace" : undefined);
       }
-      if (k === "n") return void this.answerApproval(false, "denied");
-      if ((k === "p" || k === "u") && this.view.approval!.rulePrefix) return void this.answerApproval(true, "approved and kept as a rule", k === "p" ? "workspace" : "user");
+      if (k === "t" && a.guardReason === undefined && !a.rulePrefix && !a.rememberable) return void this.answerApproval(true, `${a.tool} approved for this session`, "session");
+      if (k === "n") {
+        a.reason = "";
+        return;
+      }
+      if ((k === "p" || k === "u") && a.rulePrefix) return void this.answerApproval(true, "approved and kept as a rule", k === "p" ? "workspace" : "user");
     }
     if (key.kind === "escape") return void this.answerApproval(false, "denied");
   }
 
-  private async answerApproval(approved: boolean, decision: ApprovalOutcome, remember?: "workspace" | "user") {
+  /** The reason line after `n`: what is typed here goes to the model with the denial, never into the prompt. */
+  private onReasonKey(key: Key) {
+    const a = this.view.approval!;
+    if (key.kind === "text") a.reason += key.text;
+    else if (key.kind === "paste") a.reason += key.text.split("\n").join(" ");
+    else if (key.kind === "backspace") a.reason = [...a.reason!].slice(0, -1).join("");
+    else if (key.kind === "enter") return void this.answerApproval(false, "denied", undefined, a.reason!.trim() || undefined);
+    else if (key.kind === "escape") return void this.answerApproval(false, "denied");
+  }
+
+  /** Shift-Tab and /mode: how this session (and the next ones of this run) ask. */
+  private async setApprovalMode(mode: ApprovalMode) {
+    this.approvalMode = mode;
+    this.view.say(mode === "accept-edits" ? "accept edits on: edit and write inside the workspace run unasked (not secret-like paths; commands, network and MCP still ask) · Shift-Tab turns it off" : "accept edits off: every change asks first", this.theme.dim);
+    this.requestRender();
+    if (this.sessionId && this.client) await this.client.request("session.configure", { session_id: this.sessionId, approval_mode: mode }).catch((e) => this.view.say(`could not switch: ${(e as Error).message}`, this.theme.red));
+    this.requestRender();
+  }
+
+  private async answerApproval(approved: boolean, decision: ApprovalOutcome, remember?: "workspace" | "user" | "session", reason?: string) {
     const a = this.view.approval;
     if (!a || !this.client) return;
-    this.view.clearApproval(decision);
+    this.view.clearApproval(decision, reason);
     this.requestRender();
     const r = await this.client
-      .request("approval.resolve", { session_id: this.sessionId, approval_id: a.approvalId, approved, ...(remember ? { remember } : {}) })
+      .request("approval.resolve", { session_id: this.sessionId, approval_id: a.approvalId, approved, ...(remember ? { remember } : {}), ...(reason ? { reason } : {}) })
       .catch(() => undefined);
-    if (r?.rule_error) this.view.say(`the rule was not kept: ${r.rule_error}`, this.theme.yellow);
+    if (r?.rule_error) this.view.say(remember === "session" ? `not allowed for the session: ${r.rule_error}` : `the rule was not kept: ${r.rule_error}`, this.theme.yellow);
     else if (r?.rule) this.view.say(`kept: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`, this.theme.dim);
     this.requestRender();
   }

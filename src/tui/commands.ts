@@ -13,6 +13,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "redo", description: "redo what the last /undo undid" },
   { name: "compact", description: "summarise the conversation so far to free context" },
   { name: "model", args: "[NAME]", description: "list profiles and models; with NAME (a profile or a model) switch for the next turn, keeping the conversation" },
+  { name: "mode", args: "[ask|accept-edits]", description: "how changes are approved: ask each time, or accept edits inside the workspace (Shift-Tab switches)" },
   { name: "effort", args: "[LEVEL]", description: "show the reasoning effort; with LEVEL switch it for the next turn" },
   { name: "jobs", description: "background jobs of this session" },
   { name: "agents", description: "the coding agents this session can delegate to" },
@@ -41,5 +42,6 @@ export const KEY_HELP = [
   "Enter send · Shift+Enter, Alt+Enter or \\ at line end: new line · Up/Down: earlier prompts",
   "Ctrl-C cancel the turn (twice within 2 s: exit) · Ctrl-D on an empty prompt: exit · Ctrl-O: the last result or long prompt in full (again: the one before)",
   "Ctrl-R search earlier prompts (this and earlier sessions) · Ctrl-L clear the screen · @ pick a file to mention",
-  "At an approval: y approve once · a approve identical calls for this session (an MCP server's connection: for this project) · p/u keep the offered rule for this project/every project · n or Esc deny",
+  "Shift-Tab: accept edits on/off (edit and write inside the workspace run unasked; /mode shows it)",
+  "At an approval: y approve once · a approve identical calls for this session (an MCP server's connection: for this project) · t don't ask again for this tool this session · p/u keep the offered rule for this project/every project · n deny and say why (Enter alone: no reason) · Esc deny",
 ];

@@ -18,6 +18,7 @@ export type Key =
         | "wordLeft"
         | "wordRight"
         | "tab"
+        | "shiftTab"
         | "escape"
         | "ctrlC"
         | "ctrlD"
@@ -50,6 +51,7 @@ const SEQUENCES: Record<string, Key["kind"]> = {
   "\x1b[4~": "end",
   "\x1b[8~": "end",
   "\x1b[3~": "delete",
+  "\x1b[Z": "shiftTab",
   "\x1b[1;5D": "wordLeft",
   "\x1b[1;5C": "wordRight",
   "\x1b[1;3D": "wordLeft",

@@ -22,6 +22,9 @@ export interface SlashContext {
   openPicker(startFresh: boolean): Promise<void>;
   /** /rewind, /undo, /redo: the flow that shows what will change and asks. */
   rewind(which: "rewind" | "undo" | "redo"): Promise<void>;
+  /** How the session asks: `ask`, or `accept-edits` (edit and write inside the workspace run unasked). */
+  mode(): "ask" | "accept-edits";
+  setMode(mode: "ask" | "accept-edits"): Promise<void>;
   quit(): Promise<void>;
   requestRender(): void;
 }
@@ -51,6 +54,14 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
       case "model":
         await (await import("./model-switch")).modelCommand(ctx, arg);
         break;
+      case "mode": {
+        const wanted = arg.toLowerCase().replace(/[\s_]+/g, "-");
+        if (!wanted) {
+          view.say(ctx.mode() === "accept-edits" ? "mode: accept edits (edit and write inside the workspace run unasked) · /mode ask or Shift-Tab to ask again" : "mode: ask (every change asks first) · /mode accept-edits or Shift-Tab to accept edits");
+        } else if (wanted === "ask" || wanted === "accept-edits") await ctx.setMode(wanted);
+        else view.say("/mode takes ask or accept-edits (Shift-Tab switches between them)", theme.yellow);
+        break;
+      }
       case "effort":
         await (await import("./model-switch")).effortCommand(ctx, arg);
         break;

@@ -10,9 +10,12 @@ import type { NotificationArgs, NotificationParams, RequestResult } from "../pro
 import { riskInWords } from "../scope";
 import { planLines, planProgress, type PlanItem } from "../plan/plan";
 import { PASTE_COLLAPSE_CHARS, PASTE_COLLAPSE_LINES } from "./editor";
+import { counted } from "../text/plural";
 
 /** The lines of a long prompt shown before it is collapsed. */
 const PROMPT_PREVIEW_LINES = 3;
+/** The lines of a file change's diff kept in the scrollback before the rest is collapsed (Ctrl-O shows it). */
+const DIFF_PREVIEW_LINES = 12;
 
 export interface ApprovalCard {
   approvalId: string;
@@ -28,6 +31,8 @@ export interface ApprovalCard {
   rulePrefix?: string[];
   /** The server keeps an "always" answer for the workspace (an MCP server's connection). */
   rememberable?: boolean;
+  /** After `n`: the reason being typed for the model (Enter sends it, Esc denies without one). */
+  reason?: string;
 }
 
 interface RunningTool {
@@ -54,7 +59,7 @@ type ResumedTurn = RequestResult<"session.resume">["turns"][number];
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 
-export type ApprovalOutcome = "approved" | "approved for this session" | "approved and kept as a rule" | "denied";
+export type ApprovalOutcome = "approved" | "approved for this session" | `${string} approved for this session` | "approved and kept as a rule" | "denied";
 
 export class ConversationView {
   private committed: string[] = [];
@@ -179,7 +184,7 @@ export class ConversationView {
         this.plan = Array.isArray(p.items) ? p.items : [];
         break;
       case "session.compacted":
-        this.say(`compacted ${p.turns} earlier turns into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`, this.theme.dim);
+        this.say(`compacted ${counted(p.turns, "earlier turn")} into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`, this.theme.dim);
         break;
       default:
         break;
@@ -187,11 +192,12 @@ export class ConversationView {
   }
 
   /** The approval was answered (by the person or by an earlier `a`). */
-  clearApproval(decision: ApprovalOutcome): void {
+  clearApproval(decision: ApprovalOutcome, reason?: string): void {
     const a = this.approval;
     if (!a) return;
     const mark = decision === "denied" ? this.theme.red("✗ denied") : this.theme.green(`✓ ${decision}`);
     this.committed.push(`  ${mark} ${this.theme.dim(truncate(firstLine(a.summary), this.width() - 20))}`);
+    if (reason) for (const l of wrapLine(this.theme.dim(`    told the model: ${sanitize(reason)}`), this.width())) this.committed.push(l);
     this.approval = undefined;
   }
 
@@ -281,7 +287,7 @@ export class ConversationView {
     const summary = sanitize(a.summary).split("\n");
     const shown = summary.slice(0, 40);
     for (const l of shown) {
-      const styled = l.startsWith("+") && !l.startsWith("+++") ? t.green(l) : l.startsWith("-") && !l.startsWith("---") ? t.red(l) : l;
+      const styled = this.diffLine(l);
       for (const wrapped of wrapLine(styled, w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);
     }
     if (summary.length > shown.length) out.push(`${t.yellow("│")} ${t.dim(`… ${summary.length - shown.length} more lines`)}`);
@@ -290,7 +296,18 @@ export class ConversationView {
       const rule = `${t.bold("p")} always allow commands starting with \`${sanitize(prefixText(a.rulePrefix))}\` in this project · ${t.bold("u")} … in every project`;
       for (const wrapped of wrapLine(rule, w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);
     }
-    out.push(t.yellow("╰─ ") + truncate(`${t.bold("y")} approve once · ${t.bold("a")} approve identical calls this session · ${t.bold("n")}/Esc deny`, w - 3));
+    if (a.reason !== undefined) {
+      const ask = `${t.bold("n")}: what should it do instead? ${t.dim("(Enter sends · Enter alone: no reason · Esc: deny now)")}`;
+      for (const wrapped of wrapLine(ask, w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);
+      const typed = sanitize(a.reason);
+      const room = Math.max(10, w - 5);
+      out.push(`${t.yellow("╰─")} › ${typed.length > room ? `…${typed.slice(typed.length - room + 1)}` : typed}${t.dim("▌")}`);
+      return out;
+    }
+    const perTool = a.guardReason === undefined && !a.rulePrefix && !a.rememberable ? ` · ${t.bold("t")} don't ask again for ${sanitize(a.tool)} this session` : "";
+    const choices = `${t.bold("y")} approve once · ${t.bold("a")} identical calls this session${perTool} · ${t.bold("n")} deny and say why · ${t.bold("Esc")} deny`;
+    const wrapped = wrapLine(choices, w - 3);
+    wrapped.forEach((l, i) => out.push((i === wrapped.length - 1 ? t.yellow("╰─ ") : `${t.yellow("│")}  `) + l));
     return out;
   }
 
@@ -336,7 +353,7 @@ export class ConversationView {
     (turn.calls ?? []).forEach((c, i) => {
       const call = { ...ids, call_id: `${ids.turn_id}-${i}`, tool: c.tool };
       this.apply("tool.started", { ...call, label: c.label });
-      this.apply("tool.completed", { ...call, ok: c.ok, output: "", ...(c.display ? { display: c.display } : {}), ...(c.denied ? { denied: true } : {}) });
+      this.apply("tool.completed", { ...call, ok: c.ok, output: "", ...(c.display ? { display: c.display } : {}), ...(c.denied ? { denied: true } : {}), ...(c.diff ? { diff: c.diff } : {}) });
     });
     this.endTurn({ ...ids, origin: turn.origin ?? { kind: "user" }, status: turn.status, error: turn.error, reply: turn.reply ?? "", usage: turn.usage });
   }
@@ -368,19 +385,42 @@ export class ConversationView {
     const mark = p.ok ? t.green("✓") : denied || this.cancelling ? t.yellow("⊘") : t.red("✗");
     const byHook = p.hook ? ` by ${sanitize(p.hook.event)} hook: ${sanitize(firstLine(p.hook.reason))}` : "";
     const status = p.ok ? "" : denied ? t.yellow(` denied${byHook}`) : this.cancelling ? t.yellow(" cancelled") : t.red(" failed");
-    this.committed.push(truncate(`${mark} ${label}${status}${detail ? t.dim(` (${sanitize(detail)})`) : ""}`, this.width()));
+    // A denial's why (the guard's refusal, the person's words) is said on the line itself.
+    const why = denied && !byHook && typeof p.display === "string" && p.display;
+    if (why) this.committed.push(...wrapLine(`${mark} ${label} ${t.yellow(sanitize(why))}`, this.width()));
+    else this.committed.push(truncate(`${mark} ${label}${status}${detail ? t.dim(` (${sanitize(detail)})`) : ""}`, this.width()));
+    for (const job of Array.isArray(p.jobs) ? p.jobs : []) this.jobs.set(String(job), "running");
+    for (const job of Array.isArray(p.jobs_settled) ? p.jobs_settled : []) this.jobs.delete(String(job));
+    this.afterTool = true;
+    if (typeof p.diff === "string" && p.diff && p.ok) return this.showDiff(label, p.diff);
     // A short preview of what the model got back: its first lines.
     const shownLines = denied ? [] : output.split("\n").filter((l) => l.trim());
     const preview = shownLines.slice(0, 3);
     const hidden = shownLines.length - preview.length;
     preview.forEach((line, i) => {
-      const more = i === preview.length - 1 && hidden > 0 ? t.dim(` (+${hidden} lines, Ctrl-O)`) : "";
+      const more = i === preview.length - 1 && hidden > 0 ? t.dim(` (+${counted(hidden, "line")}, Ctrl-O)`) : "";
       this.committed.push(truncate(`  ${t.dim(i === 0 ? "└" : " ")} ${sanitize(line)}`, this.width() - (more ? 20 : 0)) + more);
     });
-    for (const job of Array.isArray(p.jobs) ? p.jobs : []) this.jobs.set(String(job), "running");
-    for (const job of Array.isArray(p.jobs_settled) ? p.jobs_settled : []) this.jobs.delete(String(job));
     this.keepCollapsed({ label, output });
-    this.afterTool = true;
+  }
+
+  /** A file change stays in the scrollback as its diff: the first lines, the rest behind Ctrl-O. */
+  private showDiff(label: string, diff: string) {
+    const lines = diff.split("\n");
+    const shown = lines.slice(0, DIFF_PREVIEW_LINES);
+    for (const l of shown) this.committed.push(truncate(`    ${this.diffLine(sanitize(l))}`, this.width()));
+    const hidden = lines.length - shown.length;
+    if (hidden > 0) this.committed.push(this.theme.dim(`    … ${counted(hidden, "more line")} (Ctrl-O shows the whole diff)`));
+    this.keepCollapsed({ label, output: diff });
+  }
+
+  /** A diff line coloured as a person expects: additions green, removals red, hunk headers cyan. */
+  private diffLine(l: string): string {
+    const t = this.theme;
+    if (/^@@ .* @@/.test(l)) return t.cyan(l);
+    if (l.startsWith("+") && !l.startsWith("+++")) return t.green(l);
+    if (l.startsWith("-") && !l.startsWith("---")) return t.red(l);
+    return l;
   }
 
   private endTurn(p: TurnEndView) {

@@ -177,7 +177,7 @@ describe.skipIf(!Bun.which("script"))("in a terminal", () => {
       const p = Bun.spawn(["script", "-qec", `${requireBinary()} exec ${flags}"write t"`, "/dev/null"], { cwd: workspace, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
       const reader = p.stdout.getReader();
       let out = "";
-      while (!out.includes("[y/N/a]")) {
+      while (!out.includes("[y/N/a")) {
         const { value, done } = await reader.read();
         if (done) break;
         out += new TextDecoder().decode(value);

@@ -63,7 +63,7 @@ describe("grep", () => {
     const { risk, result } = await grep({ pattern: "needle" });
     expect(risk).toBe("read_only");
     expect(result.output.split("\n")).toEqual([
-      "2 matching lines in 1 files (4 searched)", // .gitignore and src/.ignore are searched too
+      "2 matching lines in 1 file (4 searched)", // .gitignore and src/.ignore are searched too
       "src/a.ts:1: const needle = 1;",
       "src/a.ts:3: needle again",
       "[skipped: 1 binary, 3 ignored by .gitignore/.ignore, 1 secret-like (name the path to search it)]",
@@ -81,7 +81,7 @@ describe("grep", () => {
     const { grep } = setup({ "a.txt": "one\ntwo\nTHREE\nfour\nfive\nsix\nseven\nthree\n", "b.md": "three\n" });
     const ctxRun = await grep({ pattern: "three", case_insensitive: true, context: 1, glob: "*.txt" });
     expect(ctxRun.result.output.split("\n")).toEqual([
-      "2 matching lines in 1 files (1 searched)",
+      "2 matching lines in 1 file (1 searched)",
       "a.txt-2- two",
       "a.txt:3: THREE",
       "a.txt-4- four",
@@ -106,7 +106,7 @@ describe("grep", () => {
 
   test("no matches says so", async () => {
     const { grep } = setup({ "a.txt": "x\n" });
-    expect((await grep({ pattern: "zzz" })).result.output).toBe('no matches for "zzz" in 1 files searched');
+    expect((await grep({ pattern: "zzz" })).result.output).toBe('no matches for "zzz" in 1 file searched');
   });
 });
 

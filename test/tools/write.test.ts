@@ -37,6 +37,8 @@ describe("write create", () => {
       output: `created src/deep/main.rs: wrote ${bytes} bytes, sha256=${sha(content)}`,
       event: { path: "src/deep/main.rs", mode: "create", bytes, sha256: sha(content), diff: "@@ -0,0 +1,2 @@\n+fn main() {}\n+ünï" },
       display: "+2 -0 lines",
+      // What a person reads: no sha256 (the diff in the event stays in the scrollback).
+      preview: `created src/deep/main.rs: wrote ${bytes} bytes`,
     });
     expect(fs.readFileSync(at("src/deep/main.rs"), "utf8")).toBe(content);
     expect(fs.statSync(at("src/deep/main.rs")).mode & 0o777).toBe(CREATE_FILE_MODE & ~process.umask());

@@ -5,6 +5,7 @@ import { ConversationView } from "../../src/tui/view";
 
 function context(overrides: Partial<SlashContext> = {}) {
   const calls: string[] = [];
+  let mode: "ask" | "accept-edits" = "ask";
   const view = new ConversationView(createStyle(false), () => 200);
   const ctx: SlashContext = {
     view,
@@ -24,6 +25,11 @@ function context(overrides: Partial<SlashContext> = {}) {
     quit: async () => void calls.push("quit"),
     requestRender: () => void calls.push("render"),
     usage: async () => ["this session: 1,234 tokens · cost 0.0100"],
+    mode: () => mode,
+    setMode: async (next) => {
+      mode = next;
+      calls.push(`mode ${next}`);
+    },
     ...overrides,
   };
   return { ctx, calls, said: () => view.takeCommitted() };
@@ -118,4 +124,17 @@ test("a failing command is said in the conversation, not thrown; /quit quits", a
   expect(said()).toEqual(["compacting…", "/compact: server gone"]);
   await runSlashCommand(ctx, "quit", "");
   expect(calls.at(-1)).toBe("quit");
+});
+
+test("/mode says the mode and switches it; a word it does not know changes nothing", async () => {
+  const { ctx, calls, said } = context();
+  await runSlashCommand(ctx, "mode", "");
+  expect(said()[0]).toStartWith("mode: ask");
+  await runSlashCommand(ctx, "mode", "accept edits");
+  expect(calls).toContain("mode accept-edits");
+  await runSlashCommand(ctx, "mode", "");
+  expect(said().at(-1)).toStartWith("mode: accept edits");
+  await runSlashCommand(ctx, "mode", "yolo");
+  expect(said().at(-1)).toContain("/mode takes ask or accept-edits");
+  expect(calls.filter((c) => c.startsWith("mode "))).toEqual(["mode accept-edits"]);
 });

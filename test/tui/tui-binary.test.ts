@@ -66,6 +66,8 @@ describe("scv in a terminal", () => {
     pane.keys("Enter");
     await pane.waitFor("y approve once");
     pane.keys("n");
+    await pane.waitFor("what should it do instead?"); // n asks why; Enter alone denies without a reason
+    pane.keys("Enter");
     await pane.waitFor(/denied[\s\S]*y approve once/);
     pane.keys("Escape");
     const screen = await pane.waitFor("Nothing was changed.");

@@ -79,7 +79,9 @@ describe("ConversationView", () => {
     expect(card[0]).toBe("╭─ Allow write? filesystem: changes files in the workspace");
     expect(card).toContain("│ -old");
     expect(card).toContain("│ +new");
-    expect(card.at(-1)).toContain("y approve once");
+    expect(card.at(-1)).toStartWith("╰─ ");
+    const choices = card.slice(4).map((l) => l.replace(/^(│ |╰─) /, "").trim()).join(" ");
+    expect(choices).toBe("y approve once · a identical calls this session · t don't ask again for write this session · n deny and say why · Esc deny");
     expect(view.live(0).some((l) => l.includes("⠋ write a.txt"))).toBe(false); // the card stands for the call
     expect(view.approval?.identity).toBe("f00d");
     const coloredCard = colored.live(0);

@@ -2,6 +2,7 @@
 // conversation with someone other than the owner ([limits] conversation_daily_*), and the one notice the owner
 // gets when a limit is reached. The ledger loads at the first use.
 import type { Config } from "../../config/schema";
+import { counted } from "../../text/plural";
 
 /** `/usage` for the owner: today's and this month's tokens (and costs where priced), by who spent them. */
 export async function usageReport(home: string, config: Config): Promise<string> {
@@ -14,7 +15,7 @@ export async function usageReport(home: string, config: Config): Promise<string>
     const { rows, total } = await ledger.usage(config, { since, by: "agent" });
     const cost = total.cost === undefined ? "" : `, cost ${formatCost(total.cost)}${total.unpriced_tokens ? "+" : ""}`;
     const parts = rows.map((r) => `${r.key} ${formatTokens(tokens(r))}`).join(", ");
-    lines.push(`${label}: ${formatTokens(tokens(total))} tokens in ${total.requests} calls${cost}${parts ? ` (${parts})` : ""}`);
+    lines.push(`${label}: ${formatTokens(tokens(total))} tokens in ${counted(total.requests, "call")}${cost}${parts ? ` (${parts})` : ""}`);
   }
   return lines.join("\n");
 }
