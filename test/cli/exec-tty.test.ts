@@ -93,6 +93,8 @@ describe.skipIf(!HAVE_TMUX)("the approval question", () => {
     await term.waitFor("approved: identical to a call allowed with `a`");
     await term.waitFor(/\$ echo y >> tally\n[\s\S]*\[y\/N\/a\]/);
     term.type("n");
+    await term.waitFor("why not?"); // n asks why; Enter alone denies without a reason
+    term.keys("Enter");
     expect(await term.exitCode()).toBe(0);
     expect(readFileSync(join(workspace, "tally"), "utf8")).toBe("x\nx\n");
     expect(term.screen()).toMatch(/\[y\/N\/a\] x\n.*: a\n\$ echo x >> tally \(exit 0, \d+\.\d s\)\n\$ echo x >> tally\n/);
@@ -124,13 +126,13 @@ describe.skipIf(!HAVE_TMUX)("the approval question", () => {
       toolCalls([{ name: "write", arguments: { path: "new.txt", content: "first line\nsecond line\n", mode: "create" } }]),
       text("edited"),
     );
-    let screen = await term.waitFor("[y/N/a]");
+    let screen = await term.waitFor("[y/N/a/t]");
     for (const line of ["Approve write? It changes files in the workspace (filesystem).", "+1 -1 lines:", "@@ -1,3 +1,3 @@", " alpha", "-beta", "+BETA", " gamma"]) {
       expect(screen).toContain(line);
     }
     term.type("y");
     term.keys("Enter"); // the Enter of habit after a single key is swallowed, not taken as the next answer
-    screen = await term.waitFor(/new file, 2 lines:\n\s*\+first line\n\s*\+second line\nAllow\?/);
+    screen = await term.waitFor(/new file, 2 lines:\n\s*\+first line\n\s*\+second line\nor t: don't ask again for write in this run\nAllow\?/);
     term.type("y");
     expect(await term.exitCode()).toBe(0);
     expect(term.screen()).toContain("write notes.txt (+1 -1 lines)");
@@ -215,8 +217,10 @@ describe.skipIf(!HAVE_TMUX)("the plan", () => {
     const { term } = scv(["exec", "investigate"]);
     expect(await term.exitCode()).toBe(0);
     const screen = term.screen();
-    expect(screen).toContain("Plan (1/2 done):\n[x] read the logs\n[>] find the cause");
-    expect(screen).toContain("Plan (2/2 done):\n[x] read the logs\n[x] find the cause");
+    // The plan's steps under the call's line, which says how far it is: each change once.
+    expect(screen).toContain("plan: 1/2 done\n  [x] read the logs\n  [>] find the cause\n");
+    expect(screen).toContain("plan: 2/2 done\n  [x] read the logs\n  [x] find the cause\n");
+    expect(screen.match(/1\/2 done/g)).toHaveLength(1);
     expect(screen).toContain("Found it.");
   });
 });
