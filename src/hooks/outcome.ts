@@ -9,7 +9,7 @@ import type { RunResult } from "../process/index";
 export type HookVerdict = "ok" | "block" | "allow" | "deny" | "ask" | "error";
 
 export interface HookRun {
-  /** The hook's command as configured (shown to say which hook). */
+  /** The hook's command as configured, secrets masked (shown to say which hook). */
   command: string;
   exit_code: number | null;
   timed_out: boolean;
