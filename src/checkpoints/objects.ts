@@ -16,6 +16,8 @@ const HASH = /^[0-9a-f]{64}$/;
 
 export class ObjectStore {
   private readonly known = new Set<string>();
+  /** Bytes of objects this process stored (the store's size is measured once and grown by this). */
+  written = 0;
   private readonly dirs = new Set<string>();
 
   constructor(readonly dir: string) {}
@@ -45,6 +47,7 @@ export class ObjectStore {
     try {
       fs.writeFileSync(tmp, data, { mode: 0o600, flag: "wx" });
       fs.renameSync(tmp, file);
+      this.written += typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
     } catch (e) {
       tryUnlink(tmp);
       throw e;

@@ -6,7 +6,9 @@ import * as fs from "node:fs";
 import type { LogEntry } from "./log";
 import { changedSince, scanWorkspace } from "./scan";
 import type { CheckpointStore, KnownFile } from "./store";
-import { type WorkspaceState, writeTree } from "./tree";
+import { TreeWriter, type WorkspaceState } from "./tree";
+
+const CACHE_EVERY = 20;
 
 export interface RecorderOptions {
   store: CheckpointStore;
@@ -25,6 +27,8 @@ export interface Snapshot {
   files: Map<string, KnownFile>;
   lookedAt: number;
   skipped: string[];
+  /** Paths read again, added or gone since `previous` (every path without one). */
+  changed: Set<string>;
 }
 
 /**
@@ -35,12 +39,14 @@ export function snapshot(store: CheckpointStore, workspace: string, maxFileBytes
   const lookedAt = Date.now();
   const scan = scanWorkspace(workspace, maxFileBytes);
   const files = new Map<string, KnownFile>();
+  const changed = new Set<string>();
   for (const [rel, seen] of scan.files) {
     const before = previous?.files.get(rel);
     if (before && !changedSince(seen, before, previous!.lookedAt)) {
       files.set(rel, { ...seen, hash: before.hash });
       continue;
     }
+    changed.add(rel);
     let data: Buffer;
     try {
       data = fs.readFileSync(`${workspace}/${rel}`);
@@ -49,7 +55,8 @@ export function snapshot(store: CheckpointStore, workspace: string, maxFileBytes
     }
     files.set(rel, { ...seen, size: data.length, hash: store.objects.put(data) });
   }
-  return { files, lookedAt, skipped: scan.skipped };
+  if (previous) for (const rel of previous.files.keys()) if (!files.has(rel)) changed.add(rel);
+  return { files, lookedAt, skipped: scan.skipped, changed };
 }
 
 export function stateOf(files: Map<string, KnownFile>): WorkspaceState {
@@ -63,6 +70,9 @@ export class CheckpointRecorder {
   private recordedTurn: string | undefined;
   private skippedSaid = false;
   private failedSaid = false;
+  private readonly trees = new TreeWriter();
+  /** Turns ended since the workspace's walk cache was last written (it is written at the first and then every CACHE_EVERY). */
+  private sinceCache = -1;
 
   constructor(private readonly opts: RecorderOptions) {}
 
@@ -82,7 +92,11 @@ export class CheckpointRecorder {
     this.recordedTurn = undefined;
     const notices = this.record(turn, "after");
     try {
-      if (this.last) this.opts.store.writeCache(this.opts.workspace, this.last.files, this.last.lookedAt);
+      // The cache only spares a later session re-reading the workspace: written once, then now and then.
+      if (this.last && (this.sinceCache < 0 || this.sinceCache >= CACHE_EVERY)) {
+        this.opts.store.writeCache(this.opts.workspace, this.last.files, this.last.lookedAt);
+        this.sinceCache = 0;
+      } else this.sinceCache++;
       this.opts.store.enforceCap(this.opts.maxBytes, this.opts.openSessions(), this.opts.sessionExists);
     } catch {
       // the cache only saves time, and the cap is checked again after the next turn
@@ -93,6 +107,7 @@ export class CheckpointRecorder {
   /** A restore changed the workspace: what it left becomes the state later changes are compared with. */
   restored(files: Map<string, KnownFile>, lookedAt: number): void {
     this.last = { files, lookedAt };
+    this.trees.forget(); // its folder hashes describe the state before the restore
   }
 
   private record(turn: string, phase: "before" | "after"): string[] {
@@ -102,7 +117,7 @@ export class CheckpointRecorder {
       store.ensure();
       this.last ??= store.readCache(workspace);
       const snap = snapshot(store, workspace, this.opts.maxFileBytes, this.last);
-      const root = writeTree(store.objects, stateOf(snap.files));
+      const root = this.trees.write(store.objects, stateOf(snap.files), this.last ? snap.changed : undefined);
       const entry: LogEntry = { kind: "point", turn, phase, root, at: snap.lookedAt, ...(snap.skipped.length && phase === "before" ? { skipped: snap.skipped } : {}) };
       store.append(sessionId, entry);
       this.last = snap;

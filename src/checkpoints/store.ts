@@ -78,7 +78,16 @@ export class CheckpointStore {
     writePrivateFileAtomic(this.cacheFile(workspace), JSON.stringify({ epoch: this.epoch(), workspace, lookedAt, files: rows }), { durable: false });
   }
 
-  /** The store's size in bytes (objects and logs). */
+  /** The size when last measured, and the object bytes this process wrote since. */
+  private measured: number | undefined;
+
+  /** The store's size as this process knows it: measured once, then grown by what it stores. */
+  private approxSize(): number {
+    this.measured ??= this.size() - this.objects.written;
+    return this.measured + this.objects.written;
+  }
+
+  /** The store's size in bytes (objects and logs), measured. */
   size(): number {
     let total = 0;
     const add = (dir: string) => {
@@ -139,7 +148,9 @@ export class CheckpointStore {
     // A session pruned or removed from the session store takes its checkpoints with it.
     if (sessionExists) for (const s of this.sessions()) if (!keep.has(s.id) && !sessionExists(s.id) && tryUnlink(this.logFile(s.id))) pruned.push(s.id);
     if (pruned.length) this.sweep();
-    if (this.size() <= maxBytes) return pruned;
+    if (this.approxSize() <= maxBytes) return pruned;
+    this.measured = undefined;
+    if (this.approxSize() <= maxBytes) return pruned;
     for (const s of this.sessions()) {
       if (keep.has(s.id)) continue;
       tryUnlink(this.logFile(s.id));
@@ -181,5 +192,6 @@ export class CheckpointStore {
       }
     }
     this.objects.forget();
+    this.measured = undefined;
   }
 }

@@ -20,35 +20,68 @@ interface Listing {
   d: Record<string, string>;
 }
 
-/** Writes the state's listings (only those not stored yet) and returns the root's hash. */
+/**
+ * Writes a state's listings and returns the root's hash. It keeps each folder's hash from its last write, so
+ * with `changed` (the paths that differ from that write) only the folders on those paths are serialised and
+ * hashed again: a turn that changes 3 files in a 10,000-file workspace rewrites a handful of listings.
+ */
+export class TreeWriter {
+  private hashes = new Map<string, string>();
+
+  /** The next write serialises every folder again. */
+  forget(): void {
+    this.hashes = new Map();
+  }
+
+  write(objects: ObjectStore, state: WorkspaceState, changed?: ReadonlySet<string>): string {
+    const dirs = new Map<string, Listing>([["", { f: {}, d: {} }]]);
+    const listing = (dir: string): Listing => {
+      let l = dirs.get(dir);
+      if (!l) {
+        l = { f: {}, d: {} };
+        dirs.set(dir, l);
+        listing(parentOf(dir)); // every parent exists, so every listing is reached from the root
+      }
+      return l;
+    };
+    for (const [rel, f] of state) {
+      const cut = rel.lastIndexOf("/");
+      listing(cut < 0 ? "" : rel.slice(0, cut)).f[rel.slice(cut + 1)] = [f.hash, f.size, f.mode];
+    }
+    let dirty: Set<string> | undefined;
+    if (changed && this.hashes.size) {
+      dirty = new Set();
+      for (const rel of changed) for (let d = parentOf(rel); ; d = parentOf(d)) {
+        if (dirty.has(d)) break;
+        dirty.add(d);
+        if (d === "") break;
+      }
+    }
+    // Deepest first, so each listing's subfolder hashes are known when it is written.
+    const order = [...dirs.keys()].sort((a, b) => depth(b) - depth(a));
+    const hashes = new Map<string, string>();
+    for (const dir of order) {
+      const kept = dirty && !dirty.has(dir) ? this.hashes.get(dir) : undefined;
+      const h = kept ?? objects.put(Bun.deflateSync(canonical(dirs.get(dir)!)));
+      hashes.set(dir, h);
+      if (dir !== "") {
+        const cut = dir.lastIndexOf("/");
+        dirs.get(parentOf(dir))!.d[dir.slice(cut + 1)] = h;
+      }
+    }
+    this.hashes = hashes;
+    return hashes.get("")!;
+  }
+}
+
+/** Writes a state's listings (every one; the store keeps those already there) and returns the root's hash. */
 export function writeTree(objects: ObjectStore, state: WorkspaceState): string {
-  const dirs = new Map<string, Listing>([["", { f: {}, d: {} }]]);
-  const listing = (dir: string): Listing => {
-    let l = dirs.get(dir);
-    if (!l) {
-      l = { f: {}, d: {} };
-      dirs.set(dir, l);
-      const cut = dir.lastIndexOf("/");
-      listing(cut < 0 ? "" : dir.slice(0, cut)); // every parent exists, so every listing is reached from the root
-    }
-    return l;
-  };
-  for (const [rel, f] of state) {
-    const cut = rel.lastIndexOf("/");
-    listing(cut < 0 ? "" : rel.slice(0, cut)).f[rel.slice(cut + 1)] = [f.hash, f.size, f.mode];
-  }
-  // Deepest first, so each listing's subdirectory hashes are known when it is written.
-  const order = [...dirs.keys()].sort((a, b) => depth(b) - depth(a));
-  let root = "";
-  for (const dir of order) {
-    const h = objects.put(canonical(dirs.get(dir)!));
-    if (dir === "") root = h;
-    else {
-      const cut = dir.lastIndexOf("/");
-      dirs.get(cut < 0 ? "" : dir.slice(0, cut))!.d[dir.slice(cut + 1)] = h;
-    }
-  }
-  return root;
+  return new TreeWriter().write(objects, state);
+}
+
+function parentOf(path: string): string {
+  const cut = path.lastIndexOf("/");
+  return cut < 0 ? "" : path.slice(0, cut);
 }
 
 function depth(dir: string): number {
@@ -73,7 +106,7 @@ export function readTree(objects: ObjectStore, root: string): WorkspaceState {
   const visit = (hash: string, prefix: string) => {
     let l: Listing;
     try {
-      l = JSON.parse(objects.get(hash).toString("utf8")) as Listing;
+      l = parseListing(objects.get(hash));
     } catch (e) {
       if (e instanceof DamagedObjectError) throw e;
       throw new DamagedObjectError(hash, "not a listing");
@@ -91,10 +124,15 @@ export function collectObjects(objects: ObjectStore, root: string, into: Set<str
   into.add(root);
   let l: Listing;
   try {
-    l = JSON.parse(objects.get(root).toString("utf8")) as Listing;
+    l = parseListing(objects.get(root));
   } catch {
     return;
   }
   for (const [h] of Object.values(l.f ?? {})) into.add(h);
   for (const h of Object.values(l.d ?? {})) collectObjects(objects, h, into);
+}
+
+/** Listings are stored deflated (their hashes compress; a file's bytes are stored as they are). */
+function parseListing(data: Buffer): Listing {
+  return JSON.parse(Buffer.from(Bun.inflateSync(new Uint8Array(data))).toString("utf8")) as Listing;
 }
