@@ -286,6 +286,8 @@ export type McpServerConfig = z.infer<typeof McpServerConfig> & {
 export const McpConfig = lazySchema((z) => z.strictObject({
   /** The largest JSON-RPC message accepted from a server (and so the largest tool result read). */
   max_message_bytes: positiveInt(256 * 1024 * 1024).min(65536, "must be at least 65536").default(16 * 1024 * 1024),
+  /** Past this many bytes of MCP tool schemas a session offers names and one-line descriptions, and load_tools. */
+  schema_budget_bytes: z.number().int().min(0, "must be 0 (always offer names only) or more").max(1024 * 1024, "must be at most 1048576").default(8192),
   servers: z.record(z.string().regex(MCP_SERVER_NAME, "server names use 1-32 letters, digits, - and single _ (it prefixes tool names as <server>__<tool>)"), McpServerFields.partial()).default({}),
 }));
 
@@ -380,7 +382,7 @@ export interface Config {
   channels: z.infer<typeof ChannelsConfig>;
   prices: Record<string, PriceConfig>;
   limits: LimitsConfig;
-  mcp: { max_message_bytes: number; servers: Record<string, McpServerConfig> };
+  mcp: { max_message_bytes: number; schema_budget_bytes: number; servers: Record<string, McpServerConfig> };
   schedules: z.infer<typeof SchedulesConfig>;
   /** Absent in a Config built by hand (tests): no hooks. */
   hooks?: HooksConfig;
@@ -412,6 +414,7 @@ export const USER_ONLY_KEYS = [
   "prices",
   "limits",
   "mcp.max_message_bytes",
+  "mcp.schema_budget_bytes",
   // A project file may list servers (they then need a person's approval to connect) but never widen trust.
   "mcp.servers.*.risk",
   "mcp.servers.*.trust_read_only_hints",

@@ -64,6 +64,9 @@ function editDistance(a: string, b: string): number {
 }
 
 /** The accepted key nearest to `key`, when it is within 2 edits (a typo, not a different word). */
+/** The user file's `[mcp]` limits (the servers are merged from both files). */
+const mcpLimits = (m: { max_message_bytes: number; schema_budget_bytes: number }) => ({ max_message_bytes: m.max_message_bytes, schema_budget_bytes: m.schema_budget_bytes });
+
 export function didYouMean(key: string, known: readonly string[]): string | undefined {
   let best: { key: string; distance: number } | undefined;
   for (const k of known) {
@@ -218,7 +221,7 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
     channels: mergeSection(ChannelsConfig, user.channels),
     prices: user.prices ?? {},
     limits: user.limits ?? {},
-    mcp: { max_message_bytes: McpConfig.parse(user.mcp ?? {}, ONCE).max_message_bytes, servers: mergeMcpServers(user, project, userFile, projectFile) },
+    mcp: { ...mcpLimits(McpConfig.parse(user.mcp ?? {}, ONCE)), servers: mergeMcpServers(user, project, userFile, projectFile) },
     schedules: mergeSection(SchedulesConfig, user.schedules),
     hooks: HooksConfig.parse(user.hooks ?? {}, ONCE) as Config["hooks"],
   };

@@ -12,6 +12,7 @@ import { describeLaunch, launchFingerprint, launchOf, type Launch, type McpServe
 import { EVERY_WORKSPACE, isRemembered, remember } from "./remembered";
 import { scrub } from "./result";
 import { mcpTool, type ServerBinding } from "./tool";
+import { DeferredTools } from "./deferred";
 import { contradicts, definitionKey, type KnownServer, KnownTools } from "./known-tools";
 import type { McpToolInfo } from "./connection";
 import { allowedTools } from "./connection";
@@ -43,6 +44,7 @@ export class McpHub implements ToolSource {
   private readonly servers: ServerState[];
   private closed = false;
   private readonly knownTools: KnownTools;
+  private readonly deferred: DeferredTools;
 
   constructor(
     private readonly scope: SessionScope,
@@ -50,6 +52,7 @@ export class McpHub implements ToolSource {
     private readonly maxMessageBytes: number,
   ) {
     this.knownTools = new KnownTools(scope.scvHome);
+    this.deferred = new DeferredTools(scope.config.mcp.schema_budget_bytes);
     this.servers = defs.map((def) => {
       const launch = launchOf(def.config, scope.workspace, scope.env);
       const state: ServerState = {
@@ -111,7 +114,12 @@ export class McpHub implements ToolSource {
       await Promise.all(approved.map((s) => this.connectNow(s, ctx, notices)));
     }
     await Promise.all(this.servers.filter((s) => s.conn && !s.conn.closed && s.conn.toolsChanged).map((s) => this.list(s, ctx.signal, notices)));
-    const offers = this.servers.filter((s) => (s.known || (s.conn && !s.conn.closed)) && s.approved !== false && s.failures < MAX_CONNECT_FAILURES && s.tools.length).map((s) => ({ source: `MCP server "${s.def.name}" (${s.def.origin})`, tools: s.tools }));
+    const offered = this.servers.filter((s) => (s.known || (s.conn && !s.conn.closed)) && s.approved !== false && s.failures < MAX_CONNECT_FAILURES && s.tools.length);
+    // Over the schema budget, every tool is offered by name only, with the loader (./deferred).
+    const { tools, loader } = this.deferred.offer(offered.flatMap((s) => s.tools));
+    let at = 0;
+    const offers = offered.map((s) => ({ source: `MCP server "${s.def.name}" (${s.def.origin})`, tools: tools.slice(at, (at += s.tools.length)) }));
+    if (loader) offers.push({ source: "SCV's MCP tool loader", tools: [loader] });
     return { offers, notices: notices.map((n) => this.scrubbed(n)) };
   }
 

@@ -91,7 +91,7 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
   const userItem: HistoryItem = { role: "user", content, ...(images?.length ? { images } : {}) };
   history.push(userItem);
   await refreshToolSources(deps, turnId, signal);
-  const specs = deps.tools.list().map(toolSpec);
+  let specs = deps.tools.requested().map(toolSpec);
   let fixedTokens = estimateTextTokens(deps.systemPrompt() + JSON.stringify(specs));
   let refused = false;
   // Where this turn starts in history; compaction may move it (or summarise its start away).
@@ -184,6 +184,12 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
     // After all of the step's results: Chat requires the tool messages to follow their call unbroken.
     if (returned.length) history.push({ role: "images", about: returned.map((r) => r.about).join(", "), images: returned.flatMap((r) => r.images) });
     if (halt.by) return { status: "failed", reply: "", usage, error: { class: "hook", message: `a hook stopped the turn: ${halt.by.reason} (\`${halt.by.command}\`)` } };
+    // A call may have loaded deferred tools' schemas: the next request offers them.
+    const requested = deps.tools.requested();
+    if (requested.length !== specs.length) {
+      specs = requested.map(toolSpec);
+      fixedTokens = estimateTextTokens(deps.systemPrompt() + JSON.stringify(specs));
+    }
   }
   return {
     status: "failed",

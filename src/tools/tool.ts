@@ -70,6 +70,11 @@ export type ToolKind = "read" | "edit" | "execute" | "fetch" | "search" | "think
 export interface Tool<A = any> {
   name: string;
   kind?: ToolKind;
+  /**
+   * Offered by name only for now (a large MCP set over its schema budget): callable, but its schema is left out
+   * of model requests until a tool loads it; read at each step.
+   */
+  readonly deferred?: boolean;
   description: string;
   /** JSON Schema offered to the model. */
   jsonSchema: Record<string, unknown>;
@@ -305,6 +310,10 @@ export class ToolRegistry {
   }
   list(): Tool[] {
     return [...this.tools.values(), ...[...this.offered.values()].map((o) => o.tool)];
+  }
+  /** The tools whose schemas go to the model now: every one but those deferred. */
+  requested(): Tool[] {
+    return this.list().filter((t) => !t.deferred);
   }
 
   /** Why `offer` cannot be taken beside the built-in tools and the offers already accepted, naming both sides. */

@@ -21,7 +21,7 @@ export function testConfig(web: Partial<Config["web"]> = {}, extra: { wire_api?:
     channels: ChannelsConfig.parse({}),
     prices: {},
     limits: {},
-    mcp: { max_message_bytes: 16 * 1024 * 1024, servers: {} },
+    mcp: { max_message_bytes: 16 * 1024 * 1024, schema_budget_bytes: 8192, servers: {} },
     schedules: SchedulesConfig.parse({}),
   };
 }
