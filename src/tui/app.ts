@@ -60,6 +60,8 @@ class TuiApp {
   private client: Client | undefined;
   private store: import("../sessions/index").SessionStore | undefined;
   private picker: SessionPicker | undefined;
+  /** The `/model` picker while it is open, and what its choice resolves. */
+  private modelPicker: { picker: import("./model-picker").ModelPicker; resolve: (choice: import("./model-picker").ModelChoice | undefined) => void } | undefined;
   /** /rewind, /undo, /redo while they show a list or ask (src/tui/rewind.ts, loaded at first use). */
   private rewind: import("./rewind").RewindFlow | undefined;
   private lastEscape = 0;
@@ -122,6 +124,11 @@ class TuiApp {
       closeSession: () => this.closeSession(),
       openPicker: (startFresh) => this.openPicker(startFresh),
       rewind: (which) => this.openRewind(which),
+      pickModel: (picker) =>
+        new Promise((resolve) => {
+          this.modelPicker = { picker, resolve };
+          this.requestRender();
+        }),
       mode: () => this.approvalMode,
       setMode: (mode) => this.setApprovalMode(mode),
       quit: () => this.quit(),
@@ -154,7 +161,7 @@ class TuiApp {
     this.scheduled = undefined;
     if (this.exiting) return;
     const width = term.columns();
-    const live = [...view.live(this.frame), ...(this.picker?.lines(theme, width) ?? []), ...(this.rewind?.lines(width) ?? []), ...this.searchLines(width), ...(this.filePicker?.lines(theme, width) ?? [])];
+    const live = [...view.live(this.frame), ...(this.picker?.lines(theme, width) ?? []), ...(this.modelPicker?.picker.lines(theme, width) ?? []), ...(this.rewind?.lines(width) ?? []), ...this.searchLines(width), ...(this.filePicker?.lines(theme, width) ?? [])];
     const prompt = view.approval ? theme.dim("› ") : theme.cyan("› ");
     const ed = editor.render(width, prompt);
     const hints = completions(editor.text).map((c) => truncate(`  ${theme.bold(`/${c.name}`)}${c.args ? ` ${c.args}` : ""}  ${theme.dim(c.description)}`, width));
@@ -325,10 +332,12 @@ class TuiApp {
   private onKey(key: Key) {
     const { view, editor } = this;
     if (this.historySearch) return this.onSearchKey(key);
+    if (key.kind === "ctrlC" && this.modelPicker) return this.onModelPickerKey(key);
     if (key.kind === "ctrlC") return void this.onCtrlC();
     if (this.picker) return void this.onPickerKey(key);
     if (this.rewind?.open) return this.rewind.key(key);
     if (view.approval) return this.onApprovalKey(key); // the card holds the keyboard until it is answered
+    if (this.modelPicker) return this.onModelPickerKey(key);
     if (this.filePicker && (key.kind === "escape" || (!this.filePicker.empty && ["up", "down", "tab", "enter"].includes(key.kind)))) return this.onFilePickerKey(key);
     if (key.kind === "ctrlD") {
       if (editor.isEmpty) void this.quit();
@@ -363,6 +372,14 @@ class TuiApp {
     const action = editor.handle(key);
     if (action.kind === "submit") void this.submit(action.text);
     void this.followMention();
+  }
+
+  private onModelPickerKey(key: Key) {
+    const open = this.modelPicker!;
+    const r = open.picker.key(key);
+    if (!r) return;
+    this.modelPicker = undefined;
+    open.resolve(r.kind === "pick" ? r.choice : undefined);
   }
 
   /** Opens, narrows or closes the `@` picker after each key, by the word before the cursor. */

@@ -12,7 +12,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "undo", description: "put back the files the last turn changed (its edits, commands and delegated agents' changes in the workspace)" },
   { name: "redo", description: "redo what the last /undo undid" },
   { name: "compact", description: "summarise the conversation so far to free context" },
-  { name: "model", args: "[NAME]", description: "list profiles and models; with NAME (a profile or a model) switch for the next turn, keeping the conversation" },
+  { name: "model", args: "[NAME]", description: "pick a profile or model (type to filter, Enter); with NAME (a profile or a model) switch to it; the conversation is kept" },
   { name: "mode", args: "[ask|accept-edits]", description: "how changes are approved: ask each time, or accept edits inside the workspace (Shift-Tab switches)" },
   { name: "effort", args: "[LEVEL]", description: "show the reasoning effort; with LEVEL switch it for the next turn" },
   { name: "jobs", description: "background jobs of this session" },

@@ -14,6 +14,8 @@ export interface ModelSwitchContext {
   request<T = any>(method: string, params: unknown): Promise<T>;
   switched(next: { model: string; contextWindow?: number }): void;
   requestRender(): void;
+  /** Shows the picker and resolves with what the person chose, or undefined (Esc). Absent: /model lists instead. */
+  pickModel?(picker: import("./model-picker").ModelPicker): Promise<import("./model-picker").ModelChoice | undefined>;
 }
 
 interface Configured {
@@ -42,7 +44,7 @@ export async function modelCommand(ctx: ModelSwitchContext, arg: string): Promis
   const { loadConfig } = await import("../config/load");
   const { config } = loadConfig({ cwd: ctx.cwd, env: ctx.env });
   const words = arg.split(/\s+/).filter(Boolean);
-  if (words.length === 0) return listModels(ctx, config, await configure(ctx, {}));
+  if (words.length === 0) return ctx.pickModel ? pickModel(ctx, config, await configure(ctx, {})) : listModels(ctx, config, await configure(ctx, {}));
   if (words.length > 2) {
     view.say("/model takes a profile, a model, or a profile and a model: /model NAME, /model PROFILE MODEL", theme.yellow);
     return;
@@ -52,6 +54,49 @@ export async function modelCommand(ctx: ModelSwitchContext, arg: string): Promis
   const r = await configure(ctx, change);
   view.say(`model: ${describe(r)} from the next turn; the conversation goes on`);
   for (const n of r.notices ?? []) view.say(`note: ${n}`, theme.yellow);
+}
+
+/** `/model` in the terminal: the picker over the profiles and, as they arrive, the endpoint's models. */
+async function pickModel(ctx: ModelSwitchContext, config: import("../config/schema").Config, now: Configured) {
+  const { view, theme } = ctx;
+  const { ModelPicker } = await import("./model-picker");
+  const profiles = Object.entries(config.providers).map(([name, p]) => ({
+    name,
+    detail: `profile · ${p.model} · ${p.wire_api} API · ${hostOf(p.base_url)}`,
+    change: { provider: name },
+    ...(name === now.provider && p.model === now.model ? { current: true } : {}),
+  }));
+  const picker = new ModelPicker(profiles);
+  const profile = config.providers[now.provider];
+  if (profile) {
+    picker.note = `asking ${hostOf(profile.base_url)} for its models…`;
+    void endpointModelsOf(ctx, now.provider, profile).then((r) => {
+      if ("ids" in r && r.ids.length) {
+        picker.add(r.ids.map((id) => ({ name: id, detail: `model at ${hostOf(profile.base_url)} (${now.provider})`, change: { model: id }, ...(id === now.model && !profiles.some((p) => p.current) ? { current: true } : {}) })));
+        picker.note = undefined;
+      } else picker.note = "error" in r ? `the endpoint lists no models (${r.error})` : "the endpoint lists no models";
+      ctx.requestRender();
+    });
+  }
+  const choice = await ctx.pickModel!(picker);
+  if (!choice) {
+    view.say(`model: ${describe(now)} (unchanged)`, theme.dim);
+    return;
+  }
+  const r = await configure(ctx, choice.change);
+  view.say(`model: ${describe(r)} from the next turn; the conversation goes on`);
+  for (const n of r.notices ?? []) view.say(`note: ${n}`, theme.yellow);
+}
+
+/** What the profile's endpoint answers at GET /models, asked once per profile while the TUI runs. */
+async function endpointModelsOf(ctx: ModelSwitchContext, name: string, profile: import("../config/schema").Config["providers"][string]) {
+  let listed = endpointModels.get(name);
+  if (!listed) {
+    const { listEndpointModels } = await import("../provider/list-models");
+    listed = listEndpointModels(profile, ctx.env);
+    endpointModels.set(name, listed);
+  }
+  return listed;
 }
 
 async function listModels(ctx: ModelSwitchContext, config: import("../config/schema").Config, now: Configured) {
@@ -64,13 +109,7 @@ async function listModels(ctx: ModelSwitchContext, config: import("../config/sch
   const profile = config.providers[now.provider];
   if (profile) {
     ctx.requestRender();
-    let listed = endpointModels.get(now.provider);
-    if (!listed) {
-      const { listEndpointModels } = await import("../provider/list-models");
-      listed = listEndpointModels(profile, ctx.env);
-      endpointModels.set(now.provider, listed);
-    }
-    const r = await listed;
+    const r = await endpointModelsOf(ctx, now.provider, profile);
     if ("ids" in r && r.ids.length) {
       const shown = r.ids.slice(0, 40).map(sanitize);
       view.say(`models at ${sanitize(hostOf(profile.base_url))}: ${shown.join(", ")}${r.ids.length > shown.length ? ` and ${r.ids.length - shown.length} more` : ""}`, theme.dim);

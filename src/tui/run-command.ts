@@ -24,6 +24,8 @@ export interface SlashContext {
   rewind(which: "rewind" | "undo" | "redo"): Promise<void>;
   /** How the session asks: `ask`, or `accept-edits` (edit and write inside the workspace run unasked). */
   mode(): "ask" | "accept-edits";
+  /** /model without a name: the picker (model-switch.ts). */
+  pickModel?(picker: import("./model-picker").ModelPicker): Promise<import("./model-picker").ModelChoice | undefined>;
   setMode(mode: "ask" | "accept-edits"): Promise<void>;
   quit(): Promise<void>;
   requestRender(): void;

@@ -35,7 +35,7 @@ function open(h: { env: Record<string, string>; workspace: string }, args: strin
 
 const sessionOf = (screen: string) => SESSION.exec(screen)![0];
 
-test.skipIf(!HAVE_TMUX)("/model lists the profiles and the endpoint's models, and switches the same session: the next request carries the earlier turns", async () => {
+test.skipIf(!HAVE_TMUX)("/model opens a picker of the profiles and the endpoint's models (type to filter, Enter), and switches the same session: the next request carries the earlier turns", async () => {
   const h = await home();
   const pane = open(h);
   const id = sessionOf(await pane.waitFor(SESSION));
@@ -45,14 +45,20 @@ test.skipIf(!HAVE_TMUX)("/model lists the profiles and the endpoint's models, an
   await pane.waitFor("The capital is Paris.");
   pane.type("/model");
   pane.keys("Enter");
-  const listed = await pane.waitFor("models at 127.0.0.1");
-  expect(listed).toContain("model: fake-model on fake (responses API)");
-  expect(listed).toMatch(/\* fake: fake-model · responses API · 127\.0\.0\.1:\d+/);
-  expect(listed).toMatch(/  other: other-model · chat API · 127\.0\.0\.1:\d+/);
-  expect(listed).toContain("fake-model, gpt-other, other-model");
-  pane.type("/model gpt-other");
+  // The profiles at once, the endpoint's models as they arrive; the one in use marked.
+  const listed = await pane.waitFor(/› \* fake {2}profile · fake-model · responses API · 127\.0\.0\.1:\d+[\s\S]*gpt-other {2}model at 127\.0\.0\.1/);
+  expect(listed).toMatch(/ {4}other {2}profile · other-model · chat API · 127\.0\.0\.1:\d+/);
+  expect(listed).toContain("Switch model type to filter · Up/Down · Enter switches · Esc leaves");
+  pane.type("gpt-o"); // narrows the list to the one model
+  await pane.waitFor((s) => /filter › gpt-o\n› {3}gpt-other/.test(s) && !/ {4}other {2}profile/.test(s.slice(s.lastIndexOf("filter › gpt-o"))));
   pane.keys("Enter");
   await pane.waitFor("model: gpt-other on fake (responses API) from the next turn; the conversation goes on");
+  // Esc leaves the picker with the model as it was.
+  pane.type("/model");
+  pane.keys("Enter");
+  await pane.waitFor(/filter ›[\s\S]*gpt-other/);
+  pane.keys("Escape");
+  await pane.waitFor("model: gpt-other on fake (responses API) (unchanged)");
   pane.type("/effort high");
   pane.keys("Enter");
   await pane.waitFor("reasoning effort: high from the next turn (gpt-other)");
