@@ -2,7 +2,7 @@
 // a created file) rewound to turn 1 (files and conversation), conversation only and files only (from the CLI),
 // /undo and /redo over the protocol, a stand-in delegated agent's edit restored, a file changed meanwhile kept
 // and named, node_modules never copied, a damaged object reported.
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BASH, FAKE_AGENT } from "../fake/agent-harness";
@@ -10,6 +10,9 @@ import { CODEX_OK } from "../fake/agent-streams";
 import { fakeHome, runBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { startStdioServer } from "../fake/stdio-client";
+
+// Creating 20,000 files and running the binary take seconds on a loaded machine.
+setDefaultTimeout(120_000);
 
 let fake: FakeModel;
 beforeAll(async () => {
