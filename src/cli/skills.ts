@@ -4,8 +4,8 @@ import { userHome } from "../user-home";
 import { terminalSafe } from "../text/terminal-safe";
 import { defineCommand } from "./command";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
-import { acceptDraft, discoverSkills, listDrafts, rejectDraft, type Skill, SkillDraftError, writtenByScv } from "../skills/index";
-import { draftDiff } from "../tools/skill_manage";
+import { discoverSkills, listDrafts, type Skill, SkillDraftError, writtenByScv } from "../skills/index";
+import { decideDraft, draftsReport } from "../tools/skill_manage";
 
 function fail(message: string, code: number): void {
   process.stderr.write(`scv skills list: ${terminalSafe(message)}\n`);
@@ -85,21 +85,8 @@ const drafts = defineCommand({
   meta: { name: "drafts", description: "Show the skills SCV drafted (skill_manage), each as a diff against the skill as it is" },
   args: { json: { type: "boolean", description: "print JSON" } },
   run({ args }) {
-    const home = scvHome();
-    const all = listDrafts(home);
-    if (args.json) return void process.stdout.write(`${JSON.stringify({ drafts: all }, null, 2)}\n`);
-    if (all.length === 0) return void process.stdout.write("no skill drafts: when SCV writes a skill (skill_manage), it waits here for you to accept it\n");
-    const out: string[] = [];
-    for (const d of all) {
-      if ("problem" in d) {
-        out.push(`${d.name}: damaged draft (${d.problem}); scv skills reject ${d.name} removes it`);
-        continue;
-      }
-      out.push(`${d.name}: ${d.action === "delete" ? "remove this skill" : d.action === "create" ? "a new skill" : "a change"}, drafted ${d.created_at}${d.session ? ` in session ${d.session}` : ""}`);
-      out.push(`  accept: scv skills accept ${d.name}    reject: scv skills reject ${d.name}`);
-      out.push(draftDiff(home, d.name, d.files));
-    }
-    process.stdout.write(terminalSafe(`${out.join("\n")}\n`));
+    if (args.json) return void process.stdout.write(`${JSON.stringify({ drafts: listDrafts(scvHome()) }, null, 2)}\n`);
+    process.stdout.write(terminalSafe(`${draftsReport(scvHome(), (verb, name) => `scv skills ${verb} ${name}`)}\n`));
   },
 });
 
@@ -109,9 +96,7 @@ function decide(verb: "accept" | "reject") {
     args: { name: { type: "positional", description: "the draft's skill name (scv skills drafts)", required: true } },
     run({ args }) {
       try {
-        const d = verb === "accept" ? acceptDraft(scvHome(), args.name) : rejectDraft(scvHome(), args.name);
-        const done = verb === "reject" ? "thrown away" : d.action === "delete" ? "removed the skill" : "in place; new sessions see it";
-        process.stdout.write(`${d.name}: ${done}\n`);
+        process.stdout.write(`${decideDraft(scvHome(), verb, args.name)}\n`);
       } catch (e) {
         if (!(e instanceof SkillDraftError)) throw e;
         process.stderr.write(`scv skills ${verb}: ${terminalSafe(e.message)}\n`);

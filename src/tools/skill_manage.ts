@@ -6,7 +6,7 @@ import { configuredSecrets } from "../config/configured-secrets";
 import { ToolError } from "../errors";
 import { lazySchema } from "../lazy-schema";
 import type { SessionScope } from "../scope";
-import { checkDraft, currentFiles, type DraftInput, SkillDraftError, writeDraft } from "../skills/index";
+import { acceptDraft, checkDraft, currentFiles, type DraftInput, listDrafts, rejectDraft, SkillDraftError, writeDraft } from "../skills/index";
 import { findSecretShape } from "../text/redact";
 import { scrubSecrets } from "../text/scrub";
 import { lineCounts, unifiedDiff } from "./line-diff";
@@ -87,4 +87,30 @@ function refuseSecrets(scope: SessionScope, files: Record<string, string>): void
       throw new ToolError(`not kept: ${path} looks like it holds ${shape ?? "a configured secret"}; skills never store keys, tokens or passwords. Name where the secret is kept (an environment variable) instead.`);
     }
   }
+}
+
+/**
+ * The drafts as a person reads them (scv skills drafts, /skills in the TUI and the owner's chat): each with what
+ * it does, how to accept or reject it (`how` words the command where the person is), and its whole diff.
+ */
+export function draftsReport(scvHome: string, how: (verb: "accept" | "reject", name: string) => string): string {
+  const all = listDrafts(scvHome);
+  if (all.length === 0) return "no skill drafts: when SCV writes a skill (skill_manage), it waits here for you to accept it";
+  const out: string[] = [];
+  for (const d of all) {
+    if ("problem" in d) {
+      out.push(`${d.name}: damaged draft (${d.problem}); ${how("reject", d.name)} removes it`);
+      continue;
+    }
+    out.push(`${d.name}: ${d.action === "delete" ? "remove this skill" : d.action === "create" ? "a new skill" : "a change"}, drafted ${d.created_at}${d.session ? ` in session ${d.session}` : ""}`);
+    out.push(`  accept: ${how("accept", d.name)}    reject: ${how("reject", d.name)}`);
+    out.push(draftDiff(scvHome, d.name, d.files));
+  }
+  return out.join("\n");
+}
+
+/** Accepts or rejects a draft; the outcome in words, or a SkillDraftError saying why not. */
+export function decideDraft(scvHome: string, verb: "accept" | "reject", name: string): string {
+  const d = verb === "accept" ? acceptDraft(scvHome, name) : rejectDraft(scvHome, name);
+  return `${d.name}: ${verb === "reject" ? "thrown away" : d.action === "delete" ? "removed the skill" : "in place; new sessions see it"}`;
 }

@@ -106,6 +106,9 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
         if (memory) view.say(memory.statusLine);
         break;
       }
+      case "skills":
+        await skillsCommand(ctx, arg);
+        break;
       case "memory": {
         const memory = await readOwnMemory(ctx);
         if (!memory) view.say("memory is turned off (memory.enabled = false)");
@@ -129,6 +132,19 @@ async function readOwnMemory({ cwd, env }: SlashContext): Promise<{ report: stri
   if (!place) return undefined;
   const snapshot = readSnapshot(place);
   return { report: memoryReport(snapshot, workspace), statusLine: memoryStatusLine(snapshot) };
+}
+
+/** /skills: the drafts as diffs; `/skills accept NAME` or `/skills reject NAME` decides one. */
+async function skillsCommand({ view, env, theme }: SlashContext, arg: string) {
+  const { scvHome } = await import("../config/load");
+  const { decideDraft, draftsReport } = await import("../tools/skill_manage");
+  const [verb, name] = arg.split(/\s+/);
+  if (!verb) {
+    for (const line of draftsReport(scvHome(env), (v, n) => `/skills ${v} ${n}`).split("\n")) view.say(line, line.startsWith("+") ? theme.green : line.startsWith("-") && !line.startsWith("---") ? theme.red : undefined);
+    return;
+  }
+  if ((verb !== "accept" && verb !== "reject") || !name) throw new Error("usage: /skills, /skills accept NAME or /skills reject NAME");
+  view.say(decideDraft(scvHome(env), verb, name));
 }
 
 async function showAgents({ view, cwd, env }: SlashContext) {

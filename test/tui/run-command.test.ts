@@ -138,3 +138,27 @@ test("/mode says the mode and switches it; a word it does not know changes nothi
   expect(said().at(-1)).toContain("/mode takes ask or accept-edits");
   expect(calls.filter((c) => c.startsWith("mode "))).toEqual(["mode accept-edits"]);
 });
+
+test("/skills shows the drafts as diffs; /skills reject NAME throws one away; a wrong verb says how to use it", async () => {
+  const { mkdtempSync, rmSync, existsSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { checkDraft, writeDraft } = await import("../../src/skills/index");
+  const home = mkdtempSync(join(tmpdir(), "scv-tui-skills-"));
+  try {
+    const input = { action: "create" as const, name: "notes", skill: "---\nname: notes\ndescription: Notes.\n---\nkeep notes\n" };
+    writeDraft(home, input, checkDraft(input, { projectSkillNames: [], scvHome: home }));
+    const { ctx, said } = context({ env: { SCV_HOME: home, HOME: process.env.HOME! } });
+    await runSlashCommand(ctx, "skills", "");
+    const lines = said();
+    expect(lines).toContain("  accept: /skills accept notes    reject: /skills reject notes");
+    expect(lines).toContain("+keep notes");
+    await runSlashCommand(ctx, "skills", "reject notes");
+    expect(said()).toEqual(["notes: thrown away"]);
+    expect(existsSync(join(home, "skill-drafts", "notes"))).toBe(false);
+    await runSlashCommand(ctx, "skills", "frobnicate");
+    expect(said()).toEqual(["/skills: usage: /skills, /skills accept NAME or /skills reject NAME"]);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});

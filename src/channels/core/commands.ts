@@ -15,6 +15,8 @@ export interface ChatCommandContext {
   config: Config;
   /** Where the conversation's sessions run. */
   workspace: string;
+  /** The words after the command's name (`/skills accept deploy`: "accept deploy"), for a command that takes them. */
+  arg: string;
   /** Answers the command (`system`: logged as SCV's own notice rather than the model's). */
   reply(text: string, author?: "scv" | "system"): void;
   /** The conversation's session and those ended by /new whose jobs still run. */
@@ -38,6 +40,8 @@ export interface ChatCommand {
   when: "now" | "in_order";
   /** Only the owner's command: from anyone else the text goes to the model as an ordinary message. */
   ownerOnly?: boolean;
+  /** Takes words after its name; other commands must be alone in the message. */
+  takesArg?: boolean;
   run(ctx: ChatCommandContext): void | Promise<void>;
 }
 
@@ -72,13 +76,26 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
         (e) => c.reply(`The usage ledger cannot be read: ${(e as Error).message}`, "system"),
       ),
   },
+  {
+    name: "skills",
+    description: "the skills SCV drafted, as diffs; /skills accept NAME or /skills reject NAME decides one (owner only)",
+    when: "now",
+    ownerOnly: true,
+    takesArg: true,
+    run: skills,
+  },
 ];
+
+/** The words after a command's name in a message. */
+export function commandArg(text: string): string {
+  return text.trim().replace(/^\/\S+\s*/, "");
+}
 
 /** The command a message is, for this sender; undefined for an ordinary message. */
 export function chatCommand(text: string, owner: boolean): ChatCommand | undefined {
   const typed = text.trim().toLowerCase();
   if (!typed.startsWith("/")) return undefined;
-  const command = CHAT_COMMANDS.find((c) => `/${c.name}` === typed);
+  const command = CHAT_COMMANDS.find((c) => `/${c.name}` === typed || (c.takesArg && typed.startsWith(`/${c.name} `)));
   return command && (!command.ownerOnly || owner) ? command : undefined;
 }
 
@@ -89,4 +106,19 @@ async function memory(c: ChatCommandContext): Promise<void> {
   const workspace = storedWorkspace(c.workspace);
   const place = memoryPlaceOf({ owner: true, scvHome: c.scvHome, workspace, config: c.config });
   c.reply(place ? memoryReport(readSnapshot(place), workspace) : "Memory is turned off (memory.enabled = false).", "system");
+}
+
+/** The owner's skill drafts, and accepting or rejecting one; the same words as `scv skills drafts`. */
+async function skills(c: ChatCommandContext): Promise<void> {
+  const { decideDraft, draftsReport } = await import("../../tools/skill_manage");
+  const { SkillDraftError } = await import("../../skills/index");
+  const [verb, name] = c.arg.split(/\s+/).filter(Boolean);
+  if (!verb) return c.reply(draftsReport(c.scvHome, (v, n) => `/skills ${v} ${n}`), "system");
+  if ((verb !== "accept" && verb !== "reject") || !name) return c.reply("Use /skills, /skills accept NAME or /skills reject NAME.", "system");
+  try {
+    c.reply(decideDraft(c.scvHome, verb, name), "system");
+  } catch (e) {
+    if (!(e instanceof SkillDraftError)) throw e;
+    c.reply(e.message, "system");
+  }
 }

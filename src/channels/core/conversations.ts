@@ -20,7 +20,7 @@ import { openSessionStore } from "../../sessions/index";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
 import { conversationRefusal } from "./usage";
 import { type Access, accessFor, formerOwners, isOwner, sameAccess, SenderRate } from "./access";
-import { type ChatCommandContext, chatCommand } from "./commands";
+import { type ChatCommandContext, chatCommand, commandArg } from "./commands";
 import { TurnSlots } from "./turn-slots";
 
 export interface ChannelRuntime {
@@ -433,6 +433,7 @@ export class Conversations {
     const access = accessFor(conv.channel, record);
     return {
       owner: access.owner,
+      arg: commandArg(record.text),
       scvHome: this.opts.scvHome,
       config: this.opts.config,
       workspace: this.chatWorkspace(),

@@ -37,3 +37,34 @@ test("a sender over the rate is told once, then quiet, and ok again a minute lat
   expect(rate.take("s", 2, 3)).toBe("quiet");
   expect(rate.take("s", 2, 60_001)).toBe("ok");
 });
+
+test("/skills takes words after it (owner only); its reply lists the drafts and accepts one", async () => {
+  const { mkdtempSync, rmSync, existsSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { checkDraft, writeDraft } = await import("../../../src/skills/index");
+  const { commandArg } = await import("../../../src/channels/core/commands");
+  expect(chatCommand("/skills accept notes", true)?.name).toBe("skills");
+  expect(chatCommand("/skills", false)).toBeUndefined();
+  expect(chatCommand("/stop please", true)).toBeUndefined();
+  expect(commandArg("/Skills  accept notes ")).toBe("accept notes");
+  const home = mkdtempSync(join(tmpdir(), "scv-chat-skills-"));
+  try {
+    const input = { action: "create" as const, name: "notes", skill: "---\nname: notes\ndescription: Notes.\n---\nkeep notes\n" };
+    writeDraft(home, input, checkDraft(input, { projectSkillNames: [], scvHome: home }));
+    const replies: string[] = [];
+    const ctx = { owner: true, arg: "", scvHome: home, reply: (t: string) => void replies.push(t) } as any;
+    const skills = chatCommand("/skills", true)!;
+    await skills.run(ctx);
+    expect(replies[0]).toContain("notes: a new skill, drafted");
+    expect(replies[0]).toContain("accept: /skills accept notes");
+    expect(replies[0]).toContain("+keep notes");
+    await skills.run({ ...ctx, arg: "accept notes" });
+    expect(replies[1]).toBe("notes: in place; new sessions see it");
+    expect(existsSync(join(home, "skills", "notes", "SKILL.md"))).toBe(true);
+    await skills.run({ ...ctx, arg: "reject notes" });
+    expect(replies[2]).toContain('there is no draft named "notes"');
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
