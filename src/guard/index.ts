@@ -6,6 +6,7 @@ import { gitConfigProblem } from "./git-config";
 import { parseOptions } from "./options";
 import { normalPath, secretPath, within, type PathContext } from "./paths";
 import { GREP_OPTIONS, grepRecursive, programList, type ProgramList } from "./programs";
+import { NETWORK, REPO_CODE, suggestedPrefix, WRAPPERS } from "./offer";
 import { matchingRule, prefixText, type PrefixRule } from "./rules";
 import { tokenize, type SimpleCommand, type Word } from "./tokenize";
 
@@ -29,12 +30,6 @@ export interface GuardContext extends PathContext {
 
 const defaultPrograms = programList();
 
-/** Programs that change directory or run another command: their arguments are a command nobody classified. */
-const WRAPPERS = new Set(["cd", "pushd", "popd", "env", "sudo", "doas", "su", "xargs", "nice", "nohup", "timeout", "time", "command", "builtin", "exec", "eval", "source", ".", "bash", "sh", "zsh", "dash", "ksh", "fish", "alias", "unalias", "set", "export", "unset", "trap", "watch", "setsid", "stdbuf", "parallel"]);
-const NETWORK = new Set(["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "ping", "dig", "nslookup", "host", "http", "xh", "aria2c", "gh", "aws", "gcloud", "az", "kubectl", "docker", "podman"]);
-const REPO_CODE = new Set(["npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "deno", "node", "python", "python3", "pip", "pip3", "pytest", "uv", "uvx", "poetry", "tox", "nox", "cargo", "rustc", "go", "make", "cmake", "ninja", "gradle", "gradlew", "mvn", "ant", "rake", "bundle", "ruby", "perl", "php", "composer", "dotnet", "swift", "mix", "sbt", "just", "task", "tsc", "jest", "vitest", "mocha", "bazel", "meson"]);
-/** Rules offered as one word only for programs whose first word says little about what runs. */
-const NO_SHORT_RULE = new Set([...WRAPPERS, ...REPO_CODE, ...NETWORK, "python2", "awk", "gawk", "perl", "find", "sed", "git", "rm", "mv", "cp", "dd", "chmod", "chown", "tee"]);
 const FILE_REDIRECT_OK = new Set(["/dev/null"]);
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
 /**
@@ -81,7 +76,7 @@ export function classifyCommand(command: string, ctx: GuardContext): GuardVerdic
     if (all) return { decision: "allow", reason: `matches your rule ${[...new Set(ruled)].join(", ")}` };
   }
   // A rule is offered only where one could match: a literal command that touches no credential path.
-  const offer = commands.length === 1 && isLiteral(commands[0]!) && !commands[0]!.words.some((w) => sensitive(w.value, ctx)) ? suggestedPrefix(commands[0]!.words) : undefined;
+  const offer = commands.length === 1 && isLiteral(commands[0]!) && !commands[0]!.words.some((w) => sensitive(w.value, ctx)) ? suggestedPrefix(commands[0]!.words.map((w) => w.value)) : undefined;
   return prompt(`${unsafe.reason}${rulesNote}`, offer);
 }
 
@@ -208,24 +203,6 @@ function isLiteral(c: SimpleCommand): boolean {
   return c.redirects.every((r) => (r.op === ">&" || r.op === "<&" ? /^\d+-?$|^-$/.test(r.target?.value ?? "") : /^[<>]$|^>>$|^&>$/.test(r.op) && r.target?.value === "/dev/null"));
 }
 
-/**
- * The prefix offered as a rule: the program and the subcommand-like words after it (`npm test`, `cargo build`),
- * at most three. A bare interpreter or wrapper is not offered: "always allow `python`" would allow anything.
- */
-export function suggestedPrefix(words: Word[]): string[] | undefined {
-  const values = words.map((w) => w.value);
-  const prefix = [values[0]!];
-  for (const v of values.slice(1, 3)) {
-    if (!/^[a-z][a-z0-9:_-]*$/.test(v)) break;
-    prefix.push(v);
-  }
-  if (prefix.length === 1 && NO_SHORT_RULE.has(baseName(prefix[0]!))) return undefined;
-  return prefix;
-}
-
-function baseName(p: string): string {
-  return p.slice(p.lastIndexOf("/") + 1);
-}
-
+export { suggestedPrefix } from "./offer";
 export { programList, type ProgramList } from "./programs";
 export { addRule, loadRules, matchingRule, prefixText, removeRule, rulesFile, type PrefixRule, type RuleSet } from "./rules";

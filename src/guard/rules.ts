@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../fs/private-file";
+import { suggestedPrefix } from "./offer";
 
 export interface PrefixRule {
   id: string;
@@ -63,6 +64,11 @@ function ruleProblem(r: any): string | undefined {
   if (!Array.isArray(r.prefix) || r.prefix.length === 0 || r.prefix.length > 16) return "needs a prefix of 1 to 16 words";
   if (!r.prefix.every((w: unknown) => typeof w === "string" && w.length > 0 && w.length <= 1024 && !/[\0\n]/.test(w))) return "has a prefix word that is not a non-empty one-line string";
   if (r.workspace !== undefined && (typeof r.workspace !== "string" || !r.workspace.startsWith("/"))) return "has a workspace that is not an absolute path";
+  // Judged as a rule made through SCV is: a file written by anything else gets no wider rule than SCV offers.
+  const offered = suggestedPrefix(r.prefix);
+  if (!offered || offered.length !== r.prefix.length || offered.some((w, i) => w !== r.prefix[i])) {
+    return `(${JSON.stringify(r.prefix)}) is not a rule SCV offers: a rule is a program and at most two subcommand words (\`npm test\`), never a bare interpreter, shell or wrapper`;
+  }
   if (typeof r.created_at !== "number") return "has no created_at";
   return undefined;
 }

@@ -2,6 +2,7 @@
 // quoted passage, remove one. A refusal is a MemoryEditError whose message tells the model what to do instead.
 // Text that looks like a credential is refused before anything is written: memory rides along in every request.
 import { findSecretShape } from "../text/redact";
+import { holdsSecret } from "../text/scrub";
 
 export type MemoryEdit =
   | { action: "add"; text: string }
@@ -19,15 +20,21 @@ export class MemoryEditError extends Error {
 const BLOCK_START = /^(?:[-*+>]\s|#{1,6}\s|\d+[.)]\s)/;
 
 /**
- * Refuses text that looks like a key, token or password, or holds one of the configured secrets (the provider
- * key, header values: what the session store never writes either).
+ * Why text cannot be kept in memory: it looks like a key, token or password, or holds one of the configured
+ * secrets (provider keys, header values, search and MCP secrets: what the session store never writes either) in
+ * any form the scrubber knows (raw, percent, JSON, base64, hex, reversed) or spread out with spaces or
+ * zero-width characters. Undefined when it can be kept.
  */
+export function secretInMemoryText(text: string, known: readonly string[] = []): string | undefined {
+  return findSecretShape(text) ?? (holdsSecret(text, known.filter((s) => s.length >= 8)) ? "a configured secret" : undefined);
+}
+
+/** Refuses text that secretInMemoryText finds a secret in. */
 export function refuseSecrets(text: string, known: readonly string[] = []): void {
-  const shape = findSecretShape(text);
-  const knownHit = known.some((s) => s.length >= 8 && text.includes(s));
-  if (!shape && !knownHit) return;
+  const shape = secretInMemoryText(text, known);
+  if (!shape) return;
   throw new MemoryEditError(
-    `not saved: the text looks like it holds ${shape ?? "a configured secret"}, and memory never stores keys, tokens or passwords ` +
+    `not saved: the text looks like it holds ${shape}, and memory never stores keys, tokens or passwords ` +
       `(it is sent with every request). Save where the secret is kept instead (for example the name of the environment variable), without its value.`,
   );
 }

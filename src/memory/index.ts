@@ -1,7 +1,9 @@
 // The owner's memory (see files.ts): its public surface. A session carries memory only when it serves the owner
 // (the terminal, `exec`, the owner's direct chat) and memory is enabled; nothing here knows about sessions
 // beyond the few fields it reads.
+import { configuredSecrets } from "../config/configured-secrets";
 import type { Config } from "../config/schema";
+import { registeredSecrets } from "../text/scrub";
 import type { MemoryPlace } from "./files";
 
 export { applyMemoryEdit, MemoryEditError, refuseSecrets, type MemoryEdit } from "./edit";
@@ -47,4 +49,9 @@ export interface MemoryHolder {
 export function memoryPlaceOf(scope: MemoryHolder): MemoryPlace | undefined {
   if (scope.owner !== true || !scope.config.memory.enabled) return undefined;
   return { home: scope.scvHome, workspace: scope.workspace, config: scope.config.memory };
+}
+
+/** The secrets memory never holds nor sends: every configured one (keys, headers, search and MCP secrets) and every registered one. */
+export function memorySecrets(scope: { config: Config; env: Readonly<Record<string, string | undefined>> }): string[] {
+  return [...configuredSecrets(scope.config, scope.env as NodeJS.ProcessEnv, scope.config.provider.active), ...registeredSecrets()];
 }

@@ -1,6 +1,7 @@
 // Memory in an owner session's instructions: both files as the session starts (and again after each compaction),
 // the compaction prompt's note that memory is kept apart from the summary, and the one save step before it.
 import { redactSecrets } from "../text/redact";
+import { secretInMemoryText } from "./edit";
 import { type MemoryPlace, type MemoryState, readMemory } from "./files";
 
 export interface MemorySnapshot {
@@ -8,8 +9,18 @@ export interface MemorySnapshot {
   project: MemoryState;
 }
 
-export function readSnapshot(place: MemoryPlace): MemorySnapshot {
-  return { user: readMemory(place, "user"), project: readMemory(place, "project") };
+/**
+ * Both files as sessions use them. With `secrets` (the configured ones), a file is judged by the limits a write
+ * through SCV meets: one that holds a key-like value or a configured secret in any form (edited by hand, or
+ * written by something else) is left out of the session, with a notice saying why and how to fix it.
+ */
+export function readSnapshot(place: MemoryPlace, secrets?: readonly string[]): MemorySnapshot {
+  const judge = (state: MemoryState): MemoryState => {
+    const found = secrets && state.text ? secretInMemoryText(state.text, secrets) : undefined;
+    if (!found) return state;
+    return { ...state, text: "", notice: `memory file ${state.file} holds what looks like ${found}, which memory never sends to the model: sessions go on without it until the secret is removed (\`scv memory edit${state.scope === "project" ? " --project" : ""}\`)` };
+  };
+  return { user: judge(readMemory(place, "user")), project: judge(readMemory(place, "project")) };
 }
 
 /** What the owner should be told about the files (over the cap, unreadable), one line each. */

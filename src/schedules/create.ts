@@ -39,10 +39,8 @@ export function buildSchedule(req: ScheduleRequest, ctx: { config: Config; owner
     trigger = { kind: "at", at: new Date(at).toISOString() };
   } else if (req.every !== undefined) {
     const seconds = parseDuration(req.every);
-    const floor = ctx.config.schedules.min_every_seconds;
-    if (seconds < floor) {
-      throw new TriggerError("every", `${req.every} is more often than the floor of ${words(floor)}; a shorter interval needs [schedules] min_every_seconds lowered in the user's config`);
-    }
+    const below = floorProblem(req.every, seconds, ctx.config);
+    if (below) throw new TriggerError("every", below);
     trigger = { kind: "every", every_seconds: seconds, anchor: new Date(ctx.now + seconds * 1000).toISOString() };
   } else {
     parseCron(req.cron!);
@@ -76,6 +74,36 @@ export function buildSchedule(req: ScheduleRequest, ctx: { config: Config; owner
     paused: false,
   };
   return { schedule, next };
+}
+
+/** Why an interval is more often than the floor ([schedules] min_every_seconds), or nothing. */
+function floorProblem(written: string, seconds: number, config: Config): string | undefined {
+  const floor = config.schedules.min_every_seconds;
+  if (seconds >= floor) return undefined;
+  return `${written} is more often than the floor of ${words(floor)}; a shorter interval needs [schedules] min_every_seconds lowered in the user's config`;
+}
+
+/**
+ * Why a stored schedule breaks a limit a schedule made through SCV meets, or nothing: a file edited by hand (or
+ * written by anything else) is judged when it is loaded as buildSchedule judges a request. The shape is the
+ * schema's; this checks the rest: a prompt with text, the interval floor, a readable cron expression and time zone.
+ */
+export function scheduleLimitProblem(s: Schedule, config: Config): string | undefined {
+  if (!s.prompt.trim()) return "prompt: is blank; say what SCV should do when the schedule fires";
+  const t = s.trigger;
+  try {
+    if (t.kind === "every") {
+      const below = floorProblem(`every_seconds = ${t.every_seconds}`, t.every_seconds, config);
+      if (below) return `trigger.every_seconds: ${below}`;
+    } else if (t.kind === "cron") {
+      parseCron(t.cron);
+      checkTimeZone(t.tz);
+    }
+  } catch (e) {
+    return (e as Error).message;
+  }
+  if (s.owner.kind === "terminal" && !s.owner.cwd.startsWith("/")) return `owner.cwd: "${s.owner.cwd}" is not an absolute path`;
+  return undefined;
 }
 
 /** Builds, checks and stores a schedule. */

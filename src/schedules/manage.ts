@@ -1,7 +1,7 @@
 // What the CLI and the schedule tool both do to stored schedules: list them with their next fire and last
 // outcome, pause, resume and remove. One place, so both say the same things.
 import type { Config } from "../config/schema";
-import { describeTrigger, fromNow, inWords, ownerTimeZone } from "./create";
+import { describeTrigger, fromNow, inWords, ownerTimeZone, scheduleLimitProblem } from "./create";
 import { nextDue, shortPrompt } from "./runner";
 import type { Schedule, ScheduleState } from "./schema";
 import type { InvalidSchedule, ScheduleStore } from "./store";
@@ -22,6 +22,11 @@ export function scheduleRows(store: ScheduleStore, config: Config, now = Date.no
   const { schedules, invalid } = store.list();
   const rows: ScheduleRow[] = [];
   for (const s of schedules) {
+    const broken = scheduleLimitProblem(s, config);
+    if (broken) {
+      invalid.push({ file: `${store.dir}/${s.id}.json`, error: broken });
+      continue;
+    }
     const state = store.state(s.id);
     let next: number | undefined;
     try {

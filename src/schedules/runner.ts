@@ -5,7 +5,7 @@
 // within the grace window, else reported as skipped. Nothing here calls a model: a fire's turn is the executors'.
 import type { Config } from "../config/schema";
 import { ellipsize } from "../text/cut";
-import { describeTrigger, inWords, ownerTimeZone } from "./create";
+import { describeTrigger, inWords, ownerTimeZone, scheduleLimitProblem } from "./create";
 import type { Fire, FireOutcome, Schedule, ScheduleState } from "./schema";
 import type { InvalidSchedule, ScheduleStore } from "./store";
 import { lastFireBetween, nextFire, wallClock } from "./trigger";
@@ -145,6 +145,8 @@ export class ScheduleRunner {
 
   /** Puts the schedule's next fire on the timer; the problem when its trigger cannot be used. */
   private track(s: Schedule): InvalidSchedule | undefined {
+    const broken = scheduleLimitProblem(s, this.opts.config);
+    if (broken) return { file: `${this.opts.store.dir}/${s.id}.json`, error: broken };
     try {
       const next = nextDue(s, this.opts.store.state(s.id));
       if (next !== undefined) this.due.set(s.id, next);

@@ -3,7 +3,7 @@
 import type { SessionScope } from "../scope";
 import type { ToolRegistry } from "../tools/tool";
 import { promptSections } from "../tools/index";
-import { compactionMemoryNote, memoryPlaceOf, memorySection, readSnapshot, snapshotNotices } from "../memory/index";
+import { compactionMemoryNote, memoryPlaceOf, memorySecrets, memorySection, readSnapshot, snapshotNotices } from "../memory/index";
 import { readProjectInstructions } from "./project-instructions";
 
 const BASE = `You are SCV, a personal agent running on the user's own machine. You answer with your own knowledge and tools, and you hand larger work to the coding agents installed here when a delegation tool is offered.
@@ -25,7 +25,7 @@ export function buildSystemPrompt(scope: SessionScope, tools: ToolRegistry): Sys
   parts.push(...promptSections(scope, tools));
   const place = memoryPlaceOf(scope);
   if (place) {
-    const snapshot = readSnapshot(place);
+    const snapshot = readSnapshot(place, memorySecrets(scope));
     notices.push(...snapshotNotices(snapshot));
     const section = memorySection(snapshot, scope.workspace, !!tools.get("memory"));
     if (section) parts.push(section);
@@ -43,5 +43,5 @@ export function buildSystemPrompt(scope: SessionScope, tools: ToolRegistry): Sys
 /** What the summariser is told the session keeps apart from history: the owner's memory, when it carries it. */
 export function compactionNote(scope: SessionScope): string | undefined {
   const place = memoryPlaceOf(scope);
-  return place ? compactionMemoryNote(readSnapshot(place)) : undefined;
+  return place ? compactionMemoryNote(readSnapshot(place, memorySecrets(scope))) : undefined;
 }

@@ -32,6 +32,59 @@ export function secretForms(secret: string): string[] {
   return [...forms].filter((f) => f.length >= MIN_SECRET).sort((a, b) => b.length - a.length);
 }
 
+/**
+ * The secret as other encoders write it: base64 (standard and URL-safe, at each of the three byte offsets it can
+ * start at inside a longer encoding, keeping only the characters its own bytes decide), hex in both cases, and
+ * reversed. Literal texts, so the scrubber replaces them and a detector finds them with `includes`.
+ */
+export function encodedForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, "utf8");
+  const forms = new Set<string>();
+  for (let lead = 0; lead < 3; lead++) {
+    const b64 = Buffer.concat([Buffer.alloc(lead), bytes]).toString("base64").replace(/=+$/, "");
+    const part = b64.slice(Math.ceil((8 * lead) / 6), Math.floor((8 * (lead + bytes.length)) / 6));
+    forms.add(part);
+    forms.add(part.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  const hex = bytes.toString("hex");
+  forms.add(hex);
+  forms.add(hex.toUpperCase());
+  forms.add([...secret].reverse().join(""));
+  return [...forms].filter((f) => f.length >= MIN_SECRET && f !== secret);
+}
+
+/** Spaces, line breaks, zero-width and joining characters a secret may be spread out with. */
+const SPREAD = /[\s\u00ad\u034f\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]+/g;
+/** Secrets shorter than this are not looked for once text is squeezed of separators: they would hit ordinary text. */
+const MIN_SQUEEZED = 10;
+
+const squeeze = (text: string) => text.replace(SPREAD, "").replace(/[^\p{L}\p{N}]+/gu, "");
+
+/**
+ * Whether `text` holds one of `secrets` in any form the scrubber knows (raw, percent, JSON, base64, hex,
+ * reversed), or spread out with spaces, punctuation or zero-width characters between its characters (`s k - 1 2`,
+ * `s\u200bk…`). For refusing to keep text (memory), where a form the scrubber cannot cut out still counts.
+ */
+export function holdsSecret(text: string, secrets: readonly (string | undefined)[]): boolean {
+  const given = secrets.filter((s): s is string => !!s && s.length >= MIN_SECRET);
+  if (!given.length) return false;
+  let squeezed: string | undefined;
+  for (const secret of given) {
+    if ([...secretForms(secret), ...encodedForms(secret)].some((f) => text.includes(f))) return true;
+    const re = anyPercentEncoding(secret);
+    re.lastIndex = 0;
+    const hit = re.test(text);
+    re.lastIndex = 0;
+    if (hit) return true;
+    const bare = squeeze(secret);
+    if (bare.length < MIN_SQUEEZED) continue;
+    squeezed ??= squeeze(text);
+    const reversed = [...bare].reverse().join("");
+    if (squeezed.includes(bare) || squeezed.includes(reversed) || encodedForms(bare).some((f) => f.length >= MIN_SQUEEZED && squeezed!.includes(f))) return true;
+  }
+  return false;
+}
+
 /** Hex digits of a byte, each letter matching either case: 0x2d -> "2[dD]". */
 function hexEitherCase(byte: number): string {
   return byte
@@ -72,7 +125,9 @@ export function scrubKnown(text: string, secrets: readonly (string | undefined)[
   const given = secrets.filter((s): s is string => !!s && s.length >= MIN_SECRET);
   for (const secret of given) {
     out = out.replace(anyPercentEncoding(secret), rep);
-    for (const form of secretForms(secret)) out = out.split(form).join(rep);
+    // Base64, hex and reversed forms only for secrets long enough that they cannot be ordinary text.
+    const forms = secret.length >= 8 ? [...secretForms(secret), ...encodedForms(secret)].sort((a, b) => b.length - a.length) : secretForms(secret);
+    for (const form of forms) out = out.split(form).join(rep);
   }
   const key = given[0];
   if (key && opts.partial !== false && key === secrets[0]) {

@@ -1,7 +1,6 @@
 // `memory`: adds, replaces or removes a note in the owner's memory files (src/memory): USER.md about the owner,
 // or this workspace's project notes. Offered only in owner sessions with memory enabled; a write never passes
 // the file's cap (the refusal says how much room is left) and text that looks like a key is never written.
-import { resolveApiKey } from "../config/load";
 import { SafeReadError } from "../fs/safe-read";
 import { lazySchema } from "../lazy-schema";
 import { redactSecrets } from "../text/redact";
@@ -13,6 +12,7 @@ import {
   MemoryFullError,
   memoryCap,
   memoryPlaceOf,
+  memorySecrets,
   type MemoryScope,
   planMemoryEdit,
   refuseSecrets,
@@ -49,13 +49,6 @@ function editOf(a: Args): MemoryEdit {
   return { action: "remove", old_text: a.old_text ?? "" };
 }
 
-/** The provider key of the session's profile: memory never holds it, whatever shape it has. */
-function configuredSecrets(scope: SessionScope): string[] {
-  const profile = scope.config.providers[scope.config.provider.active];
-  const key = profile ? resolveApiKey(profile, scope.env) : undefined;
-  return [key, ...Object.values(profile?.headers ?? {})].filter((v): v is string => !!v);
-}
-
 /** Refusals and unusable files become the call's result, in their own words. */
 function asToolError(e: unknown): unknown {
   return e instanceof MemoryEditError || e instanceof MemoryFullError || e instanceof SafeReadError ? new ToolError(e.message) : e;
@@ -64,7 +57,6 @@ function asToolError(e: unknown): unknown {
 export function createMemoryTool(scope: SessionScope): Tool | undefined {
   const place = memoryPlaceOf(scope);
   if (!place) return undefined;
-  const secrets = configuredSecrets(scope);
   const caps = `USER.md holds at most ${place.config.user_max_bytes} bytes, the project notes ${place.config.project_max_bytes}`;
   return defineTool({
     name: "memory",
@@ -78,7 +70,7 @@ export function createMemoryTool(scope: SessionScope): Tool | undefined {
     label: (a) => `memory ${a.action} ${fileTitle(a.scope)}`,
     summary(a) {
       try {
-        if (a.text) refuseSecrets(a.text, secrets);
+        if (a.text) refuseSecrets(a.text, memorySecrets(scope));
         const { before, after } = planMemoryEdit(place, a.scope, (current) => applyMemoryEdit(current, editOf(a), fileTitle(a.scope)));
         const diff = unifiedDiff(before, after, PREVIEW);
         // A file edited by hand may hold what the tool would refuse: the approval view masks it, as write's does.
@@ -91,7 +83,7 @@ export function createMemoryTool(scope: SessionScope): Tool | undefined {
     async execute(a) {
       try {
         // Checked again: the file may have changed while the call waited for approval.
-        if (a.text) refuseSecrets(a.text, secrets);
+        if (a.text) refuseSecrets(a.text, memorySecrets(scope));
         const { before, after, file } = updateMemory(place, a.scope, (current) => applyMemoryEdit(current, editOf(a), fileTitle(a.scope)));
         const diff = unifiedDiff(before, after, PREVIEW);
         const size = Buffer.byteLength(after);

@@ -169,3 +169,42 @@ describe("scv memory", () => {
     expect(unknown.code).toBe(2);
   }, 30_000);
 });
+
+describe("a configured secret in any encoding (issue 38)", () => {
+  const key = "plainkey-Zq81bQ2mN4vL7pR5tY9w";
+  const zw = (s: string) => [...s].join("\u200d");
+  const encodings: Record<string, string> = {
+    base64: Buffer.from(key).toString("base64"),
+    hex: Buffer.from(key).toString("hex"),
+    reversed: [...key].reverse().join(""),
+    spaced: [...key].join(" "),
+    "zero-width joined": zw(key),
+  };
+
+  test("the memory tool refuses the provider key in base64, hex, reversed, spaced or zero-width-joined form", async () => {
+    const { env, workspace, home } = fakeHome(fake.url, `api_key = "${key}"\n`);
+    const calls = Object.entries(encodings).map(([how, value]) => ({ name: "memory", arguments: { action: "add", scope: "user", text: `note (${how}): ${value}` } }));
+    fake.queue(toolCalls(calls), text("not saved"));
+    const r = await exec(["--json", "--yes", "remember this"], env, workspace);
+    const done = events(r.stdout).filter((e) => e.method === "tool.completed").map((e) => e.params);
+    expect(done).toHaveLength(5);
+    for (const d of done) {
+      expect(d.ok).toBe(false);
+      expect(d.output).toContain("configured secret");
+    }
+    expect(existsSync(userFile(home))).toBe(false);
+  }, 30_000);
+
+  test("a USER.md written by hand holding the key (base64) is not sent: the session goes on without it, with a notice", async () => {
+    const { env, workspace, home } = fakeHome(fake.url, `api_key = "${key}"\n`);
+    writeMemory(userFile(home), `- Answer in German.\n- ${encodings.base64}\n`);
+    const from = fake.requests.length;
+    fake.queue(text("Hallo"));
+    const r = await exec(["--json", "hi"], env, workspace);
+    expect(r.code).toBe(0);
+    const body = JSON.stringify(fake.requests[from]!.body);
+    expect(body).not.toContain(encodings.base64);
+    expect(body).not.toContain("Answer in German");
+    expect(r.stdout + r.stderr).toContain("which memory never sends to the model");
+  }, 30_000);
+});

@@ -40,11 +40,23 @@ test("a rule never matches substitution, expansion, globs, inline variables, red
 
 test("a rule never lifts block", () => {
   const h = home();
-  addRule(h, ["rm"]);
+  addRule(h, ["shred"]);
   const ctx = { ...base, rules: loadRules(h) };
-  expect(classifyCommand("rm a.txt", ctx).decision).toBe("allow");
-  expect(classifyCommand("rm -rf ~", ctx).decision).toBe("block");
-  expect(classifyCommand("rm -rf /", ctx).decision).toBe("block");
+  expect(classifyCommand("shred a.txt", ctx).decision).toBe("allow");
+  expect(classifyCommand("shred /home/alice/*", ctx).decision).toBe("block");
+  expect(classifyCommand("shred ~/.scv/config.toml", ctx).decision).toBe("block");
+});
+
+test("a rule file SCV did not write is judged as one made through SCV: a rule it would never offer is refused", () => {
+  for (const prefix of [["rm"], ["bash"], ["sh", "-c"], ["python"], ["npm", "test", "a", "b"], ["env"]]) {
+    const h = home();
+    const text = JSON.stringify({ rules: [{ id: "abc", prefix, created_at: 1 }] });
+    writeFileSync(rulesFile(h), text);
+    const set = loadRules(h);
+    expect(set.rules).toEqual([]);
+    expect(set.problem).toContain("is not a rule SCV offers");
+    expect(classifyCommand(`${prefix.join(" ")} x`, { ...base, rules: set }).decision).toBe("prompt");
+  }
 });
 
 test("a malformed rule file is reported with its path and ignored, never widening what runs", () => {

@@ -56,6 +56,26 @@ describe("edits", () => {
     expect(() => refuseSecrets("the code is plain-long-value-42", ["plain-long-value-42"])).toThrow(/configured secret/);
     expect(() => refuseSecrets("keeps tokens in 1Password; the key is in $OPENAI_API_KEY")).not.toThrow();
   });
+
+  test("a configured secret is found in every encoding the scrubber knows, and spread out; ordinary text is not", () => {
+    const key = "plain-long-value-42-Zq81bQ";
+    const b64 = (lead: string) => Buffer.from(lead + key + "!").toString("base64");
+    const forms = [
+      Buffer.from(key).toString("base64"), Buffer.from(key).toString("base64url"), b64("x"), b64("xy"), // inside a longer encoding, at each offset
+      Buffer.from(key).toString("hex"), Buffer.from(key).toString("hex").toUpperCase(), [...key].reverse().join(""),
+      [...key].join(" "), [...key].join("\u200b"), [...key].join("\u200d"), [...key].join("-"), encodeURIComponent(key),
+    ];
+    const missed = forms.filter((f) => {
+      try {
+        refuseSecrets(`note: ${f} end`, [key]);
+        return true;
+      } catch (e) {
+        return !/configured secret/.test((e as Error).message);
+      }
+    });
+    expect(missed).toEqual([]);
+    expect(() => refuseSecrets("plain long value notes about base64 and hex", [key])).not.toThrow();
+  });
 });
 
 describe("files", () => {

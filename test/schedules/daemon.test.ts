@@ -226,3 +226,22 @@ test("a fire whose channel is paused holds its reply and tells the owner through
     await ilink.close();
   }
 }, 60_000);
+
+test("a schedule file below the floor (written outside SCV's checks) is reported and never fires; the others keep running", async () => {
+  // The daemon's config keeps the default 300-second floor; the file says every second, with tools.
+  const b = makeBridge(fake.url, "[schedules]\ntime_zone = \"Europe/Berlin\"\n");
+  const fast = chatSchedule(b, { every: "1s", tools: true });
+  const good = chatSchedule(b, { at: new Date(Date.now() + 3000).toISOString() });
+  fake.queue(text("on time"), text("fired again"), text("fired again"), text("fired again"));
+  await startDaemon(b);
+  await waitFor(() => unprompted(b).length >= 1, 15_000, "the good schedule's fire");
+  await Bun.sleep(3000);
+  expect(unprompted(b).map((m) => m.text)).toEqual(["on time"]);
+  expect(fake.requests.length).toBe(1);
+  expect(inputText(fake.requests[0]!.body)).toContain(`[SCV schedule ${good.id}`);
+  expect(state(b, fast.id).fires).toBe(0);
+  expect(b.logText()).toContain(`${fast.id}.json is not used: trigger.every_seconds: every_seconds = 1 is more often than the floor of 5 minutes`);
+  const listed = await runBinary(["schedules", "list"], b.env, b.workspace);
+  expect(listed.stdout + listed.stderr).toContain(`${fast.id}.json`);
+  expect(listed.stdout + listed.stderr).toContain("floor of 5 minutes");
+}, 40_000);
