@@ -90,6 +90,8 @@ class TuiApp {
   private readonly approvedIdentities = new Set<string>();
   /** How sessions ask (Shift-Tab, /mode): `accept-edits` runs file edits inside the workspace unasked. */
   private approvalMode: ApprovalMode = "ask";
+  /** The model's open question (clarify), shown as a card above the prompt. */
+  private question?: { id: string; card: import("./question").QuestionCard };
   private resolveExit!: (code: number) => void;
   private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
   // Rendering: at most one frame per FRAME_MS, and a spinner tick while anything runs.
@@ -161,7 +163,7 @@ class TuiApp {
     this.scheduled = undefined;
     if (this.exiting) return;
     const width = term.columns();
-    const live = [...view.live(this.frame), ...(this.picker?.lines(theme, width) ?? []), ...(this.modelPicker?.picker.lines(theme, width) ?? []), ...(this.rewind?.lines(width) ?? []), ...this.searchLines(width), ...(this.filePicker?.lines(theme, width) ?? [])];
+    const live = [...view.live(this.frame), ...(this.picker?.lines(theme, width) ?? []), ...(this.modelPicker?.picker.lines(theme, width) ?? []), ...(this.rewind?.lines(width) ?? []), ...(this.question?.card.lines(theme, width) ?? []), ...this.searchLines(width), ...(this.filePicker?.lines(theme, width) ?? [])];
     const prompt = view.approval ? theme.dim("› ") : theme.cyan("› ");
     const ed = editor.render(width, prompt);
     const hints = completions(editor.text).map((c) => truncate(`  ${theme.bold(`/${c.name}`)}${c.args ? ` ${c.args}` : ""}  ${theme.dim(c.description)}`, width));
@@ -249,6 +251,8 @@ class TuiApp {
         if (p.session_id && p.session_id !== this.sessionId) return;
         view.apply(...notification);
         if (method === "turn.ended") void this.refreshSpend();
+        if (method === "clarify.requested") void this.openQuestion(p);
+        if (method === "clarify.answered" && this.question?.id === p.clarify_id) this.question = undefined; // settled elsewhere (timed out)
         if (method === "approval.requested" && view.approval && this.approvedIdentities.has(view.approval.identity)) {
           void this.answerApproval(true, "approved for this session");
         }
@@ -271,8 +275,8 @@ class TuiApp {
     const approve = { ...(this.opts.autoApprove ? { auto_approve: true } : {}), ...(this.approvalMode !== "ask" ? { approval_mode: this.approvalMode } : {}) };
     const effort = this.opts.effort ? { reasoning_effort: this.opts.effort } : {};
     const started = resume
-      ? await this.client.request("session.resume", { session_id: resume, ...model_, ...approve })
-      : await this.client.request("session.start", { cwd: this.opts.cwd, ...model_, ...approve, ...effort });
+      ? await this.client.request("session.resume", { session_id: resume, ...model_, ...approve, questions: true })
+      : await this.client.request("session.start", { cwd: this.opts.cwd, ...model_, ...approve, ...effort, questions: true });
     this.sessionId = started.session_id;
     this.lastSessionId = this.sessionId;
     this.model = started.model;
@@ -335,6 +339,7 @@ class TuiApp {
     if (key.kind === "ctrlC" && this.modelPicker) return this.onModelPickerKey(key);
     if (key.kind === "ctrlC") return void this.onCtrlC();
     if (this.picker) return void this.onPickerKey(key);
+    if (this.question) return void this.onQuestionKey(key); // the question holds the keyboard until answered or skipped
     if (this.rewind?.open) return this.rewind.key(key);
     if (view.approval) return this.onApprovalKey(key); // the card holds the keyboard until it is answered
     if (this.modelPicker) return this.onModelPickerKey(key);
@@ -469,6 +474,23 @@ class TuiApp {
     if (r?.rule_error) this.view.say(remember === "session" ? `not allowed for the session: ${r.rule_error}` : `the rule was not kept: ${r.rule_error}`, this.theme.yellow);
     else if (r?.rule) this.view.say(`kept: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`, this.theme.dim);
     this.requestRender();
+  }
+
+  /** A question the model asks (clarify): its card takes the keys until it is answered or skipped. */
+  private async openQuestion(p: { clarify_id: string; question: string; choices?: string[] }) {
+    const { QuestionCard } = await import("./question");
+    this.question = { id: p.clarify_id, card: new QuestionCard(p.question, p.choices) };
+    this.requestRender();
+  }
+
+  private async onQuestionKey(key: Key) {
+    const open = this.question!;
+    const chosen = open.card.key(key);
+    if (!chosen || !this.client) return;
+    this.question = undefined;
+    this.view.say(chosen.kind === "answer" ? `? ${open.card.question} → ${chosen.text}` : `? ${open.card.question} (skipped)`, this.theme.dim);
+    this.requestRender();
+    await this.client.request("clarify.answer", { session_id: this.sessionId, clarify_id: open.id, ...(chosen.kind === "answer" ? { answer: chosen.text } : {}) }).catch(() => undefined);
   }
 
   private async openRewind(which: "rewind" | "undo" | "redo") {
