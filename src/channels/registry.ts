@@ -5,6 +5,7 @@ import type { ChannelAdapter } from "./core/adapter";
 import { DirAdapter } from "./dir/adapter";
 import { WechatAdapter } from "./wechat/adapter";
 import { FeishuAdapter } from "./feishu/adapter";
+import { WebAdapter } from "./web/adapter";
 
 /** A relative `path` is taken from $SCV_HOME, whatever directory the daemon was started in. */
 export function configuredAdapters(config: Config, scvHome: string, env: NodeJS.ProcessEnv = process.env): ChannelAdapter[] {
@@ -28,5 +29,6 @@ export function configuredAdapters(config: Config, scvHome: string, env: NodeJS.
   }
   const feishu = config.channels.feishu;
   if (feishu?.enabled) adapters.push(new FeishuAdapter(feishu, scvHome, env));
+  if (config.web_ui.enabled) adapters.push(new WebAdapter({ autoApprove: config.web_ui.auto_approve }));
   return adapters;
 }

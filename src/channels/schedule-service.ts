@@ -9,6 +9,7 @@ import type { ChannelHost } from "./core/host";
 import { replyText } from "./core/messages";
 import { SessionLink } from "./core/sessions";
 import { daemonHooks } from "./daemon-hooks";
+import type { LiveHub } from "./core/live";
 import { openSessionStore } from "../sessions/index";
 import { type FireRequest, ScheduleRunner, shortPrompt } from "../schedules/runner";
 import type { FireOutcome, Schedule } from "../schedules/schema";
@@ -24,6 +25,10 @@ export interface ScheduleService {
   stop(): Promise<void>;
   /** The channel core finished a fire queued in a conversation. */
   settled(fireId: string, outcome: FireOutcome, note?: string): void;
+  /** Reads a changed schedule (or all) again from the store, as `scv schedules pause|resume|rm` asks over the socket. */
+  reload(id?: string): void;
+  /** Fires a schedule now, outside its trigger. */
+  runNow(id: string): { ok: true; fire: string } | { ok: false; error: string };
 }
 
 export interface ScheduleServiceOptions {
@@ -33,6 +38,8 @@ export interface ScheduleServiceOptions {
   log(line: string): void;
   /** The running chat channels, if any are configured. */
   channels(): ChannelHost | undefined;
+  /** Where the web page watches scheduled runs, when it is served. */
+  live?: LiveHub;
 }
 
 export function createScheduleService(opts: ScheduleServiceOptions): ScheduleService {
@@ -44,6 +51,7 @@ export function createScheduleService(opts: ScheduleServiceOptions): ScheduleSer
       { activity() {}, unprompted() {}, limitReached: (message) => tellOwners(`[SCV reached a spending limit in a scheduled run: ${message}]`, `limit-${new Date().toISOString().slice(0, 10)}`) },
       openSessionStore({ home: opts.scvHome, warn: opts.log }),
       "scv-schedules",
+      opts.live,
     ));
 
   /** Tells the owner through every channel that can send now except `except`, and in the terminal notices. */
@@ -149,5 +157,10 @@ export function createScheduleService(opts: ScheduleServiceOptions): ScheduleSer
       await link?.closeAll();
     },
     settled: (fireId, outcome, note) => runner.settled(fireId, outcome, note),
+    reload: (id) => void runner.reload(id),
+    runNow: (id) => {
+      const r = runner.runNow(id);
+      return r.ok ? { ok: true, fire: r.fire } : { ok: false, error: r.error };
+    },
   };
 }

@@ -24,6 +24,7 @@ export function createChannelService(opts: {
   /** The daemon's config when it loaded it already (else loaded here). */
   config?: Config;
   scheduleSettled?: HostOptions["scheduleSettled"];
+  live?: HostOptions["live"];
 }): ChannelService | undefined {
   const config = opts.config ?? loadConfig({ env: opts.env }).config;
   const adapters = configuredAdapters(config, opts.scvHome, opts.env);
@@ -38,7 +39,15 @@ export function createChannelService(opts: {
     },
     pause: () => host?.pause(),
     start() {
-      host = new ChannelHost({ scvHome: opts.scvHome, config, env: opts.env, adapters, log: opts.log, ...(opts.scheduleSettled ? { scheduleSettled: opts.scheduleSettled } : {}) });
+      host = new ChannelHost({
+        scvHome: opts.scvHome,
+        config,
+        env: opts.env,
+        adapters,
+        log: opts.log,
+        ...(opts.live ? { live: opts.live } : {}),
+        ...(opts.scheduleSettled ? { scheduleSettled: opts.scheduleSettled } : {}),
+      });
       host.start();
     },
     stop: async () => host?.stop(),

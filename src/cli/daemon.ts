@@ -79,10 +79,17 @@ const run = defineCommand({
       const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
       let channels: ReturnType<typeof createChannelService>;
       let schedules: ReturnType<typeof createScheduleService>;
+      let web: import("../web/service").WebService | undefined;
       try {
         const config = loadConfig({ env: process.env }).config;
-        schedules = createScheduleService({ scvHome: scvHome(), env: process.env, config, log, channels: () => channels?.host() });
-        channels = createChannelService({ scvHome: scvHome(), env: process.env, log, config, scheduleSettled: (id, outcome, note) => schedules.settled(id, outcome, note) });
+        // The web page watches every hosted session through the live hub; without it nothing is kept.
+        const live = config.web_ui.enabled ? new (await import("../channels/core/live")).LiveHub() : undefined;
+        schedules = createScheduleService({ scvHome: scvHome(), env: process.env, config, log, channels: () => channels?.host(), ...(live ? { live } : {}) });
+        channels = createChannelService({ scvHome: scvHome(), env: process.env, log, config, scheduleSettled: (id, outcome, note) => schedules.settled(id, outcome, note), ...(live ? { live } : {}) });
+        if (live) {
+          const { createWebService } = await import("../web/service");
+          web = createWebService({ scvHome: scvHome(), env: process.env, config, log, live, channels: () => channels?.host(), schedules });
+        }
       } catch (e) {
         if ((e as Error).name !== "ConfigError") throw e;
         fail("run", `configuration error, not starting:\n${(e as Error).message}`, 78);
@@ -95,12 +102,15 @@ const run = defineCommand({
         extend: (app) => {
           channels?.extend(app);
           schedules.extend(app);
+          web?.extend(app);
         },
+        ...(web ? { bind: () => web!.bind() } : {}),
         onStopping: () => {
           schedules.pause();
           channels?.pause();
         },
         beforeExit: async () => {
+          web?.stop();
           await schedules.stop();
           await channels?.stop();
         },

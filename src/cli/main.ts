@@ -78,6 +78,7 @@ async function main() {
       usage: lazy(() => import("./usage")),
       mcp: lazy(() => import("./mcp")),
       schedules: lazy(() => import("./schedules")),
+      web: lazy(() => import("./web")),
     },
   });
   await runCli(root, argv);

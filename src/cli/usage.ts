@@ -3,26 +3,13 @@
 import { defineCommand, USAGE_EXIT } from "./command";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { GROUPS, type GroupBy, type UsageRow } from "../ledger/usage";
-import { formatCost, formatTokens } from "../ledger/usage";
+import { formatCost, formatTokens, parseSince } from "../ledger/usage";
+
+export { parseSince };
 
 function fail(message: string, code = 1): void {
   process.stderr.write(`scv usage: ${message}\n`);
   process.exitCode = code;
-}
-
-/** `7d`, `24h`, `2w`, `today`, or a local date `2026-12-01`: the start of the period, Unix ms. */
-export function parseSince(text: string, now = Date.now()): number | undefined {
-  const d = new Date(now);
-  if (text === "today") return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
-  if (text === "month") return new Date(d.getFullYear(), d.getMonth(), 1).getTime();
-  const rel = /^(\d{1,5})([hdw])$/.exec(text);
-  if (rel) return now - Number(rel[1]) * { h: 3_600_000, d: 86_400_000, w: 604_800_000 }[rel[2] as "h" | "d" | "w"];
-  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (date) {
-    const at = new Date(Number(date[1]), Number(date[2]) - 1, Number(date[3]));
-    if (at.getMonth() === Number(date[2]) - 1 && at.getDate() === Number(date[3])) return at.getTime();
-  }
-  return undefined;
 }
 
 /** The usage table: one line per group and a total; a cost column only when some usage is priced. */

@@ -291,6 +291,20 @@ export const McpConfig = lazySchema((z) => z.strictObject({
   servers: z.record(z.string().regex(MCP_SERVER_NAME, "server names use 1-32 letters, digits, - and single _ (it prefixes tool names as <server>__<tool>)"), McpServerFields.partial()).default({}),
 }));
 
+/** The loopback address and port `scv web` serves on unless [web_ui] listen says otherwise. */
+export const DEFAULT_WEB_UI_LISTEN = "127.0.0.1:7390";
+
+/** `[web_ui]`: the daemon's own web page (docs/web.md). Not `[web]`, which configures the fetch and search tools. */
+export const WebUiConfig = lazySchema((z) => z.strictObject({
+  enabled: z.boolean({ error: "must be true or false" }).default(false),
+  /** host:port; anything but a loopback address is the user's explicit choice (warned about by doctor and the log). */
+  listen: z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be host:port, such as 127.0.0.1:7390 or [::1]:7390").default(DEFAULT_WEB_UI_LISTEN),
+  /** The web chat approves as the chat owner's does (unasked) instead of asking in the page. */
+  auto_approve: z.boolean({ error: "must be true or false" }).default(false),
+  /** Host names (without port) the page answers to besides the listen address: a reverse proxy's or a LAN name. */
+  allowed_hosts: z.array(z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, "must be a host name such as scv.example.lan")).default([]),
+}));
+
 /** `[schedules]`: what the daemon's schedules may do (docs/configuration.md). */
 export const SchedulesConfig = lazySchema((z) => z.strictObject({
   /** The shortest `every` interval a schedule may have: a runaway `every 1m` is refused below it. */
@@ -365,6 +379,7 @@ export const ConfigFile = lazySchema((z) => z.strictObject({
   mcp: McpConfig.partial().optional(),
   schedules: SchedulesConfig.partial().optional(),
   hooks: HooksConfig.optional(),
+  web_ui: WebUiConfig.partial().optional(),
 }));
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -386,6 +401,7 @@ export interface Config {
   schedules: z.infer<typeof SchedulesConfig>;
   /** Absent in a Config built by hand (tests): no hooks. */
   hooks?: HooksConfig;
+  web_ui: z.infer<typeof WebUiConfig>;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -423,6 +439,7 @@ export const USER_ONLY_KEYS = [
   "schedules",
   // A cloned repository must not get to run programs.
   "hooks",
+  "web_ui",
 ] as const;
 
 /** What a project file may set on a server the user file defines: narrowing only, never what runs or where. */

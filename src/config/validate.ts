@@ -20,6 +20,7 @@ import {
   MemoryConfig,
   ProviderProfile,
   SchedulesConfig,
+  WebUiConfig,
   SessionsConfig,
   CheckpointsConfig,
   SkillsConfig,
@@ -224,6 +225,7 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
     mcp: { ...mcpLimits(McpConfig.parse(user.mcp ?? {}, ONCE)), servers: mergeMcpServers(user, project, userFile, projectFile) },
     schedules: mergeSection(SchedulesConfig, user.schedules),
     hooks: HooksConfig.parse(user.hooks ?? {}, ONCE) as Config["hooks"],
+    web_ui: mergeSection(WebUiConfig, user.web_ui),
   };
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}, ONCE) ?? {};
   validateCrossKeys(config, userFile, (key) => sources.get(key));

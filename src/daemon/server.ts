@@ -26,6 +26,11 @@ export interface DaemonOptions {
   busyTurns?: () => number;
   /** Extra routes (sessions, channels) mounted by later issues. */
   extend?: (app: Hono) => void;
+  /**
+   * Binds the daemon's other listeners (the web page) once this daemon is sure to be the only one, before its
+   * socket answers: a throw fails the start with its message, before any channel or schedule starts.
+   */
+  bind?: () => void;
   /** A stop began: start no new work (chat messages stay queued for the next start). */
   onStopping?: () => void;
   /** After the wait, before delegations are killed: close what the daemon hosts (chat sessions). */
@@ -107,7 +112,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   opts.extend?.(app);
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
 
-  const server = await claimAndListen(opts.scvHome, app);
+  const server = await claimAndListen(opts.scvHome, app, opts.bind);
   const subreaper = process.platform === "linux" && becomeSubreaper();
   handleExitSignals(false); // this process decides how its runs end on a signal
   recordRunsIn(opts.scvHome);
@@ -184,7 +189,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
 }
 
 /** Single instance: probe the socket, replace it only when the connection is refused, bind with umask 0177. */
-async function claimAndListen(scvHome: string, app: Hono): Promise<ReturnType<typeof Bun.serve>> {
+async function claimAndListen(scvHome: string, app: Hono, bind?: () => void): Promise<ReturnType<typeof Bun.serve>> {
   const paths = daemonPaths(scvHome);
   const release = takeStartLock(paths.lock);
   try {
@@ -195,6 +200,11 @@ async function claimAndListen(scvHome: string, app: Hono): Promise<ReturnType<ty
     }
     if (probe.state === "not-socket") throw new DaemonStartError(`${paths.socket} exists and is not a socket; move it away and retry`);
     if (probe.state === "stale") unlinkSync(paths.socket); // refused: left by a crashed daemon
+    try {
+      bind?.();
+    } catch (e) {
+      throw new DaemonStartError((e as Error).message);
+    }
     const old = process.umask(0o177);
     try {
       return Bun.serve({ unix: paths.socket, fetch: app.fetch });

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { agentsSignInStatus } from "../accounts/status";
 import { ConfigError, loadConfig, projectConfigFile, resolveApiKey, scvHome } from "../config/load";
 import type { Config } from "../config/schema";
+import { isLoopbackHost, parseListen } from "../config/web-ui";
 import { probeDaemon, daemonFetch } from "../daemon/client";
 import { findOrphans } from "../process/reconcile";
 import { listRunRecords, runOwnerAlive, staleRunFiles } from "../process/run-records";
@@ -152,6 +153,22 @@ export async function checkDaemon(ctx: DoctorContext, config: Config | undefined
     lines.push(line("daemon", "warning", "running, but its channel status did not answer", "`scv channels status`"));
   }
   return lines;
+}
+
+/** The web page ([web_ui]), when enabled: where it listens, and a warning when that is reachable from other machines. */
+export function checkWebUi(config: Config): DoctorLine[] {
+  const w = config.web_ui;
+  if (!w.enabled) return [];
+  const { host, port } = parseListen(w.listen);
+  if (isLoopbackHost(host)) return [line("web page", "ok", `served on http://${w.listen} by the daemon (\`scv web\` prints a sign-in link)`)];
+  return [
+    line(
+      "web page",
+      "warning",
+      `[web_ui] listen = "${w.listen}" is reachable from other machines, over plain HTTP`,
+      `keep it on 127.0.0.1:${port} and reach it through an SSH tunnel or a TLS reverse proxy (named in [web_ui] allowed_hosts)`,
+    ),
+  ];
 }
 
 /** Schedules, when there are any: how many, the next fire, files not used, notices waiting; and whether anything runs them. */

@@ -8,6 +8,7 @@ import {
   checkKeys,
   checkLeftovers,
   checkMcp,
+  checkWebUi,
   checkProvider,
   checkSchedules,
   checkSizes,
@@ -29,7 +30,7 @@ export async function runDoctor(ctx: DoctorContext): Promise<DoctorReport> {
   const lines = [...checkBinary(), ...configLines];
   if (config) {
     const [provider, agents] = await Promise.all([checkProvider(ctx, config), checkAgents(ctx, config)]);
-    lines.push(...provider, ...checkKeys(ctx, config), ...agents, ...checkMcp(ctx, config));
+    lines.push(...provider, ...checkKeys(ctx, config), ...agents, ...checkMcp(ctx, config), ...checkWebUi(config));
   }
   lines.push(...(await checkDaemon(ctx, config)), ...checkSchedules(ctx, await daemonRunning(ctx)), ...checkLeftovers(ctx), ...checkSizes(ctx));
   return {

@@ -312,7 +312,7 @@ export class Session {
       return {};
     }
     const kept = remember && approved ? this.keepRule(open.request, remember) : {};
-    open.resolve(approved);
+    open.resolve(!approved && reason?.trim() ? { approved, reason: reason.trim() } : approved);
     return kept;
   }
 

@@ -93,6 +93,11 @@ export interface ChannelAdapter {
   readonly loginCommand?: string;
   /** What `scv channels list` shows after the owner, such as where a dir channel's files are. */
   readonly where?: string;
+  /**
+   * `ask`: the owner's session asks the person for approvals (the web page shows the card) instead of approving
+   * unasked as an owner's chat does; default unasked.
+   */
+  readonly approvals?: "ask";
   /** The owner's direct conversation, where failures and interrupted turns are reported. */
   ownerConversation(): string;
   /** Receives until `signal` aborts; resolves then. A thrown error is logged and the core reconnects with backoff. */

@@ -22,6 +22,7 @@ import { conversationRefusal } from "./usage";
 import { type Access, accessFor, formerOwners, isOwner, sameAccess, SenderRate } from "./access";
 import { type ChatCommandContext, chatCommand, commandArg } from "./commands";
 import { TurnSlots } from "./turn-slots";
+import type { LiveHub } from "./live";
 
 export interface ChannelRuntime {
   /** `<kind>/<account>` */
@@ -59,6 +60,8 @@ export interface ConversationOptions {
   env: NodeJS.ProcessEnv;
   outbox: Outbox;
   log(line: string): void;
+  /** Where a watcher (the web page) sees the sessions' turns and answers approvals, when one is served. */
+  live?: LiveHub;
   /** A schedule's fire queued here ended: answered (its reply is in the outbox), failed, or interrupted by a restart. */
   scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string): void;
 }
@@ -100,7 +103,7 @@ export class Conversations {
       limitReached: (message: string) => this.tellOwner(`SCV reached a spending limit: ${message}`),
     };
     // Chat sessions are stored like any other, so a conversation resumes its session after a restart.
-    this.sessions = new SessionLink(opts.env, events, openSessionStore({ home: opts.scvHome, warn: opts.log }));
+    this.sessions = new SessionLink(opts.env, events, openSessionStore({ home: opts.scvHome, warn: opts.log }), "scv-chat-bridge", opts.live);
     this.turnSlots = new TurnSlots(opts.config.channels.max_concurrent_turns);
     this.sweepTimer = setInterval(() => void this.dropFormerOwners().then(() => this.closeRetired()).then(() => this.closeIdle()), 2000);
   }
@@ -341,7 +344,9 @@ export class Conversations {
     const { session, resumed, error } = await this.sessions.start({
       cwd: this.chatWorkspace(),
       tools: access.owner,
-      autoApprove: access.owner,
+      // The owner's chat approves unasked, unless its channel asks the person (the web page's cards).
+      autoApprove: access.owner && conv.channel.adapter.approvals !== "ask",
+      askApprovals: access.owner && conv.channel.adapter.approvals === "ask",
       channel: { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id, ...(access.owner ? { log: conv.log.dir, owner: true } : {}) },
       ...(resumable ? { previous: resumable } : {}),
     });

@@ -8,6 +8,7 @@ import { type ChannelRuntime, Conversations, type ScheduledTurn } from "./conver
 import { channelStateDir, InboundStore } from "./inbound";
 import { expireMedia } from "./media";
 import { Outbox } from "./outbox";
+import type { LiveHub } from "./live";
 import { sleep } from "./sleep";
 
 export interface ChannelStatus {
@@ -29,6 +30,8 @@ export interface HostOptions {
   env: NodeJS.ProcessEnv;
   adapters: ChannelAdapter[];
   log(line: string): void;
+  /** Where the web page watches the sessions and answers approvals, when it is served. */
+  live?: LiveHub;
   /** A schedule's fire queued in a conversation ended (src/schedules keeps its outcome). */
   scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string): void;
 }
@@ -79,6 +82,7 @@ export class ChannelHost {
       env: opts.env,
       outbox: this.outbox,
       log: opts.log,
+      ...(opts.live ? { live: opts.live } : {}),
       ...(opts.scheduleSettled ? { scheduleSettled: opts.scheduleSettled } : {}),
     });
     for (const adapter of opts.adapters) {
@@ -132,6 +136,11 @@ export class ChannelHost {
         ...(lastError ? { last_error: lastError } : {}),
       };
     });
+  }
+
+  /** The running adapter of a channel (`<kind>/<account>`), if configured. */
+  adapter(key: string): ChannelAdapter | undefined {
+    return this.channels.get(key)?.adapter;
   }
 
   /** Every configured channel with its owner's conversation (empty when no owner is set) and its state. */

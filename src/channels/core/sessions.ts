@@ -5,6 +5,7 @@ import type { HostedSession } from "../../server/hosted-session";
 import { createInProcessClient } from "../../server/in-process-client";
 import type { NotificationArgs } from "../../protocol/schema";
 import type { SessionStore } from "../../sessions/index";
+import type { LiveHub } from "./live";
 import type { TurnEnd } from "./messages";
 
 export interface Attachment {
@@ -27,6 +28,8 @@ export interface SessionStart {
   channel?: { kind: string; account: string; conversation: string; log?: string; owner?: boolean };
   /** The session this conversation had before a restart. */
   previous?: string;
+  /** Approvals are asked of a person through the live hub (the web page) instead of being denied. */
+  askApprovals?: boolean;
 }
 
 export interface SessionEvents {
@@ -46,9 +49,20 @@ export class SessionLink {
   private readonly endedEarly = new Map<string, TurnEnd>();
   private readonly client: ReturnType<typeof createInProcessClient>;
   private readonly ready: Promise<unknown>;
+  /** Sessions whose approvals a person answers through the live hub. */
+  private readonly asking = new Set<string>();
 
-  /** `clientName`: how the sessions introduce themselves (the usage ledger counts their turns by it). */
-  constructor(env: NodeJS.ProcessEnv, private readonly events: SessionEvents, store?: SessionStore, clientName = "scv-chat-bridge") {
+  /**
+   * `clientName`: how the sessions introduce themselves (the usage ledger counts their turns by it). `live`: where
+   * a watcher sees the sessions' turns and answers their approvals (the web page), when one is served.
+   */
+  constructor(
+    env: NodeJS.ProcessEnv,
+    private readonly events: SessionEvents,
+    store?: SessionStore,
+    private readonly clientName = "scv-chat-bridge",
+    private readonly live?: LiveHub,
+  ) {
     this.client = createInProcessClient({
       env,
       ...(store ? { sessions: store } : {}),
@@ -77,7 +91,7 @@ export class SessionLink {
           auto_approve: params.autoApprove,
         });
         // Never a session opened with tools for a chat that has none now (or the other way round).
-        if (tools.length > 0 === params.tools) return { session: this.sessions.get(session_id)!, resumed: true };
+        if (tools.length > 0 === params.tools) return { session: this.opened(session_id, params), resumed: true };
         await this.close(session_id);
         error = `it was opened ${params.tools ? "without" : "with"} tools`;
       } catch (e) {
@@ -90,7 +104,14 @@ export class SessionLink {
       auto_approve: params.autoApprove,
       channel: params.channel,
     });
-    return { session: this.sessions.get(session_id)!, resumed: false, ...(error ? { error } : {}) };
+    return { session: this.opened(session_id, params), resumed: false, ...(error ? { error } : {}) };
+  }
+
+  private opened(sessionId: string, params: SessionStart): HostedSession {
+    if (params.askApprovals && this.live) this.asking.add(sessionId);
+    const c = params.channel;
+    this.live?.opened(sessionId, c ? (c.kind === "web" ? "web chat" : `${c.kind}/${c.account} ${c.conversation}`) : this.clientName, c?.kind);
+    return this.sessions.get(sessionId)!;
   }
 
   /** Runs one user turn to its end (queued behind a running one, as any client's prompt). */
@@ -123,6 +144,8 @@ export class SessionLink {
     await this.client.request("session.close", { session_id: sessionId }).catch(() => {});
     this.sessions.delete(sessionId);
     this.activeTurns.delete(sessionId);
+    this.asking.delete(sessionId);
+    this.live?.closed(sessionId);
   }
 
   closeAll(): Promise<void> {
@@ -137,6 +160,7 @@ export class SessionLink {
 
   private onNotification(...[method, p]: NotificationArgs) {
     const sessionId = p.session_id;
+    this.live?.notify(...([method, p] as NotificationArgs));
     switch (method) {
       case "turn.started": {
         let turns = this.activeTurns.get(sessionId);
@@ -151,6 +175,14 @@ export class SessionLink {
         break;
       }
       case "approval.requested":
+        if (this.live && this.asking.has(sessionId)) {
+          this.live.ask(p, async (a) => {
+            const remember = a.approved && a.always && (p.rule_prefix || p.rememberable) ? { remember: "workspace" as const } : {};
+            const reason = !a.approved && a.reason ? { reason: a.reason } : {};
+            await this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: a.approved, ...remember, ...reason }).catch(() => {});
+          });
+          break;
+        }
         // Owner sessions approve unasked and others have no tools; nobody in a chat can answer a request.
         void this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: false }).catch(() => {});
         break;

@@ -1,0 +1,170 @@
+// The page's one stylesheet and one script, embedded in the binary: no build step, nothing from a CDN. The
+// script puts model and tool output on the page only as text (textContent), never as markup.
+export const STYLE_CSS = `
+:root{color-scheme:light dark;--fg:#1d1f21;--bg:#fafafa;--mute:#6a6f75;--line:#d8dadd;--acc:#2463d1;--warn:#a25c00;--bad:#b3261e;--ok:#1f7a3a;--card:#fff}
+@media (prefers-color-scheme:dark){:root{--fg:#e6e6e6;--bg:#16181b;--mute:#9aa0a6;--line:#33373c;--acc:#7aa7ff;--warn:#e0a040;--bad:#ff7b72;--ok:#56d364;--card:#1e2125}}
+*{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg)}
+header{display:flex;gap:1em;align-items:center;flex-wrap:wrap;padding:.6em 1em;border-bottom:1px solid var(--line)}
+nav{display:flex;gap:.8em;flex-wrap:wrap}nav a{color:var(--mute);text-decoration:none}nav a[aria-current]{color:var(--fg);font-weight:600}
+main{max-width:60em;margin:0 auto;padding:1em}h1{font-size:1.3em;margin:.2em 0 .8em}h2{font-size:1.05em;margin:1.4em 0 .5em}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3em .5em;border-bottom:1px solid var(--line);vertical-align:top}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+pre{white-space:pre-wrap;word-break:break-word;background:var(--card);border:1px solid var(--line);padding:.5em;margin:.3em 0;font-size:.9em;max-height:30em;overflow:auto}
+.mute{color:var(--mute)}.ok{color:var(--ok)}.warning{color:var(--warn)}.problem,.error{color:var(--bad)}
+button,input,select,textarea{font:inherit;color:inherit;background:var(--card);border:1px solid var(--line);border-radius:4px;padding:.3em .6em}
+button{cursor:pointer}button.primary{background:var(--acc);border-color:var(--acc);color:#fff}button.danger{color:var(--bad)}
+textarea{width:100%;min-height:5em}form.row{display:flex;gap:.5em;align-items:flex-end}form.row textarea{flex:1;min-height:3em}
+#messages{list-style:none;padding:0;margin:0 0 1em}#messages li{margin:.5em 0;padding:.5em .7em;border-radius:6px;background:var(--card);border:1px solid var(--line);white-space:pre-wrap;word-break:break-word}
+#messages li.owner{margin-left:15%;border-color:var(--acc)}#messages li.system{color:var(--mute);font-size:.92em}#messages li.scv{margin-right:10%}
+.tools{list-style:none;padding:0;margin:.3em 0 0;font:.85em ui-monospace,monospace;color:var(--mute)}.tools li{border:0!important;padding:0!important;margin:0!important;background:none!important}
+.card{border:2px solid var(--warn);border-radius:6px;padding:.6em .8em;margin:.6em 0;background:var(--card)}.card .actions{display:flex;gap:.5em;flex-wrap:wrap;align-items:center;margin-top:.4em}
+.session{border:1px solid var(--line);border-radius:6px;padding:.5em .8em;margin:.5em 0;background:var(--card)}
+svg.chart{width:100%;height:auto;display:block}svg.chart rect{fill:var(--acc)}svg.chart line.limit{stroke:var(--bad);stroke-width:.4;stroke-dasharray:1 1}svg.chart text{fill:var(--mute);font-size:3px}
+.bar{width:100%;height:.6em}.note{margin:.5em 0}
+`;
+
+export const APP_JS = `"use strict";
+(() => {
+const csrf = document.querySelector('meta[name="csrf"]')?.content || "";
+const $ = (s, r = document) => r.querySelector(s);
+const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
+
+async function post(url, body) {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": csrf }, body: JSON.stringify(body || {}), credentials: "same-origin" });
+  let data = {};
+  try { data = await res.json(); } catch {}
+  if (!res.ok) throw new Error(data.error || ("HTTP " + res.status));
+  return data;
+}
+
+// Buttons and forms that change something: POST with the CSRF token, then show the answer or reload.
+document.addEventListener("click", async (ev) => {
+  const b = ev.target.closest("button[data-post]");
+  if (!b) return;
+  ev.preventDefault();
+  if (b.dataset.confirm && !confirm(b.dataset.confirm)) return;
+  b.disabled = true;
+  try { await post(b.dataset.post, {}); location.reload(); } catch (e) { alert(e.message); b.disabled = false; }
+});
+document.addEventListener("submit", async (ev) => {
+  const f = ev.target.closest("form[data-post]");
+  if (!f) return;
+  ev.preventDefault();
+  const note = $(".note", f) || f.appendChild(el("p", "note"));
+  const body = Object.fromEntries(new FormData(f).entries());
+  try { const r = await post(f.dataset.post, body); note.className = "note ok"; note.textContent = r.message || "saved"; }
+  catch (e) { note.className = "note error"; note.textContent = e.message; }
+});
+
+// Approval cards: the same facts the terminal shows (tool, risk, what will change, the guard's reason).
+function approvalCard(a) {
+  const r = a.request;
+  const card = el("div", "card");
+  card.dataset.approval = a.id;
+  card.append(el("strong", "", r.tool + " wants to run (" + r.risk.replace("_", " ") + ")"), el("div", "mute", a.source + " · " + r.workspace));
+  card.append(el("pre", "", r.summary));
+  if (r.guard && r.guard.reason) card.append(el("div", "warning", "guard: " + r.guard.reason));
+  const actions = el("div", "actions");
+  const reason = el("input"); reason.placeholder = "reason (optional)"; reason.name = "reason";
+  const answer = async (decision) => { try { await post("/api/approvals/" + encodeURIComponent(a.id), { decision, reason: reason.value }); card.remove(); } catch (e) { alert(e.message); } };
+  const once = el("button", "primary", "Allow once"); once.onclick = () => answer("once");
+  actions.append(once);
+  if (r.rule_prefix || r.rememberable) {
+    const always = el("button", "", r.rule_prefix ? "Always allow “" + r.rule_prefix.join(" ") + " …” here" : "Always allow here");
+    always.onclick = () => answer("always"); actions.append(always);
+  }
+  const deny = el("button", "danger", "Deny"); deny.onclick = () => answer("deny");
+  actions.append(deny, reason);
+  card.append(actions);
+  return card;
+}
+
+function sessionView(s) {
+  const box = el("div", "session");
+  box.dataset.session = s.id;
+  box.append(el("strong", "", s.source), el("span", "mute", " · " + s.id));
+  if (s.turn) {
+    box.append(el("div", "mute", "> " + s.turn.prompt));
+    const tools = el("ul", "tools");
+    for (const t of s.turn.tools) tools.append(el("li", "", (t.ok === undefined ? "… " : t.ok ? "✓ " : "✗ ") + t.label + (t.display ? " · " + t.display : "")));
+    box.append(tools, el("pre", "", s.turn.text || "…"));
+  } else box.append(el("div", "mute", s.last ? "idle; last turn " + s.last.status : "idle"));
+  return box;
+}
+
+let refreshing = 0;
+async function refreshLive(onlyWeb) {
+  clearTimeout(refreshing);
+  refreshing = setTimeout(async () => {
+    const res = await fetch("/api/live", { credentials: "same-origin" });
+    if (!res.ok) return;
+    const snap = await res.json();
+    const list = $("#approvals");
+    if (list) list.replaceChildren(...snap.approvals.filter((a) => !onlyWeb || a.channel === "web").map(approvalCard));
+    const sessions = $("#sessions");
+    if (sessions) sessions.replaceChildren(...(snap.sessions.length ? snap.sessions.map(sessionView) : [el("p", "mute", "No session is open in the daemon.")]));
+  }, 100);
+}
+
+function events(handler) {
+  const source = new EventSource("/api/events");
+  source.onmessage = (m) => { try { handler(JSON.parse(m.data)); } catch {} };
+  return source;
+}
+
+const page = document.body.dataset.page;
+if (page === "live") { refreshLive(false); events(() => refreshLive(false)); }
+
+if (page === "chat") {
+  const list = $("#messages");
+  const seen = new Set([...list.querySelectorAll("li[data-id]")].map((li) => li.dataset.id));
+  let pending = null;
+  const scroll = () => window.scrollTo(0, document.body.scrollHeight);
+  const pendingBubble = () => {
+    if (!pending) { pending = el("li", "scv pending"); pending.append(el("div", "text", ""), el("ul", "tools")); list.append(pending); }
+    return pending;
+  };
+  refreshLive(true);
+  events((e) => {
+    if (e.type === "chat.reply") {
+      if (seen.has(e.id)) return;
+      seen.add(e.id);
+      const li = pending || el("li", "scv");
+      pending = null;
+      li.className = e.author === "system" ? "system" : "scv";
+      li.dataset.id = e.id;
+      li.replaceChildren(el("div", "text", e.text));
+      if (!li.parentNode) list.append(li);
+      scroll();
+      return;
+    }
+    if (e.type === "approval" || e.type === "approval.settled" || e.type === "closed") return refreshLive(true);
+    if (e.type !== "notification" || e.channel !== "web") return;
+    const p = e.params;
+    if (e.method === "turn.started") { pendingBubble(); scroll(); }
+    else if (e.method === "assistant.delta") { $(".text", pendingBubble()).textContent += p.text; scroll(); }
+    else if (e.method === "tool.started") { const t = el("li", "", "… " + p.label); t.dataset.call = p.call_id; $(".tools", pendingBubble()).append(t); }
+    else if (e.method === "tool.completed") { const t = pending && pending.querySelector('[data-call="' + CSS.escape(p.call_id) + '"]'); if (t) t.textContent = (p.ok ? "✓ " : "✗ ") + t.textContent.slice(2) + (p.display ? " · " + p.display : ""); }
+  });
+  const form = $("#send");
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const box = form.elements.text;
+    const text = box.value;
+    if (!text.trim()) return;
+    const id = crypto.randomUUID();
+    const li = el("li", "owner", text);
+    li.dataset.id = id;
+    list.append(li);
+    box.value = "";
+    scroll();
+    // The same ID on every attempt: the daemon queues it once however often it arrives.
+    for (let attempt = 0; ; attempt++) {
+      try { await post("/api/chat", { id, text }); li.classList.remove("error"); return; }
+      catch (e) { li.classList.add("error"); li.title = e.message; if (attempt >= 5) return; await new Promise((r) => setTimeout(r, 500 * 2 ** attempt)); }
+    }
+  });
+  form.elements.text.addEventListener("keydown", (ev) => { if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); form.requestSubmit(); } });
+  scroll();
+}
+})();
+`;

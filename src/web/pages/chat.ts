@@ -1,0 +1,106 @@
+// The chat page (the owner's web channel), the live page (every hosted session's running turn and the approvals
+// waiting for a person), and their event stream.
+import type { Hono } from "hono";
+import { listEpisodes, readEpisode, type MessageEntry } from "../../chatlog/log";
+import { conversationLogDir } from "../../chatlog/paths";
+import type { LiveEvent } from "../../channels/core/live";
+import { WEB_OWNER, type WebAdapter } from "../../channels/web/adapter";
+import type { WebContext, WebEnv } from "../context";
+import { html, page } from "../html";
+import { jsonBody } from "../server";
+
+const SHOWN_MESSAGES = 200;
+const HEARTBEAT_MS = 25_000;
+
+function webAdapter(ctx: WebContext): WebAdapter | undefined {
+  return ctx.channels()?.adapter(`web/${WEB_OWNER}`) as WebAdapter | undefined;
+}
+
+/** The current episode of the web conversation, as the chat log has it. */
+function history(ctx: WebContext): MessageEntry[] {
+  const dir = conversationLogDir(ctx.config, ctx.scvHome, { kind: "web", account: WEB_OWNER, conversation: WEB_OWNER });
+  const episode = listEpisodes(dir)[0];
+  if (!episode) return [];
+  const entries = readEpisode(dir, episode).filter((e): e is MessageEntry => e.type === "message");
+  return entries.slice(-SHOWN_MESSAGES);
+}
+
+export function registerChat(app: Hono<WebEnv>, ctx: WebContext): void {
+  app.get("/chat", (c) => {
+    const messages = history(ctx);
+    const body = html`<h1>Chat</h1>
+<ol id="messages">${messages.map((m) => html`<li class="${m.author === "owner" ? "owner" : m.author === "system" ? "system" : "scv"}">${m.text}</li>`)}</ol>
+<div id="approvals"></div>
+<form id="send" class="row"><textarea name="text" placeholder="Ask SCV… (Enter sends, Shift+Enter: new line; /new starts over, /stop stops)" required></textarea><button class="primary">Send</button></form>`;
+    return c.html(page({ name: "chat", title: "Chat", csrf: c.get("csrf"), body }));
+  });
+
+  app.get("/live", (c) => {
+    const body = html`<h1>Live</h1><p class="mute">Every session the daemon hosts, with its running turn; approvals wait here for you.</p><div id="approvals"></div><div id="sessions"><p class="mute">Loading…</p></div>`;
+    return c.html(page({ name: "live", title: "Live", csrf: c.get("csrf"), body }));
+  });
+
+  app.get("/api/live", (c) => c.json(ctx.live.snapshot()));
+
+  app.post("/api/chat", async (c) => {
+    const body = await jsonBody(c.req.raw);
+    if (typeof body === "string") return c.json({ error: body }, 400);
+    const { id, text } = body;
+    if (typeof id !== "string" || !/^[A-Za-z0-9-]{8,64}$/.test(id)) return c.json({ error: "id must be 8-64 letters, digits or -" }, 400);
+    if (typeof text !== "string" || !text.trim()) return c.json({ error: "text must be a non-empty string" }, 400);
+    const adapter = webAdapter(ctx);
+    if (!adapter) return c.json({ error: "the web chat is not running yet; try again in a moment" }, 503);
+    try {
+      await adapter.submit(`web-${id}`, text);
+    } catch (e) {
+      return c.json({ error: (e as Error).message }, 503);
+    }
+    return c.json({ queued: true }, 202);
+  });
+
+  app.post("/api/approvals/:id", async (c) => {
+    const body = await jsonBody(c.req.raw);
+    if (typeof body === "string") return c.json({ error: body }, 400);
+    const decision = body.decision;
+    if (decision !== "once" && decision !== "always" && decision !== "deny") return c.json({ error: 'decision must be "once", "always" or "deny"' }, 400);
+    const reason = typeof body.reason === "string" ? body.reason.slice(0, 1000) : "";
+    const answered = await ctx.live.answer(c.req.param("id"), { approved: decision !== "deny", always: decision === "always", ...(reason ? { reason } : {}) });
+    return answered ? c.json({ ok: true }) : c.json({ error: "no such approval is waiting (answered already, or its turn ended)" }, 404);
+  });
+
+  app.get("/api/events", (c) => {
+    const encoder = new TextEncoder();
+    let stop = () => {};
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const send = (e: LiveEvent | { type: "chat.reply"; id: string; text: string }) => {
+          try {
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify(e)}\n\n`));
+          } catch {
+            stop();
+          }
+        };
+        const offLive = ctx.live.subscribe(send);
+        const offReply = webAdapter(ctx)?.onReply((m) => send({ type: "chat.reply", id: m.idempotencyKey, text: m.text })) ?? (() => {});
+        const beat = setInterval(() => {
+          try {
+            controller.enqueue(encoder.encode(": ping\n\n"));
+          } catch {
+            stop();
+          }
+        }, HEARTBEAT_MS);
+        stop = () => {
+          offLive();
+          offReply();
+          clearInterval(beat);
+        };
+        controller.enqueue(encoder.encode(": connected\n\n"));
+      },
+      cancel() {
+        stop();
+      },
+    });
+    c.req.raw.signal.addEventListener("abort", () => stop());
+    return c.body(stream, 200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", Connection: "keep-alive" });
+  });
+}

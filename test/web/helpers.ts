@@ -1,0 +1,48 @@
+// The web page through the real daemon: dist/scv daemon run with [web_ui] on a free loopback port, the scripted
+// model, and `scv web` for sign-in links. Plain fetch for the security tests; the browser tests drive Chromium.
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { runBinary } from "../fake/binary";
+import { type Bridge, makeBridge, startDaemon, waitFor } from "../channels/helpers";
+
+export interface WebDaemon extends Bridge {
+  base: string;
+  host: string;
+}
+
+export async function startWebDaemon(modelUrl: string, webUi = "", channels = ""): Promise<WebDaemon> {
+  const b = makeBridge(modelUrl, channels);
+  appendFileSync(join(b.home, "config.toml"), `\n[web_ui]\nenabled = true\nlisten = "127.0.0.1:0"\n${webUi}\n`);
+  await startDaemon(b);
+  await waitFor(() => /web page on (http:\/\/127\.0\.0\.1:\d+)/.test(b.logText()), 10_000, `the web page; log:\n${b.logText()}`);
+  const base = /web page on (http:\/\/127\.0\.0\.1:\d+)/.exec(b.logText())![1]!;
+  return Object.assign(b, { base, host: base.slice("http://".length) });
+}
+
+/** A fresh one-time sign-in link from `scv web`. */
+export async function signInLink(d: WebDaemon): Promise<string> {
+  const r = await runBinary(["web"], d.env, d.root);
+  if (r.code !== 0) throw new Error(`scv web failed: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** Signs in with a fresh link: the cookie header and the page's CSRF token. */
+export async function signIn(d: WebDaemon): Promise<{ cookie: string; csrf: string }> {
+  const res = await fetch(await signInLink(d), { redirect: "manual" });
+  const set = res.headers.get("set-cookie") ?? "";
+  const cookie = set.split(";")[0]!;
+  if (!cookie.startsWith("scv_web=")) throw new Error(`no session cookie (HTTP ${res.status})`);
+  const page = await (await fetch(`${d.base}/chat`, { headers: { cookie } })).text();
+  const csrf = /<meta name="csrf" content="([^"]+)">/.exec(page)?.[1];
+  if (!csrf) throw new Error("no CSRF token on the chat page");
+  return { cookie, csrf };
+}
+
+/** A state-changing request as the page makes it (Origin and CSRF token), with what may be overridden. */
+export function post(d: WebDaemon, path: string, body: unknown, auth: { cookie: string; csrf: string }, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${d.base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: d.base, cookie: auth.cookie, "x-csrf-token": auth.csrf, ...headers },
+    body: JSON.stringify(body),
+  });
+}
