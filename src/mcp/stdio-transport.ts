@@ -67,7 +67,14 @@ export class RunnerStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.run?.stdin || this.closedBecause || this.closing) throw new Error(`MCP server "${this.server}" ${this.closedBecause ?? "is not running"}`);
-    await this.run.stdin.write(`${JSON.stringify(message)}\n`);
+    const run = this.run;
+    try {
+      await run.stdin!.write(`${JSON.stringify(message)}\n`);
+    } catch (e) {
+      // A pipe that broke says less than the exit that broke it (killed by a signal, its stderr): wait for that.
+      await Promise.race([run.result.catch(() => {}), Bun.sleep(1000)]);
+      throw this.closedBecause ? new Error(`MCP server "${this.server}" ${this.closedBecause}`) : e;
+    }
   }
 
   /**
