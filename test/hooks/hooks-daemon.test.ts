@@ -8,7 +8,7 @@ import { createSchedule } from "../../src/schedules/create";
 import { ScheduleStore } from "../../src/schedules/store";
 import { fakeModelForFile } from "../fake/binary";
 import { text } from "../fake/model-server";
-import { cleanupBridges, makeBridge, sendMessage, startDaemon, waitFor } from "../channels/helpers";
+import { cleanupBridges, makeBridge, sendMessage, startDaemon, waitFor, waitForOut } from "../channels/helpers";
 
 const fake = fakeModelForFile();
 afterEach(async () => {
@@ -49,3 +49,28 @@ command = "cat >> ${lost}; echo >> ${lost}"
   expect(got[0]).toMatchObject({ hook_event_name: "ChatUndeliverable", channel: "dir/default", conversation: "owner-1", attempts: 4 });
   expect(got[0].error).toContain("cannot write");
 }, 45_000);
+
+test("BudgetReached fires when a stranger's conversation limit refuses a message (and the limit still holds)", async () => {
+  const b = makeBridge(fake.url, "");
+  const budget = join(b.root, "budget.jsonl");
+  writeFileSync(
+    join(b.home, "config.toml"),
+    `${readFileSync(join(b.home, "config.toml"), "utf8")}
+[limits]
+conversation_daily_tokens = 100
+[[hooks.BudgetReached]]
+command = "cat >> ${budget}; echo >> ${budget}"
+`,
+  );
+  fake.queue(text("hello stranger", { usage: { input_tokens: 80, output_tokens: 30 } }), text("never sent"));
+  const before = fake.requests.length;
+  await startDaemon(b);
+  sendMessage(b, { from: "stranger", text: "hi" });
+  await waitForOut(b, 1);
+  expect(lines(budget)).toEqual([]);
+  sendMessage(b, { from: "stranger", text: "more please" });
+  await waitFor(() => lines(budget).length >= 1, 15_000, "the BudgetReached hook");
+  expect(lines(budget)[0]).toMatchObject({ hook_event_name: "BudgetReached", channel: "dir/default", conversation: "stranger" });
+  expect(lines(budget)[0].message).toContain("limits.conversation_daily_tokens is reached");
+  expect(fake.requests.length - before).toBe(1);
+}, 30_000);

@@ -64,6 +64,8 @@ export interface ConversationOptions {
   live?: LiveHub;
   /** A schedule's fire queued here ended: answered (its reply is in the outbox), failed, or interrupted by a restart. */
   scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string): void;
+  /** A conversation's own limit refused a message (the user's BudgetReached hooks). */
+  budgetReached?(input: { message: string; channel: string; conversation: string }): void;
 }
 
 /** A schedule's fire as a turn of the owner's conversation (src/schedules). */
@@ -281,6 +283,7 @@ export class Conversations {
       if (refusal) {
         this.reply(conv, record, refusal.message, [], "system");
         if (refusal.first) this.tellOwner(`A conversation reached its limit (${conv.channel.key}, ${conv.id}): ${refusal.message}`);
+        this.opts.budgetReached?.({ message: refusal.message, channel: conv.channel.key, conversation: conv.id });
         conv.channel.inbound.remove(record);
         return;
       }

@@ -84,6 +84,7 @@ export class ChannelHost {
       log: opts.log,
       ...(opts.live ? { live: opts.live } : {}),
       ...(opts.scheduleSettled ? { scheduleSettled: opts.scheduleSettled } : {}),
+      budgetReached: (input) => hooks.fire("BudgetReached", input),
     });
     for (const adapter of opts.adapters) {
       const key = `${adapter.kind}/${adapter.account}`;
