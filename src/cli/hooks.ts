@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, MAX_CONFIG_BYTES, scvHome } from "../config/lo
 import { HOOK_EVENTS } from "../config/schema";
 import { readBoundedTextIfExists } from "../fs/safe-read";
 import { writePrivateFileAtomic } from "../fs/private-file";
+import { maskKeyFormats } from "../text/scrub";
 import { userHome } from "../user-home";
 import { defineCommand } from "./command";
 import { confirm } from "./confirm";
@@ -25,6 +26,8 @@ const list = defineCommand({
       if (e instanceof ConfigError) return fail("list", e.message);
       throw e;
     }
+    // A command may carry a key of its own: shown masked, as everything SCV prints.
+    for (const list of Object.values(hooks)) for (const h of list ?? []) h.command = maskKeyFormats(h.command);
     if (args.json) {
       process.stdout.write(`${JSON.stringify({ file: join(scvHome(), "config.toml"), hooks }, null, 2)}\n`);
       return;
@@ -79,7 +82,7 @@ const importCommand = defineCommand({
       return;
     }
     const addition = hooksToml(found.add, settingsFile);
-    process.stderr.write(`These tables would be added to ${configFile}:\n${addition}\n`);
+    process.stderr.write(`These tables would be added to ${configFile}:\n${maskKeyFormats(addition)}\n`);
     process.stderr.write("Hooks run with your permissions, unsandboxed, at every matching moment of every session.\n");
     if (!args.yes) {
       const { isatty } = await import("node:tty");

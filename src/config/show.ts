@@ -1,6 +1,7 @@
 // The effective configuration as lines of `key = value  # source`, secrets shown only as set/unset.
 import type { LoadedConfig } from "./loaded";
 import { SECRET_KEYS } from "./secret-keys";
+import { maskKeyFormats } from "../text/scrub";
 
 export interface ShownEntry {
   key: string;
@@ -27,7 +28,9 @@ export function effectiveEntries(loaded: LoadedConfig, env: NodeJS.ProcessEnv = 
         : "unset"
       : key === "tools.bash_env" && Array.isArray(value)
         ? value.map((v) => String(v).replace(/=[\s\S]*$/, "=(set)")) // a value given here may be a secret
-        : typeof value === "string"
+        : key.startsWith("hooks.") && Array.isArray(value)
+          ? value.map((h) => ({ ...h, command: maskKeyFormats(String(h.command)) })) // a command may carry a key
+          : typeof value === "string"
           ? withoutUrlCredentials(value)
           : value;
     return { key, value: shown, source: loaded.sources.get(key) ?? "default" };
