@@ -66,6 +66,15 @@ describe("ConversationView", () => {
     expect(text).not.toContain("failed");
   });
 
+  test("a call a hook refused says which hook and why", () => {
+    const { view } = makeView(120);
+    view.apply("turn.started", { ...ids, origin: user, prompt: "go" });
+    view.apply("tool.started", { ...ids, call_id: "c1", tool: "write", label: "write dist/app.js" });
+    const hook = { event: "PreToolUse", command: "./no-dist.sh", decision: "deny" as const, reason: "dist/ is generated\nsecond line" };
+    view.apply("tool.completed", { ...ids, call_id: "c1", tool: "write", ok: false, output: "not run: PreToolUse hook", denied: true, hook });
+    expect(view.takeCommitted().join("\n")).toContain("⊘ write dist/app.js denied by PreToolUse hook: dist/ is generated");
+  });
+
   test("the approval card shows the risk in words and colours a diff; identity is the server's fingerprint", () => {
     const { view } = makeView();
     const theme = createTheme(true);
