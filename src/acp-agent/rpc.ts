@@ -4,6 +4,7 @@
 // the connection keeps serving.
 import type { z } from "zod";
 import { MAX_LINE_BYTES } from "../protocol/constants";
+import { skippedRequestId } from "../protocol/request-id";
 
 /** ACP's error codes (`ErrorCode` in the v1 schema). */
 export const ACP_ERRORS = {
@@ -78,12 +79,23 @@ export class AcpPeer {
     }
   }
 
-  handleOversize(bytes: number): Promise<void> {
-    return this.fail(null, ACP_ERRORS.invalid_request, `line of ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte limit and was skipped`);
+  /**
+   * A line over the size limit, skipped unread: answered with the request's own id when its start or end shows
+   * one, so the editor stops waiting. Without one, nothing can be answered: the result says the connection must
+   * close (a request would otherwise wait forever).
+   */
+  async handleOversize(bytes: number, head = "", tail = ""): Promise<"answered" | "close"> {
+    return this.answerSkipped(`line of ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte limit and was skipped (send large content as a file path or in smaller parts)`, head, tail);
   }
 
-  handleRejected(bytes: number, reason: string): Promise<void> {
-    return this.fail(null, ACP_ERRORS.invalid_request, `invalid request: the ${bytes}-byte line is ${reason}; it was skipped without parsing`);
+  async handleRejected(bytes: number, reason: string, head = "", tail = ""): Promise<"answered" | "close"> {
+    return this.answerSkipped(`invalid request: the ${bytes}-byte line is ${reason}; it was skipped without parsing`, head, tail);
+  }
+
+  private async answerSkipped(message: string, head: string, tail: string): Promise<"answered" | "close"> {
+    const id = skippedRequestId(head, tail);
+    await this.fail(id ?? null, ACP_ERRORS.invalid_request, id === undefined ? `${message}; its request id could not be read, so the connection closes` : message);
+    return id === undefined ? "close" : "answered";
   }
 
   /** A request to the editor; its answer is checked against `result`. */

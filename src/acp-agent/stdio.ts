@@ -48,7 +48,16 @@ export async function serveAcp(opts: { baseDepth: number }): Promise<void> {
       }
     }
     agent ??= await load();
-    const p = ev.kind === "line" ? agent.peer.handleLine(ev.text) : ev.kind === "oversize" ? agent.peer.handleOversize(ev.bytes) : agent.peer.handleRejected(ev.bytes, ev.reason);
+    if (ev.kind !== "line") {
+      // A skipped line whose request id cannot be read leaves a request nobody will answer: close, saying why.
+      const outcome = ev.kind === "oversize" ? await agent.peer.handleOversize(ev.bytes, ev.head, ev.tail) : await agent.peer.handleRejected(ev.bytes, ev.reason, ev.head, ev.tail);
+      if (outcome === "close") {
+        log(`closing: a ${ev.bytes}-byte line was skipped (${ev.kind === "oversize" ? `over the ${MAX_LINE_BYTES}-byte limit` : ev.reason}) and its request id could not be read, so it cannot be answered`);
+        break;
+      }
+      continue;
+    }
+    const p = agent.peer.handleLine(ev.text);
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   }

@@ -3,9 +3,13 @@ import type { Writable } from "node:stream";
 
 export type LineEvent =
   | { kind: "line"; text: string }
-  | { kind: "oversize"; bytes: number }
+  /** A line over the byte limit, skipped unbuffered; `head` and `tail` are its first and last bytes (4 KiB each). */
+  | { kind: "oversize"; bytes: number; head: string; tail: string }
   /** A line whose JSON shape exceeds the limits; skipped unparsed, `reason` says which limit. */
-  | { kind: "rejected"; bytes: number; reason: string };
+  | { kind: "rejected"; bytes: number; reason: string; head: string; tail: string };
+
+/** How much of a skipped line's start and end is kept, to find its request id (request-id.ts). */
+export const KEPT_EDGE_BYTES = 4096;
 
 /** Bounds on the JSON a line may hold, checked on the bytes as they arrive, before anything is parsed. */
 export interface ShapeLimits {
@@ -81,9 +85,17 @@ export async function* readLines(stream: AsyncIterable<Uint8Array>, maxBytes: nu
   let rejected: string | undefined;
   const scanner = shape ? new ShapeScanner(shape) : undefined;
   const decoder = new TextDecoder();
+  // The line's first and last bytes, kept whatever happens to the rest: a skipped line is answered with its id.
+  let head: Uint8Array = new Uint8Array(0);
+  let tail: Uint8Array = new Uint8Array(0);
+  const keep = (piece: Uint8Array) => {
+    if (head.length < KEPT_EDGE_BYTES) head = concat(head, piece.subarray(0, KEPT_EDGE_BYTES - head.length));
+    tail = piece.length >= KEPT_EDGE_BYTES ? piece.slice(piece.length - KEPT_EDGE_BYTES) : concat(tail, piece).slice(-KEPT_EDGE_BYTES);
+  };
+  const edges = () => ({ head: new TextDecoder().decode(head), tail: new TextDecoder().decode(tail) });
   const finishLine = (): LineEvent => {
-    if (oversize) return { kind: "oversize", bytes: size };
-    if (rejected) return { kind: "rejected", bytes: size, reason: rejected };
+    if (oversize) return { kind: "oversize", bytes: size, ...edges() };
+    if (rejected) return { kind: "rejected", bytes: size, reason: rejected, ...edges() };
     // Decoded piece by piece (no second copy of the whole line's bytes), and the bytes dropped before the
     // consumer parses the text.
     let text = "";
@@ -97,6 +109,7 @@ export async function* readLines(stream: AsyncIterable<Uint8Array>, maxBytes: nu
       const nl = chunk.indexOf(10, start);
       const end = nl === -1 ? chunk.length : nl;
       const piece = chunk.subarray(start, end);
+      keep(piece);
       if (!oversize && !rejected) {
         if (size + piece.length > maxBytes) {
           oversize = true;
@@ -111,6 +124,8 @@ export async function* readLines(stream: AsyncIterable<Uint8Array>, maxBytes: nu
       if (nl === -1) break;
       yield finishLine();
       parts = [];
+      head = new Uint8Array(0);
+      tail = new Uint8Array(0);
       size = 0;
       oversize = false;
       rejected = undefined;
@@ -119,6 +134,14 @@ export async function* readLines(stream: AsyncIterable<Uint8Array>, maxBytes: nu
     }
   }
   if (oversize || rejected || size > 0) yield finishLine();
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (!a.length) return b.slice();
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /** Writes one JSON object per line, waiting for 'drain' when the sink is full so memory stays bounded. */

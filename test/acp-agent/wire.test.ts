@@ -70,3 +70,27 @@ test("a provider without a key fails session/new with the config file and how to
   expect(err.message).toContain(`${home.home}/config.toml`);
   expect(err.message).toContain("api_key");
 });
+
+test("a line over 16 MiB is answered with the request's own id (read from its start or its end), and the agent keeps serving", async () => {
+  const big = "A".repeat(16 * 1024 * 1024 + 10);
+  const image = (data: string) => ({ sessionId: "x", prompt: [{ type: "image", mimeType: "image/png", data }] });
+  const atStart = rpc(41, "session/prompt", image(big));
+  // An "id" inside params comes first here; only the top-level one, the object's last member, counts.
+  const atEnd = `{"jsonrpc":"2.0","method":"session/prompt","params":{"id":99,"data":"${big}"},"id":"tail-7"}`;
+  const { replies } = await exchange([atStart, atEnd, rpc(42, "session/list", {})], 3);
+  expect(replies[0]).toMatchObject({ id: 41, error: { code: -32600 } });
+  expect(replies[0].error.message).toContain("exceeds the 16777216-byte limit");
+  expect(replies[1]).toMatchObject({ id: "tail-7", error: { code: -32600 } });
+  expect(replies[2].id).toBe(42);
+}, 60_000);
+
+test("an over-limit line whose id cannot be read closes the connection with a clear error", async () => {
+  const big = "B".repeat(16 * 1024 * 1024 + 10);
+  const hidden = `{"jsonrpc":"2.0","method":"session/prompt","params":{"data":"${big}"},"id":9,"meta":{}}`;
+  const { replies, stderr } = await exchange([hidden, rpc(43, "session/list", {})], 2);
+  expect(replies).toHaveLength(1);
+  expect(replies[0]).toMatchObject({ id: null, error: { code: -32600 } });
+  expect(replies[0].error.message).toContain("the connection closes");
+  expect(stderr).toContain("closing: a ");
+  expect(stderr).toContain("its request id could not be read");
+}, 60_000);
