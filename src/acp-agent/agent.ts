@@ -137,7 +137,7 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
       imageDir: join(scvHome(opts.env), "state", "acp-images", id),
       switchProfile: async (name) => {
         await scv.request("session.close", { session_id: id }).catch(translate);
-        await scv.request("session.resume", { session_id: id, provider: name, ...mcp }).catch(translate);
+        await scv.request("session.resume", { session_id: id, provider: name, questions: true, ...mcp }).catch(translate);
       },
       log: (line) => opts.log(`${id}: ${line}`),
     });
@@ -149,7 +149,7 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
   const resume = async (id: string, mcp: ReturnType<typeof mcpOf>): Promise<{ s: AcpSession; r: RequestResult<"session.resume"> }> => {
     await scvReady;
     if (sessions.has(id)) await closeSession(id);
-    const r = await scv.request<RequestResult<"session.resume">>("session.resume", { session_id: id, ...mcp }).catch(translate);
+    const r = await scv.request<RequestResult<"session.resume">>("session.resume", { session_id: id, questions: true, ...mcp }).catch(translate);
     for (const w of r.warnings) opts.log(`${id}: warning: ${w}`);
     return { s: open(r.session_id, r.workspace, r.provider, mcp), r };
   };
@@ -176,7 +176,7 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
       const mcp = mcpOf(p.mcpServers);
       await scvReady;
       // Kept even if never prompted: the editor lists it and may load it later.
-      const r = await scv.request<RequestResult<"session.start">>("session.start", { cwd: p.cwd, keep: true, ...mcp }).catch(translate);
+      const r = await scv.request<RequestResult<"session.start">>("session.start", { cwd: p.cwd, keep: true, questions: true, ...mcp }).catch(translate);
       for (const n of r.notices ?? []) opts.log(`${r.session_id}: note: ${n}`);
       return { sessionId: r.session_id, ...open(r.session_id, r.workspace, r.provider, mcp).state() };
     },

@@ -179,6 +179,8 @@ export class AcpSession {
       }
       case "approval.requested":
         return void this.approve(p);
+      case "clarify.requested":
+        return void this.question(p);
       case "approval.denied_unattended":
         return this.deps.log(`denied without asking (${p.reason}): ${p.summary.split("\n")[0]}`);
       case "model.notice":
@@ -252,6 +254,15 @@ export class AcpSession {
       default:
         return false;
     }
+  }
+
+  /** The model's question: put to the editor as far as ACP can carry it (question.ts), then answered. */
+  private async question(p: NotificationParams<"clarify.requested">): Promise<void> {
+    const { askEditor } = await import("./question");
+    const answer = await askEditor(this.deps.peer, this.id, p, this.deps.log);
+    await this.deps.scv.request("clarify.answer", { session_id: this.id, clarify_id: p.clarify_id, ...(answer ? { answer } : {}) }).catch(() => {
+      // the turn ended (cancelled) or the question timed out while the editor was asked
+    });
   }
 
   private async cancelTurn(): Promise<void> {
