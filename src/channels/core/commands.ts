@@ -5,6 +5,7 @@ import type { HostedSession } from "../../server/hosted-session";
 import { storedWorkspace } from "../../sessions/workspace";
 import { planText } from "../../plan/plan";
 import { jobsListing, MEMORY_OWNER_ONLY, NEW_CONVERSATION, NOTHING_RUNNING } from "./messages";
+import type { RewindAnswer } from "./sessions";
 import { usageReport } from "./usage";
 
 /** What a command may see and do in the conversation it was sent in. */
@@ -27,6 +28,8 @@ export interface ChatCommandContext {
   currentSession(): Promise<HostedSession | undefined>;
   /** Ends the episode: the next message starts a new session (background jobs of the old one keep running). */
   startOver(): void;
+  /** session.rewind on the conversation's session (the owner's /undo). */
+  rewind(sessionId: string, params: { undo?: boolean; apply?: boolean }): Promise<RewindAnswer>;
 }
 
 export interface ChatCommand {
@@ -65,6 +68,13 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
   { name: "jobs", description: "background jobs of this conversation", when: "now", run: (c) => c.reply(jobsListing(c.sessions())) },
   { name: "plan", description: "the model's task list", when: "now", run: async (c) => c.reply(planText((await c.currentSession())?.plan())) },
   { name: "memory", description: "what SCV remembers (owner only)", when: "now", run: memory },
+  {
+    name: "undo",
+    description: "put back the files the last turn changed (owner only): shows what will change, then asks",
+    when: "in_order",
+    ownerOnly: true,
+    run: undo,
+  },
   {
     name: "usage",
     description: "today's and this month's tokens and cost",
@@ -121,4 +131,44 @@ async function skills(c: ChatCommandContext): Promise<void> {
     if (!(e instanceof SkillDraftError)) throw e;
     c.reply(e.message, "system");
   }
+}
+
+/** A shown /undo waiting for its confirmation (the same /undo again), by session: it stands for UNDO_CONFIRM_MS. */
+const pendingUndo = new Map<string, { at: number; plan: string }>();
+const UNDO_CONFIRM_MS = 5 * 60_000;
+const SHOWN_FILES = 20;
+
+/** The owner's /undo: the first shows what would change; the same /undo again within 5 minutes restores it. */
+async function undo(c: ChatCommandContext): Promise<void> {
+  const session = await c.currentSession();
+  if (!session) return c.reply("Nothing to undo: this conversation has no session yet.", "system");
+  let plan: RewindAnswer;
+  try {
+    plan = await c.rewind(session.id, { undo: true });
+  } catch (e) {
+    pendingUndo.delete(session.id);
+    return c.reply(`Cannot undo: ${(e as Error).message}`, "system");
+  }
+  const key = JSON.stringify(plan.changes);
+  const pending = pendingUndo.get(session.id);
+  if (pending && pending.plan === key && Date.now() - pending.at < UNDO_CONFIRM_MS) {
+    pendingUndo.delete(session.id);
+    try {
+      const done = await c.rewind(session.id, { undo: true, apply: true });
+      const kept = done.kept?.length ? ` Kept, because they changed outside SCV since its checkpoint: ${done.kept.join(", ")}.` : "";
+      return c.reply(`Undone: ${done.restored?.length ?? 0} restored, ${done.created?.length ?? 0} created, ${done.deleted?.length ?? 0} deleted.${kept}`, "system");
+    } catch (e) {
+      return c.reply(`Undo failed, nothing was changed: ${(e as Error).message}`, "system");
+    }
+  }
+  pendingUndo.set(session.id, { at: Date.now(), plan: key });
+  const lines = [`/undo would restore ${plan.describes ?? "the files before the last turn"}:`];
+  for (const ch of plan.changes.slice(0, SHOWN_FILES)) {
+    lines.push(`${ch.action} ${ch.path}${ch.changed_outside ? " (changed outside SCV since: kept)" : ""}`);
+    if (ch.diff) lines.push(...ch.diff.split("\n").slice(0, 8).map((l) => `  ${l}`));
+  }
+  if (plan.changes.length > SHOWN_FILES) lines.push(`… and ${plan.changes.length - SHOWN_FILES} more files`);
+  if (!plan.changes.length) lines.push("nothing: the files already match");
+  lines.push("Send /undo again within 5 minutes to do it. Files outside the workspace are not covered.");
+  c.reply(lines.join("\n"), "system");
 }

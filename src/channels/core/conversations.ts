@@ -458,6 +458,7 @@ export class Conversations {
         if (conv.session && conv.access && sameAccess(conv.access, access)) return conv.session;
         return this.storedSession(conv) ? await this.openSession(conv, access).catch(() => undefined) : undefined;
       },
+      rewind: (sessionId, params) => this.sessions.rewind(sessionId, params),
       startOver: () => {
         conv.log.end(); // the acknowledgement closes the old episode
         if (conv.session) this.retire(conv);

@@ -41,6 +41,8 @@ export interface SessionEvents {
   limitReached(message: string): void;
 }
 
+export type RewindAnswer = import("../../protocol/schema").RequestResult<"session.rewind">;
+
 export class SessionLink {
   private readonly sessions = new Map<string, HostedSession>();
   private readonly activeTurns = new Map<string, Set<string>>();
@@ -134,6 +136,11 @@ export class SessionLink {
     for (const turns of this.activeTurns.values()) n += turns.size;
     for (const s of this.sessions.values()) n += s.jobs()?.running().length ?? 0;
     return n;
+  }
+
+  /** session.rewind on one of these sessions (the chat owner's /undo). */
+  rewind(sessionId: string, params: { undo?: boolean; redo?: boolean; apply?: boolean }): Promise<RewindAnswer> {
+    return this.client.request<RewindAnswer>("session.rewind", { session_id: sessionId, ...params });
   }
 
   async cancel(sessionId: string): Promise<void> {
