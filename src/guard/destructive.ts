@@ -183,6 +183,14 @@ function commandReason(cmd: SimpleCommand, ctx: DestructiveContext, depth: numbe
   if (program === "systemctl" && values.some((v) => ["poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"].includes(v))) {
     return "`systemctl` stops or restarts the machine";
   }
+  // A link to a directory holding SCV's home (`ln -s ~ h`) makes a path into it that no later word spells.
+  if (program === "ln" && positional.length > 1) {
+    const holder = positional.slice(0, -1).find((w) => places.cwds.some((cwd) => {
+      const p = pathOfText(w.raw.replace(/["']/g, ""), ctx, cwd);
+      return p !== undefined && within(ctx.scvHome, p);
+    }));
+    if (holder) return `\`ln ${holder.raw}\` links to a directory that holds SCV's home, a way around its protection`;
+  }
   // SCV's home: any command that may write there, by any spelling of the path, is refused. Only a command on
   // the read-only list in a read-only form may name it (and then asks, as any credential read does).
   const scvWord = cmd.words.find((w) => namesScvHome(w, ctx, places));
@@ -295,7 +303,8 @@ function innerCommand(program: string, words: Word[]): string | undefined {
  * path through a folder named like it.
  */
 function namesScvHome(w: Word, ctx: DestructiveContext, places: Places): boolean {
-  if (w.raw.includes("SCV_HOME")) return true;
+  // The variable itself, or a substitution that reads it (`$(printenv SCV_HOME)`); the bare word in a message is text.
+  if (/\$\{?SCV_HOME\b/.test(w.raw) || (w.expansion && w.raw.includes("SCV_HOME"))) return true;
   const text = w.raw.replace(/["'\\]/g, "");
   const candidates = [text];
   for (let at = text.indexOf("="); at >= 0; at = text.indexOf("=", at + 1)) candidates.push(text.slice(at + 1));

@@ -676,6 +676,9 @@ const BLOCK_SCV_HOME = rows("block", "write", [
   "chmod 777 ~/.scv/config.toml",
   "> ~/.scv/config.toml",
   "sed -i s/a/b/ /home/alice/.scv/config.toml",
+  "ln -s ~ h; echo x > h/.scv/config.toml",
+  "ln -s /home/alice h",
+  "ln -s .. up",
 ]);
 
 /** Deletes or destroys a home directory or the system by another spelling: refused. */
