@@ -142,7 +142,8 @@ function usageForTurn(conv: Conversation | undefined, usage: TokenUsage | undefi
   const prev = conv?.usageTotal;
   if (conv) conv.usageTotal = usage;
   if (!prev || usage.input_tokens < prev.input_tokens || usage.output_tokens < prev.output_tokens) return usage;
-  return { input_tokens: usage.input_tokens - prev.input_tokens, output_tokens: usage.output_tokens - prev.output_tokens };
+  const cached = Math.max(0, (usage.cached_input_tokens ?? 0) - (prev.cached_input_tokens ?? 0));
+  return { input_tokens: usage.input_tokens - prev.input_tokens, output_tokens: usage.output_tokens - prev.output_tokens, cached_input_tokens: cached };
 }
 
 /** Up to `limit` bytes of a file (Codex's -o message), saying whether more was there. */

@@ -37,6 +37,9 @@ export const ProviderProfile = lazySchema((z) => z.strictObject({
   // Proxy variables in the environment are ignored; a profile that needs a proxy names it here.
   proxy: z.url({ protocol: /^https?$/ }).optional(),
   max_retries: z.number().int().min(0).max(10).default(3),
+  // Send each session's prompt-cache key (`prompt_cache_key`; unset means true); false for an endpoint that
+  // refuses unknown fields (SCV also learns that from its first 400 naming the field).
+  prompt_cache_key: z.boolean({ error: "must be true or false" }).optional(),
 }));
 export type ProviderProfile = z.infer<typeof ProviderProfile>;
 

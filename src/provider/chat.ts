@@ -62,6 +62,7 @@ function chatBodyText(request: ModelRequest, model: string, dropped: ReadonlySet
     model,
     ...(tools.length ? { tools, tool_choice: "auto" as const } : {}),
     ...(effort && !dropped.has("reasoning_effort") ? { reasoning_effort: effort } : {}),
+    ...(request.cacheKey && !dropped.has("prompt_cache_key") ? { prompt_cache_key: request.cacheKey } : {}),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -176,7 +177,7 @@ function replayChatJson(json: unknown): SseEvent[] | undefined {
 
 export const chatAdapter: WireAdapter = {
   path: "/chat/completions",
-  optionalFields: ["reasoning_effort"],
+  optionalFields: ["reasoning_effort", "prompt_cache_key"],
   body: chatBodyText,
   parse: parseChat,
   replayJson: replayChatJson,

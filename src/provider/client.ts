@@ -39,7 +39,8 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 /** One client per session: optional fields an endpoint rejected stay dropped for the client's life. */
 export function createModelClient(profile: ProviderProfile, opts: ModelClientOptions): ModelClient {
   const adapter: WireAdapter = profile.wire_api === "chat" ? chatAdapter : responsesAdapter;
-  const dropped = new Set<string>();
+  // A profile that turns the cache key off never sends it, as if the endpoint had refused it.
+  const dropped = new Set<string>(profile.prompt_cache_key === false ? ["prompt_cache_key"] : []);
   return {
     stream: (request) => runStream(profile, opts, adapter, request, dropped),
     preconnect() {

@@ -87,6 +87,7 @@ function responsesBodyText(request: ModelRequest, model: string, dropped: Readon
     ...(Object.keys(reasoning).length && !dropped.has("reasoning") ? { reasoning } : {}),
     // store:false keeps nothing server-side, so reasoning survives only if SCV keeps and replays it.
     ...(!dropped.has("include") ? { include: ["reasoning.encrypted_content"] } : {}),
+    ...(request.cacheKey && !dropped.has("prompt_cache_key") ? { prompt_cache_key: request.cacheKey } : {}),
     store: false,
     stream: true,
   };
@@ -271,7 +272,7 @@ function replayResponsesJson(json: unknown): SseEvent[] | undefined {
 
 export const responsesAdapter: WireAdapter = {
   path: "/responses",
-  optionalFields: ["include", "reasoning"],
+  optionalFields: ["include", "reasoning", "prompt_cache_key"],
   body: responsesBodyText,
   parse: parseResponses,
   replayJson: replayResponsesJson,

@@ -52,6 +52,11 @@ export interface ModelRequest {
   model?: string;
   /** Reasoning controls (Responses `reasoning`, Chat `reasoning_effort`); absent fields are not sent. */
   reasoning?: ReasoningOptions;
+  /**
+   * The endpoint's prompt-cache routing key (`prompt_cache_key`): the same for every request of a session, so
+   * its unchanged prefix is served from cache. Left out when the profile turns it off or the endpoint refused it.
+   */
+  cacheKey?: string;
   signal: AbortSignal;
 }
 

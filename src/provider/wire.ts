@@ -63,6 +63,7 @@ export const ResponsesRequest = lazySchema((z) => z.strictObject({
   tool_choice: z.literal("auto").optional(),
   reasoning: z.strictObject({ effort: z.string().optional(), summary: z.string().optional() }).optional(),
   include: z.array(z.string()).optional(),
+  prompt_cache_key: z.string().optional(),
   store: z.literal(false),
   stream: z.literal(true),
 }));
@@ -170,6 +171,7 @@ export const ChatRequest = lazySchema((z) => z.strictObject({
     .optional(),
   tool_choice: z.literal("auto").optional(),
   reasoning_effort: z.string().optional(),
+  prompt_cache_key: z.string().optional(),
   stream: z.literal(true),
   stream_options: z.strictObject({ include_usage: z.literal(true) }),
 }));

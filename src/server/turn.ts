@@ -220,6 +220,7 @@ async function runSideStep(deps: TurnDeps, turnId: string, step: SideStep, turnS
       tools: tools.map(toolSpec),
       model: deps.modelName,
       ...(deps.reasoning ? { reasoning: deps.reasoning } : {}),
+      cacheKey: cacheKeyOf(deps),
       signal,
     })) {
       if (ev.type === "tool_call") calls.push(ev.call);
@@ -271,6 +272,7 @@ async function modelStep(deps: TurnDeps, req: { turnId: string; turnStart: numbe
     hostedWebSearch: deps.hostedWebSearch,
     model: deps.modelName,
     ...(deps.reasoning ? { reasoning: deps.reasoning } : {}),
+    cacheKey: cacheKeyOf(deps),
     signal,
   })) {
     switch (ev.type) {
@@ -318,6 +320,14 @@ async function modelStep(deps: TurnDeps, req: { turnId: string; turnStart: numbe
   }
   close();
   return out;
+}
+
+/**
+ * The session's prompt-cache key: stable for the session (a resume keeps its ID), different for every other, so
+ * the endpoint serves the unchanged prefix (instructions, tools, earlier conversation) of each request from cache.
+ */
+function cacheKeyOf(deps: TurnDeps): string {
+  return `scv-${deps.scope.sessionId}`;
 }
 
 function* imagesIn(items: readonly HistoryItem[]): Generator<ImageRef> {

@@ -19,7 +19,7 @@ describe("Claude stream-json", () => {
     const r = parse("claude-stream-json", S.CLAUDE_OK, { session: "aaaaaaaa-2222-4333-8444-555555555555" });
     expect(r.failed).toBe(false);
     expect(r.reply).toBe("All tools done.");
-    expect(r.usage).toEqual({ input_tokens: 515 + 25 + 35, output_tokens: 60 });
+    expect(r.usage).toEqual({ input_tokens: 515 + 25 + 35, output_tokens: 60, cached_input_tokens: 35 });
     expect(r.sessions).toEqual(["aaaaaaaa-2222-4333-8444-555555555555"]);
     expect(r.progress).toEqual([
       "$ echo hi-from-bash",
@@ -73,7 +73,7 @@ describe("Codex --json", () => {
     const r = parse("codex-json", S.CODEX_OK);
     expect(r.failed).toBe(false);
     expect(r.reply).toBe("All codex tools done.");
-    expect(r.usage).toEqual({ input_tokens: 606, output_tokens: 90 });
+    expect(r.usage).toEqual({ input_tokens: 606, output_tokens: 90, cached_input_tokens: 150 });
     expect(r.sessionId).toBe(S.CODEX_THREAD_ID);
     expect(r.sessions).toEqual([S.CODEX_THREAD_ID]);
     expect(r.progress).toEqual([
@@ -113,7 +113,7 @@ describe("pi --mode json", () => {
     const r = parse("pi-json", S.PI_OK, { session: "0190-pi" });
     expect(r.failed).toBe(false);
     expect(r.reply).toBe("Done");
-    expect(r.usage).toEqual({ input_tokens: 130, output_tokens: 2 });
+    expect(r.usage).toEqual({ input_tokens: 130, output_tokens: 2, cached_input_tokens: 0 });
     expect(r.sessions).toEqual(["0190-pi"]);
     expect(r.progress).toEqual(["$ echo hi", "edit /home/u/proj/src/main.ts", "edit failed"]);
   });
@@ -138,7 +138,7 @@ describe("stream reading", () => {
       S.lines('{"type":"brand.new","x":1}', '{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"hi","extra":{"a":1}}}', "not json at all", '{"type":"turn.completed","usage":{"input_tokens":3,"output_tokens":4,"future":9}}'),
     );
     expect(r.reply).toBe("hi");
-    expect(r.usage).toEqual({ input_tokens: 3, output_tokens: 4 });
+    expect(r.usage).toEqual({ input_tokens: 3, output_tokens: 4, cached_input_tokens: 0 }); // none reported: 0
   });
 
   test("lines over the limit are skipped without breaking the next line", () => {

@@ -110,11 +110,11 @@ describe("conversations", () => {
     const { f, tool } = setup({ agents: ["codex"] });
     f.set({ stdout: S.CODEX_OK });
     const a = await call(f, tool, { agent: "codex", prompt: "one" });
-    expect(a.json?.usage).toEqual({ input_tokens: 606, output_tokens: 90 });
+    expect(a.json?.usage).toEqual({ input_tokens: 606, output_tokens: 90, cached_input_tokens: 150 });
     f.set({ stdout: S.CODEX_RESUMED });
     const b = await call(f, tool, { session: "codex-1", prompt: "two", model: "gpt-5.5" });
     expect(b.json?.reply).toBe("Resumed and done.");
-    expect(b.json?.usage).toEqual({ input_tokens: 205, output_tokens: 30 });
+    expect(b.json?.usage).toEqual({ input_tokens: 205, output_tokens: 30, cached_input_tokens: 0 });
     const args = f.invocations()[1]!.args;
     expect(args.slice(-5)).toEqual(["-m", "gpt-5.5", "resume", S.CODEX_THREAD_ID, "two"]);
   });

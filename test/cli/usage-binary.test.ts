@@ -77,8 +77,9 @@ test("own requests and two delegated calls appear in scv usage --by agent with e
   const row = (key: string) => byAgent.rows.find((x) => x.key === key);
   expect(row("scv (own model)")).toMatchObject({ requests: 3, input_tokens: 600, cached_input_tokens: 150, output_tokens: 60 });
   // Claude Code reports input as input + cache creation + cache reads (515 + 25 + 35); Codex its turn.completed.
-  expect(row("claude")).toMatchObject({ requests: 1, input_tokens: 575, output_tokens: 60 });
-  expect(row("codex")).toMatchObject({ requests: 1, input_tokens: 606, output_tokens: 90 });
+  // Their cache reads are counted as cached input (Claude's cache_read_input_tokens, Codex's cached_input_tokens).
+  expect(row("claude")).toMatchObject({ requests: 1, input_tokens: 575, cached_input_tokens: 35, output_tokens: 60 });
+  expect(row("codex")).toMatchObject({ requests: 1, input_tokens: 606, cached_input_tokens: 150, output_tokens: 90 });
   expect(byAgent.total).toMatchObject({ requests: 5, input_tokens: 600 + 575 + 606, output_tokens: 60 + 60 + 90 });
   // Priced: the own model's (450 uncached input at 2, 150 cached at 1, 60 output at 10 per million); the agents' models are unpriced.
   expect(row("scv (own model)")!.cost).toBeCloseTo((450 * 2 + 150 * 1 + 60 * 10) / 1e6, 12);
@@ -89,7 +90,7 @@ test("own requests and two delegated calls appear in scv usage --by agent with e
   expect(byOrigin.rows.map((x) => x.key)).toEqual(["exec"]);
   const table = await runBinary(["usage", "--by", "agent"], h.env, h.workspace);
   expect(table.stdout).toMatch(/^AGENT\s+CALLS\s+INPUT\s+CACHED\s+OUTPUT\s+REASONING\s+COST$/m);
-  expect(table.stdout).toMatch(/^total\s+5\s+1,781\s+150\s+210\s+0\s+0\.001[67]\+$/m);
+  expect(table.stdout).toMatch(/^total\s+5\s+1,781\s+335\s+210\s+0\s+0\.001[67]\+$/m);
   expect(table.stdout).toContain('+: 1,331 tokens of models with no [prices."<model>"] entry are not in the cost');
   const bad = await runBinary(["usage", "--by", "colour"], h.env, h.workspace);
   expect(bad.code).toBe(2);

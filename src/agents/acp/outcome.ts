@@ -18,12 +18,13 @@ export function fromStopReason(r: PromptResult): { status: AgentStatus; note?: s
   }
 }
 
-export function usageOf(r: PromptResult): { input_tokens: number; output_tokens: number } | undefined {
+export function usageOf(r: PromptResult): { input_tokens: number; output_tokens: number; cached_input_tokens: number } | undefined {
   const u = r.usage;
   if (!u) return undefined;
   return {
     input_tokens: (u.inputTokens ?? 0) + (u.cachedReadTokens ?? 0) + (u.cachedWriteTokens ?? 0),
     output_tokens: u.outputTokens ?? 0,
+    cached_input_tokens: u.cachedReadTokens ?? 0,
   };
 }
 

@@ -59,6 +59,7 @@ function usageOf(u: z.infer<typeof Usage>): TokenUsage {
   return {
     input_tokens: num(u.input_tokens) + num(u.cache_creation_input_tokens) + num(u.cache_read_input_tokens),
     output_tokens: num(u.output_tokens),
+    cached_input_tokens: num(u.cache_read_input_tokens),
   };
 }
 

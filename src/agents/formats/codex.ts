@@ -8,7 +8,7 @@ import { num } from "./stream";
 const ThreadStarted = lazySchema((z) => z.object({ type: z.literal("thread.started"), thread_id: z.string().min(1) }));
 const TurnCompleted = lazySchema((z) => z.object({
   type: z.literal("turn.completed"),
-  usage: z.object({ input_tokens: z.number().optional(), output_tokens: z.number().optional() }).optional(),
+  usage: z.object({ input_tokens: z.number().optional(), cached_input_tokens: z.number().optional(), output_tokens: z.number().optional() }).optional(),
 }));
 const TurnFailed = lazySchema((z) => z.object({ type: z.literal("turn.failed"), error: z.object({ message: z.string() }).optional() }));
 const TopError = lazySchema((z) => z.object({ type: z.literal("error"), message: z.string() }));
@@ -81,7 +81,9 @@ export function codexParser(hooks: ParserHooks): FormatParser {
       const tc = TurnCompleted.safeParse(v);
       if (tc.success) {
         completed = true;
-        if (tc.data.usage) usage = { input_tokens: num(tc.data.usage.input_tokens), output_tokens: num(tc.data.usage.output_tokens) };
+        const u = tc.data.usage;
+        // Codex's input_tokens already holds the cached ones (OpenAI's counting).
+        if (u) usage = { input_tokens: num(u.input_tokens), output_tokens: num(u.output_tokens), cached_input_tokens: num(u.cached_input_tokens) };
         return;
       }
       const tf = TurnFailed.safeParse(v);

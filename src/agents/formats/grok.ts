@@ -43,7 +43,11 @@ export function grokParser(hooks: ParserHooks): FormatParser {
         declined: result.stopReason === "refusal",
         sessionId: result.sessionId ?? undefined,
         usage: u
-          ? { input_tokens: num(u.input_tokens) + num(u.cache_read_input_tokens) + num(u.cache_creation_input_tokens), output_tokens: num(u.output_tokens) }
+          ? {
+              input_tokens: num(u.input_tokens) + num(u.cache_read_input_tokens) + num(u.cache_creation_input_tokens),
+              output_tokens: num(u.output_tokens),
+              cached_input_tokens: num(u.cache_read_input_tokens),
+            }
           : undefined,
       };
       if (result.stopReason === "cancelled") {

@@ -74,6 +74,7 @@ export function piParser(hooks: ParserHooks): FormatParser {
       const usage: TokenUsage | undefined = u && {
         input_tokens: num(u.input) + num(u.cacheRead) + num(u.cacheWrite),
         output_tokens: num(u.output),
+        cached_input_tokens: num(u.cacheRead),
       };
       const out: FormatOutcome = { failed, declined: false, sessionId, usage };
       if (failed) out.error = last.errorMessage || retryError || `pi stopped with ${last.stopReason}`;

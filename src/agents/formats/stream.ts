@@ -4,8 +4,11 @@
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 export interface TokenUsage {
+  /** Every prompt token, cached ones included. */
   input_tokens: number;
   output_tokens: number;
+  /** The prompt tokens read from the agent's prompt cache (part of input_tokens); absent when not reported. */
+  cached_input_tokens?: number;
 }
 
 /** What a format parser keeps from a run. */
