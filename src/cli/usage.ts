@@ -12,6 +12,13 @@ function fail(message: string, code = 1): void {
   process.exitCode = code;
 }
 
+/** The share of input tokens the endpoint served from its prompt cache, 0 to 1 (undefined with no input). */
+export function cacheHitShare(r: Pick<UsageRow, "input_tokens" | "cached_input_tokens">): number | undefined {
+  return r.input_tokens > 0 ? Math.min(r.cached_input_tokens, r.input_tokens) / r.input_tokens : undefined;
+}
+
+const percent = (share: number | undefined) => (share === undefined ? "-" : `${Math.round(share * 100)}%`);
+
 /** The usage table: one line per group and a total; a cost column only when some usage is priced. */
 export function renderUsage(rows: UsageRow[], total: UsageRow, by: GroupBy): string {
   const priced = total.cost !== undefined;
@@ -21,11 +28,12 @@ export function renderUsage(rows: UsageRow[], total: UsageRow, by: GroupBy): str
     String(r.requests),
     formatTokens(r.input_tokens),
     formatTokens(r.cached_input_tokens),
+    percent(cacheHitShare(r)),
     formatTokens(r.output_tokens),
     formatTokens(r.reasoning_tokens),
     ...(priced ? [cost(r)] : []),
   ];
-  const table = [[by.toUpperCase(), "CALLS", "INPUT", "CACHED", "OUTPUT", "REASONING", ...(priced ? ["COST"] : [])], ...rows.map(line), line(total)];
+  const table = [[by.toUpperCase(), "CALLS", "INPUT", "CACHED", "HIT", "OUTPUT", "REASONING", ...(priced ? ["COST"] : [])], ...rows.map(line), line(total)];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   const out = table.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
   out.splice(out.length - 1, 0, "-".repeat(out[0]!.length));
@@ -58,7 +66,8 @@ export default defineCommand({
     const { rows, total } = await ledger.usage(config, { since, by });
     await ledger.close();
     if (args.json) {
-      process.stdout.write(`${JSON.stringify({ since: new Date(since).toISOString(), by, rows, total }, null, 2)}\n`);
+      const withShare = (r: UsageRow) => ({ ...r, cache_hit_share: cacheHitShare(r) ?? 0 });
+      process.stdout.write(`${JSON.stringify({ since: new Date(since).toISOString(), by, rows: rows.map(withShare), total: withShare(total) }, null, 2)}\n`);
       return;
     }
     if (total.requests === 0) {

@@ -56,7 +56,7 @@ async function usageJson(env: Record<string, string>, cwd: string, by: string) {
   const r = await runBinary(["usage", "--since", "1d", "--by", by, "--json"], env, cwd);
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
-  return JSON.parse(r.stdout) as { rows: { key: string; requests: number; input_tokens: number; cached_input_tokens: number; output_tokens: number; cost?: number }[]; total: any };
+  return JSON.parse(r.stdout) as { rows: { key: string; requests: number; input_tokens: number; cached_input_tokens: number; cache_hit_share: number; output_tokens: number; cost?: number }[]; total: any };
 }
 
 test("own requests and two delegated calls appear in scv usage --by agent with exact sums", async () => {
@@ -75,7 +75,7 @@ test("own requests and two delegated calls appear in scv usage --by agent with e
 
   const byAgent = await usageJson(h.env, h.workspace, "agent");
   const row = (key: string) => byAgent.rows.find((x) => x.key === key);
-  expect(row("scv (own model)")).toMatchObject({ requests: 3, input_tokens: 600, cached_input_tokens: 150, output_tokens: 60 });
+  expect(row("scv (own model)")).toMatchObject({ requests: 3, input_tokens: 600, cached_input_tokens: 150, output_tokens: 60, cache_hit_share: 0.25 });
   // Claude Code reports input as input + cache creation + cache reads (515 + 25 + 35); Codex its turn.completed.
   // Their cache reads are counted as cached input (Claude's cache_read_input_tokens, Codex's cached_input_tokens).
   expect(row("claude")).toMatchObject({ requests: 1, input_tokens: 575, cached_input_tokens: 35, output_tokens: 60 });
@@ -89,8 +89,9 @@ test("own requests and two delegated calls appear in scv usage --by agent with e
   const byOrigin = await usageJson(h.env, h.workspace, "origin");
   expect(byOrigin.rows.map((x) => x.key)).toEqual(["exec"]);
   const table = await runBinary(["usage", "--by", "agent"], h.env, h.workspace);
-  expect(table.stdout).toMatch(/^AGENT\s+CALLS\s+INPUT\s+CACHED\s+OUTPUT\s+REASONING\s+COST$/m);
-  expect(table.stdout).toMatch(/^total\s+5\s+1,781\s+335\s+210\s+0\s+0\.001[67]\+$/m);
+  expect(table.stdout).toMatch(/^AGENT\s+CALLS\s+INPUT\s+CACHED\s+HIT\s+OUTPUT\s+REASONING\s+COST$/m);
+  expect(table.stdout).toMatch(/^total\s+5\s+1,781\s+335\s+19%\s+210\s+0\s+0\.001[67]\+$/m);
+  expect(table.stdout).toMatch(/^scv \(own model\)\s+3\s+600\s+150\s+25%\s/m);
   expect(table.stdout).toContain('+: 1,331 tokens of models with no [prices."<model>"] entry are not in the cost');
   const bad = await runBinary(["usage", "--by", "colour"], h.env, h.workspace);
   expect(bad.code).toBe(2);
