@@ -463,7 +463,7 @@ export class Session {
           hostedWebSearch: this.hostedWebSearch,
           ...(this.opts.reasoning ? { reasoning: this.opts.reasoning } : {}),
           systemPrompt: () => (this.hookContext ? `${this.systemPrompt}\n\n<hook-context event="SessionStart">\n${this.hookContext}\n</hook-context>` : this.systemPrompt),
-          ...(this.hooks ? { hooks: this.hooks } : {}),
+          ...(this.hooks ? { hooks: this.hooks, promptFromPerson: turn.origin.kind === "user" } : {}),
           ...(this.beforeCompaction ? { beforeCompaction: this.beforeCompaction } : {}),
           history: this.history,
           context: this.context,

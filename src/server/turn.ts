@@ -47,6 +47,8 @@ export interface TurnDeps {
   beforeCompaction?: SideStep;
   /** The user's hooks (src/hooks), when any are configured. */
   hooks?: SessionHooks;
+  /** False for a turn SCV started itself (no UserPromptSubmit hooks then). */
+  promptFromPerson?: boolean;
 }
 
 /** Rounds a Stop hook may send the model back to work in one turn; then the turn ends anyway (docs/hooks.md). */
@@ -84,7 +86,8 @@ interface StepResult {
 export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, signal: AbortSignal, images?: ImageRef[]): Promise<TurnOutcome> {
   const { scope, history, context } = deps;
   const usage = zeroUsage();
-  const submitted = await deps.hooks?.run("UserPromptSubmit", { prompt }, { turnId, signal });
+  // A person's prompt only: a turn SCV starts itself (a background report) is not submitted by anyone.
+  const submitted = deps.promptFromPerson === false ? undefined : await deps.hooks?.run("UserPromptSubmit", { prompt }, { turnId, signal });
   const refusedBy = submitted?.block ?? submitted?.stop;
   if (refusedBy) return { status: "failed", reply: "", usage, error: { class: "hook", message: `the prompt was refused: ${hookSays("UserPromptSubmit", refusedBy)}` } };
   const content = submitted?.context ? `${prompt}\n\n<hook-context event="UserPromptSubmit">\n${submitted.context}\n</hook-context>` : prompt;
