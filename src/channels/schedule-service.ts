@@ -11,7 +11,7 @@ import { SessionLink } from "./core/sessions";
 import { daemonHooks } from "./daemon-hooks";
 import type { LiveHub } from "./core/live";
 import { openSessionStore } from "../sessions/index";
-import { type FireRequest, ScheduleRunner, shortPrompt } from "../schedules/runner";
+import { type FireRequest, fireHeading, ScheduleRunner, shortPrompt } from "../schedules/runner";
 import type { FireOutcome, Schedule } from "../schedules/schema";
 import { addNotice } from "../schedules/notices";
 import { ScheduleStore } from "../schedules/store";
@@ -92,7 +92,7 @@ export function createScheduleService(opts: ScheduleServiceOptions): ScheduleSer
         const owner = req.schedule.owner;
         if (owner.kind !== "chat") return { ok: false, error: "not a chat schedule" };
         const host = opts.channels();
-        const turn = { id: req.fire.id, schedule: req.schedule.id, prompt: req.prompt, label: `[schedule ${req.schedule.id} fired: “${shortPrompt(req.schedule)}”]` };
+        const turn = { id: req.fire.id, schedule: req.schedule.id, prompt: req.prompt, label: `[schedule ${req.schedule.id} fired: “${shortPrompt(req.schedule)}”]`, heading: fireHeading(req.schedule) };
         if (!host?.enqueueScheduled(owner.channel, owner.conversation, turn)) {
           return { ok: false, error: `the channel ${owner.channel} is not configured in this daemon` };
         }

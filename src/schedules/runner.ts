@@ -72,6 +72,11 @@ export function shortPrompt(s: Schedule): string {
   return ellipsize(s.prompt.replace(/\s+/g, " ").trim(), 60);
 }
 
+/** What leads a fire's reply to the owner, so it is clear which reminder it answers: `[SCV schedule sch-… “stretch”]`. */
+export function fireHeading(s: Schedule): string {
+  return `[SCV schedule ${s.id} “${shortPrompt(s)}”]`;
+}
+
 export class ScheduleRunner {
   private readonly clock: Clock;
   /** Each active schedule's next fire: all the runner holds per schedule (the rest is read when it fires). */
@@ -318,7 +323,7 @@ export class ScheduleRunner {
       })
       .then(
         (r) => {
-          this.tell(s, `[SCV schedule ${s.id} “${shortPrompt(s)}”]\n\n${r.reply}`, `t-${fire.id}`);
+          this.tell(s, `${fireHeading(s)}\n\n${r.reply}`, `t-${fire.id}`);
           this.finish(fire, r.outcome, r.outcome === "failed" ? r.reply : undefined);
         },
         (e) => {

@@ -486,14 +486,16 @@ test("a conversation over its own limit is refused and the owner told once; the 
   const three = await waitForOut(b, 3);
   const refused = three.find((m) => m.to === "stranger" && m.text !== "hello stranger");
   const told = three.find((m) => m.to === "owner-1");
-  expect(refused!.text).toMatch(/^SCV will not answer here for now: the spending limit limits\.conversation_daily_tokens is reached \(110 of 100 tokens used today in this conversation\); it resets at /);
+  // The stranger is told no figures and no config keys; the owner gets both.
+  expect(refused!.text).toBe("The assistant cannot answer right now. Please try again later.");
   expect(told!.text).toContain("reached its limit");
+  expect(told!.text).toMatch(/the spending limit limits\.conversation_daily_tokens is reached \(110 of 100 tokens used today in this conversation\); it resets at /);
   sendMessage(b, { from: "stranger", text: "and again" });
   sendMessage(b, { text: "/usage" });
   const all = await waitForOut(b, 5);
   expect(all.filter((m) => m.to === "owner-1")).toHaveLength(2); // told once, then the /usage answer
   const usage = all.find((m) => m.to === "owner-1" && m.text.startsWith("Today"))!;
-  expect(usage.text).toBe("Today: 110 tokens in 1 calls (scv (own model) 110)\nThis month: 110 tokens in 1 calls (scv (own model) 110)");
+  expect(usage.text).toBe("Today: 110 tokens in 1 call (scv (own model) 110)\nThis month: 110 tokens in 1 call (scv (own model) 110)");
   // The owner is not held to a conversation limit.
   sendMessage(b, { text: "hi" });
   const last = await waitForOut(b, 6);

@@ -46,7 +46,9 @@ test("an at schedule the owner makes over chat fires once and answers in the sam
   expect(result).toMatch(/Created sch-[0-9a-f]{8}: once, \w+, \d+ \w+ 2026 at \d\d:\d\d \(Europe\/Berlin\)\. Next fire: .*\(Europe\/Berlin\), in \d seconds?\./);
   expect(result).not.toContain("Warning");
   const out = await waitForOut(b, 2, 15_000);
-  expect(out[1]).toMatchObject({ to: "owner-1", text: "Time to stretch!" });
+  // The reminder's own words lead the model's reply.
+  expect(out[1]).toMatchObject({ to: "owner-1" });
+  expect(out[1]!.text).toMatch(/^\[SCV schedule sch-[0-9a-f]{8} “remind me to stretch”\]\n\nTime to stretch!$/);
   expect(out[1]).not.toHaveProperty("in_reply_to");
   const firePrompt = inputText(fake.requests[2]!.body);
   expect(firePrompt).toContain("[SCV schedule sch-");
@@ -70,7 +72,7 @@ test("an every schedule fires on time N times with one reply each", async () => 
     return unprompted(b).length >= 3;
   }, 15_000, "three fires");
   await Bun.sleep(2500);
-  expect(unprompted(b).map((m) => m.text)).toEqual(["tick 1", "tick 2", "tick 3"]);
+  expect(unprompted(b).map((m) => m.text)).toEqual([1, 2, 3].map((n) => `[SCV schedule ${s.id} “say the time”]\n\ntick ${n}`));
   expect(fake.requests.length).toBe(3);
   const gaps = times.slice(1).map((t, i) => t - times[i]!);
   for (const gap of gaps) {
@@ -144,7 +146,7 @@ test("SIGKILL just before a fire's turn (queued behind a running one): it runs o
   const out = outMessages(b);
   expect(out.length).toBe(2);
   expect(out.find((m) => m.in_reply_to === busy)!.text).toContain("interrupted");
-  expect(unprompted(b).map((m) => m.text)).toEqual(["fired after the restart"]);
+  expect(unprompted(b).map((m) => m.text)).toEqual([`[SCV schedule ${s.id} “say the time”]\n\nfired after the restart`]);
   expect(fake.requests.length).toBe(2);
   expect(state(b, s.id)).toMatchObject({ fires: 1, last: { outcome: "answered" } });
 }, 30_000);
@@ -161,7 +163,7 @@ test("a fire missed while the daemon was down is caught up once; with catch_up s
   await Bun.sleep(1500);
   const texts = unprompted(b).map((m) => m.text);
   expect(texts.length).toBe(2);
-  expect(texts).toContain("Caught up: water the plants.");
+  expect(texts).toContain(`[SCV schedule ${once.id} “water the plants”]\n\nCaught up: water the plants.`);
   expect(texts.find((t) => t.includes(skip.id))).toMatch(/^\[SCV schedule sch-[0-9a-f]{8} “read the news”: The fire due .* was skipped: SCV was not running when it was due; not run because its catch_up is skip\.\]$/);
   expect(fake.requests.length).toBe(1);
   expect(inputText(fake.requests[0]!.body)).toContain("late catch-up run");

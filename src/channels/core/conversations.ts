@@ -14,7 +14,7 @@ import type { HostedSession } from "../../server/hosted-session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, rateLimitNotice, replyId, replyText, stoppedJobsNotice, type TurnEnd } from "./messages";
+import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, rateLimitNotice, replyFor, replyId, replyText, stoppedJobsNotice, CANNOT_ANSWER_NOW, type TurnEnd } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
@@ -76,6 +76,8 @@ export interface ScheduledTurn {
   prompt: string;
   /** What the chat log records in place of the prompt. */
   label: string;
+  /** Put before the reply, so the owner reads which reminder it answers: `[SCV schedule sch-… “stretch”]`. */
+  heading: string;
 }
 
 export class Conversations {
@@ -201,7 +203,7 @@ export class Conversations {
   receiveScheduled(channel: ChannelRuntime, conversation: string, turn: ScheduledTurn): void {
     if (channel.inbound.has(turn.id)) return;
     const conv = this.conversation(channel, conversation, true);
-    channel.inbound.add({ id: turn.id, conversation, from: channel.adapter.owner, direct: true, text: turn.prompt, files: [], scheduled: turn.schedule });
+    channel.inbound.add({ id: turn.id, conversation, from: channel.adapter.owner, direct: true, text: turn.prompt, files: [], scheduled: turn.schedule, heading: turn.heading });
     conv.log.add({ author: "system", text: turn.label });
     void this.pump(conv);
   }
@@ -281,7 +283,8 @@ export class Conversations {
       const place = { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id };
       const refusal = await conversationRefusal(this.opts.scvHome, this.opts.config, place).catch(() => undefined);
       if (refusal) {
-        this.reply(conv, record, refusal.message, [], "system");
+        // The sender learns only that there is no answer now; the figures and how to raise the limit are the owner's.
+        this.reply(conv, record, CANNOT_ANSWER_NOW, [], "system");
         if (refusal.first) this.tellOwner(`A conversation reached its limit (${conv.channel.key}, ${conv.id}): ${refusal.message}`);
         this.opts.budgetReached?.({ message: refusal.message, channel: conv.channel.key, conversation: conv.id });
         conv.channel.inbound.remove(record);
@@ -293,7 +296,8 @@ export class Conversations {
     let ended: TurnEnd | undefined;
     try {
       if (!this.accepting) return; // a planned stop began while it waited: it stays queued for the next start
-      const session = await this.openSession(conv, accessFor(conv.channel, record));
+      const access = accessFor(conv.channel, record);
+      const session = await this.openSession(conv, access);
       record.state = "running";
       conv.channel.inbound.update(record); // from here a restart reports it instead of running it again
       conv.running = { record, sessionId: session.id };
@@ -302,7 +306,7 @@ export class Conversations {
         const { end, attachments } = await this.sessions.runTurn(session.id, promptFor(record, notes), images);
         // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
         if (this.closing && end.status === "cancelled") return;
-        this.reply(conv, record, replyText(end), attachments);
+        this.reply(conv, record, replyFor(end, access.owner, record.heading), attachments);
         ended = end;
       } finally {
         conv.running = undefined;

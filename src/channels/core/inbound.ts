@@ -24,6 +24,8 @@ export interface QueuedInbound {
   state: "queued" | "running";
   /** A schedule's fire (its ID is the fire's): answered unprompted, not as a reply to a platform message. */
   scheduled?: string;
+  /** A schedule fire's heading, put before its reply (the reminder's own words). */
+  heading?: string;
 }
 
 /** Where one channel account keeps its state: the core's inbound store, and whatever its adapter stores. */

@@ -9,7 +9,8 @@ import { ImageError, imageRef } from "../../provider/images";
 export interface TurnEnd {
   status: "completed" | "failed" | "cancelled";
   reply: string;
-  error?: { message: string };
+  /** `class` says what failed (`limit`: a spending limit stopped the turn). */
+  error?: { message: string; class?: string };
   origin?: { kind: string; jobs?: string[] };
 }
 
@@ -49,6 +50,19 @@ export function promptFor(record: QueuedInbound, notes: string[] = []): string {
   }
   parts.push(...notes);
   return parts.filter(Boolean).join("\n") || "(an empty message)";
+}
+
+/** What someone other than the owner is told when a spending limit stops their turn: no figures, no config keys. */
+export const CANNOT_ANSWER_NOW = "The assistant cannot answer right now. Please try again later.";
+
+/**
+ * A turn's reply as its conversation gets it: someone other than the owner stopped by a spending limit gets only
+ * CANNOT_ANSWER_NOW (the owner is told the figures, once per limit and period); a schedule's fire leads with
+ * its heading, the reminder's own words.
+ */
+export function replyFor(end: TurnEnd, owner: boolean, heading?: string): string {
+  if (!owner && end.status === "failed" && end.error?.class === "limit") return CANNOT_ANSWER_NOW;
+  return heading ? `${heading}\n\n${replyText(end)}` : replyText(end);
 }
 
 export function replyText(end: TurnEnd): string {
