@@ -106,10 +106,11 @@ const show = defineCommand({
 });
 
 const add = defineCommand({
-  meta: { name: "add", description: "Add a schedule: (--at TIME | --every DURATION | --cron EXPR) [--tz ZONE] [--tools] PROMPT" },
+  meta: { name: "add", description: "Add a schedule: (--in DURATION | --at TIME | --every DURATION | --cron EXPR) [--tz ZONE] [--tools] PROMPT" },
   args: {
     prompt: { type: "positional", required: true, description: "what SCV does at each fire (quote it)" },
-    at: { type: "string", description: "once: an ISO 8601 date-time, or HH:MM for the next such time", valueHint: "TIME" },
+    in: { type: "string", description: "once, this long from now: 5m, 2h, 1h30m, \"20 minutes\"", valueHint: "DURATION" },
+    at: { type: "string", description: "once: an ISO 8601 date-time, HH:MM for the next such time, or \"in 20 minutes\"", valueHint: "TIME" },
     every: { type: "string", description: "recurring: a duration such as 30m, 2h, 1d", valueHint: "DURATION" },
     cron: { type: "string", description: 'recurring: a 5-field cron expression, such as "0 8 * * 1-5"', valueHint: "EXPR" },
     tz: { type: "string", description: "the time zone for --at and --cron (default the host's or [schedules] time_zone)", valueHint: "ZONE" },
@@ -130,6 +131,7 @@ const add = defineCommand({
           if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new TriggerError(field, `${JSON.stringify(raw)} must be a whole number of at least 1`);
           return Number(raw);
         };
+        if (args.in !== undefined && args.at !== undefined) throw new TriggerError("--in", "give --in or --at, not both");
         const catchUp = args["catch-up"];
         if (catchUp !== undefined && catchUp !== "once" && catchUp !== "skip") throw new TriggerError("--catch-up", `${JSON.stringify(catchUp)}: give once or skip`);
         const { config, store } = await context();
@@ -139,6 +141,8 @@ const add = defineCommand({
           {
             prompt: args.prompt,
             ...(args.at !== undefined ? { at: args.at } : {}),
+            // --in 5m is --at "in 5m": one way of reading a time from now.
+            ...(args.in !== undefined ? { at: `in ${args.in}` } : {}),
             ...(args.every !== undefined ? { every: args.every } : {}),
             ...(args.cron !== undefined ? { cron: args.cron } : {}),
             ...(args.tz !== undefined ? { tz: args.tz } : {}),

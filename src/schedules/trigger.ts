@@ -215,14 +215,18 @@ export function nextCron(c: Cron, tz: string, afterMs: number): number | undefin
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
-/** `30m`, `2h`, `1d`, `90s`, `1h30m` → seconds; throws TriggerError(field). */
+/**
+ * `30m`, `2h`, `1d`, `90s`, `1h30m`, and as a person writes them, `20 minutes`, `1 hour and 30 minutes`, `2 days`
+ * → seconds; throws TriggerError(field).
+ */
 export function parseDuration(text: string, field = "every"): number {
   const t = text.trim().toLowerCase();
-  const re = /(\d+)\s*([smhd])/gy;
+  // A number and a unit (s, sec, second(s), m, min(s), minute(s), h, hr(s), hour(s), d, day(s)), then a separator.
+  const re = /(\d+)\s*(s(?:ec(?:ond)?s?)?|m(?:in(?:ute)?s?)?|h(?:(?:ou)?rs?)?|d(?:ays?)?)(?![a-z])(?:\s*,\s*|\s+and\s+|\s*)/gy;
   let total = 0;
   let matched = 0;
   for (let m; (m = re.exec(t)); ) {
-    total += Number(m[1]) * UNIT_SECONDS[m[2]!]!;
+    total += Number(m[1]) * UNIT_SECONDS[m[2]![0]!]!;
     matched = re.lastIndex;
   }
   if (!t || matched !== t.length || total <= 0) {
@@ -232,11 +236,14 @@ export function parseDuration(text: string, field = "every"): number {
 }
 
 /**
- * An ISO 8601 date-time (with offset or Z; without one it is read as wall time in `tz`), or `HH:MM`: the next
- * such wall time in `tz`. Throws TriggerError(field).
+ * An ISO 8601 date-time (with offset or Z; without one it is read as wall time in `tz`), `HH:MM`: the next such
+ * wall time in `tz`, or `in DURATION` (`in 20 minutes`, `in 5m`): that long from now. Throws TriggerError(field).
  */
 export function parseTime(text: string, tz: string, nowMs: number, field = "at"): number {
   const t = text.trim();
+  // Relative: "in 20 minutes", "in 5m", "in 1h30m".
+  const rel = /^in\s+(.+)$/i.exec(t);
+  if (rel) return nowMs + parseDuration(rel[1]!, field) * 1000;
   const hm = /^(\d{1,2}):(\d{2})$/.exec(t);
   if (hm) {
     const [h, m] = [Number(hm[1]), Number(hm[2])];
@@ -244,7 +251,7 @@ export function parseTime(text: string, tz: string, nowMs: number, field = "at")
     return nextCron({ minutes: [m], hours: [h], days: new Set(range(1, 31)), months: new Set(range(1, 12)), weekdays: new Set(range(0, 6)), daysRestricted: false, weekdaysRestricted: false }, tz, nowMs)!;
   }
   const iso = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(t);
-  if (!iso) throw new TriggerError(field, `"${text}" is not a time; give an ISO 8601 date-time such as 2026-12-24T17:30 (or with an offset, +01:00) or HH:MM`);
+  if (!iso) throw new TriggerError(field, `"${text}" is not a time; give an ISO 8601 date-time such as 2026-12-24T17:30 (or with an offset, +01:00), HH:MM, or a time from now such as "in 20 minutes"`);
   const [, y, mo, d, h, mi, s, zone] = iso;
   const parts = [y, mo, d, h, mi, s ?? "0"].map(Number) as [number, number, number, number, number, number];
   if (parts[1] < 1 || parts[1] > 12 || parts[2] < 1 || parts[2] > 31 || parts[3] > 23 || parts[4] > 59 || parts[5] > 59) {

@@ -21,7 +21,7 @@ export const ScheduleArgs = lazySchema((z) =>
     action: z.enum(["create", "list", "cancel", "pause", "resume"]),
     id: z.string().optional(),
     prompt: z.string().optional(),
-    at: z.string().optional().describe("ISO date-time or HH:MM"),
+    at: z.string().optional().describe("ISO date-time, HH:MM, or from now: in 20 minutes"),
     every: z.string().optional().describe("30m, 2h, 1d"),
     cron: z.string().optional(),
     tz: z.string().optional(),

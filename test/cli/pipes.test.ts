@@ -30,3 +30,23 @@ test("scv -C with a file is a usage error (exit 2), as for scv exec", async () =
     expect(r.stderr).toContain("not a directory");
   }
 });
+
+test("scv schedules add --in 5m makes a one-off fire five minutes from now; --in and --at together are refused", async () => {
+  const { env, workspace } = fakeHome("http://127.0.0.1:9");
+  const before = Date.now();
+  const r = await runBinary(["schedules", "add", "--in", "5m", "--json", "stand up"], env, workspace);
+  expect(r.code).toBe(0);
+  const made = JSON.parse(r.stdout);
+  const at = Date.parse(made.schedule.trigger.at);
+  expect(made.schedule.trigger.kind).toBe("at");
+  expect(at - before).toBeGreaterThanOrEqual(5 * 60_000 - 1000);
+  expect(at - before).toBeLessThan(5 * 60_000 + 10_000);
+  const words = JSON.parse((await runBinary(["schedules", "add", "--in", "1 hour and 30 minutes", "--json", "stretch"], env, workspace)).stdout);
+  expect(Date.parse(words.schedule.trigger.at) - before).toBeGreaterThanOrEqual(90 * 60_000 - 1000);
+  expect(Date.parse(words.schedule.trigger.at) - before).toBeLessThan(90 * 60_000 + 10_000);
+  const both = await runBinary(["schedules", "add", "--in", "5m", "--at", "12:00", "x"], env, workspace);
+  expect(both.code).not.toBe(0);
+  expect(both.stderr).toContain("give --in or --at, not both");
+  const bad = await runBinary(["schedules", "add", "--in", "soon", "x"], env, workspace);
+  expect(bad.stderr).toContain('"soon" is not a duration');
+});

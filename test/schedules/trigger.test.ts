@@ -122,8 +122,25 @@ describe("every, at, durations, zones", () => {
     expect(parseDuration("2h")).toBe(7200);
     expect(parseDuration("1d")).toBe(86400);
     expect(parseDuration("1h30m")).toBe(5400);
-    expect(() => parseDuration("5 minutes")).toThrow('every: "5 minutes" is not a duration');
+    // As a person writes them, too.
+    expect(parseDuration("5 minutes")).toBe(300);
+    expect(parseDuration("1 hour and 30 minutes")).toBe(5400);
+    expect(parseDuration("2 hours, 5 mins")).toBe(7500);
+    expect(parseDuration("90 seconds")).toBe(90);
+    expect(parseDuration("1 day")).toBe(86400);
+    expect(() => parseDuration("5 minutesx")).toThrow('every: "5 minutesx" is not a duration');
+    expect(() => parseDuration("5 fortnights")).toThrow('every: "5 fortnights" is not a duration');
+    expect(() => parseDuration("minutes")).toThrow("every:");
     expect(() => parseDuration("0m")).toThrow("every:");
+  });
+
+  test("a time from now: in 20 minutes, in 5m", () => {
+    const now = Date.parse("2026-12-03T10:00:00Z");
+    expect(iso(parseTime("in 20 minutes", "Europe/Berlin", now))).toBe("2026-12-03T10:20:00.000Z");
+    expect(iso(parseTime("in 5m", "Europe/Berlin", now))).toBe("2026-12-03T10:05:00.000Z");
+    expect(iso(parseTime("In 1 hour and 30 minutes", "Europe/Berlin", now))).toBe("2026-12-03T11:30:00.000Z");
+    expect(() => parseTime("in a while", "Europe/Berlin", now)).toThrow('at: "a while" is not a duration');
+    expect(() => parseTime("tomorrow", "Europe/Berlin", now)).toThrow('or a time from now such as "in 20 minutes"');
   });
 
   test("a zone that does not exist is refused by name", () => {

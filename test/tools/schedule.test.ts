@@ -67,3 +67,16 @@ test("bad input names the field; a chat schedule takes the conversation's approv
   expect(made.summary).toBe("create a schedule every 1h: check mail");
   expect(new ScheduleStore(s.scvHome).list().schedules[0]).toMatchObject({ owner: { kind: "chat", channel: "dir/default", conversation: "owner-1" }, tools: true });
 });
+
+test('the model may say "in 20 minutes": the fire is that long from now', async () => {
+  const s = scope();
+  const tool = createScheduleTool(s)!;
+  const before = Date.now();
+  const r = await invokeTool(tool, { action: "create", at: "in 20 minutes", prompt: "stretch" }, makeCallContext(s));
+  expect(r.result.ok).toBe(true);
+  expect(r.result.output).toMatch(/Next fire: .*, in 20 minutes\./);
+  const [made] = new ScheduleStore(s.scvHome).list().schedules;
+  const at = Date.parse((made!.trigger as { at: string }).at);
+  expect(at - before).toBeGreaterThanOrEqual(20 * 60_000);
+  expect(at - before).toBeLessThan(20 * 60_000 + 5_000);
+});
