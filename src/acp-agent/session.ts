@@ -214,7 +214,8 @@ export class AcpSession {
     // a plain read, whatever its risk: approve-reads leaves it to the editor.
     const kind = this.calls.get(p.call_id)?.kind ?? "other";
     let approved: boolean;
-    if (modeApproves(this.mode, { kind, risk: p.risk }) || this.allowAlways.has(identity)) approved = true;
+    // A request to run outside the sandbox is a person's decision: no mode or earlier "always" answers it.
+    if (!p.guard?.person_only && (modeApproves(this.mode, { kind, risk: p.risk }) || this.allowAlways.has(identity))) approved = true;
     else if (this.rejectAlways.has(identity)) approved = false;
     else approved = await this.ask(p, identity);
     await this.deps.scv.request("approval.resolve", { session_id: this.id, approval_id: p.approval_id, approved }).catch(() => {

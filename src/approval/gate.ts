@@ -60,7 +60,7 @@ export function createApprovalGate(opts: ApprovalGateOptions) {
     if (guard?.decision === "block") return { approved: false, reason: guard.reason };
     const override = tool ? opts.perTool?.[tool] : undefined;
     if (override === "deny") return { approved: false, reason: `[tools.approval] ${tool} = "deny" in the user's config; this tool never runs` };
-    if (override === "allow") return { approved: true, reason: `[tools.approval] ${tool} = "allow"` };
+    if (override === "allow" && !guard?.personOnly) return { approved: true, reason: `[tools.approval] ${tool} = "allow"` };
     if (guard?.decision === "allow") return { approved: true, reason: `the command guard allows it (${guard.reason})` };
     if (risk === "read_only" && override !== "prompt") return { approved: true, reason: "read-only" };
     if (opts.policy === "never") {
@@ -72,9 +72,10 @@ export function createApprovalGate(opts: ApprovalGateOptions) {
   return {
     async decide(request: ApprovalRequest): Promise<ApprovalDecision> {
       const decided = unasked(request.risk, request.tool, request.guard);
+      const personOnly = request.personOnly || request.guard?.personOnly;
       if (decided && !(decided.approved && request.hook?.decision === "ask")) return decided;
-      if (!decided && request.hook?.decision === "allow" && !request.personOnly) return { approved: true, reason: request.hook.reason };
-      if (opts.autoApprove && !request.personOnly) return { approved: true, reason: "the client approves every request" };
+      if (!decided && request.hook?.decision === "allow" && !personOnly) return { approved: true, reason: request.hook.reason };
+      if (opts.autoApprove && !personOnly) return { approved: true, reason: "the client approves every request" };
       if (!opts.ask) return { approved: false, reason: "no one can approve this request in this session" };
       const answer = await opts.ask(request);
       const { approved, remember, reason } = typeof answer === "boolean" ? { approved: answer, remember: undefined, reason: undefined } : answer;

@@ -203,7 +203,7 @@ export default defineCommand({
     let questions = Promise.resolve();
     let questionAbort = new AbortController();
 
-    function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string }; rule_prefix?: string[]; rememberable?: boolean }) {
+    function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string; sandbox?: string; person_only?: boolean }; rule_prefix?: string[]; rememberable?: boolean }) {
       const answer = async (approved: boolean, remember?: "workspace" | "user" | "session", reason?: string) => {
         const r = await client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved, ...(remember ? { remember } : {}), ...(reason ? { reason } : {}) }).catch(() => undefined);
         if (r?.rule) render.note(`  kept the rule: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`);
@@ -224,7 +224,8 @@ export default defineCommand({
         const perTool = !p.guard && !p.rule_prefix && !p.rememberable;
         const asked = await askApprovalWithReason(render.approvalCard({ ...p, perTool }), { input: process.stdin, output: process.stderr }, questionAbort.signal, { rules: !!p.rule_prefix, perTool, reasons: true });
         const reply = asked.answer;
-        if (reply === "always" && p.fingerprint) alwaysAllowed.add(p.fingerprint);
+        // A request to run outside the sandbox asks every time.
+        if (reply === "always" && p.fingerprint && !p.guard?.person_only) alwaysAllowed.add(p.fingerprint);
         if (reply === "tool") {
           render.approved();
           return void (await answer(true, "session"));

@@ -1,3 +1,6 @@
+// The sandbox launcher (src/sandbox/launcher.ts) comes first: a sandboxed command pays only for bun:ffi.
+if (process.argv[2] === "__sandbox") (await import("../sandbox/launcher")).runLauncher(process.argv.slice(3));
+
 // The scv command line. `--version` answers before anything else loads, and each subcommand is imported
 // only when it runs, so start-up stays fast.
 import { agentConfigRules } from "../agents/config-rules";

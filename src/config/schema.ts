@@ -364,6 +364,17 @@ export const HooksConfig = lazySchema((z) =>
   z.strictObject(Object.fromEntries(HOOK_EVENTS.map((e) => [e, z.array(HookEntry, { error: `must be a list of hook tables ([[hooks.${e}]])` }).max(64).optional()])) as Record<HookEvent, z.ZodOptional<z.ZodArray<typeof HookEntry>>>),
 );
 export type HooksConfig = Partial<Record<HookEvent, HookEntry[]>>;
+/** `[sandbox]` (user config only): the kernel sandbox under every command SCV runs for the model (docs/security.md). */
+export const SANDBOX_MODES = ["workspace-write", "read-only", "off"] as const;
+const absolutePath = () => zod().string().refine((p) => p.startsWith("/"), "must be an absolute path (starting with /; ~ and $VARIABLES are not expanded)");
+export const SandboxConfig = lazySchema((z) => z.strictObject({
+  mode: z.enum(SANDBOX_MODES, { error: `must be one of: ${SANDBOX_MODES.join(", ")}` }).default("workspace-write"),
+  writable_roots: z.array(absolutePath()).default([]),
+  hidden_paths: z.array(absolutePath()).default([]),
+  network: z.boolean({ error: "must be true or false" }).default(false),
+  auto_run: z.boolean({ error: "must be true or false" }).default(true),
+  required: z.boolean({ error: "must be true or false" }).default(false),
+}));
 
 export const ConfigFile = lazySchema((z) => z.strictObject({
   provider: z.strictObject({ active: z.string().min(1) }).partial().optional(),
@@ -383,6 +394,7 @@ export const ConfigFile = lazySchema((z) => z.strictObject({
   schedules: SchedulesConfig.partial().optional(),
   hooks: HooksConfig.optional(),
   web_ui: WebUiConfig.partial().optional(),
+  sandbox: SandboxConfig.partial().optional(),
 }));
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -405,6 +417,7 @@ export interface Config {
   /** Absent in a Config built by hand (tests): no hooks. */
   hooks?: HooksConfig;
   web_ui: z.infer<typeof WebUiConfig>;
+  sandbox: z.infer<typeof SandboxConfig>;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -443,6 +456,7 @@ export const USER_ONLY_KEYS = [
   // A cloned repository must not get to run programs.
   "hooks",
   "web_ui",
+  "sandbox",
 ] as const;
 
 /** What a project file may set on a server the user file defines: narrowing only, never what runs or where. */

@@ -4,6 +4,8 @@
 // a process whose configuration did not change never builds the schemas.
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
+import { join, normalize } from "node:path";
+import { userHome } from "../user-home";
 import { registeredChecks } from "./checks";
 import { ConfigError, type ConfigInputs, type ConfigText, DEFAULT_PROFILE_NAME, type LoadedConfig } from "./loaded";
 import {
@@ -19,6 +21,7 @@ import {
   McpServerConfig,
   MemoryConfig,
   ProviderProfile,
+  SandboxConfig,
   SchedulesConfig,
   WebUiConfig,
   SessionsConfig,
@@ -226,10 +229,26 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
     schedules: mergeSection(SchedulesConfig, user.schedules),
     hooks: HooksConfig.parse(user.hooks ?? {}, ONCE) as Config["hooks"],
     web_ui: mergeSection(WebUiConfig, user.web_ui),
+    sandbox: mergeSection(SandboxConfig, user.sandbox),
   };
+  const roots = writableRootProblem(config.sandbox.writable_roots, env);
+  if (roots) throw new ConfigError(`${userFile}: sandbox.writable_roots: ${roots}`);
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}, ONCE) ?? {};
   validateCrossKeys(config, userFile, (key) => sources.get(key));
   return { config, sources, userFile, projectFile: typeof inputs.project === "string" ? projectFile : undefined };
+}
+
+/** A writable root that would open the whole machine, the home or SCV's own files to sandboxed commands. */
+function writableRootProblem(roots: readonly string[], env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const norm = (p: string) => normalize(p).replace(/\/+$/, "") || "/";
+  const home = env.HOME ? norm(env.HOME) : undefined;
+  const scvHomeDir = norm(env.SCV_HOME || join(userHome(env), ".scv"));
+  for (const root of roots.map(norm)) {
+    if (root === "/") return `"/" would make the whole machine writable; list the directories the commands need`;
+    if (home && (root === home || home.startsWith(`${root}/`))) return `"${root}" is your home directory; list the directories under it the commands need`;
+    if (root === scvHomeDir || scvHomeDir.startsWith(`${root}/`)) return `"${root}" holds SCV's own files ($SCV_HOME, ${scvHomeDir}), which sandboxed commands must not write; remove it`;
+  }
+  return undefined;
 }
 
 /**

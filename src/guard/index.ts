@@ -17,6 +17,10 @@ export interface GuardVerdict {
   reason: string;
   /** For `prompt`: the prefix a person could keep as a rule ("always allow commands starting with …"). */
   rulePrefix?: string[];
+  /** How the call runs, set by the bash tool: `sandboxed (workspace-write, …)` or `not sandboxed: …` (src/sandbox). */
+  sandbox?: string;
+  /** Only a person's answer approves it: never a rule, auto_approve, a chat owner's auto-approval or approve-all. */
+  personOnly?: boolean;
 }
 
 export interface GuardContext extends PathContext {

@@ -26,18 +26,21 @@ let loaded: Libc | null | undefined;
 
 /** The libc bindings, or null when not on Linux or no known libc could be opened. */
 export function libc(): Libc | null {
-  if (loaded !== undefined) return loaded;
-  loaded = null;
-  if (process.platform !== "linux") return loaded;
+  if (loaded === undefined) loaded = openLibc(symbols);
+  return loaded;
+}
+
+/** Binds `wanted` from the system's libc (glibc or musl); null when not on Linux or none opens. */
+export function openLibc<T extends Record<string, Ffi.FFIFunction>>(wanted: T): ReturnType<typeof Ffi.dlopen<T>>["symbols"] | null {
+  if (process.platform !== "linux") return null;
   for (const name of CANDIDATES) {
     try {
-      loaded = ffi().dlopen(name, symbols).symbols;
-      break;
+      return ffi().dlopen(name, wanted).symbols;
     } catch {
       // try the next name
     }
   }
-  return loaded;
+  return null;
 }
 
 export function errno(): number {

@@ -14,8 +14,13 @@ const TurnId = lazySchema((z) => z.string().min(1));
 const Risk = lazySchema((z) => z.enum(["read_only", "filesystem", "process", "delegate", "network"]));
 const Guard = lazySchema((z) =>
   z
-    .object({ decision: z.enum(["allow", "prompt", "block"]), reason: z.string() })
-    .describe("the command guard's verdict: `allow` runs unasked (literal and read-only, or a kept rule), `prompt` asks, `block` is refused whoever approves"),
+    .object({
+      decision: z.enum(["allow", "prompt", "block"]),
+      reason: z.string(),
+      sandbox: z.string().optional().describe("how the command runs: `sandboxed: workspace-write (Landlock ABI 7, namespaces)` or `not sandboxed: …` with why"),
+      person_only: z.boolean().optional().describe("only a person's answer approves it (a request to run outside the sandbox): a client must not answer it by itself (approve-all, auto-approval)"),
+    })
+    .describe("the command guard's verdict: `allow` runs unasked (literal and read-only, a kept rule, or confined by the sandbox), `prompt` asks, `block` is refused whoever approves"),
 );
 // Optional, so a client reading an SCV older than this field (a nested child) still parses the result.
 const ContextWindow = lazySchema((z) =>

@@ -359,8 +359,8 @@ export function noticeAll(deps: Pick<TurnDeps, "emit" | "scope">, turnId: string
 }
 
 /** The guard's verdict as events carry it (`decision`, `reason`). */
-export function guardField(g: GuardVerdict): { decision: GuardVerdict["decision"]; reason: string } {
-  return { decision: g.decision, reason: g.reason };
+export function guardField(g: GuardVerdict): { decision: GuardVerdict["decision"]; reason: string; sandbox?: string; person_only?: true } {
+  return { decision: g.decision, reason: g.reason, ...(g.sandbox ? { sandbox: g.sandbox } : {}), ...(g.personOnly ? { person_only: true as const } : {}) };
 }
 
 /** `arguments` for tool.started: only a JSON object is shown (a call with other arguments is refused anyway). */

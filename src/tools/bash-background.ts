@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { COMMAND_JOB, type Job, jobsFor } from "../agents/jobs";
 import type { AgentCallResult } from "../agents/result";
 import { ToolError } from "../errors";
-import { runProcess } from "../process";
+import { runProcess, type RunOptions } from "../process";
+import { runSandboxed, type SandboxSettings } from "../sandbox";
 import type { SessionScope } from "../scope";
 import { tailUtf8 } from "../text/cut";
 import type { ToolResult } from "./tool";
@@ -23,6 +24,8 @@ export interface BackgroundCommand {
   command: string;
   env: Record<string, string>;
   timeoutSeconds: number;
+  /** Runs confined by this sandbox (src/sandbox) when set, as the foreground command would. */
+  sandbox?: SandboxSettings;
   /** Hides bound secrets' values in what the model sees. */
   redact?: (text: string) => string;
   /** Formats the finished run as the foreground tool would (status line, output). */
@@ -70,7 +73,8 @@ async function runLogged(scope: SessionScope, cmd: BackgroundCommand, logDir: st
   job.tail = () => redacted(cmd, log.tail(TAIL_BYTES));
   const progress = cmd.progress(emit);
   try {
-    const result = await runProcess({
+    const run = cmd.sandbox ? (o: RunOptions) => runSandboxed(o, cmd.sandbox!) : runProcess;
+    const result = await run({
       argv: ["/bin/bash", "-lc", cmd.command],
       cwd: scope.workspace,
       env: cmd.env,

@@ -4,6 +4,8 @@ import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "..
 import { zod } from "../lazy-schema";
 import type { GuardVerdict, ProgramList } from "../guard/index";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
+import { enforcementFor, explainDenial, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, runSandboxed, sandboxSettings, type Enforcement, type SandboxSettings } from "../sandbox";
+import { ToolError } from "../errors";
 import { type SessionScope } from "../scope";
 import { throttle } from "../throttle";
 import { userHome } from "../user-home";
@@ -40,6 +42,13 @@ function bashArgs(defaultTimeout: number, maxTimeout: number) {
       .boolean()
       .optional()
       .describe("Run as a background job (a server, a watcher) and return its handle at once"),
+    unsandboxed: z
+      .string({ error: "must be a string saying why" })
+      .trim()
+      .min(1, "must say why the command needs to run outside the sandbox")
+      .max(500, "must be at most 500 characters")
+      .optional()
+      .describe("Why it must run unsandboxed; a person is asked"),
   });
 }
 const BASH_ARGS = parametersByTimeouts(bashArgs, [DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS]);
@@ -51,9 +60,39 @@ export function createBashTool(scope: SessionScope): Tool {
   const { guard: guardConfig, bash_env: extraEnv, secret_bindings: bindings } = scope.config.tools;
   const home = scope.env.HOME || userHome(scope.env);
   let programs: ProgramList | undefined;
+  const sandbox = sandboxSettings(scope.config.sandbox, { workspace: scope.workspace, home, scvHome: scope.scvHome, env: scope.env });
+  // Probed at the first call (a throwaway launcher, about 10 ms), not with the tool.
+  let enforcement: Enforcement | undefined;
+  /** The sandbox a call runs in; undefined when it runs outside (off, nothing on this kernel, or asked to). */
+  const sandboxFor = (args: { command: string; unsandboxed?: unknown }): { settings: SandboxSettings; enforcement: Enforcement } | undefined => {
+    if (!sandbox || args.unsandboxed || writesGitDirectly(args.command)) return undefined;
+    enforcement ??= enforcementFor(sandbox);
+    return enforcement.available || sandbox.required ? { settings: sandbox, enforcement } : undefined;
+  };
+  const howItRuns = (args: { command: string; unsandboxed?: string | undefined }): string => {
+    const inside = sandboxFor(args);
+    if (inside) return `sandboxed: ${inside.enforcement.summary}`;
+    if (args.unsandboxed) return `not sandboxed: asked to run outside the sandbox (${args.unsandboxed})`;
+    if (sandbox && writesGitDirectly(args.command)) return "not sandboxed: it writes the repository's .git, which the sandbox keeps read-only";
+    if (sandbox) return `not sandboxed: ${enforcement?.summary ?? "the sandbox is unavailable"}`;
+    return "not sandboxed: [sandbox] mode = \"off\" in your user config";
+  };
 
   /** The guard's verdict; rules are read on each call, so `scv rules rm` takes effect at once. */
-  function guard(args: { command: string; secrets?: string[] | undefined }): GuardVerdict {
+  function guard(args: { command: string; secrets?: string[] | undefined; unsandboxed?: string | undefined }): GuardVerdict {
+    const verdict = guardAlone(args);
+    const runs = howItRuns(args);
+    if (verdict.decision === "block") return { ...verdict, sandbox: runs };
+    // Outside the sandbox on request: a person decides, every time; no rule, auto-approval or mode answers it.
+    if (args.unsandboxed) return { decision: "prompt", reason: `it asks to run outside the sandbox: ${args.unsandboxed}`, sandbox: runs, personOnly: true };
+    const inside = sandboxFor(args);
+    if (inside && sandbox!.autoRun && verdict.decision === "prompt" && !args.secrets?.length) {
+      return { decision: "allow", reason: `confined by the sandbox ([sandbox] auto_run): ${verdict.reason}`, sandbox: runs };
+    }
+    return { ...verdict, sandbox: runs };
+  }
+
+  function guardAlone(args: { command: string; secrets?: string[] | undefined }): GuardVerdict {
     // Loaded at the first call, not with the tool: sessions that never run a command do not pay for it.
     const { classifyCommand, loadRules, programList } = require("../guard/index") as typeof import("../guard/index");
     programs ??= programList(guardConfig.add_read_only, guardConfig.remove_read_only);
@@ -67,16 +106,15 @@ export function createBashTool(scope: SessionScope): Tool {
     name: "bash",
     kind: "execute",
     description:
-      `Run a shell command with /bin/bash -lc in the workspace (not sandboxed). Literal read-only commands (ls, cat, ` +
-      `rg, git status, …) run without approval; known destructive ones are refused. The environment holds basic ` +
-      `variables only, no keys${bindings.length ? `; secret bindings you may request by name: ${bindings.map(bindingName).join(", ")}` : ""}. The result starts with the exit ` +
-      `status (or the signal, a timeout, or cancellation), then stdout and stderr combined in order; long output ` +
-      `keeps its first and last parts. stdin is empty. Background processes the command starts are stopped when ` +
-      `it exits. Default timeout ${defaultTimeout}s, at most ${maxTimeout}s.`,
+      `Run a shell command with /bin/bash -lc in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv, " : ""}$TMPDIR; ${sandbox.network ? "" : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); literal read-only commands (ls, rg, git status, …) run unasked"}. ` +
+      `Known destructive ones are refused. The environment holds basic ` +
+      `variables only, no keys${bindings.length ? `; secret bindings you may request by name: ${bindings.map(bindingName).join(", ")}` : ""}. The result: the exit status (or signal, ` +
+      `timeout, cancellation), then stdout and stderr in order, long output cut to its head and tail. stdin is ` +
+      `empty; background processes are stopped when it exits. Default timeout ${defaultTimeout}s, at most ${maxTimeout}s.`,
     parameters: BashArgs,
     risk: "process",
     summary: (args) => {
-      const lines = [`$ ${args.command}`, `cwd: ${scope.workspace}`, args.background ? `in the background (a job; stopped when this session closes)` : `timeout: ${args.timeout_seconds ?? defaultTimeout}s`];
+      const lines = [`$ ${args.command}`, `cwd: ${scope.workspace}`, args.background ? `in the background (a job; stopped when this session closes)` : `timeout: ${args.timeout_seconds ?? defaultTimeout}s`, howItRuns(args)];
       if (args.secrets?.length) lines.push(`secrets: ${describeBindings(bindings, args.secrets).join(", ")}`);
       return lines.join("\n");
     },
@@ -89,8 +127,10 @@ export function createBashTool(scope: SessionScope): Tool {
       // Progress lines could show part of a bound value cut at a chunk's edge: a call with secrets sends none.
       if (args.background && scope.config.tools.max_background_commands > 0) {
         const { startBackgroundCommand } = await import("./bash-background");
+        const inside = sandboxFor(args);
         return startBackgroundCommand(scope, {
           command: args.command,
+          ...(inside ? { sandbox: inside.settings } : {}),
           env: { ...bashEnvironment(scope.env, extraEnv), ...secrets?.env },
           timeoutSeconds: Math.min(args.timeout_seconds ?? maxTimeout, secrets?.expiresInSeconds ?? Infinity),
           ...(secrets ? { redact: secrets.redact } : {}),
@@ -100,18 +140,35 @@ export function createBashTool(scope: SessionScope): Tool {
       }
       const progress = lastLineProgress(secrets ? () => {} : ctx.progress);
       try {
-        const result = await runProcess({
+        const run = {
           argv: ["/bin/bash", "-lc", args.command],
           cwd: scope.workspace,
           env: { ...bashEnvironment(scope.env, extraEnv), ...secrets?.env },
-          stdin: "null",
+          stdin: "null" as const,
           signal: ctx.signal,
           timeoutMs: timeoutSeconds * 1000,
           captureBytes: Math.max(256, ctx.outputLimitBytes - HEADER_RESERVE_BYTES),
           combined: true,
           onStdout: progress.push,
-        });
-        const formatted = formatResult(result, timeoutSeconds);
+        };
+        const inside = sandboxFor(args);
+        let result: RunResult;
+        try {
+          result = inside ? await runSandboxed(run, inside.settings) : await runProcess(run);
+        } catch (e) {
+          throw new ToolError(e instanceof Error ? e.message : String(e));
+        }
+        const out = (result.combined ?? result.stdout).text;
+        if (inside && result.exitCode === LAUNCHER_FAILED_EXIT && out.startsWith(LAUNCHER_FAILED_PREFIX)) {
+          throw new ToolError(`${out.trim()} (the sandbox could not be applied; see scv doctor)`);
+        }
+        const plain = formatResult(result, timeoutSeconds);
+        const note = inside && !plain.ok ? explainDenial(out, inside.settings) : undefined;
+        const formatted = {
+          ...plain,
+          ...(note ? { output: `${plain.output}\n${note}` } : {}),
+          event: { ...plain.event, sandbox: inside ? inside.settings.mode : "none" },
+        };
         return secrets ? { ...formatted, output: secrets.redact(formatted.output) } : formatted;
       } finally {
         progress.stop();
@@ -198,4 +255,14 @@ export function lastLine(bytes: Uint8Array): string {
     if (line) return ellipsize(line, PROGRESS_MAX_CHARS);
   }
   return "";
+}
+
+const GIT_WRITES = /^\s*git\s+(commit|add|rm|mv|restore|checkout|switch|merge|rebase|reset|stash|tag|branch|cherry-pick|revert|am|apply|pull|fetch|push|init|gc|notes|worktree|submodule)(\s[^;&|`$()<>\n\\]*)?$/;
+
+/**
+ * A lone git command that writes the repository (`git commit -m "x"`), with no shell syntax around it: it would
+ * only fail inside the sandbox (.git is read-only there), so it runs outside and asks, as without a sandbox.
+ */
+export function writesGitDirectly(command: string): boolean {
+  return GIT_WRITES.test(command);
 }

@@ -1,7 +1,7 @@
 // Shared setup for the network tests: config, a tool context, an injected resolver, and the port-aware
 // loopback exception. Nothing here switches a global; every override travels through scope.services.net.
 import { tmpdir } from "node:os";
-import { AgentConfig, ChannelsConfig, CheckpointsConfig, type Config, MemoryConfig, ProviderProfile, SchedulesConfig, SessionsConfig, SkillsConfig, ToolsConfig, WebConfig, WebUiConfig } from "../../src/config/schema";
+import { AgentConfig, ChannelsConfig, CheckpointsConfig, type Config, MemoryConfig, ProviderProfile, SandboxConfig, SchedulesConfig, SessionsConfig, SkillsConfig, ToolsConfig, WebConfig, WebUiConfig } from "../../src/config/schema";
 import type { LookupFn, NetOverrides } from "../../src/net";
 import type { ToolCallContext } from "../../src/tools/tool";
 import { makeCallContext, makeScope } from "../fake/scope";
@@ -24,6 +24,7 @@ export function testConfig(web: Partial<Config["web"]> = {}, extra: { wire_api?:
     mcp: { max_message_bytes: 16 * 1024 * 1024, schema_budget_bytes: 8192, servers: {} },
     schedules: SchedulesConfig.parse({}),
     web_ui: WebUiConfig.parse({}),
+    sandbox: SandboxConfig.parse({}),
   };
 }
 

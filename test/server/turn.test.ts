@@ -129,8 +129,8 @@ describe("what clients are told about each call", () => {
   });
 
   test("a denied call is marked denied, not just failed", async () => {
-    h = await startHarness();
-    // `touch` is not read-only, so the command guard leaves the call to approval.
+    // `touch` is not read-only, so the command guard leaves the call to approval (the sandbox does not run it unasked).
+    h = await startHarness({ config: "[sandbox]\nauto_run = false\n" });
     h.fake.queue(toolCalls([{ name: "bash", arguments: { command: "touch never-made" } }]), text("ok"));
     const sid = await h.start();
     const { turn_id } = await h.request("turn.start", { session_id: sid, prompt: "run" });
@@ -142,7 +142,7 @@ describe("what clients are told about each call", () => {
   });
 
   test("identical calls share an approval fingerprint; different arguments do not", async () => {
-    h = await startHarness();
+    h = await startHarness({ config: "[sandbox]\nauto_run = false\n" });
     const call = (command: string) => toolCalls([{ name: "bash", arguments: { command } }]);
     h.fake.queue(call("touch f"), call("touch f"), call("touch f g"), text("ok"));
     const sid = await h.start();

@@ -12,10 +12,10 @@ function setup(scopeOpts: ScopeOptions = {}, outputLimitBytes?: number) {
 }
 
 describe("bash: arguments", () => {
-  test("the schema takes command, timeout_seconds, secrets and background, advertising the configured ceiling as maximum", () => {
+  test("the schema takes command, timeout_seconds, secrets, background and unsandboxed, advertising the configured ceiling as maximum", () => {
     const { tool } = setup({ config: { tools: { max_timeout_seconds: 120 } } });
     const props = tool.jsonSchema.properties as Record<string, Record<string, unknown>>;
-    expect(Object.keys(props).sort()).toEqual(["background", "command", "secrets", "timeout_seconds"]);
+    expect(Object.keys(props).sort()).toEqual(["background", "command", "secrets", "timeout_seconds", "unsandboxed"]);
     expect(props.command!.type).toBe("string");
     expect(props.timeout_seconds!.maximum).toBe(120);
     expect(props.timeout_seconds!.type).toBe("integer");
@@ -48,11 +48,11 @@ describe("bash: arguments", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
-  test("risk is process; the approval summary shows the command, the cwd and the timeout", async () => {
+  test("risk is process; the approval summary shows the command, the cwd, the timeout and how it runs", async () => {
     const { tool, ctx, scope } = setup();
     const a = await tool.assess({ command: "make test", timeout_seconds: 900 }, ctx);
     expect(a.ok && a.risk).toBe("process");
-    expect(a.ok && a.summary).toBe(`$ make test\ncwd: ${scope.workspace}\ntimeout: 900s`);
+    expect(a.ok && a.summary).toMatch(new RegExp(`^\\$ make test\ncwd: ${scope.workspace}\ntimeout: 900s\n(sandboxed|not sandboxed): `));
     const d = await tool.assess({ command: "ls" }, ctx);
     expect(d.ok && d.summary).toContain("timeout: 600s");
   });

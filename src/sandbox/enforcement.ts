@@ -1,0 +1,50 @@
+// What a sandbox actually enforces on this machine, in words: shown by doctor, status, the approval card and once
+// per session where something is missing. Never more than the launcher applies (launcher.ts, mounts.ts).
+import type { SandboxMode, SandboxSupport } from "./policy";
+
+export interface Enforcement {
+  /** Something can be enforced at all (Landlock or namespaces). */
+  available: boolean;
+  mode: SandboxMode;
+  landlockAbi: number;
+  enforced: string[];
+  /** Parts of the policy this kernel cannot enforce. */
+  missing: string[];
+  /** One line: `workspace-write (Landlock ABI 7, namespaces)`, or why nothing is enforced. */
+  summary: string;
+}
+
+export function describeEnforcement(settings: { mode: SandboxMode; network: boolean }, support: SandboxSupport): Enforcement {
+  const abi = support.landlockAbi;
+  const ns = support.namespaces;
+  const enforced: string[] = [];
+  const missing: string[] = [];
+  if (abi) {
+    enforced.push(settings.mode === "workspace-write" ? "writes only in the workspace, its private temporary directory and writable_roots" : "writes only in its private temporary directory");
+    enforced.push("hidden paths neither readable nor writable");
+    if (abi < 3) missing.push("truncating files outside the writable places (Landlock ABI 3)");
+  } else {
+    missing.push("file access rules (no Landlock on this kernel): writes outside the workspace and reads of hidden paths are not blocked");
+  }
+  if (ns) {
+    enforced.push(".git and .scv read-only", "/tmp is the command's private directory", "the rest of the file system read-only (even to root)");
+    if (!settings.network) enforced.push("no network at all (a network namespace: TCP, UDP, IPv4, IPv6, loopback)");
+  } else {
+    if (abi && settings.mode === "workspace-write") enforced.push(".git and .scv read-only (without a mount namespace new entries at the workspace's top level cannot be created either)");
+    missing.push(`a private /tmp (the command's TMPDIR is private; /tmp is ${abi ? "not writable" : "shared"})`);
+    if (!settings.network) {
+      if (abi >= 4) {
+        enforced.push("no TCP (Landlock)");
+        missing.push("blocking UDP and Unix sockets by path (needs a network and mount namespace)");
+      } else missing.push("blocking the network (needs Landlock ABI 4 or a network namespace)");
+    }
+    missing.push(`namespaces (${support.namespacesProblem ?? "not available"})`);
+  }
+  if (abi >= 6) enforced.push("SCV, its death watch and every process outside the sandbox out of reach of signals and abstract sockets");
+  else missing.push("signal scoping (Landlock ABI 6): a sandboxed command can signal processes of the same user outside it");
+  const available = abi > 0 || ns;
+  const summary = available
+    ? `${settings.mode} (${abi ? `Landlock ABI ${abi}` : "no Landlock"}${ns ? ", namespaces" : ", no namespaces"}${settings.network ? ", network allowed" : ""})`
+    : "no sandbox on this machine: the kernel offers neither Landlock nor namespaces";
+  return { available, mode: settings.mode, landlockAbi: abi, enforced, missing, summary };
+}

@@ -1,0 +1,106 @@
+// The sandbox room, one contract: run this command under this policy. startSandboxed starts `argv` through the
+// process runner as `scv __sandbox <policy> <argv…>` (launcher.ts), so the command is tracked, cancelled and
+// cleaned up like any other run, and confined before its first instruction. Everything SCV runs for the model
+// goes through here (bash; MCP stdio servers the user sandboxes; later background jobs and hooks).
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startProcess, type RunningProcess, type RunOptions, type RunResult } from "../process";
+import { LAUNCHER_ARG, PROBE_ARG, type SandboxMode, type SandboxPolicy, type SandboxSupport } from "./policy";
+import { describeEnforcement, type Enforcement } from "./enforcement";
+
+export { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, type SandboxMode, type SandboxSupport } from "./policy";
+export { describeEnforcement, type Enforcement } from "./enforcement";
+export { defaultHiddenPaths, sandboxSettings, type SandboxConfig } from "./settings";
+export { explainDenial } from "./denial";
+
+/** The sandbox for one workspace, resolved from `[sandbox]` (see settings.ts). */
+export interface SandboxSettings {
+  mode: SandboxMode;
+  workspace: string;
+  writableRoots: string[];
+  hidden: string[];
+  network: boolean;
+  /** A `prompt` command runs unasked inside the sandbox. */
+  autoRun: boolean;
+  /** Refuse to run commands rather than run with less than the full sandbox. */
+  required: boolean;
+}
+
+/** How to start the launcher: the compiled binary itself, or (from source, in tests) bun with cli/main.ts. */
+function launcherPrefix(): string[] {
+  return Bun.main.startsWith("/$bunfs/") ? [process.execPath] : [process.execPath, join(import.meta.dir, "..", "cli", "main.ts")];
+}
+
+let support: SandboxSupport | undefined;
+
+/** What this machine lets the launcher enforce, probed once per process in a throwaway launcher (about 10 ms). */
+export function sandboxSupport(): SandboxSupport {
+  if (support) return support;
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+  const r = Bun.spawnSync([...launcherPrefix(), LAUNCHER_ARG, PROBE_ARG], { cwd: "/", env, stdout: "pipe", stderr: "pipe" });
+  try {
+    support = JSON.parse(r.stdout.toString()) as SandboxSupport;
+  } catch {
+    support = { landlockAbi: 0, namespaces: false, namespacesProblem: `the launcher did not answer (${r.stderr.toString().trim() || `exit ${r.exitCode}`})` };
+  }
+  return support;
+}
+
+/** What a run under `settings` would enforce on this machine. */
+export function enforcementFor(settings: SandboxSettings): Enforcement {
+  return describeEnforcement(settings, sandboxSupport());
+}
+
+/**
+ * Starts `opts.argv` confined by `settings`: the reusable sandboxed spawn (bash, MCP servers, background jobs,
+ * hooks). Throws when the sandbox cannot be had (nothing on this kernel, or `required` and a part missing);
+ * never starts the command unconfined. The command's private temporary directory is removed after the run.
+ */
+export function startSandboxed(opts: RunOptions, settings: SandboxSettings): RunningProcess {
+  const enforcement = enforcementFor(settings);
+  if (!enforcement.available) throw new Error(`the command was not run: ${enforcement.summary}`);
+  if (settings.required && enforcement.missing.length) {
+    throw new Error(`the command was not run: [sandbox] required = true, and this machine cannot enforce ${enforcement.missing.join("; ")}`);
+  }
+  const privateTmp = mkdtempSync(join(tmpdir(), "scv-sandbox-"));
+  const support = sandboxSupport();
+  const policy: SandboxPolicy = {
+    mode: settings.mode,
+    cwd: opts.cwd,
+    workspace: settings.workspace,
+    protect: [join(settings.workspace, ".git"), join(settings.workspace, ".scv")],
+    writableRoots: settings.writableRoots,
+    hidden: settings.hidden,
+    network: settings.network,
+    tmpdir: realpathSync(privateTmp),
+    expect: { namespaces: support.namespaces, landlock: support.landlockAbi > 0 },
+  };
+  let running: RunningProcess;
+  try {
+    // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
+    running = startProcess({ ...opts, cwd: "/", argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] });
+  } catch (e) {
+    removeQuietly(privateTmp);
+    throw e;
+  }
+  const result = running.result.finally(() => removeQuietly(privateTmp));
+  return { ...running, result };
+}
+
+/** startSandboxed to completion; a signal already aborted gives a `cancelled` result without starting anything. */
+export async function runSandboxed(opts: RunOptions, settings: SandboxSettings): Promise<RunResult> {
+  if (opts.signal?.aborted) {
+    const empty = { text: "", totalBytes: 0, totalLines: 0, truncated: false };
+    return { exitCode: null, signal: null, timedOut: false, cancelled: true, stdout: empty, stderr: empty, durationMs: 0 };
+  }
+  return startSandboxed(opts, settings).result;
+}
+
+function removeQuietly(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // a later run's tmp sweep is not needed: the name is unique; leaving it is the lesser harm
+  }
+}

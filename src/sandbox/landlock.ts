@@ -1,0 +1,138 @@
+// Landlock (kernel documentation, Documentation/userspace-api/landlock.rst): an allow-list of file hierarchies
+// with rights, TCP bind/connect by port (ABI 4), and scopes that keep signals and abstract Unix sockets inside
+// the sandbox (ABI 6). Rules only add rights, so "everything but these paths" is built by walking down to each
+// excluded path and granting its siblings (see grantTree). Best effort by ABI: what the ABI lacks is reported
+// by the probe, never claimed.
+import { lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { check, cstr, O_CLOEXEC, O_PATH, ptr, SYS, sys, sysError } from "./sys";
+
+export const FS = {
+  EXECUTE: 1 << 0,
+  WRITE_FILE: 1 << 1,
+  READ_FILE: 1 << 2,
+  READ_DIR: 1 << 3,
+  REMOVE_DIR: 1 << 4,
+  REMOVE_FILE: 1 << 5,
+  MAKE_CHAR: 1 << 6,
+  MAKE_DIR: 1 << 7,
+  MAKE_REG: 1 << 8,
+  MAKE_SOCK: 1 << 9,
+  MAKE_FIFO: 1 << 10,
+  MAKE_BLOCK: 1 << 11,
+  MAKE_SYM: 1 << 12,
+  REFER: 1 << 13,
+  TRUNCATE: 1 << 14,
+  IOCTL_DEV: 1 << 15,
+} as const;
+
+export const READ = FS.EXECUTE | FS.READ_FILE | FS.READ_DIR | FS.IOCTL_DEV;
+export const WRITE =
+  FS.WRITE_FILE | FS.REMOVE_DIR | FS.REMOVE_FILE | FS.MAKE_DIR | FS.MAKE_REG | FS.MAKE_SOCK | FS.MAKE_FIFO | FS.MAKE_SYM | FS.REFER | FS.TRUNCATE;
+/** The rights a rule on a file (not a directory) may carry. */
+const FILE_RIGHTS = FS.EXECUTE | FS.WRITE_FILE | FS.READ_FILE | FS.TRUNCATE | FS.IOCTL_DEV;
+const NET_BIND_TCP = 1;
+const NET_CONNECT_TCP = 2;
+export const SCOPE_ABSTRACT_UNIX_SOCKET = 1;
+export const SCOPE_SIGNAL = 2;
+const RULE_PATH_BENEATH = 1;
+const CREATE_RULESET_VERSION = 1;
+
+/** The ABI the kernel offers; 0 when Landlock is missing or disabled. */
+export function landlockAbi(): number {
+  try {
+    const v = Number(sys().syscall(SYS.landlock_create_ruleset, 0n, 0n, BigInt(CREATE_RULESET_VERSION), 0n, 0n));
+    return v > 0 ? v : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The file system rights an ABI knows. */
+export function handledFs(abi: number): number {
+  if (abi >= 5) return 0xffff;
+  if (abi >= 3) return 0x7fff;
+  if (abi >= 2) return 0x3fff;
+  return abi >= 1 ? 0x1fff : 0;
+}
+
+export interface Ruleset {
+  abi: number;
+  /** Grants `rights` on `path` and everything below it, except the excluded paths (and what lies below them). */
+  grantTree(path: string, rights: number, excluded: readonly string[]): void;
+  /** Grants `rights` on exactly this path's hierarchy; a missing path is skipped. */
+  grant(path: string, rights: number): void;
+  /** no_new_privs must already be set. From here on this thread (and what it executes) is confined. */
+  restrictSelf(): void;
+}
+
+export function createRuleset(abi: number, opts: { network: boolean }): Ruleset {
+  const c = sys();
+  const fsMask = handledFs(abi);
+  const net = abi >= 4 && !opts.network ? NET_BIND_TCP | NET_CONNECT_TCP : 0;
+  const scoped = abi >= 6 ? SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL : 0;
+  const attr = new BigUint64Array([BigInt(fsMask), BigInt(net), BigInt(scoped)]);
+  // The attribute's size grows with the ABI: 8 bytes (fs), 16 (net, ABI 4), 24 (scoped, ABI 6).
+  const size = abi >= 6 ? 24 : abi >= 4 ? 16 : 8;
+  const fd = check(c.syscall(SYS.landlock_create_ruleset, BigInt(ptr(attr)), BigInt(size), 0n, 0n, 0n), "landlock_create_ruleset");
+  // struct landlock_path_beneath_attr { u64 allowed_access; s32 parent_fd; } __attribute__((packed))
+  const rule = new Uint8Array(12);
+  const view = new DataView(rule.buffer);
+
+  const grant = (path: string, rights: number) => {
+    let isDir = false;
+    try {
+      isDir = lstatSync(path).isDirectory();
+    } catch {
+      return; // a path that does not exist needs no rule
+    }
+    const allowed = (isDir ? rights : rights & FILE_RIGHTS) & fsMask;
+    if (!allowed) return;
+    const pfd = c.open(cstr(path), O_PATH | O_CLOEXEC, 0);
+    if (pfd < 0) return; // unreachable from here: nothing to grant
+    try {
+      view.setBigUint64(0, BigInt(allowed), true);
+      view.setInt32(8, pfd, true);
+      if (Number(c.syscall(SYS.landlock_add_rule, BigInt(fd), BigInt(RULE_PATH_BENEATH), BigInt(ptr(rule)), 0n, 0n)) < 0) {
+        throw sysError(`landlock_add_rule for ${path}`);
+      }
+    } finally {
+      c.close(pfd);
+    }
+  };
+
+  const grantTree = (path: string, rights: number, excluded: readonly string[]) => {
+    if (excluded.includes(path)) return;
+    const prefix = path === "/" ? "/" : `${path}/`;
+    const below = excluded.filter((e) => e.startsWith(prefix));
+    if (!below.length) return grant(path, rights);
+    // An ancestor of an excluded path: its listing only (read trees), then each entry on its own.
+    if (rights & FS.READ_DIR) grant(path, FS.READ_DIR);
+    let names: string[];
+    try {
+      names = readdirSync(path);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const child = join(path, name);
+      try {
+        // A symlink's own rule would mean nothing: access is judged where it leads, which has its own rules.
+        if (lstatSync(child).isSymbolicLink()) continue;
+      } catch {
+        continue;
+      }
+      grantTree(child, rights, below);
+    }
+  };
+
+  return {
+    abi,
+    grant,
+    grantTree,
+    restrictSelf() {
+      check(c.syscall(SYS.landlock_restrict_self, BigInt(fd), 0n, 0n, 0n, 0n), "landlock_restrict_self");
+      c.close(fd);
+    },
+  };
+}

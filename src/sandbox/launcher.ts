@@ -1,0 +1,134 @@
+// The launcher: `scv __sandbox <policy> <argv…>`, the scv binary re-executed by startSandboxed. It applies the
+// policy to itself (namespaces where the kernel lets it, no_new_privs, capabilities dropped, Landlock) and then
+// executes the command in place, so the command has the launcher's pid, group and session. It loads nothing but
+// bun:ffi and node:fs (cli/main.ts sends it here before config, zod or the CLI load). When it cannot apply what
+// the policy expects it prints one line and exits with LAUNCHER_FAILED_EXIT: the command never runs unconfined.
+import { accessSync, constants, writeSync } from "node:fs";
+import { join } from "node:path";
+import { createRuleset, FS, landlockAbi, READ, WRITE } from "./landlock";
+import { buildView, enterNamespaces } from "./mounts";
+import { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, parsePolicy, PROBE_ARG, type SandboxPolicy, type SandboxSupport } from "./policy";
+import { cstr, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, ptr, SYS, sys, sysError } from "./sys";
+
+/** Device nodes a command may read and write: the harmless ones every program expects. */
+const DEVICES_RW = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"];
+
+export function runLauncher(args: string[]): never {
+  if (args[0] === PROBE_ARG) {
+    writeSync(1, `${JSON.stringify(probe())}\n`);
+    process.exit(0);
+  }
+  let policy: SandboxPolicy;
+  let argv: string[];
+  try {
+    policy = parsePolicy(args[0] ?? "");
+    argv = args.slice(1);
+    if (!argv.length) throw new Error("no command was given");
+    const env = confine(policy);
+    exec(argv, env);
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+  }
+}
+
+function fail(reason: string): never {
+  writeSync(2, `${LAUNCHER_FAILED_PREFIX}the command was not run: ${reason}\n`);
+  process.exit(LAUNCHER_FAILED_EXIT);
+}
+
+/** Applies the policy to this process; returns the environment the command gets. */
+function confine(policy: SandboxPolicy): Record<string, string> {
+  const c = sys();
+  const abi = landlockAbi();
+  if (policy.expect.landlock && !abi) throw new Error("Landlock is not available on this kernel");
+  const writable = policy.mode === "workspace-write" ? [policy.workspace, ...policy.writableRoots] : [...policy.writableRoots];
+  let namespaces = false;
+  if (policy.expect.namespaces) {
+    enterNamespaces(policy.network);
+    buildView(policy, writable);
+    namespaces = true;
+  }
+  const env = { ...(process.env as Record<string, string>) };
+  // /tmp is the private directory in the namespace; without one the command is told the private path itself.
+  const tmp = namespaces ? "/tmp" : policy.tmpdir;
+  env.TMPDIR = tmp;
+  env.TMP = tmp;
+  env.TEMP = tmp;
+  if (abi) {
+    const rules = createRuleset(abi, { network: policy.network });
+    // Reads: everything except hidden paths and /dev (only the harmless devices below).
+    rules.grantTree("/", READ, [...policy.hidden, "/dev"]);
+    rules.grant("/dev", FS.READ_DIR);
+    for (const d of DEVICES_RW) rules.grant(d, READ | WRITE);
+    if (namespaces) rules.grant("/dev/shm", READ | WRITE); // a private tmpfs in the namespace
+    rules.grant(namespaces ? "/tmp" : policy.tmpdir, READ | WRITE);
+    // Writes: the workspace (its .git/.scv are read-only mounts, or, without a mount namespace, left out of the
+    // rules, which also leaves new entries at the workspace's top level not creatable) and the user's roots.
+    const notWritable = [...policy.hidden, ...(namespaces ? [] : policy.protect)];
+    for (const root of writable) rules.grantTree(root, READ | WRITE, notWritable);
+    if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
+    dropCapabilities();
+    rules.restrictSelf();
+  } else {
+    if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
+    dropCapabilities();
+  }
+  if (c.chdir(cstr(policy.cwd)) !== 0) throw sysError(`chdir to ${policy.cwd}`);
+  return env;
+}
+
+/** Root keeps no capability in the command (no module loading, no raw devices, no mounts, no ptrace). */
+function dropCapabilities(): void {
+  const c = sys();
+  for (let cap = 0; cap < 64; cap++) if (c.prctl(PR_CAPBSET_DROP, BigInt(cap), 0n, 0n, 0n) !== 0) break;
+  c.prctl(PR_CAP_AMBIENT, BigInt(PR_CAP_AMBIENT_CLEAR_ALL), 0n, 0n, 0n);
+  // capset(header {version 3, pid 0}, data[2] all zero): no effective, permitted or inheritable capability.
+  const header = new Uint32Array([0x20080522, 0]);
+  const data = new Uint32Array(6);
+  if (Number(c.syscall(SYS.capset, BigInt(ptr(header)), BigInt(ptr(data)), 0n, 0n, 0n)) !== 0) throw sysError("capset (dropping capabilities)");
+}
+
+function exec(argv: string[], env: Record<string, string>): never {
+  const c = sys();
+  const file = resolveProgram(argv[0]!, env.PATH);
+  const keep: Buffer[] = [];
+  const array = (items: string[]) => {
+    const out = new BigUint64Array(items.length + 1);
+    items.forEach((s, i) => {
+      const b = cstr(s);
+      keep.push(b);
+      out[i] = BigInt(ptr(b));
+    });
+    return out;
+  };
+  const argvC = array(argv);
+  const envC = array(Object.entries(env).map(([k, v]) => `${k}=${v}`));
+  c.execve(cstr(file), argvC, envC);
+  throw sysError(`executing ${argv[0]}`);
+}
+
+function resolveProgram(name: string, path: string | undefined): string {
+  if (name.includes("/")) return name;
+  for (const dir of (path ?? "/usr/bin:/bin").split(":")) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {}
+  }
+  return name;
+}
+
+/** What this kernel lets the launcher enforce; the probe tries the namespaces in its own throwaway process. */
+function probe(): SandboxSupport {
+  const landlock = landlockAbi();
+  try {
+    enterNamespaces(false);
+    const attr = new BigUint64Array([1n, 0n, 0n, 0n]); // the read-only view needs mount_setattr (Linux 5.12)
+    if (Number(sys().syscall(SYS.mount_setattr, -100n, BigInt(ptr(cstr("/"))), 0x8000n, BigInt(ptr(attr)), 32n)) !== 0) throw sysError("mount_setattr");
+    return { landlockAbi: landlock, namespaces: true };
+  } catch (e) {
+    return { landlockAbi: landlock, namespaces: false, namespacesProblem: e instanceof Error ? e.message : String(e) };
+  }
+}

@@ -1,0 +1,93 @@
+// The launcher's private view of the file system, in a new mount namespace (and, without network, a new network
+// namespace with only a down loopback): everything read-only, then the workspace, the user's writable roots and
+// the private temporary directory (shown at /tmp) writable, `.git`/`.scv` read-only again, hidden directories
+// covered by an empty inaccessible tmpfs and hidden files (sockets too) by /dev/null.
+//
+// A Bun process has threads, so it cannot enter a new user namespace (unshare(CLONE_NEWUSER) needs a
+// single-threaded caller): this needs CAP_SYS_ADMIN (root). Without it, Landlock works alone (see launcher.ts).
+import { lstatSync, mkdirSync } from "node:fs";
+import {
+  AT_FDCWD,
+  AT_RECURSIVE,
+  CLONE_NEWNET,
+  CLONE_NEWNS,
+  check,
+  cstr,
+  MOUNT_ATTR_RDONLY,
+  MS_BIND,
+  MS_NODEV,
+  MS_NOEXEC,
+  MS_NOSUID,
+  MS_PRIVATE,
+  MS_RDONLY,
+  MS_REC,
+  MS_REMOUNT,
+  mount,
+  O_CLOEXEC,
+  O_DIRECTORY,
+  O_PATH,
+  ptr,
+  SYS,
+  sys,
+} from "./sys";
+import type { SandboxPolicy } from "./policy";
+
+/** Enters new mount (and, without network, network) namespaces; throws with the reason when the kernel refuses. */
+export function enterNamespaces(network: boolean): void {
+  check(sys().unshare(CLONE_NEWNS | (network ? 0 : CLONE_NEWNET)), "unshare of a mount and network namespace");
+  // Nothing done here may reach the machine's own mounts.
+  mount(null, "/", null, MS_REC | MS_PRIVATE, null);
+}
+
+const exists = (p: string) => {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+
+/** Builds the view for `policy` inside the namespaces just entered. */
+export function buildView(policy: SandboxPolicy, writable: readonly string[]): void {
+  const c = sys();
+  // Everything read-only (also what root could chmod or chown outside the workspace).
+  const attr = new BigUint64Array([BigInt(MOUNT_ATTR_RDONLY), 0n, 0n, 0n]);
+  check(c.syscall(SYS.mount_setattr, BigInt(AT_FDCWD), BigInt(ptr(cstr("/"))), BigInt(AT_RECURSIVE), BigInt(ptr(attr)), 32n), "mount_setattr (read-only root)");
+  // Writable places under /tmp are reached through a descriptor once /tmp shows the private directory.
+  const held = writable.filter(exists).map((path) => ({ path, fd: check(c.open(cstr(path), O_PATH | O_DIRECTORY | O_CLOEXEC, 0), `open of ${path}`) }));
+  bindWritable(policy.tmpdir, "/tmp");
+  if (exists("/dev/shm")) mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+  for (const { path, fd } of held) {
+    if (under(path, "/tmp")) mkdirSync(path, { recursive: true });
+    bindWritable(`/proc/self/fd/${fd}`, path);
+    c.close(fd);
+  }
+  for (const p of policy.protect) if (exists(p)) bindReadOnly(p, p);
+  for (const p of policy.hidden) hide(p);
+}
+
+function bindWritable(source: string, target: string): void {
+  mount(source, target, null, MS_BIND | MS_REC, null);
+  mount(null, target, null, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, null);
+}
+
+function bindReadOnly(source: string, target: string): void {
+  mount(source, target, null, MS_BIND | MS_REC, null);
+  mount(null, target, null, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, null);
+}
+
+/** A hidden directory shows an empty tmpfs nobody may enter; a hidden file (or socket) shows /dev/null. */
+function hide(path: string): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return; // not there (or no longer visible in this view)
+  }
+  if (st.isSymbolicLink()) return; // the parent resolves it; what it points to is listed on its own
+  if (st.isDirectory()) mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000");
+  else bindReadOnly("/dev/null", path);
+}

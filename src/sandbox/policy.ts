@@ -1,0 +1,62 @@
+// What the launcher is told: one plain JSON argument, read without zod (the launcher must start cheaply).
+// The parent (src/sandbox/index.ts) builds it; the launcher (launcher.ts) applies it or fails.
+
+export type SandboxMode = "workspace-write" | "read-only";
+
+export interface SandboxPolicy {
+  mode: SandboxMode;
+  /** Where the command starts. */
+  cwd: string;
+  /** Writable in workspace-write mode (except `protect`). */
+  workspace: string;
+  /** Kept read-only inside the writable places: the workspace's `.git` and `.scv` (existing ones). */
+  protect: string[];
+  /** More writable places the user listed (`[sandbox] writable_roots`). */
+  writableRoots: string[];
+  /** Neither readable nor writable. */
+  hidden: string[];
+  /** TCP and UDP allowed (no network namespace, no Landlock TCP rules). */
+  network: boolean;
+  /** The command's private temporary directory (created by the parent, removed after the run). */
+  tmpdir: string;
+  /** What the parent promised to the person (from the probe): the launcher fails rather than do less. */
+  expect: { namespaces: boolean; landlock: boolean };
+}
+
+/** The argument that turns the `scv` binary into the launcher: `scv __sandbox <policy-json> <argv…>`. */
+export const LAUNCHER_ARG = "__sandbox";
+/** `scv __sandbox --probe`: prints what this kernel lets the launcher enforce (SandboxSupport as JSON). */
+export const PROBE_ARG = "--probe";
+/** The launcher's own failure (not the command's): exit status and the first word of its one stderr line. */
+export const LAUNCHER_FAILED_EXIT = 125;
+export const LAUNCHER_FAILED_PREFIX = "scv sandbox: ";
+
+/** What the launcher can enforce on this machine, as the probe reports it. */
+export interface SandboxSupport {
+  /** 0 when Landlock is unavailable. */
+  landlockAbi: number;
+  /** A private mount and network namespace could be made (needs CAP_SYS_ADMIN: a Bun process cannot make a user namespace). */
+  namespaces: boolean;
+  /** Why not, when namespaces is false. */
+  namespacesProblem?: string;
+}
+
+export function parsePolicy(text: string): SandboxPolicy {
+  const p = JSON.parse(text) as SandboxPolicy;
+  const strings = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === "string" && s.startsWith("/"));
+  if (
+    (p.mode !== "workspace-write" && p.mode !== "read-only") ||
+    typeof p.cwd !== "string" ||
+    typeof p.workspace !== "string" ||
+    typeof p.tmpdir !== "string" ||
+    !p.tmpdir.startsWith("/") ||
+    !strings(p.protect) ||
+    !strings(p.writableRoots) ||
+    !strings(p.hidden) ||
+    typeof p.network !== "boolean" ||
+    typeof p.expect !== "object"
+  ) {
+    throw new Error("the policy argument is malformed");
+  }
+  return p;
+}
