@@ -29,7 +29,7 @@ export interface SandboxSettings {
 
 /** How to start the launcher: the compiled binary itself, or (from source, in tests) bun with cli/main.ts. */
 function launcherPrefix(): string[] {
-  return Bun.main.startsWith("/$bunfs/") ? [process.execPath] : [process.execPath, join(import.meta.dir, "..", "cli", "main.ts")];
+  return Bun.main.startsWith("/$bunfs/") ? [process.execPath] : [process.execPath, join(import.meta.dir, "launcher-entry.ts")];
 }
 
 let support: SandboxSupport | undefined;

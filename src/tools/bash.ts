@@ -44,11 +44,10 @@ function bashArgs(defaultTimeout: number, maxTimeout: number) {
       .describe("Run as a background job (a server, a watcher) and return its handle at once"),
     unsandboxed: z
       .string({ error: "must be a string saying why" })
-      .trim()
-      .min(1, "must say why the command needs to run outside the sandbox")
-      .max(500, "must be at most 500 characters")
+      .refine((s) => s.trim().length > 0, "must say why the command needs to run outside the sandbox")
+      .refine((s) => s.length <= 500, "must be at most 500 characters")
       .optional()
-      .describe("Why it must run unsandboxed; a person is asked"),
+      .describe("Why it must run unsandboxed; asks a person"),
   });
 }
 const BASH_ARGS = parametersByTimeouts(bashArgs, [DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS]);

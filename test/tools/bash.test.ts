@@ -96,12 +96,19 @@ describe("bash: running", () => {
   });
 
   test("cancellation of the turn stops the command", async () => {
-    const { tool, ctx } = setup();
-    const a = await tool.assess({ command: "echo started; sleep 30" }, ctx);
+    const { tool, ctx, scope } = setup();
+    const a = await tool.assess({ command: "echo started; touch started; sleep 30" }, ctx);
     if (!a.ok) throw new Error("assess refused");
-    setTimeout(() => ctx.cancel(), 300);
-    const began = performance.now();
+    // Cancelled once the command runs (the sandbox's launcher, run from source here, takes a moment to start).
+    let began = 0;
+    const poll = setInterval(() => {
+      if (!existsSync(join(scope.workspace, "started"))) return;
+      clearInterval(poll);
+      began = performance.now();
+      ctx.cancel();
+    }, 10);
     const result = await tool.run(a.args, ctx);
+    clearInterval(poll);
     expect(performance.now() - began).toBeLessThan(1500);
     expect(result).toMatchObject({ ok: false, output: "cancelled\nstarted\n" });
   });
