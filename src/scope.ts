@@ -27,8 +27,8 @@ export type ToolRisk = (typeof TOOL_RISKS)[number];
 export const RISK_WORDS: Readonly<Record<ToolRisk, string>> = {
   read_only: "reads files in the workspace",
   filesystem: "changes files in the workspace",
-  process: "runs a command on this machine, not sandboxed, with your permissions",
-  delegate: "hands work to another agent, which then acts on its own",
+  process: "runs a command on this machine, not sandboxed, with your permissions (/undo restores only what it changes inside the workspace)",
+  delegate: "hands work to another agent, which then acts on its own (/undo restores only what it changes inside the workspace)",
   network: "contacts a host on the network",
 };
 

@@ -4,6 +4,7 @@
 import type { NotificationMethod, NotificationParams, RequestResult } from "../protocol/schema";
 import { type PromptBlock, RequestPermissionResult } from "../protocol/acp";
 import { isMode, type ModeId, modeApproves, modelOption, modelState, modeOption, modeState, type Profiles } from "./modes";
+import { AVAILABLE_COMMANDS, rewindCommandOf, runRewindCommand } from "./commands";
 import { promptTurn } from "./prompt";
 import { ACP_ERRORS, AcpError, type AcpPeer } from "./rpc";
 import { fileTextForDiff, planUpdate, replayedCall, stopReasonOf, textContent, toolCallFinished, toolCallStarted, toolKind, toolPath } from "./updates";
@@ -60,6 +61,8 @@ export class AcpSession {
   private readonly editorWrites = new Map<string, string>();
   /** Turns that ended before turn.start's reply named them (kept briefly, so no end is missed). */
   private readonly endedEarly = new Map<string, Ended>();
+  private commandsAnnounced = false;
+  private commandCount = 0;
 
   constructor(private readonly deps: AcpSessionDeps) {}
 
@@ -73,6 +76,11 @@ export class AcpSession {
 
   /** The modes and options a session/new, load or resume reply carries. */
   state() {
+    if (!this.commandsAnnounced) {
+      this.commandsAnnounced = true;
+      // After the reply that opens the session, so the editor knows the session the commands belong to.
+      setTimeout(() => this.update({ sessionUpdate: "available_commands_update", availableCommands: AVAILABLE_COMMANDS }), 0);
+    }
     return { modes: modeState(this.mode), models: modelState(this.deps.profiles), configOptions: this.configOptions() };
   }
 
@@ -124,6 +132,12 @@ export class AcpSession {
   async prompt(blocks: PromptBlock[]): Promise<{ stopReason: string }> {
     if (this.running) throw new AcpError(ACP_ERRORS.invalid_request, `a prompt is already running in session ${this.id}; wait for its result or send session/cancel first`);
     const { text, images } = promptTurn(blocks, this.deps.imageDir);
+    const command = images.length ? undefined : rewindCommandOf(text);
+    if (command) {
+      const reply = await runRewindCommand(this.deps, command, `rewind-${++this.commandCount}`);
+      this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply } });
+      return { stopReason: "end_turn" };
+    }
     let end!: (p: Ended) => void;
     const ended = new Promise<Ended>((r) => (end = r));
     const running: RunningPrompt = { cancelRequested: false, end };
