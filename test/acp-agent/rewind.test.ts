@@ -27,7 +27,7 @@ test("the editor's /undo shows the plan as a permission request; reject keeps th
   await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "change the notes" }] });
   expect(readFileSync(join(home.workspace, "notes.txt"), "utf8")).toBe("new\n");
   const announced = e.updates.find((u) => u.update.sessionUpdate === "available_commands_update");
-  expect(announced.update.availableCommands.map((c: any) => c.name)).toEqual(["undo", "redo", "rewind"]);
+  expect(announced!.update.availableCommands.map((c: any) => c.name)).toEqual(["undo", "redo", "rewind"]);
   const prompt = (t: string) => e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: t }] });
   const lastReply = () => e.updates.filter((u) => u.update.sessionUpdate === "agent_message_chunk").at(-1)!.update.content.text as string;
 
