@@ -18,7 +18,7 @@ textarea{width:100%;min-height:5em}form.row{display:flex;gap:.5em;align-items:fl
 .tools{list-style:none;padding:0;margin:.3em 0 0;font:.85em ui-monospace,monospace;color:var(--mute)}.tools li{border:0!important;padding:0!important;margin:0!important;background:none!important}
 .card{border:2px solid var(--warn);border-radius:6px;padding:.6em .8em;margin:.6em 0;background:var(--card)}.card .actions{display:flex;gap:.5em;flex-wrap:wrap;align-items:center;margin-top:.4em}
 .session{border:1px solid var(--line);border-radius:6px;padding:.5em .8em;margin:.5em 0;background:var(--card)}
-svg.chart{width:100%;height:auto;display:block}svg.chart rect{fill:var(--acc)}svg.chart line.limit{stroke:var(--bad);stroke-width:.4;stroke-dasharray:1 1}svg.chart text{fill:var(--mute);font-size:3px}
+svg.chart{width:100%;height:auto;display:block}svg.chart rect{fill:var(--acc)}svg.chart line.limit{stroke:var(--bad);stroke-width:.6;stroke-dasharray:1.5 1.5}svg.chart{max-width:52em}svg.chart text{fill:var(--mute);font-size:4px}
 .bar{width:100%;height:.6em}.note{margin:.5em 0}
 `;
 

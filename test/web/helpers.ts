@@ -10,9 +10,10 @@ export interface WebDaemon extends Bridge {
   host: string;
 }
 
-export async function startWebDaemon(modelUrl: string, webUi = "", channels = ""): Promise<WebDaemon> {
-  const b = makeBridge(modelUrl, channels);
-  appendFileSync(join(b.home, "config.toml"), `\n[web_ui]\nenabled = true\nlisten = "127.0.0.1:0"\n${webUi}\n`);
+/** `webUi`: more [web_ui] keys; `more`: more tables, such as [limits]. */
+export async function startWebDaemon(modelUrl: string, webUi = "", more = ""): Promise<WebDaemon> {
+  const b = makeBridge(modelUrl);
+  appendFileSync(join(b.home, "config.toml"), `\n[web_ui]\nenabled = true\nlisten = "127.0.0.1:0"\n${webUi}\n${more}\n`);
   await startDaemon(b);
   await waitFor(() => /web page on (http:\/\/127\.0\.0\.1:\d+)/.test(b.logText()), 10_000, `the web page; log:\n${b.logText()}`);
   const base = /web page on (http:\/\/127\.0\.0\.1:\d+)/.exec(b.logText())![1]!;

@@ -16,10 +16,11 @@ function share(r: UsageRow): string {
 /** Horizontal bars, one per row, scaled to the largest (or to `limit` when that is larger, drawn as a dashed line). */
 function bars(rows: UsageRow[], value: (r: UsageRow) => number, label: (n: number) => string, limit?: { at: number; name: string }): Raw {
   const max = Math.max(1, ...rows.map(value), limit?.at ?? 0);
-  const h = rows.length * 6 + 4;
-  const x = (n: number) => 30 + (n / max) * 60;
-  return html`<svg class="chart" viewBox="0 0 100 ${h}" role="img">${rows.map((r, i) => html`<text x="0" y="${i * 6 + 4}">${r.key.slice(0, 18)}</text><rect x="30" y="${i * 6 + 1}" width="${((value(r) / max) * 60).toFixed(2)}" height="4"></rect><text x="${(x(value(r)) + 1).toFixed(2)}" y="${i * 6 + 4}">${label(value(r))}</text>`)}${
-    limit ? html`<line class="limit" x1="${x(limit.at).toFixed(2)}" x2="${x(limit.at).toFixed(2)}" y1="0" y2="${h}"></line><text x="${Math.min(x(limit.at), 80).toFixed(2)}" y="${h - 0.5}">${limit.name}</text>` : ""
+  const row = 8;
+  const h = rows.length * row + (limit ? 6 : 2);
+  const x = (n: number) => 90 + (n / max) * 160;
+  return html`<svg class="chart" viewBox="0 0 300 ${h}" role="img">${rows.map((r, i) => html`<text x="0" y="${i * row + 5}">${r.key.slice(0, 24)}</text><rect x="90" y="${i * row + 1}" width="${((value(r) / max) * 160).toFixed(2)}" height="5"></rect><text x="${(x(value(r)) + 2).toFixed(2)}" y="${i * row + 5}">${label(value(r))}</text>`)}${
+    limit ? html`<line class="limit" x1="${x(limit.at).toFixed(2)}" x2="${x(limit.at).toFixed(2)}" y1="0" y2="${h - 5}"></line><text x="${(x(limit.at) - 20).toFixed(2)}" y="${h - 1}">${limit.name} ${label(limit.at)}</text>` : ""
   }</svg>`;
 }
 

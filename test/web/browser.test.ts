@@ -1,0 +1,185 @@
+// The web page in a real browser: Debian's Chromium, headless, driven by playwright-core, against the real daemon
+// (dist/scv) with the scripted model. Skipped, saying so, where /usr/bin/chromium is not installed.
+// SCV_WEB_SCREENSHOTS=1 writes each page's screenshot to docs/web/ (the README shows them).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { fakeModelForFile, runBinary } from "../fake/binary";
+import { text, toolCalls } from "../fake/model-server";
+import { cleanupBridges, waitFor } from "../channels/helpers";
+import { signInLink, startWebDaemon, type WebDaemon } from "./helpers";
+
+const CHROMIUM = "/usr/bin/chromium";
+const available = existsSync(CHROMIUM);
+if (!available) console.warn(`test/web/browser.test.ts: skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
+const SHOTS = process.env.SCV_WEB_SCREENSHOTS === "1" ? resolve(import.meta.dir, "../../docs/web") : undefined;
+
+// Frames 15 ms apart, so a reply streams over a visible while.
+const fake = fakeModelForFile({ frameDelayMs: 15 });
+let d: WebDaemon;
+let browser: BrowserContext;
+let profile: string;
+let page: Page;
+
+beforeAll(async () => {
+  if (!available) return;
+  d = await startWebDaemon(fake.url, "", "[limits]\ndaily_tokens = 20000\n");
+  const added = await runBinary(["schedules", "add", "--every", "1d", "water the plants"], d.env, d.root);
+  if (added.code !== 0) throw new Error(`scv schedules add: ${added.stderr}`);
+  const { chromium } = await import("playwright-core");
+  profile = mkdtempSync(join(tmpdir(), "scv-chromium-"));
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1000, height: 760 },
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  await cleanupBridges();
+});
+
+async function shot(name: string, p: Page = page): Promise<void> {
+  if (SHOTS) {
+    mkdirSync(SHOTS, { recursive: true });
+    await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  } else expect((await p.screenshot()).length).toBeGreaterThan(1000);
+}
+
+test.skipIf(!available)("the sign-in link opens the chat page; the page then holds the session", async () => {
+  await page.goto(await signInLink(d));
+  await page.waitForURL(`${d.base}/chat`);
+  expect(await page.locator("nav a[aria-current]").textContent()).toBe("Chat");
+  const cookies = await browser.cookies(d.base);
+  const session = cookies.find((c) => c.name === "scv_web")!;
+  expect(session.httpOnly).toBe(true);
+  expect(session.sameSite).toBe("Strict");
+  expect(await page.evaluate(() => document.cookie)).toBe(""); // HttpOnly: no script sees it
+}, 60_000);
+
+test.skipIf(!available)("a chat round trip with the model: the reply streams into the page, then stands as the answer", async () => {
+  const answer = "Here is a long answer that arrives in many small pieces, so the page shows it growing before the turn ends.";
+  fake.queue(text(answer));
+  await page.fill("#send textarea", "hello from the browser");
+  await page.keyboard.press("Enter");
+  // Part of the answer is on the page while the rest is still coming.
+  await page.waitForFunction((full) => {
+    const t = document.querySelector("li.pending .text")?.textContent ?? "";
+    return t.length > 0 && t.length < full.length;
+  }, answer, { timeout: 20_000, polling: 10 });
+  await page.waitForFunction((full) => [...document.querySelectorAll("#messages li.scv")].some((li) => li.textContent === full && !li.classList.contains("pending")), answer, { timeout: 20_000 });
+  expect(JSON.stringify(fake.requests.at(-1)!.body)).toContain("hello from the browser");
+  await shot("chat");
+}, 60_000);
+
+test.skipIf(!available)("approvals are asked in the page: allowed on the live page, denied with a reason in the chat", async () => {
+  fake.queue(toolCalls([{ name: "write", arguments: { path: "from-browser.txt", content: "written after a click\n", mode: "create" } }]), toolCalls([{ name: "write", arguments: { path: "not-this.txt", content: "no\n", mode: "create" } }]), text("done: one written, one refused"));
+  const live = await browser.newPage();
+  await live.goto(`${d.base}/live`);
+  await page.fill("#send textarea", "write two files");
+  await page.keyboard.press("Enter");
+  // The live page shows the running turn and the card, with what will change.
+  const card = live.locator(".card", { hasText: "from-browser.txt" });
+  await card.waitFor({ timeout: 20_000 });
+  expect(await card.textContent()).toContain("written after a click");
+  expect(await live.locator(".session", { hasText: "web chat" }).count()).toBeGreaterThan(0);
+  expect(existsSync(join(d.workspace, "from-browser.txt"))).toBe(false);
+  await shot("live", live);
+  await card.locator("button", { hasText: "Allow once" }).click();
+  await waitFor(() => existsSync(join(d.workspace, "from-browser.txt")), 20_000, "the approved write");
+  expect(readFileSync(join(d.workspace, "from-browser.txt"), "utf8")).toBe("written after a click\n");
+  // The second request, in the chat page: denied with a reason the model is told.
+  const second = page.locator("#approvals .card", { hasText: "not-this.txt" });
+  await second.waitFor({ timeout: 20_000 });
+  await second.locator("input").fill("wrong file name");
+  await second.locator("button", { hasText: "Deny" }).click();
+  await page.locator("#messages li.scv", { hasText: "done: one written, one refused" }).waitFor({ timeout: 20_000 });
+  expect(existsSync(join(d.workspace, "not-this.txt"))).toBe(false);
+  expect(JSON.stringify(fake.requests.at(-1)!.body)).toContain("wrong file name");
+  await live.close();
+}, 90_000);
+
+test.skipIf(!available)("the usage page's numbers are `scv usage --json`'s for the same period", async () => {
+  for (const since of ["7d", "today"]) {
+    await page.goto(`${d.base}/usage?since=${since}`);
+    for (const by of ["day", "model", "agent", "origin"]) {
+      const cli = await runBinary(["usage", "--json", "--since", since, "--by", by], d.env, d.root);
+      expect(cli.code).toBe(0);
+      const want = JSON.parse(cli.stdout) as { rows: Record<string, number | string>[]; total: Record<string, number> };
+      const shown = await page.$$eval(`tr[data-by="${by}"]`, (rows) => rows.map((r) => ({ ...(r as HTMLElement).dataset })));
+      const asCli = (r: Record<string, number | string>) => ({ key: String(r.key), requests: String(r.requests), input: String(r.input_tokens), cached: String(r.cached_input_tokens), output: String(r.output_tokens), reasoning: String(r.reasoning_tokens) });
+      const pick = (r: Record<string, string | undefined>) => ({ key: r.key, requests: r.requests, input: r.input, cached: r.cached, output: r.output, reasoning: r.reasoning });
+      expect(shown.map(pick)).toEqual([...want.rows.map(asCli), asCli({ ...want.total, key: "total" })].map((r, i, all) => (i === all.length - 1 ? { ...r, key: shown.at(-1)!.key! } : r)));
+      expect(want.rows.length).toBeGreaterThan(0);
+    }
+  }
+  expect(await page.locator("svg line.limit").count()).toBeGreaterThan(0); // daily_tokens drawn as a line
+  await page.goto(`${d.base}/usage?since=7d`);
+  await shot("usage");
+}, 60_000);
+
+test.skipIf(!available)("a schedule paused in the page is paused for `scv schedules list`; resumed again", async () => {
+  await page.goto(`${d.base}/schedules`);
+  const row = page.locator("tr[data-schedule]", { hasText: "water the plants" });
+  expect(await row.textContent()).toContain("next ");
+  await row.locator("button", { hasText: "Pause" }).click();
+  await page.locator("tr[data-schedule] button", { hasText: "Resume" }).waitFor({ timeout: 10_000 });
+  const listed = JSON.parse((await runBinary(["schedules", "list", "--json"], d.env, d.root)).stdout) as { schedules: { prompt: string; paused?: boolean; status: string }[] };
+  const s = listed.schedules.find((x) => x.prompt === "water the plants")!;
+  expect(s.paused).toBe(true);
+  expect(s.status).toBe("paused");
+  await page.locator("tr[data-schedule] button", { hasText: "Resume" }).click();
+  await page.locator("tr[data-schedule] button", { hasText: "Pause" }).waitFor({ timeout: 10_000 });
+  expect((JSON.parse((await runBinary(["schedules", "list", "--json"], d.env, d.root)).stdout) as { schedules: { paused?: boolean }[] }).schedules[0]!.paused).toBe(false);
+  await shot("schedules");
+}, 60_000);
+
+test.skipIf(!available)("memory edited in the page is in the next session's request; a key is refused", async () => {
+  await page.goto(`${d.base}/memory`);
+  const user = page.locator('form[data-scope="user"]');
+  await user.locator("textarea").fill("- The owner drinks green tea, never coffee.\n- my key is sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd\n");
+  await user.locator("button").click();
+  await user.locator(".note.error").waitFor({ timeout: 10_000 });
+  expect(await user.locator(".note").textContent()).toContain("not saved");
+  await user.locator("textarea").fill("- The owner drinks green tea, never coffee.\n");
+  await user.locator("button").click();
+  await user.locator(".note.ok").waitFor({ timeout: 10_000 });
+  await shot("memory");
+  // A new conversation: its session reads memory as it starts.
+  fake.queue(text("noted"));
+  await page.goto(`${d.base}/chat`);
+  await page.fill("#send textarea", "/new");
+  await page.keyboard.press("Enter");
+  await page.locator("#messages li", { hasText: "Started a new conversation" }).waitFor({ timeout: 20_000 });
+  const before = fake.requests.length;
+  await page.fill("#send textarea", "what do I drink?");
+  await page.keyboard.press("Enter");
+  await page.locator("#messages li.scv", { hasText: "noted" }).waitFor({ timeout: 20_000 });
+  expect(fake.requests.length).toBe(before + 1);
+  expect(JSON.stringify(fake.requests.at(-1)!.body)).toContain("green tea, never coffee");
+}, 60_000);
+
+test.skipIf(!available)("sessions list, search and transcript; health shows what scv doctor reports", async () => {
+  await page.goto(`${d.base}/sessions?q=${encodeURIComponent("write two files")}`);
+  const hit = page.locator("table a").first();
+  await hit.click();
+  await page.waitForURL(/\/sessions\/s-/);
+  expect(await page.locator("main").textContent()).toContain("from-browser.txt");
+  await shot("transcript");
+  await page.goto(`${d.base}/sessions`);
+  await shot("sessions");
+  await page.goto(`${d.base}/health`);
+  const doctor = await runBinary(["doctor"], d.env, d.root);
+  const areas = await page.$$eval("main tr td:nth-child(2)", (cells) => cells.map((c) => c.textContent));
+  for (const area of ["binary", "config", "provider", "daemon", "web page"]) {
+    expect(areas).toContain(area);
+    expect(doctor.stdout).toContain(`${area}:`);
+  }
+  await shot("health");
+}, 60_000);
