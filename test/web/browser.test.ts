@@ -11,6 +11,9 @@ import { text, toolCalls } from "../fake/model-server";
 import { cleanupBridges, waitFor } from "../channels/helpers";
 import { signInLink, startWebDaemon, type WebDaemon } from "./helpers";
 
+// The functions passed to page.waitForFunction run in the browser, where `document` exists.
+declare const document: { cookie: string; querySelector(s: string): { textContent: string | null } | null; querySelectorAll(s: string): Iterable<{ textContent: string | null; classList: { contains(c: string): boolean } }> };
+
 const CHROMIUM = "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
 if (!available) console.warn(`test/web/browser.test.ts: skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
@@ -112,7 +115,7 @@ test.skipIf(!available)("the usage page's numbers are `scv usage --json`'s for t
       const cli = await runBinary(["usage", "--json", "--since", since, "--by", by], d.env, d.root);
       expect(cli.code).toBe(0);
       const want = JSON.parse(cli.stdout) as { rows: Record<string, number | string>[]; total: Record<string, number> };
-      const shown = await page.$$eval(`tr[data-by="${by}"]`, (rows) => rows.map((r) => ({ ...(r as HTMLElement).dataset })));
+      const shown = await page.$$eval(`tr[data-by="${by}"]`, (rows) => rows.map((r) => ({ ...(r as unknown as { dataset: Record<string, string> }).dataset })));
       const asCli = (r: Record<string, number | string>) => ({ key: String(r.key), requests: String(r.requests), input: String(r.input_tokens), cached: String(r.cached_input_tokens), output: String(r.output_tokens), reasoning: String(r.reasoning_tokens) });
       const pick = (r: Record<string, string | undefined>) => ({ key: r.key, requests: r.requests, input: r.input, cached: r.cached, output: r.output, reasoning: r.reasoning });
       expect(shown.map(pick)).toEqual([...want.rows.map(asCli), asCli({ ...want.total, key: "total" })].map((r, i, all) => (i === all.length - 1 ? { ...r, key: shown.at(-1)!.key! } : r)));
