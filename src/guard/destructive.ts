@@ -191,6 +191,10 @@ function commandReason(cmd: SimpleCommand, ctx: DestructiveContext, depth: numbe
     }));
     if (holder) return `\`ln ${holder.raw}\` links to a directory that holds SCV's home, a way around its protection`;
   }
+  // A recursive copy or an archive unpacked into a directory holding SCV's home can write into it (`cp -r
+  // payload/. ~/`, `cd ~ && tar xf x.tar`): the archive's or folder's contents decide, which nobody has read.
+  const into = unpackTargets(program, args, ctx, places);
+  if (into?.some((p) => within(ctx.scvHome, p))) return `\`${program}\` unpacks or copies into a directory that holds SCV's home, which may overwrite its credentials and rules`;
   // SCV's home: any command that may write there, by any spelling of the path, is refused. Only a command on
   // the read-only list in a read-only form may name it (and then asks, as any credential read does).
   const scvWord = cmd.words.find((w) => namesScvHome(w, ctx, places));
@@ -209,6 +213,33 @@ function commandReason(cmd: SimpleCommand, ctx: DestructiveContext, depth: numbe
       }
     }
   }
+  return undefined;
+}
+
+/** Where a recursive copy or an archive extraction writes (resolved), or undefined when the command is neither. */
+function unpackTargets(program: string, args: Word[], ctx: PathContext, places: Places): string[] | undefined {
+  const values = args.map((w) => w.value);
+  const option = (short: string, long: string) => {
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
+      if (v === short || v === long) return args[i + 1];
+      if (v.startsWith(`${long}=`)) return { ...args[i]!, raw: args[i]!.raw.slice(args[i]!.raw.indexOf("=") + 1) };
+      if (v.startsWith(short) && v.length > 2 && !v.startsWith("--")) return { ...args[i]!, raw: args[i]!.raw.slice(2) };
+    }
+    return undefined;
+  };
+  const resolved = (w: Word | undefined) => (w ? places.cwds.map((cwd) => pathOfText(w.raw.replace(/["']/g, ""), ctx, cwd) ?? "") : places.cwds);
+  const positional = args.filter((w) => !w.value.startsWith("-"));
+  if (program === "tar" || program === "bsdtar") {
+    const extracting = values.some((v, i) => v === "--extract" || v === "--get" || (/^-[A-Za-z]*x/.test(v) && !v.startsWith("--")) || (i === 0 && /^[A-Za-z]*x[A-Za-z]*$/.test(v)));
+    return extracting ? resolved(option("-C", "--directory")) : undefined;
+  }
+  if (program === "unzip") return resolved(option("-d", "--d"));
+  if (program === "cp") {
+    const recursive = values.some((v) => longOption(v, "--recursive") || longOption(v, "--archive") || (/^-[A-Za-z]*[rRa]/.test(v) && !v.startsWith("--")));
+    return recursive ? resolved(option("-t", "--target-directory") ?? positional.at(-1)) : undefined;
+  }
+  if (program === "rsync" && positional.length > 1) return resolved(positional.at(-1));
   return undefined;
 }
 

@@ -679,6 +679,13 @@ const BLOCK_SCV_HOME = rows("block", "write", [
   "ln -s ~ h; echo x > h/.scv/config.toml",
   "ln -s /home/alice h",
   "ln -s .. up",
+  "cp -r payload/. ~/",
+  "cp -a dotfiles/. /home/alice",
+  "cd ~ && tar xf x.tar",
+  "tar -xzf x.tgz -C ~",
+  "tar --extract -f x.tar --directory=/home/alice",
+  "unzip x.zip -d /home/alice",
+  "rsync -a payload/ ~/",
 ]);
 
 /** Deletes or destroys a home directory or the system by another spelling: refused. */
