@@ -14,7 +14,7 @@ import type { HostedSession } from "../../server/hosted-session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, rateLimitNotice, replyFor, replyId, replyText, stoppedJobsNotice, CANNOT_ANSWER_NOW, type TurnEnd } from "./messages";
+import { ACCESS_CHANGED, answerFromMessage, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, questionText, rateLimitNotice, replyFor, replyId, replyText, stoppedJobsNotice, CANNOT_ANSWER_NOW, type TurnEnd } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
@@ -52,6 +52,8 @@ interface Conversation {
   lastActive: number;
   /** An idle session being closed: the next message waits for it, then resumes the session. */
   closing?: Promise<void>;
+  /** The model's open question (clarify) to the owner: their next message answers it. */
+  question?: { sessionId: string; clarifyId: string; choices: string[] };
 }
 
 export interface ConversationOptions {
@@ -105,6 +107,17 @@ export class Conversations {
         if (conv) this.reply(conv, undefined, replyText(end), attachments);
       },
       limitReached: (message: string) => this.tellOwner(`SCV reached a spending limit: ${message}`),
+      question: (sessionId: string, q: { clarify_id: string; question: string; choices?: string[] }) => {
+        const conv = this.bySession.get(sessionId);
+        // A schedule's run has nobody at hand: it goes on without an answer, as a pipe's does.
+        if (!conv || conv.running?.record.scheduled) return void this.sessions.answerQuestion(sessionId, q.clarify_id);
+        conv.question = { sessionId, clarifyId: q.clarify_id, choices: q.choices ?? [] };
+        this.reply(conv, undefined, questionText(q.question, q.choices ?? [], this.opts.config.tools.clarify_timeout_seconds), []);
+      },
+      questionSettled: (sessionId: string, clarifyId: string) => {
+        const conv = this.bySession.get(sessionId);
+        if (conv?.question?.clarifyId === clarifyId) conv.question = undefined;
+      },
     };
     // Chat sessions are stored like any other, so a conversation resumes its session after a restart.
     this.sessions = new SessionLink(opts.env, events, openSessionStore({ home: opts.scvHome, warn: opts.log }), "scv-chat-bridge", opts.live);
@@ -188,6 +201,14 @@ export class Conversations {
     });
     this.opts.outbox.release(channel.key, message.conversation);
     const command = chatCommand(message.text, owner);
+    if (owner && conv.question && !command) {
+      // The owner's next message answers the model's question; it never becomes a prompt of its own.
+      const { sessionId, clarifyId, choices } = conv.question;
+      conv.question = undefined;
+      channel.inbound.remove(record);
+      void this.sessions.answerQuestion(sessionId, clarifyId, answerFromMessage(message.text, choices));
+      return;
+    }
     if (command?.when === "now") {
       channel.inbound.remove(record);
       void command.run(this.commandContext(conv, record));
@@ -354,6 +375,7 @@ export class Conversations {
       // The owner's chat approves unasked, unless its channel asks the person (the web page's cards).
       autoApprove: access.owner && conv.channel.adapter.approvals !== "ask",
       askApprovals: access.owner && conv.channel.adapter.approvals === "ask",
+      questions: access.owner,
       channel: { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id, ...(access.owner ? { log: conv.log.dir, owner: true } : {}) },
       ...(resumable ? { previous: resumable } : {}),
     });

@@ -143,3 +143,18 @@ export function capInbound(message: InboundMessage): InboundMessage {
 function sizeOf(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`;
 }
+
+/** The model's question as the owner reads it in their chat: the choices numbered, and how to answer. */
+export function questionText(question: string, choices: readonly string[], timeoutSeconds: number): string {
+  const lines = [`SCV asks: ${question}`, ...choices.map((c, i) => `${i + 1}. ${c}`)];
+  const how = choices.length ? "Reply with a number or your own answer" : "Reply with your answer";
+  lines.push(`(${how}; your next message answers it. After ${Math.round(timeoutSeconds / 60)} minutes SCV goes on without one.)`);
+  return lines.join("\n");
+}
+
+/** The owner's message as the answer: a choice by its number, else the text as written. */
+export function answerFromMessage(text: string, choices: readonly string[]): string | undefined {
+  const t = text.trim();
+  if (/^[1-9]$/.test(t) && choices[Number(t) - 1] !== undefined) return choices[Number(t) - 1];
+  return t || undefined;
+}

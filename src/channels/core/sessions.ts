@@ -30,6 +30,8 @@ export interface SessionStart {
   previous?: string;
   /** Approvals are asked of a person through the live hub (the web page) instead of being denied. */
   askApprovals?: boolean;
+  /** The model's questions (clarify) go to the conversation (the owner's direct chat). */
+  questions?: boolean;
 }
 
 export interface SessionEvents {
@@ -39,6 +41,10 @@ export interface SessionEvents {
   unprompted(sessionId: string, result: TurnResult): void;
   /** A spending limit stopped a turn for the first time in its period: tell the owner. */
   limitReached(message: string): void;
+  /** The model asks the conversation's person a question (clarify); answered with answerQuestion. */
+  question?(sessionId: string, q: { clarify_id: string; question: string; choices?: string[] }): void;
+  /** A question was settled (answered, timed out, its turn cancelled). */
+  questionSettled?(sessionId: string, clarifyId: string): void;
 }
 
 export type RewindAnswer = import("../../protocol/schema").RequestResult<"session.rewind">;
@@ -91,6 +97,7 @@ export class SessionLink {
         const { session_id, tools } = await this.client.request<{ session_id: string; tools: string[] }>("session.resume", {
           session_id: params.previous,
           auto_approve: params.autoApprove,
+          ...(params.questions ? { questions: true } : {}),
         });
         // Never a session opened with tools for a chat that has none now (or the other way round).
         if (tools.length > 0 === params.tools) return { session: this.opened(session_id, params), resumed: true };
@@ -105,6 +112,7 @@ export class SessionLink {
       tools: params.tools,
       auto_approve: params.autoApprove,
       channel: params.channel,
+      ...(params.questions ? { questions: true } : {}),
     });
     return { session: this.opened(session_id, params), resumed: false, ...(error ? { error } : {}) };
   }
@@ -141,6 +149,11 @@ export class SessionLink {
   /** session.rewind on one of these sessions (the chat owner's /undo). */
   rewind(sessionId: string, params: { undo?: boolean; redo?: boolean; apply?: boolean }): Promise<RewindAnswer> {
     return this.client.request<RewindAnswer>("session.rewind", { session_id: sessionId, ...params });
+  }
+
+  /** The person's answer to a question (clarify.answer); no answer: they are not asked, or declined. */
+  async answerQuestion(sessionId: string, clarifyId: string, answer?: string): Promise<void> {
+    await this.client.request("clarify.answer", { session_id: sessionId, clarify_id: clarifyId, ...(answer ? { answer } : {}) }).catch(() => {});
   }
 
   async cancel(sessionId: string): Promise<void> {
@@ -192,6 +205,13 @@ export class SessionLink {
         }
         // Owner sessions approve unasked and others have no tools; nobody in a chat can answer a request.
         void this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: false }).catch(() => {});
+        break;
+      case "clarify.requested":
+        if (this.events.question) this.events.question(sessionId, p);
+        else void this.answerQuestion(sessionId, p.clarify_id);
+        break;
+      case "clarify.answered":
+        this.events.questionSettled?.(sessionId, p.clarify_id);
         break;
       case "turn.ended": {
         const turns = this.activeTurns.get(sessionId);
