@@ -45,7 +45,7 @@ command = "cat >> ${lost}; echo >> ${lost}"
   expect(lines(fired)[0]).toMatchObject({ hook_event_name: "ScheduleFired", schedule_id: schedule.id, prompt: "say the time", owner: "chat", channel: "dir/default" });
   await waitFor(() => lines(lost).length >= 2, 20_000, "two ChatUndeliverable hooks");
   const got = lines(lost);
-  expect(got.map((g) => g.text).sort()).toEqual(["lost reply", `[SCV schedule ${schedule.id} “say the time”]\n\nthe time is now`]);
+  expect(got.map((g) => g.text).sort()).toEqual([`[SCV schedule ${schedule.id} “say the time”]\n\nthe time is now`, "lost reply"]);
   expect(got[0]).toMatchObject({ hook_event_name: "ChatUndeliverable", channel: "dir/default", conversation: "owner-1", attempts: 4 });
   expect(got[0].error).toContain("cannot write");
 }, 45_000);
