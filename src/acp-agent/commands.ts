@@ -4,7 +4,6 @@
 // approval restores it (session.rewind).
 import { RequestPermissionResult } from "../protocol/acp";
 import type { AcpPeer } from "./rpc";
-import type { ScvClient } from "./session";
 import { textContent } from "./updates";
 
 export const AVAILABLE_COMMANDS = [
@@ -25,7 +24,7 @@ export function rewindCommandOf(text: string): Record<string, unknown> | undefin
 }
 
 /** Runs a rewind command in the session: its plan as a permission request, then the restore if allowed. Returns the reply text. */
-export async function runRewindCommand(deps: { id: string; scv: ScvClient; peer: AcpPeer }, params: Record<string, unknown>, callId: string): Promise<string> {
+export async function runRewindCommand(deps: { id: string; scv: { request<T = any>(method: string, params: unknown): Promise<T> }; peer: AcpPeer }, params: Record<string, unknown>, callId: string): Promise<string> {
   if (typeof params.invalid === "string") return params.invalid;
   let plan: any;
   try {
