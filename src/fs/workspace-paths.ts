@@ -147,7 +147,7 @@ const SECRET_DIRECTORIES = new Set([
   ".codex", ".claude", ".grok", ".scv", ".mozilla",
 ]);
 const SECRET_FILES = new Set([
-  ".netrc", "_netrc", ".git-credentials", ".npmrc", ".pypirc", ".claude.json",
+  ".netrc", "_netrc", ".git-credentials", ".npmrc", ".pypirc", ".claude.json", ".pgpass",
   // Shell and REPL histories: commands typed with keys and passwords in them.
   ".bash_history", ".zsh_history", ".sh_history", ".history", ".ash_history", ".python_history", ".node_repl_history",
   ".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".lesshst",

@@ -36,8 +36,11 @@ export function within(path: string, dir: string): boolean {
 
 /** Devices that hold nothing secret; the rest of /dev is a disk, a terminal or a socket. */
 const PLAIN_DEVICES = new Set(["/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr"]);
-/** What the file tools' list leaves to the guard: host keys, sudoers, bash's network paths. */
-const GUARD_EXTRA = /(?:^|\/)ssh_host_[^/]*key[^/]*$|^\/etc\/(?:g?shadow|sudoers)|^\/dev\/(?:tcp|udp)\//;
+/**
+ * What the guard adds to the file tools' list (defense in depth, as it always asked): host keys, sudoers, bash's
+ * network paths, any `.env*` name (`.envrc`), and SSH key names with a suffix (`id_rsa_work`; not `.pub`).
+ */
+const GUARD_EXTRA = /(?:^|\/)(?:ssh_host_[^/]*key[^/]*|\.env[^/]*|id_(?:rsa|dsa|ecdsa|ed25519)(?![^/]*\.pub$)[^/]*)$|(?:^|\/)\.env[^/]*\/|^\/etc\/(?:g?shadow|sudoers)|^\/dev\/(?:tcp|udp)\//i;
 
 /** Whether a path (as written in an argument) names a credential, SCV's home, process memory or a device. */
 export function secretPath(value: string, ctx: PathContext): boolean {

@@ -513,6 +513,7 @@ const ALLOW_38 = rows("allow", "read", [
   "cat ./src/../README.md",
   "cat /dev/null",
   "ls /tmp",
+  "cat keys/id_rsa.pub",
 ]);
 
 /** Reads a credential (a key, a token, SCV's home, process memory, a device) by some other spelling: asks. */
@@ -542,6 +543,10 @@ const PROMPT_SECRETS = rows("prompt", "secret", [
   "diff /etc//shadow /dev/null",
   "git show HEAD:../.env",
   "cat /home/alice/project/../.scv/config.toml",
+  "cat .envrc",
+  "cat keys/id_rsa_work",
+  "cat ../.pgpass",
+  "head ../.python_history",
 ]);
 
 /** Reads, but a person would misread it (look-alike separators, a line ending in an operator): asks. */
