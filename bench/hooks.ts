@@ -45,8 +45,13 @@ const stubFetch = (async (_url: string, init: RequestInit) => {
   return new Response(frames.join(""), { headers: { "content-type": "text/event-stream" } });
 }) as unknown as typeof fetch;
 
-/** Wall time of each of TURNS turns in one session of `scvHome`. */
-async function session(scvHome: string): Promise<number[]> {
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** Wall time of each of TURNS turns in one session of `scvHome`; `cpu` gets this process's CPU time per turn. */
+async function session(scvHome: string, cpu: number[] = []): Promise<number[]> {
   const waiters = new Map<string, (p: any) => void>();
   const pending = new Map<number, (v: any) => void>();
   let hookRuns = 0;
@@ -75,9 +80,11 @@ async function session(scvHome: string): Promise<number[]> {
   for (let turn = 1; turn <= TURNS; turn++) {
     const ended = new Promise<any>((resolve) => waiters.set(`t${turn}`, resolve));
     const began = performance.now();
+    const cpuBegan = cpuMs();
     await request("turn.start", { session_id, prompt: `turn ${turn}: read notes.txt` });
     const result = await ended;
     times.push(performance.now() - began);
+    cpu.push(cpuMs() - cpuBegan);
     if (result.status !== "completed") throw new Error(`turn ${turn} ${result.status}: ${result.error?.message}`);
   }
   await conn.closeAll();
@@ -88,11 +95,13 @@ async function session(scvHome: string): Promise<number[]> {
 
 const plain: number[] = [];
 const hooked: number[] = [];
+const plainCpu: number[] = [];
+const hookedCpu: number[] = [];
 try {
   await session(plainHome); // warm-up: the first session loads what every later one shares
   for (let i = 0; i < ROUNDS; i++) {
-    plain.push(...(await session(plainHome)));
-    hooked.push(...(await session(hookedHome)));
+    plain.push(...(await session(plainHome, plainCpu)));
+    hooked.push(...(await session(hookedHome, hookedCpu)));
   }
 } finally {
   rmSync(root, { recursive: true, force: true });
@@ -112,4 +121,5 @@ const added = withHook - without;
 console.log(`${TURNS} turns x ${ROUNDS} sessions of each kind, alternating; each turn one read call and two model requests (stub endpoint)`);
 console.log(`  median per turn: no hooks ${without.toFixed(2)} ms, one no-op PreToolUse hook ${withHook.toFixed(2)} ms (ratio ${(withHook / without).toFixed(2)}x)`);
 console.log(`  added per tool call: ${added.toFixed(2)} ms  target < 10 ms ${added < 10 ? "met" : "MISSED"}`);
+console.log(`  SCV's own CPU time per turn (the runner's tracking and scans, the hook's JSON; not the hook process): no hooks ${median(plainCpu).toFixed(2)} ms, with the hook ${median(hookedCpu).toFixed(2)} ms, added ${(median(hookedCpu) - median(plainCpu)).toFixed(2)} ms`);
 console.log(`  for scale: the same command spawned bare (Bun.spawn, no runner, no cleanup scan) takes ${median(bare).toFixed(2)} ms here; the rest is the runner's tracking and descendant scan`);

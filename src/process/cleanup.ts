@@ -40,6 +40,9 @@ export function runMatcher(tag: string, leader?: ProcessIdentity): ProcessMatche
     // The leader by identity too: right after the spawn it may not have reached setsid or exec yet.
     if (leader && st.pid === leader.pid && st.startTime === leader.startTime) return true;
     if (leader && (st.pgrp === leader.pid || st.sid === leader.pid) && Number(st.startTime) >= leaderStart) return true;
+    // Only a descendant of the leader can carry the tag, and it was born after the leader: reading every older
+    // process's environment (most of the machine) on each scan was most of a short run's cost.
+    if (leader && Number(st.startTime) < leaderStart) return false;
     return tagMatches(tagOf(), tag);
   };
 }
