@@ -27,6 +27,27 @@ export interface AcpSessionDeps {
   log(line: string): void;
 }
 
+/** What the editor's choice sends back in approval.resolve. */
+type Answer = { approved: boolean; remember?: "workspace"; chosen?: string[] };
+
+/** The option of a request with `choices` that approves that one part only. */
+const ONLY = "allow-only:";
+
+/**
+ * The options of a permission request. For a request SCV keeps (an MCP server's connection) "always" says it
+ * is kept for this workspace; one listing several servers offers each alone too.
+ */
+function permissionOptions(p: NotificationParams<"approval.requested">) {
+  if (!p.rememberable) return PERMISSION_OPTIONS;
+  const several = (p.choices?.length ?? 0) > 1;
+  return [
+    { optionId: "allow-once", name: several ? "Allow all for this session" : "Allow for this session", kind: "allow_once" },
+    { optionId: "allow-always", name: several ? "Allow all for this workspace" : "Allow for this workspace", kind: "allow_always" },
+    ...(several ? p.choices!.map((c) => ({ optionId: `${ONLY}${c}`, name: `Allow only ${c} for this session`, kind: "allow_once" })) : []),
+    { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+  ];
+}
+
 const PERMISSION_OPTIONS = [
   { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
   { optionId: "allow-always", name: "Allow identical calls", kind: "allow_always" },
@@ -227,17 +248,17 @@ export class AcpSession {
     // A request that is no tool call of this turn (an MCP server's connect, a relayed agent's request) is never
     // a plain read, whatever its risk: approve-reads leaves it to the editor.
     const kind = this.calls.get(p.call_id)?.kind ?? "other";
-    let approved: boolean;
+    let answer: Answer;
     // A request to run outside the sandbox is a person's decision: no mode or earlier "always" answers it.
-    if (!p.guard?.person_only && (modeApproves(this.mode, { kind, risk: p.risk }) || this.allowAlways.has(identity))) approved = true;
-    else if (this.rejectAlways.has(identity)) approved = false;
-    else approved = await this.ask(p, identity);
-    await this.deps.scv.request("approval.resolve", { session_id: this.id, approval_id: p.approval_id, approved }).catch(() => {
+    if (!p.guard?.person_only && (modeApproves(this.mode, { kind, risk: p.risk }) || this.allowAlways.has(identity))) answer = { approved: true };
+    else if (this.rejectAlways.has(identity)) answer = { approved: false };
+    else answer = await this.ask(p, identity);
+    await this.deps.scv.request("approval.resolve", { session_id: this.id, approval_id: p.approval_id, ...answer }).catch(() => {
       // the turn ended (cancelled) while the editor was asked: nothing waits for the answer any more
     });
   }
 
-  private async ask(p: NotificationParams<"approval.requested">, identity: string): Promise<boolean> {
+  private async ask(p: NotificationParams<"approval.requested">, identity: string): Promise<Answer> {
     const call = this.calls.get(p.call_id);
     const kind = call?.kind ?? toolKind(p);
     const toolCall = {
@@ -251,23 +272,27 @@ export class AcpSession {
     };
     let answer;
     try {
-      answer = await this.deps.peer.request("session/request_permission", { sessionId: this.id, toolCall, options: PERMISSION_OPTIONS }, RequestPermissionResult);
+      answer = await this.deps.peer.request("session/request_permission", { sessionId: this.id, toolCall, options: permissionOptions(p) }, RequestPermissionResult);
     } catch (e) {
       this.deps.log(`approval for ${p.tool} denied: the editor did not answer (${(e as Error).message})`);
-      return false;
+      return { approved: false };
     }
-    if (answer.outcome.outcome === "cancelled") return false;
-    switch (answer.outcome.optionId) {
+    if (answer.outcome.outcome === "cancelled") return { approved: false };
+    const option = answer.outcome.optionId;
+    if (option.startsWith(ONLY) && p.choices?.includes(option.slice(ONLY.length))) return { approved: true, chosen: [option.slice(ONLY.length)] };
+    switch (option) {
       case "allow-always":
+        // A request the server keeps (an MCP server's connection) is kept for this workspace, as the option says.
+        if (p.rememberable) return { approved: true, remember: "workspace" };
         this.allowAlways.add(identity);
-        return true;
+        return { approved: true };
       case "allow-once":
-        return true;
+        return { approved: true };
       case "reject-always":
         this.rejectAlways.add(identity);
-        return false;
+        return { approved: false };
       default:
-        return false;
+        return { approved: false };
     }
   }
 

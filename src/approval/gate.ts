@@ -23,6 +23,8 @@ export interface ApprovalRequest {
   personOnly?: boolean;
   /** An answer with `remember` is kept beyond the session (the client is told so). */
   rememberable?: boolean;
+  /** Parts the client may approve one by one (the servers of an MCP connect request); answered with `chosen`. */
+  choices?: string[];
   /** A PreToolUse hook's `allow` (spares asking, nothing more) or `ask` (asks even what would run unasked). */
   hook?: { decision: "allow" | "ask"; reason: string };
   /** The workspace file the call changes (edit, write): a session in accept-edits mode may run it unasked. */
@@ -30,7 +32,7 @@ export interface ApprovalRequest {
 }
 
 /** The client's answer; `remember` asks for the answer to stand beyond this session where that is offered. */
-export type ClientAnswer = boolean | { approved: boolean; remember?: RememberScope; reason?: string };
+export type ClientAnswer = boolean | { approved: boolean; remember?: RememberScope; reason?: string; chosen?: string[] };
 /** Where a remembered answer holds: this workspace, or every workspace of this user. */
 export type RememberScope = "workspace" | "user";
 
@@ -40,6 +42,8 @@ export interface ApprovalDecision {
   reason: string;
   /** The person asked for the answer to be remembered (approval.resolve `remember`), and where. */
   remember?: RememberScope;
+  /** Of a request with `choices`, the ones approved (absent: all of them). */
+  chosen?: string[];
   /** What the person said with a denial ("use the existing helper"), for the model and the call's line. */
   said?: string;
 }
@@ -78,8 +82,8 @@ export function createApprovalGate(opts: ApprovalGateOptions) {
       if (opts.autoApprove && !personOnly) return { approved: true, reason: "the client approves every request" };
       if (!opts.ask) return { approved: false, reason: "no one can approve this request in this session" };
       const answer = await opts.ask(request);
-      const { approved, remember, reason } = typeof answer === "boolean" ? { approved: answer, remember: undefined, reason: undefined } : answer;
-      const also = remember ? { remember } : {};
+      const { approved, remember, reason, chosen } = typeof answer === "boolean" ? { approved: answer, remember: undefined, reason: undefined, chosen: undefined } : answer;
+      const also = { ...(remember ? { remember } : {}), ...(chosen ? { chosen } : {}) };
       if (approved) return { approved, reason: reason ?? "approved by the user", ...also };
       return reason ? { approved, reason: `denied: ${reason}`, said: reason, ...also } : { approved, reason: "the user denied this request", ...also };
     },

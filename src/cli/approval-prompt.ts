@@ -3,7 +3,7 @@
 // Ctrl-D are plain bytes answered at once. With `reasons`, `n` opens one line for why (Enter sends it, Enter alone
 // denies without one, Esc denies at once). Off a terminal (a pipe) the answer is a line, as before.
 
-export type ApprovalAnswer = "yes" | "no" | "always" | "tool" | "workspace-rule" | "user-rule" | "interrupt" | "eof";
+export type ApprovalAnswer = "yes" | "no" | "always" | "tool" | "some" | "workspace-rule" | "user-rule" | "interrupt" | "eof";
 
 const ESC = 0x1b;
 
@@ -14,12 +14,13 @@ const BACKSPACE = new Set([0x08, 0x7f]);
 // is swallowed rather than taken as "no" by the next question.
 const HABIT_ENTER_MS = 400;
 
-function meaning(text: string, rules: boolean, perTool = false): ApprovalAnswer | undefined {
+function meaning(text: string, rules: boolean, perTool = false, some = false): ApprovalAnswer | undefined {
   const answer = text.trim().toLowerCase();
   if (answer === "y" || answer === "yes") return "yes";
   if (answer === "" || answer === "n" || answer === "no") return "no";
   if (answer === "a" || answer === "always") return "always";
   if (perTool && answer === "t") return "tool";
+  if (some && answer === "s") return "some";
   if (rules && answer === "p") return "workspace-rule";
   if (rules && answer === "u") return "user-rule";
   return undefined;
@@ -71,6 +72,8 @@ export interface AskOptions {
   perTool?: boolean;
   /** On a terminal, `n` asks for one line saying why. */
   reasons?: boolean;
+  /** "Some of them" is offered (`s`): a request listing several parts (MCP servers), each then asked alone. */
+  some?: boolean;
 }
 
 /** As askApproval; a denial typed after `n` (with `reasons`) carries the person's words. */
@@ -81,7 +84,9 @@ export function askApprovalWithReason(question: string, io: PromptIo, signal?: A
   const askedAt = Date.now();
   const againQuestion = opts.rules
     ? `\nPlease answer y (yes), n (no), a (always for identical calls), p (keep the rule for this project) or u (for every project): `
-    : `\nPlease answer y (yes), n (no) or a (always for identical calls): `;
+    : opts.some
+      ? `\nPlease answer y (yes, all), n (no), a (always, kept for this workspace) or s (some, asked one by one): `
+      : `\nPlease answer y (yes), n (no) or a (always for identical calls): `;
   return new Promise((resolve) => {
     let line = "";
     let done = false;
@@ -153,7 +158,7 @@ export function askApprovalWithReason(question: string, io: PromptIo, signal?: A
       }
       if (b < 0x20 || BACKSPACE.has(b)) return false;
       const ch = String.fromCharCode(b);
-      const answer = meaning(ch, !!opts.rules, !!opts.perTool);
+      const answer = meaning(ch, !!opts.rules, !!opts.perTool, !!opts.some);
       if (answer && ch.trim()) {
         finish(answer, ch, true);
         return true;
@@ -163,7 +168,7 @@ export function askApprovalWithReason(question: string, io: PromptIo, signal?: A
     };
     const onLine = (b: number) => {
       if (b === 0x0d || b === 0x0a) {
-        const answer = meaning(line, !!opts.rules, !!opts.perTool);
+        const answer = meaning(line, !!opts.rules, !!opts.perTool, !!opts.some);
         if (answer) return finish(answer, "");
         line = "";
         output.write(againQuestion);

@@ -115,7 +115,7 @@ export class ExecRenderer {
   }
 
   /** The approval card: what will happen, the risk in words, why the guard asks, then the question (asked by the caller). */
-  approvalCard(p: { tool: string; risk: string; summary: string; guard?: { reason: string }; rule_prefix?: string[]; perTool?: boolean }): string {
+  approvalCard(p: { tool: string; risk: string; summary: string; guard?: { reason: string }; rule_prefix?: string[]; perTool?: boolean; rememberable?: boolean; choices?: string[] }): string {
     const s = this.s;
     this.flushDeferred();
     this.stopWaiting();
@@ -135,7 +135,11 @@ export class ExecRenderer {
     const prefix = p.rule_prefix ? safe(prefixText(p.rule_prefix)) : undefined;
     const rules = prefix ? `\nor ${s.bold("p")}: always allow commands starting with \`${prefix}\` in this project, ${s.bold("u")}: in every project` : "";
     const perTool = p.perTool ? `\nor ${s.bold("t")}: don't ask again for ${safe(p.tool)} in this run` : "";
-    return `\n${s.bold(`Approve ${safe(p.tool)}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}${rules}${perTool}\nAllow? ${s.bold("y")}es / ${s.bold("n")}o (then say why) / ${s.bold("a")}lways for identical calls in this run [y/N/a${p.perTool ? "/t" : ""}] `;
+    // A request that keeps its own answer (an MCP server's connection) keeps "always" for this workspace: say so.
+    const always = p.rememberable ? "lways, kept for this workspace" : "lways for identical calls in this run";
+    const some = p.choices?.length ? ` / ${s.bold("s")}ome of them (${p.choices.length}, asked one by one)` : "";
+    const yes = p.choices?.length ? "es, all" : "es";
+    return `\n${s.bold(`Approve ${safe(p.tool)}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}${rules}${perTool}\nAllow? ${s.bold("y")}${yes} / ${s.bold("n")}o (then say why) / ${s.bold("a")}${always}${some} [y/N/a${p.perTool ? "/t" : ""}${some ? "/s" : ""}] `;
   }
 
   /** The person approved the call the card was about: it runs now. */

@@ -77,7 +77,7 @@ export default defineCommand({
     "over-budget": { type: "boolean", description: "run even though a spending limit ([limits] in config.toml) is reached, this once" },
   },
   async run({ args, rawArgs }) {
-    const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { requestSubreaper }, { askApprovalWithReason }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
+    const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { requestSubreaper }, { askApproval, askApprovalWithReason }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
       await Promise.all([
         import("../config/load"),
         import("../agents/reconcile"),
@@ -203,9 +203,9 @@ export default defineCommand({
     let questions = Promise.resolve();
     let questionAbort = new AbortController();
 
-    function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string; sandbox?: string; person_only?: boolean }; rule_prefix?: string[]; rememberable?: boolean }) {
-      const answer = async (approved: boolean, remember?: "workspace" | "user" | "session", reason?: string) => {
-        const r = await client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved, ...(remember ? { remember } : {}), ...(reason ? { reason } : {}) }).catch(() => undefined);
+    function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string; sandbox?: string; person_only?: boolean }; rule_prefix?: string[]; rememberable?: boolean; choices?: string[] }) {
+      const answer = async (approved: boolean, remember?: "workspace" | "user" | "session", reason?: string, chosen?: string[]) => {
+        const r = await client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved, ...(remember ? { remember } : {}), ...(reason ? { reason } : {}), ...(chosen ? { chosen } : {}) }).catch(() => undefined);
         if (r?.rule) render.note(`  kept the rule: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`);
         if (r?.rule_error) render.note(remember === "session" ? `  not allowed for the run: ${r.rule_error}` : `  the rule was not kept: ${r.rule_error}`);
       };
@@ -222,8 +222,22 @@ export default defineCommand({
         if (interrupted) return void (await answer(false));
         if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) return void (await answer(true));
         const perTool = !p.guard && !p.rule_prefix && !p.rememberable;
-        const asked = await askApprovalWithReason(render.approvalCard({ ...p, perTool }), { input: process.stdin, output: process.stderr }, questionAbort.signal, { rules: !!p.rule_prefix, perTool, reasons: true });
+        const some = !!p.choices?.length;
+        const asked = await askApprovalWithReason(render.approvalCard({ ...p, perTool }), { input: process.stdin, output: process.stderr }, questionAbort.signal, { rules: !!p.rule_prefix, perTool, reasons: true, some });
         const reply = asked.answer;
+        if (reply === "some") {
+          // Each part alone (the servers of one connect request); "always" on any keeps the ones approved.
+          const chosen: string[] = [];
+          let keep = false;
+          for (const choice of p.choices!) {
+            const one = await askApproval(`  ${terminalSafe(choice)}? [y/N/a] `, { input: process.stdin, output: process.stderr }, questionAbort.signal);
+            if (one === "interrupt") return void (interrupt(), await answer(false));
+            if (one === "yes" || one === "always") chosen.push(choice);
+            keep ||= one === "always";
+          }
+          if (chosen.length) render.approved();
+          return void (await answer(chosen.length > 0, keep ? "workspace" : undefined, undefined, chosen));
+        }
         // A request to run outside the sandbox asks every time.
         if (reply === "always" && p.fingerprint && !p.guard?.person_only) alwaysAllowed.add(p.fingerprint);
         if (reply === "tool") {

@@ -5,6 +5,7 @@
 // again. A server that fails is reported (once a day for the same note) and skipped; the session goes on.
 // Closing the session closes every connection.
 import { redactSecrets } from "../text/redact";
+import { sha256Hex } from "../digest";
 import type { SessionScope, ToolRisk } from "../scope";
 import type { SourceContext, Tool, ToolOffer, ToolSource } from "../tools/tool";
 import { loadSdk, McpConnection, McpError } from "./connection";
@@ -105,13 +106,10 @@ export class McpHub implements ToolSource {
     }
     if (toConnect.length) {
       void loadSdk().catch(() => {}); // loads while the person answers
-      // Questions one at a time, in config order; the connections that were approved are then made together.
-      const approved: ServerState[] = [];
-      for (const s of toConnect) {
-        if (this.closed || ctx.signal.aborted) break;
-        if (s.approved || (await this.approve(s, ctx.approve, ctx.signal, notices))) approved.push(s);
-      }
-      await Promise.all(approved.map((s) => this.connectNow(s, ctx, notices)));
+      // One question for the servers about to connect (one for the user's, one for those only a person may
+      // approve); the connections approved are then made together.
+      await this.approveGroup(toConnect.filter((s) => !s.approved), ctx.approve, ctx.signal, notices);
+      await Promise.all(toConnect.filter((s) => s.approved).map((s) => this.connectNow(s, ctx, notices)));
     }
     await Promise.all(this.servers.filter((s) => s.conn && !s.conn.closed && s.conn.toolsChanged).map((s) => this.list(s, ctx.signal, notices)));
     const offered = this.servers.filter((s) => (s.known || (s.conn && !s.conn.closed)) && s.approved !== false && s.failures < MAX_CONNECT_FAILURES && s.tools.length);
@@ -139,23 +137,43 @@ export class McpHub implements ToolSource {
   }
 
   private async approve(s: ServerState, ask: SourceContext["approve"], signal: AbortSignal, notices: string[]): Promise<boolean> {
-    const grant = { workspace: this.scope.workspace, server: s.def.name, fingerprint: s.fingerprint };
-    if (isRemembered(this.scope.scvHome, grant)) return (s.approved = true);
-    const fromProject = s.def.config.project !== undefined;
-    const decision = await ask({
-      callId: `mcp-connect-${s.def.name}`,
-      tool: `mcp.connect:${s.def.name}`,
-      risk: s.launch.kind === "stdio" ? "process" : "network",
-      summary: connectSummary(s),
-      fingerprint: s.fingerprint,
-      rememberable: true,
-      ...(fromProject ? { personOnly: true } : {}),
+    await this.approveGroup([s], ask, signal, notices);
+    return !!s.approved;
+  }
+
+  /**
+   * Approves servers about to connect: those remembered at once; the rest asked in one request per kind (the
+   * user's own; the project's and the editor's, which only a person may approve), listing each server, with
+   * `choices` so a client may approve some of them. A single server is asked as `mcp.connect:<name>`.
+   */
+  private async approveGroup(servers: ServerState[], ask: SourceContext["approve"], signal: AbortSignal, notices: string[]): Promise<void> {
+    const grantOf = (s: ServerState) => ({ workspace: this.scope.workspace, server: s.def.name, fingerprint: s.fingerprint });
+    const open = servers.filter((s) => {
+      if (isRemembered(this.scope.scvHome, grantOf(s))) s.approved = true;
+      return !s.approved;
     });
-    if (signal.aborted) return false; // asked again at the next turn
-    s.approved = decision.approved;
-    if (decision.approved && decision.remember) remember(this.scope.scvHome, { ...grant, workspace: decision.remember === "user" ? EVERY_WORKSPACE : grant.workspace });
-    if (!decision.approved) notices.push(`MCP server "${s.def.name}" is not connected: ${decision.reason}`);
-    return decision.approved;
+    for (const personOnly of [false, true]) {
+      const group = open.filter((s) => (s.def.config.project !== undefined) === personOnly);
+      if (!group.length || this.closed || signal.aborted) continue;
+      const one = group.length === 1 ? group[0] : undefined;
+      const decision = await ask({
+        callId: one ? `mcp-connect-${one.def.name}` : "mcp-connect",
+        tool: one ? `mcp.connect:${one.def.name}` : "mcp.connect",
+        risk: group.some((s) => s.launch.kind === "stdio") ? "process" : "network",
+        summary: one ? connectSummary(one) : [`connect to ${group.length} MCP servers:`, ...group.map((s) => connectSummary(s))].join("\n\n"),
+        fingerprint: one ? one.fingerprint : sha256Hex(group.map((s) => s.fingerprint).join("\n")),
+        rememberable: true,
+        ...(one ? {} : { choices: group.map((s) => s.def.name) }),
+        ...(personOnly ? { personOnly: true } : {}),
+      });
+      if (signal.aborted) return; // asked again at the next turn
+      const chosen = decision.approved && decision.chosen ? new Set(decision.chosen) : undefined;
+      for (const s of group) {
+        s.approved = decision.approved && (!chosen || chosen.has(s.def.name));
+        if (s.approved && decision.remember) remember(this.scope.scvHome, { ...grantOf(s), workspace: decision.remember === "user" ? EVERY_WORKSPACE : this.scope.workspace });
+        if (!s.approved) notices.push(`MCP server "${s.def.name}" is not connected: ${decision.approved ? "left out when the others were approved" : decision.reason}`);
+      }
+    }
   }
 
   /** Connects at the turn's start (the list is unknown or stale) and lists; a failure is a note, not an error. */

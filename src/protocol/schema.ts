@@ -190,6 +190,7 @@ export const requests = {
       approved: z.boolean(),
       remember: z.enum(["workspace", "user", "session"]).optional(),
       reason: z.string().max(1000).optional().describe("with `approved: false`, the person's words; the model's tool result says `denied: <reason>`"),
+      chosen: z.array(z.string()).max(100).optional().describe("with `approved: true` on a request with `choices`, the ones approved (the others are denied); absent: all"),
     })),
     result: lazySchema((z) => z.object({ ok: z.literal(true), rule: z.string().optional(), rule_error: z.string().optional() })),
   },
@@ -374,7 +375,7 @@ export const notifications = {
   },
   "approval.requested": {
     description:
-      "A tool call needs the client's decision; answer with approval.resolve. `summary` shows what will happen (for a `write`, a bounded diff or the new file's first lines). `fingerprint` is the same for identical calls (same tool, same arguments), so a client may approve repeats of a call it was told to allow. `guard` says why the command guard asks; `rule_prefix`, when present, is the prefix a client may offer to keep as a rule (\"always allow commands starting with `npm test`\"), answered with `remember`. Connecting to an MCP server is asked as tool `mcp.connect:<server>` (the command line or URL and the environment variable names, never values); `rememberable: true` says an approval sent with `remember` keeps the connection approved.",
+      "A tool call needs the client's decision; answer with approval.resolve. `summary` shows what will happen (for a `write`, a bounded diff or the new file's first lines). `fingerprint` is the same for identical calls (same tool, same arguments), so a client may approve repeats of a call it was told to allow. `guard` says why the command guard asks; `rule_prefix`, when present, is the prefix a client may offer to keep as a rule (\"always allow commands starting with `npm test`\"), answered with `remember`. Connecting to an MCP server is asked as tool `mcp.connect:<server>` (the command line or URL and the environment variable names, never values), and several servers about to connect together as one `mcp.connect` request listing each, with `choices`; `rememberable: true` says an approval sent with `remember` keeps the connection approved (`workspace`: for this workspace).",
     params: lazySchema((z) => z.object({
       ...inTurn,
       approval_id: z.string(),
@@ -387,6 +388,7 @@ export const notifications = {
       guard: Guard.optional(),
       rule_prefix: z.array(z.string()).optional().describe("the command's first words, as a rule would match them"),
       rememberable: z.boolean().optional(),
+      choices: z.array(z.string()).optional().describe("the MCP servers one `mcp.connect` request asks for together (its summary lists each); a client may approve some with approval.resolve `chosen`"),
       change: z
         .object({ path: z.string(), old_text: z.string().nullable(), new_text: z.string() })
         .optional()

@@ -136,7 +136,7 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
       },
       async "approval.resolve"(p) {
         requireInit();
-        const answered = session(p.session_id).resolveApproval(p.approval_id, p.approved, p.remember, p.reason);
+        const answered = session(p.session_id).resolveApproval(p.approval_id, p.approved, p.remember, p.reason, p.chosen);
         if (!answered) {
           throw new RpcError(ERROR_CODES.unknown_approval, `no pending approval "${p.approval_id}" in this session (already answered or its turn ended)`);
         }

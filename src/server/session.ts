@@ -289,7 +289,7 @@ export class Session {
    * the prefix rule the request offered, for this workspace or every one; the answer stands even when the rule
    * cannot be kept, and the result says why.
    */
-  resolveApproval(approvalId: string, approved: boolean, remember?: "workspace" | "user" | "session", reason?: string): { rule?: string; rule_error?: string } | undefined {
+  resolveApproval(approvalId: string, approved: boolean, remember?: "workspace" | "user" | "session", reason?: string, chosen?: string[]): { rule?: string; rule_error?: string } | undefined {
     const open = this.approvals.get(approvalId);
     if (!open) return undefined;
     this.approvals.delete(approvalId);
@@ -308,7 +308,8 @@ export class Session {
     }
     // A request that keeps its own answer (an MCP server's connection) takes `remember` itself; others keep a rule.
     if (open.request.rememberable) {
-      open.resolve({ approved, ...(remember ? { remember } : {}) });
+      const picked = chosen && open.request.choices ? chosen.filter((c) => open.request.choices!.includes(c)) : undefined;
+      open.resolve({ approved, ...(remember ? { remember } : {}), ...(picked ? { chosen: picked } : {}) });
       return {};
     }
     const kept = remember && approved ? this.keepRule(open.request, remember) : {};
@@ -404,6 +405,7 @@ export class Session {
         ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
         ...(request.guard ? { guard: guardField(request.guard), ...(request.guard.rulePrefix ? { rule_prefix: request.guard.rulePrefix } : {}) } : {}),
         ...(request.rememberable ? { rememberable: true } : {}),
+        ...(request.choices ? { choices: request.choices } : {}),
         ...(request.change ? { change: request.change } : {}),
       });
       // Not awaited: the person is asked at once; a notifier hook runs beside the question.

@@ -254,12 +254,14 @@ export interface SourceApprovalRequest {
   fingerprint?: string;
   /** An answer with `remember` is kept beyond the session. */
   rememberable?: boolean;
+  /** Parts a client may approve one by one (the servers of one MCP connect request); the answer's `chosen`. */
+  choices?: string[];
 }
 
 /** What a tool source may do while it prepares its offer at the start of a turn. */
 export interface SourceContext {
   signal: AbortSignal;
-  approve(request: SourceApprovalRequest): Promise<{ approved: boolean; reason: string; remember?: "workspace" | "user" }>;
+  approve(request: SourceApprovalRequest): Promise<{ approved: boolean; reason: string; remember?: "workspace" | "user"; chosen?: string[] }>;
   /** A one-line status for the client while the source works (connecting, listing). */
   progress(line: string): void;
 }

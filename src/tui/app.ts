@@ -428,11 +428,20 @@ class TuiApp {
     if (a.reason !== undefined) return this.onReasonKey(key);
     if (key.kind === "text") {
       const k = key.text.toLowerCase();
-      if (k === "y") return void this.answerApproval(true, "approved");
+      const digit = Number(k);
+      if (a.choices && Number.isInteger(digit) && digit >= 1 && digit <= Math.min(9, a.choices.length)) {
+        const c = a.choices[digit - 1]!;
+        if (!a.leftOut!.delete(c)) a.leftOut!.add(c);
+        return void this.requestRender();
+      }
+      // Of a request with parts, the ticked ones (all of them when none is left out).
+      const chosen = a.choices && a.leftOut!.size ? a.choices.filter((c) => !a.leftOut!.has(c)) : undefined;
+      if (chosen?.length === 0 && (k === "y" || k === "a")) return void this.answerApproval(false, "denied");
+      if (k === "y") return void this.answerApproval(true, "approved", undefined, undefined, chosen);
       if (k === "a") {
-        this.approvedIdentities.add(a.identity);
+        if (!chosen) this.approvedIdentities.add(a.identity);
         // On a request the server keeps (an MCP server's connection), "a" keeps it for this workspace.
-        return void this.answerApproval(true, "approved for this session", a.rememberable ? "workspace" : undefined);
+        return void this.answerApproval(true, a.rememberable ? "approved for this workspace" : "approved for this session", a.rememberable ? "workspace" : undefined, undefined, chosen);
       }
       if (k === "t" && a.guardReason === undefined && !a.rulePrefix && !a.rememberable) return void this.answerApproval(true, `${a.tool} approved for this session`, "session");
       if (k === "n") {
@@ -463,13 +472,13 @@ class TuiApp {
     this.requestRender();
   }
 
-  private async answerApproval(approved: boolean, decision: ApprovalOutcome, remember?: "workspace" | "user" | "session", reason?: string) {
+  private async answerApproval(approved: boolean, decision: ApprovalOutcome, remember?: "workspace" | "user" | "session", reason?: string, chosen?: string[]) {
     const a = this.view.approval;
     if (!a || !this.client) return;
     this.view.clearApproval(decision, reason);
     this.requestRender();
     const r = await this.client
-      .request("approval.resolve", { session_id: this.sessionId, approval_id: a.approvalId, approved, ...(remember ? { remember } : {}), ...(reason ? { reason } : {}) })
+      .request("approval.resolve", { session_id: this.sessionId, approval_id: a.approvalId, approved, ...(remember ? { remember } : {}), ...(reason ? { reason } : {}), ...(chosen ? { chosen } : {}) })
       .catch(() => undefined);
     if (r?.rule_error) this.view.say(remember === "session" ? `not allowed for the session: ${r.rule_error}` : `the rule was not kept: ${r.rule_error}`, this.theme.yellow);
     else if (r?.rule) this.view.say(`kept: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`, this.theme.dim);

@@ -31,6 +31,9 @@ export interface ApprovalCard {
   rulePrefix?: string[];
   /** The server keeps an "always" answer for the workspace (an MCP server's connection). */
   rememberable?: boolean;
+  /** The parts of a request the person may approve one by one (MCP servers), and which are left out so far. */
+  choices?: string[];
+  leftOut?: Set<string>;
   /** After `n`: the reason being typed for the model (Enter sends it, Esc denies without one). */
   reason?: string;
 }
@@ -59,7 +62,7 @@ type ResumedTurn = RequestResult<"session.resume">["turns"][number];
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 
-export type ApprovalOutcome = "approved" | "approved for this session" | `${string} approved for this session` | "approved and kept as a rule" | "denied";
+export type ApprovalOutcome = "approved" | "approved for this session" | "approved for this workspace" | `${string} approved for this session` | "approved and kept as a rule" | "denied";
 
 export class ConversationView {
   private committed: string[] = [];
@@ -158,6 +161,7 @@ export class ConversationView {
           ...(typeof p.guard?.reason === "string" ? { guardReason: p.guard.reason } : {}),
           ...(Array.isArray(p.rule_prefix) ? { rulePrefix: p.rule_prefix.map(String) } : {}),
           ...(p.rememberable === true ? { rememberable: true } : {}),
+          ...(Array.isArray(p.choices) && p.choices.length ? { choices: p.choices.map(String), leftOut: new Set<string>() } : {}),
         };
         break;
       }
@@ -304,8 +308,15 @@ export class ConversationView {
       out.push(`${t.yellow("╰─")} › ${typed.length > room ? `…${typed.slice(typed.length - room + 1)}` : typed}${t.dim("▌")}`);
       return out;
     }
+    if (a.choices) {
+      // Each part on its own line, a digit toggles it: y and a approve the ones ticked.
+      a.choices.forEach((c, i) => out.push(`${t.yellow("│")} ${i < 9 ? t.bold(String(i + 1)) : " "} ${a.leftOut?.has(c) ? "☐" : "☑"} ${sanitize(c)}`));
+    }
     const perTool = a.guardReason === undefined && !a.rulePrefix && !a.rememberable ? ` · ${t.bold("t")} don't ask again for ${sanitize(a.tool)} this session` : "";
-    const choices = `${t.bold("y")} approve once · ${t.bold("a")} identical calls this session${perTool} · ${t.bold("n")} deny and say why · ${t.bold("Esc")} deny`;
+    // A request the server keeps (an MCP server's connection) keeps "a" for this workspace: the card says so.
+    const always = a.rememberable ? "always for this workspace" : "identical calls this session";
+    const ticked = a.choices ? ` the ticked (${t.bold("1")}-${t.bold(String(Math.min(9, a.choices.length)))} toggle)` : " once";
+    const choices = `${t.bold("y")} approve${ticked} · ${t.bold("a")} ${always}${perTool} · ${t.bold("n")} deny and say why · ${t.bold("Esc")} deny`;
     const wrapped = wrapLine(choices, w - 3);
     wrapped.forEach((l, i) => out.push((i === wrapped.length - 1 ? t.yellow("╰─ ") : `${t.yellow("│")}  `) + l));
     return out;

@@ -44,3 +44,29 @@ test("an editor's stdio MCP server is connected after the editor approves, and i
   await e.stop();
   expect(await stderr).toContain('MCP server "has space" is not used');
 }, 30_000);
+
+test("two editor servers are asked for in one permission request offering each alone; 'allow only' connects that one", async () => {
+  const home = fakeHome(fake.url);
+  const e = startEditor({ env: home.env, cwd: home.workspace, answer: (p) => (p.options.some((o: any) => o.optionId === "allow-only:second") ? "allow-only:second" : "reject-once") });
+  editors.push(e);
+  await initialize(e);
+  const s = await e.request("session/new", {
+    cwd: home.workspace,
+    mcpServers: ["first", "second"].map((name) => ({ name, command: JS_RUNTIME, args: [EVERYTHING], env: [] })),
+  });
+  fake.queue(text("connected one"));
+  expect((await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "hi" }] })).stopReason).toBe("end_turn");
+  expect(e.permissions).toHaveLength(1);
+  const [asked] = e.permissions;
+  expect(asked.toolCall.title).toBe("mcp.connect");
+  expect(asked.options.map((o: any) => [o.optionId, o.name])).toEqual([
+    ["allow-once", "Allow all for this session"],
+    ["allow-always", "Allow all for this workspace"],
+    ["allow-only:first", "Allow only first for this session"],
+    ["allow-only:second", "Allow only second for this session"],
+    ["reject-once", "Reject"],
+  ]);
+  const offered = (fake.requests.at(-1)!.body.tools as any[]).map((t) => t.name);
+  expect(offered).toContain("second__echo");
+  expect(offered.some((n) => n.startsWith("first__"))).toBe(false);
+}, 30_000);

@@ -83,3 +83,27 @@ test("on a terminal another key asks again and Ctrl-C still interrupts", async (
   expect(output).toContain("Please answer y (yes)");
   expect(input.modes).toEqual([true, false]);
 });
+
+test("s (some of them) is an answer only where offered, for a request listing several MCP servers", async () => {
+  const input = new PassThrough() as unknown as NodeJS.ReadStream;
+  let output = "";
+  const offered = askApproval("Allow? ", { input, output: { write: (s: string) => (output += s) } }, undefined, { some: true });
+  (input as unknown as PassThrough).write("s\r");
+  expect<string>(await offered).toBe("some");
+  const { answer, output: again } = await ask("s\r", "n\r");
+  expect(answer).toBe("no");
+  expect(again).toContain("Please answer y (yes), n (no) or a (always for identical calls)");
+});
+
+test("the exec card says where an MCP connection's 'always' is kept, and offers s for several servers", async () => {
+  const { createExecRenderer } = await import("../../src/cli/exec-render");
+  const quiet = { write: () => true, isTTY: false } as any;
+  const render = createExecRenderer({ stdout: quiet, stderr: quiet, json: false, env: { NO_COLOR: "1" } });
+  const one = render.approvalCard({ tool: "mcp.connect:alpha", risk: "process", summary: 'connect to MCP server "alpha"', rememberable: true });
+  expect(one).toContain("always, kept for this workspace");
+  expect(one).not.toContain("identical calls");
+  const two = render.approvalCard({ tool: "mcp.connect", risk: "process", summary: "connect to 2 MCP servers:", rememberable: true, choices: ["alpha", "beta"] });
+  expect(two).toContain("yes, all");
+  expect(two).toContain("some of them (2, asked one by one) [y/N/a/s]");
+  expect(render.approvalCard({ tool: "write", risk: "filesystem", summary: "write x" })).toContain("always for identical calls in this run [y/N/a]");
+});

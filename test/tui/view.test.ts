@@ -174,6 +174,20 @@ describe("ConversationView", () => {
     expect(view.takeCommitted().map(stripAnsi)).toEqual(["── read a.txt ──", "l1", "l2", "l3", "──"]);
   });
 
+  test("an MCP connect card says 'always for this workspace', and one for several servers lists each with a toggle", () => {
+    const { view } = makeView(100);
+    view.apply("turn.started", { ...ids, origin: user, prompt: "hi" });
+    view.apply("approval.requested", { ...ids, approval_id: "a-1", call_id: "mcp-connect", tool: "mcp.connect", risk: "process", summary: "connect to 2 MCP servers:", workspace: "/w", rememberable: true, choices: ["alpha", "beta"] });
+    let card = view.live(0).join("\n");
+    expect(card).toContain("│ 1 ☑ alpha");
+    expect(card).toContain("│ 2 ☑ beta");
+    expect(card).toContain("y approve the ticked (1-2 toggle) · a always for this workspace · n deny and say why");
+    expect(card).not.toContain("identical calls");
+    view.approval!.leftOut!.add("beta");
+    card = view.live(0).join("\n");
+    expect(card).toContain("│ 2 ☐ beta");
+  });
+
   test("narrow terminals: every live line fits the width", () => {
     const { view } = makeView(20);
     view.apply("turn.started", { ...ids, origin: user, prompt: "a long prompt that must wrap in a narrow terminal" });
