@@ -149,20 +149,26 @@ export class CheckpointStore {
     if (sessionExists) for (const s of this.sessions()) if (!keep.has(s.id) && !sessionExists(s.id) && tryUnlink(this.logFile(s.id))) pruned.push(s.id);
     if (pruned.length) this.sweep();
     if (this.approxSize() <= maxBytes) return pruned;
-    this.measured = undefined;
-    if (this.approxSize() <= maxBytes) return pruned;
+    // Over the cap by this process's count: measure, counting unreferenced objects a sweep will take as gone.
+    let leaving = this.sweep();
+    if (this.size() - leaving <= maxBytes) return pruned;
     for (const s of this.sessions()) {
       if (keep.has(s.id)) continue;
       tryUnlink(this.logFile(s.id));
       pruned.push(s.id);
-      this.sweep();
-      if (this.size() <= maxBytes) break;
+      // Unreferenced objects too young to remove now still count as gone: a later sweep takes them.
+      leaving = this.sweep();
+      if (this.size() - leaving <= maxBytes) break;
     }
     return pruned;
   }
 
-  /** Removes every object no session's log refers to (mark and sweep); caches from before are no longer trusted. */
-  sweep(): void {
+  /**
+   * Removes every object no session's log refers to (mark and sweep); caches from before are no longer trusted.
+   * Returns the bytes of unreferenced objects left because they are young (another process may log them yet).
+   */
+  sweep(): number {
+    let young = 0;
     const live = new Set<string>();
     for (const s of this.sessions()) {
       for (const e of this.log(s.id)) {
@@ -175,7 +181,7 @@ export class CheckpointStore {
     try {
       subs = fs.readdirSync(this.objects.dir);
     } catch {
-      return;
+      return 0;
     }
     for (const sub of subs) {
       if (!/^[0-9a-f]{2}$/.test(sub)) continue;
@@ -184,7 +190,11 @@ export class CheckpointStore {
         if (live.has(sub + name)) continue;
         // Another process may have just stored it for a point it has not logged yet: young objects stay.
         try {
-          if (Date.now() - fs.lstatSync(`${dir}/${name}`).mtimeMs < this.youngMs) continue;
+          const st = fs.lstatSync(`${dir}/${name}`);
+          if (Date.now() - st.mtimeMs < this.youngMs) {
+            young += st.size;
+            continue;
+          }
         } catch {
           continue;
         }
@@ -193,5 +203,6 @@ export class CheckpointStore {
     }
     this.objects.forget();
     this.measured = undefined;
+    return young;
   }
 }
