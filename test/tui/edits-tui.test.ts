@@ -167,3 +167,47 @@ test.skipIf(!HAVE_TMUX)("the guard's refusal is on the call's own line", async (
   expect(screen).toMatch(/⊘ \$ rm -rf ~ refused: .*home/);
   expect(existsSync(join(env.HOME!, "keep.txt"))).toBe(true);
 });
+
+/**
+ * Keypresses a ten-edit refactor costs, per way of answering: ask mode with `y` each time, `t` once, and accept
+ * edits (Shift-Tab before the prompt). Counted as the approval keys pressed until the turn's reply is on screen.
+ */
+async function refactorKeypresses(how: "y" | "t" | "accept-edits"): Promise<number> {
+  const { pane, workspace } = open({ width: 120, height: 40 }, (ws) => {
+    for (let i = 0; i < 10; i++) writeFileSync(join(ws, `m${i}.ts`), `export const v${i} = old(${i});\n`);
+  });
+  await pane.waitFor(/s-[0-9a-f]{8}/);
+  if (how === "accept-edits") {
+    pane.keys("BTab");
+    await pane.waitFor("accept edits on");
+  }
+  fake.queue(...Array.from({ length: 10 }, (_, i) => toolCalls([{ name: "edit", arguments: { path: `m${i}.ts`, edits: [{ old_text: `old(${i})`, new_text: `fresh(${i})` }] } }])), text("refactor done"));
+  pane.type("rename old to fresh");
+  pane.keys("Enter");
+  let presses = 0;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    // A card is open when the bottom of the screen (the live region) shows its answers.
+    const visible = pane.screen({ visible: true });
+    if (visible.includes("refactor done")) break;
+    if (Date.now() > deadline) throw new Error(`the refactor never finished; the screen:\n${visible}`);
+    if (!visible.includes("y approve once")) {
+      await Bun.sleep(50);
+      continue;
+    }
+    pane.keys(how === "t" ? "t" : "y");
+    presses++;
+    await pane.waitFor((s) => s.includes("refactor done") || (s.match(/✓ edit m\d\.ts \(\+1 -1 lines\)/g) ?? []).length >= presses);
+  }
+  for (let i = 0; i < 10; i++) expect(readFileSync(join(workspace, `m${i}.ts`), "utf8")).toBe(`export const v${i} = fresh(${i});\n`);
+  pane.close();
+  return presses;
+}
+
+test.skipIf(!HAVE_TMUX)("keypresses to approve a ten-edit refactor: 10 asking, 1 with t, none in accept-edits mode", async () => {
+  const asking = await refactorKeypresses("y");
+  const perTool = await refactorKeypresses("t");
+  const accepting = await refactorKeypresses("accept-edits");
+  console.log(`ten-edit refactor, approval keypresses: ask ${asking}, t ${perTool}, accept edits ${accepting} (+1 Shift-Tab before the prompt)`);
+  expect([asking, perTool, accepting]).toEqual([10, 1, 0]);
+});
