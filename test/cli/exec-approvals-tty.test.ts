@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fakeHome, fakeModelForEachTest, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { FILESYSTEM, JS_RUNTIME, serverToml } from "../fake/mcp-servers";
 
 setDefaultTimeout(60_000);
 const fake = fakeModelForEachTest();
@@ -17,8 +18,9 @@ afterEach(() => {
 });
 afterAll(closeAllTerminals);
 
-function scv(args: string[], setup?: (workspace: string) => void) {
+function scv(args: string[], setup?: (workspace: string) => void, extraConfig?: (workspace: string) => string) {
   const h = fakeHome(fake.url);
+  if (extraConfig) writeFileSync(join(h.home, "config.toml"), readFileSync(join(h.home, "config.toml"), "utf8") + extraConfig(h.workspace));
   setup?.(h.workspace);
   term = openTerminal([requireBinary(), ...args], { env: h.env, cwd: h.workspace, width: 100, height: 40 });
   return { ...h, term };
@@ -68,4 +70,24 @@ test.skipIf(!HAVE_TMUX)("t: the tool's later calls in the run are not asked abou
   expect(await term.exitCode()).toBe(0);
   expect(readFileSync(join(workspace, "a.ts"), "utf8")).toBe("three\n");
   expect(term.screen().match(/Approve edit\?/g)).toHaveLength(1);
+});
+
+test.skipIf(!HAVE_TMUX)("t on an MCP tool allows that tool alone: list_directory asks once, read_text_file still asks", async () => {
+  const { term, workspace } = scv(
+    ["exec", "look around"],
+    (ws) => writeFileSync(join(ws, "notes.txt"), "hello"),
+    (ws) => serverToml("fs", { command: JS_RUNTIME, args: [FILESYSTEM, ws] }),
+  );
+  const list = () => toolCalls([{ name: "fs__list_directory", arguments: { path: workspace } }]);
+  fake.queue(list(), list(), list(), toolCalls([{ id: "read", name: "fs__read_text_file", arguments: { path: join(workspace, "notes.txt") } }]), text("looked"));
+  await term.waitFor("Approve mcp.connect:fs?", 20_000);
+  term.type("y");
+  await term.waitFor("Approve fs__list_directory?", 20_000);
+  expect(term.screen()).toContain("t: don't ask again for fs__list_directory in this run");
+  term.type("t");
+  await term.waitFor("Approve fs__read_text_file?", 20_000);
+  expect(term.screen().match(/Approve fs__list_directory\?/g)).toHaveLength(1); // the next two calls ran unasked
+  term.type("y");
+  expect(await term.exitCode(20_000)).toBe(0);
+  expect(toolOutput("read")).toBe("hello");
 });
