@@ -129,6 +129,11 @@ test("the CLI: files only, then conversation only; a file changed meanwhile is k
   const bad = await runBinary(["sessions", "rewind", sid, "--to", "later"], h.env, h.workspace);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain("a turn looks like t2");
+  // Removing the session removes its checkpoints.
+  const log = join(h.home, "state", "checkpoints", "sessions", `${sid}.jsonl`);
+  expect(existsSync(log)).toBe(true);
+  expect((await runBinary(["sessions", "rm", sid], h.env, h.workspace)).code).toBe(0);
+  expect(existsSync(log)).toBe(false);
 });
 
 test("undo and redo the last turn's files, including what a stand-in delegated agent changed", async () => {

@@ -65,6 +65,23 @@ describe("checkpoints", () => {
     expect(fs.readdirSync(ws).sort()).toEqual(["a.txt", "src"]);
   });
 
+  test(".git is never recorded or touched by a restore", () => {
+    write("a.txt", "one\n");
+    write(".git/HEAD", "ref: refs/heads/main\n");
+    const { rec, rw } = setup();
+    turn(rec, "t1", () => {
+      write("a.txt", "two\n");
+      write(".git/HEAD", "ref: refs/heads/other\n"); // a commit or checkout during the turn
+      write(".git/objects/ab/cd", "object\n");
+    });
+    const p = previewRewind(rw, { undo: true });
+    expect(p.plan.changes.map((c) => c.path)).toEqual(["a.txt"]);
+    applyRewind(rw, p, []);
+    expect(read("a.txt")).toBe("one\n");
+    expect(read(".git/HEAD")).toBe("ref: refs/heads/other\n");
+    expect(read(".git/objects/ab/cd")).toBe("object\n");
+  });
+
   test("undo and redo the last turn's files", () => {
     write("a.txt", "one\n");
     const { rec, rw } = setup();
