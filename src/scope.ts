@@ -32,8 +32,12 @@ export const RISK_WORDS: Readonly<Record<ToolRisk, string>> = {
   network: "contacts a host on the network",
 };
 
-/** A risk in words; a risk this build does not know (from a newer peer) is shown as it is. */
-export function riskInWords(risk: string): string {
+/**
+ * A risk in words; a risk this build does not know (from a newer peer) is shown as it is. `sandbox` is how a
+ * command runs (the guard's `sandbox`): a sandboxed one is not said to run with the user's permissions.
+ */
+export function riskInWords(risk: string, sandbox?: string): string {
+  if (risk === "process" && sandbox?.startsWith("sandboxed: ")) return `runs a command on this machine inside the sandbox (${sandbox.slice("sandboxed: ".length)})`;
   return Object.hasOwn(RISK_WORDS, risk) ? RISK_WORDS[risk as ToolRisk] : risk;
 }
 

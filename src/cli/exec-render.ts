@@ -115,7 +115,7 @@ export class ExecRenderer {
   }
 
   /** The approval card: what will happen, the risk in words, why the guard asks, then the question (asked by the caller). */
-  approvalCard(p: { tool: string; risk: string; summary: string; guard?: { reason: string }; rule_prefix?: string[]; perTool?: boolean; rememberable?: boolean; choices?: string[] }): string {
+  approvalCard(p: { tool: string; risk: string; summary: string; guard?: { reason: string; sandbox?: string }; rule_prefix?: string[]; perTool?: boolean; rememberable?: boolean; choices?: string[] }): string {
     const s = this.s;
     this.flushDeferred();
     this.stopWaiting();
@@ -139,7 +139,7 @@ export class ExecRenderer {
     const always = p.rememberable ? "lways, kept for this workspace" : "lways for identical calls in this run";
     const some = p.choices?.length ? ` / ${s.bold("s")}ome of them (${p.choices.length}, asked one by one)` : "";
     const yes = p.choices?.length ? "es, all" : "es";
-    return `\n${s.bold(`Approve ${safe(p.tool)}?`)} ${s.yellow(`It ${riskInWords(p.risk)} (${p.risk}).`)}\n${body}${guard}${rules}${perTool}\nAllow? ${s.bold("y")}${yes} / ${s.bold("n")}o (then say why) / ${s.bold("a")}${always}${some} [y/N/a${p.perTool ? "/t" : ""}${some ? "/s" : ""}] `;
+    return `\n${s.bold(`Approve ${safe(p.tool)}?`)} ${s.yellow(`It ${riskInWords(p.risk, p.guard?.sandbox)} (${p.risk}).`)}\n${body}${guard}${rules}${perTool}\nAllow? ${s.bold("y")}${yes} / ${s.bold("n")}o (then say why) / ${s.bold("a")}${always}${some} [y/N/a${p.perTool ? "/t" : ""}${some ? "/s" : ""}] `;
   }
 
   /** The person approved the call the card was about: it runs now. */

@@ -2,16 +2,16 @@
 // process runner as `scv __sandbox <policy> <argv…>` (launcher.ts), so the command is tracked, cancelled and
 // cleaned up like any other run, and confined before its first instruction. Everything SCV runs for the model
 // goes through here (bash; MCP stdio servers the user sandboxes; later background jobs and hooks).
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { startProcess, type RunningProcess, type RunOptions, type RunResult } from "../process";
 import { LAUNCHER_ARG, PROBE_ARG, type SandboxMode, type SandboxPolicy, type SandboxSupport } from "./policy";
 import { describeEnforcement, type Enforcement } from "./enforcement";
 
 export { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, type SandboxMode, type SandboxSupport } from "./policy";
 export { describeEnforcement, type Enforcement } from "./enforcement";
-export { defaultHiddenPaths, sandboxSettings, type SandboxConfig } from "./settings";
+export { defaultHiddenPaths, sandboxSettings, sandboxSettingsIn, type SandboxConfig } from "./settings";
 export { explainDenial } from "./denial";
 
 /** The sandbox for one workspace, resolved from `[sandbox]` (see settings.ts). */
@@ -25,6 +25,8 @@ export interface SandboxSettings {
   autoRun: boolean;
   /** Refuse to run commands rather than run with less than the full sandbox. */
   required: boolean;
+  /** Where the probe's answer is kept (see sandboxSupport). */
+  scvHome?: string;
 }
 
 /** How to start the launcher: the compiled binary itself, or (from source, in tests) bun with cli/main.ts. */
@@ -34,22 +36,79 @@ function launcherPrefix(): string[] {
 
 let support: SandboxSupport | undefined;
 
-/** What this machine lets the launcher enforce, probed once per process in a throwaway launcher (about 10 ms). */
-export function sandboxSupport(): SandboxSupport {
+/**
+ * What this machine lets the launcher enforce: probed in a throwaway launcher (about 10 ms), once per process and,
+ * with `scvHome`, once per boot and binary (kept in $SCV_HOME/state/sandbox-support.json), so a session's start
+ * does not pay for it again.
+ */
+export function sandboxSupport(scvHome?: string): SandboxSupport {
   if (support) return support;
+  const cache = scvHome ? join(scvHome, "state", "sandbox-support.json") : undefined;
+  const key = supportKey();
+  if (cache && key) {
+    try {
+      const kept = JSON.parse(readFileSync(cache, "utf8")) as { key: string; support: SandboxSupport };
+      if (kept.key === key && typeof kept.support?.landlockAbi === "number") return (support = kept.support);
+    } catch {
+      // not kept yet, or unreadable: probe
+    }
+  }
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
   const r = Bun.spawnSync([...launcherPrefix(), LAUNCHER_ARG, PROBE_ARG], { cwd: "/", env, stdout: "pipe", stderr: "pipe" });
   try {
     support = JSON.parse(r.stdout.toString()) as SandboxSupport;
   } catch {
-    support = { landlockAbi: 0, namespaces: false, namespacesProblem: `the launcher did not answer (${r.stderr.toString().trim() || `exit ${r.exitCode}`})` };
+    return (support = { landlockAbi: 0, namespaces: false, namespacesProblem: `the launcher did not answer (${r.stderr.toString().trim() || `exit ${r.exitCode}`})` });
+  }
+  if (cache && key) {
+    try {
+      mkdirSync(dirname(cache), { recursive: true, mode: 0o700 });
+      const tmp = `${cache}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ key, support }), { mode: 0o600 });
+      renameSync(tmp, cache);
+    } catch {
+      // a cache only saves the next start a probe
+    }
   }
   return support;
 }
 
+/** The boot and the binary the probe answered for: a new kernel (reboot) or a new scv probes again. */
+function supportKey(): string | undefined {
+  try {
+    const st = statSync(process.execPath);
+    return `${readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()} ${process.execPath} ${st.size} ${st.mtimeMs} ${Bun.main.startsWith("/$bunfs/") ? "" : Bun.main}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a run under `settings` would enforce on this machine. */
 export function enforcementFor(settings: SandboxSettings): Enforcement {
-  return describeEnforcement(settings, sandboxSupport());
+  return describeEnforcement(settings, sandboxSupport(settings.scvHome));
+}
+
+/** One line for status views: how bash commands run here, and what this kernel does not enforce. */
+export function sandboxStatusLine(settings: SandboxSettings | undefined): string {
+  if (!settings) return 'sandbox: off ([sandbox] mode = "off"): commands run with your permissions';
+  const e = enforcementFor(settings);
+  if (!e.available) return `sandbox: ${e.summary}${settings.required ? "; [sandbox] required = true, so commands are refused" : "; commands run with your permissions"}`;
+  return `sandbox: ${e.summary}${e.missing.length ? `; not enforced on this machine: ${e.missing.join("; ")}` : ""}`;
+}
+
+/** Said once per session where the sandbox is less than asked for (the session's notices). */
+export function sandboxNotice(settings: SandboxSettings | undefined): string | undefined {
+  if (!settings) return undefined;
+  const e = enforcementFor(settings);
+  if (!e.available) {
+    return settings.required
+      ? `the sandbox is required ([sandbox] required = true) but ${e.summary}: bash commands are refused`
+      : `${e.summary}: bash commands run with your permissions and ask as without a sandbox`;
+  }
+  if (!e.missing.length) return undefined;
+  return settings.required
+    ? `the sandbox is required ([sandbox] required = true) but this machine cannot enforce ${e.missing.join("; ")}: bash commands are refused`
+    : `the sandbox runs with what this machine offers (${e.summary}); not enforced: ${e.missing.join("; ")}`;
 }
 
 /**
@@ -64,7 +123,7 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
     throw new Error(`the command was not run: [sandbox] required = true, and this machine cannot enforce ${enforcement.missing.join("; ")}`);
   }
   const privateTmp = mkdtempSync(join(tmpdir(), "scv-sandbox-"));
-  const support = sandboxSupport();
+  const support = sandboxSupport(settings.scvHome);
   const policy: SandboxPolicy = {
     mode: settings.mode,
     cwd: opts.cwd,

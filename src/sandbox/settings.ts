@@ -1,6 +1,7 @@
 // `[sandbox]` (user config only) resolved for one workspace: the mode, what stays hidden, what else is writable.
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
+import { userHome } from "../user-home";
 import type { SandboxSettings } from "./index";
 import type { SandboxMode } from "./policy";
 
@@ -58,5 +59,14 @@ export function sandboxSettings(
     network: config.network,
     autoRun: config.auto_run,
     required: config.required,
+    scvHome: ctx.scvHome,
   };
+}
+
+/** sandboxSettings for a session or command line: the home from the environment it runs with. */
+export function sandboxSettingsIn(
+  config: SandboxConfig,
+  ctx: { workspace: string; scvHome: string; env: Readonly<Record<string, string | undefined>> },
+): SandboxSettings | undefined {
+  return sandboxSettings(config, { ...ctx, home: ctx.env.HOME || userHome(ctx.env) });
 }

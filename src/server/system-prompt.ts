@@ -37,6 +37,12 @@ export function buildSystemPrompt(scope: SessionScope, tools: ToolRegistry): Sys
         project.text,
     );
   }
+  if (tools.get("bash")) {
+    // Once per session: where the sandbox under bash is less than the config asks for (src/sandbox).
+    const { sandboxNotice, sandboxSettingsIn } = require("../sandbox") as typeof import("../sandbox");
+    const notice = sandboxNotice(sandboxSettingsIn(scope.config.sandbox, scope));
+    if (notice) notices.push(notice);
+  }
   return { text: parts.join("\n\n"), notices };
 }
 

@@ -253,7 +253,7 @@ class TuiApp {
         if (method === "turn.ended") void this.refreshSpend();
         if (method === "clarify.requested") void this.openQuestion(p);
         if (method === "clarify.answered" && this.question?.id === p.clarify_id) this.question = undefined; // settled elsewhere (timed out)
-        if (method === "approval.requested" && view.approval && this.approvedIdentities.has(view.approval.identity)) {
+        if (method === "approval.requested" && view.approval && !view.approval.personOnly && this.approvedIdentities.has(view.approval.identity)) {
           void this.answerApproval(true, "approved for this session");
         }
         this.requestRender();
@@ -439,7 +439,7 @@ class TuiApp {
       if (chosen?.length === 0 && (k === "y" || k === "a")) return void this.answerApproval(false, "denied");
       if (k === "y") return void this.answerApproval(true, "approved", undefined, undefined, chosen);
       if (k === "a") {
-        if (!chosen) this.approvedIdentities.add(a.identity);
+        if (!chosen && !a.personOnly) this.approvedIdentities.add(a.identity);
         // On a request the server keeps (an MCP server's connection), "a" keeps it for this workspace.
         return void this.answerApproval(true, a.rememberable ? "approved for this workspace" : "approved for this session", a.rememberable ? "workspace" : undefined, undefined, chosen);
       }

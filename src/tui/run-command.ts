@@ -104,6 +104,7 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
         }
         const memory = await readOwnMemory(ctx);
         if (memory) view.say(memory.statusLine);
+        view.say(await sandboxLine(ctx));
         break;
       }
       case "skills":
@@ -120,6 +121,18 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
     view.say(`/${name}: ${(e as Error).message}`, theme.red);
   }
   ctx.requestRender();
+}
+
+/** How bash commands run in this workspace (src/sandbox), as /status shows it. */
+async function sandboxLine({ cwd, env }: SlashContext): Promise<string> {
+  try {
+    const { loadConfig, scvHome } = await import("../config/load");
+    const { sandboxSettingsIn, sandboxStatusLine } = await import("../sandbox");
+    const { config } = loadConfig({ cwd, env });
+    return sandboxStatusLine(sandboxSettingsIn(config.sandbox, { workspace: cwd, scvHome: scvHome(env), env }));
+  } catch (e) {
+    return `sandbox: unknown (${(e as Error).message.split("\n")[0]})`;
+  }
 }
 
 /** The owner's memory as sessions here use it (the TUI is the owner's), or undefined when it is turned off. */

@@ -27,6 +27,10 @@ export interface ApprovalCard {
   identity: string;
   /** Why the command guard asks, for a command. */
   guardReason?: string;
+  /** How the command runs (the guard's `sandbox`): `sandboxed: …` or `not sandboxed: …`. */
+  sandbox?: string;
+  /** Only a person's answer approves it (a request to run outside the sandbox): never "a" for the session. */
+  personOnly?: boolean;
   /** The prefix the person may keep as a rule ("always allow commands starting with …"). */
   rulePrefix?: string[];
   /** The server keeps an "always" answer for the workspace (an MCP server's connection). */
@@ -159,6 +163,8 @@ export class ConversationView {
           // delegated agent has none, and counts as identical only with the same summary.
           identity: typeof p.fingerprint === "string" ? p.fingerprint : `${p.tool}\u0000${p.summary}`,
           ...(typeof p.guard?.reason === "string" ? { guardReason: p.guard.reason } : {}),
+          ...(typeof p.guard?.sandbox === "string" ? { sandbox: p.guard.sandbox } : {}),
+          ...(p.guard?.person_only === true ? { personOnly: true } : {}),
           ...(Array.isArray(p.rule_prefix) ? { rulePrefix: p.rule_prefix.map(String) } : {}),
           ...(p.rememberable === true ? { rememberable: true } : {}),
           ...(Array.isArray(p.choices) && p.choices.length ? { choices: p.choices.map(String), leftOut: new Set<string>() } : {}),
@@ -286,7 +292,7 @@ export class ConversationView {
   private approvalCard(a: ApprovalCard): string[] {
     const t = this.theme;
     const w = this.width();
-    const words = riskInWords(a.risk);
+    const words = riskInWords(a.risk, a.sandbox);
     const out = [truncate(t.yellow(`╭─ Allow ${a.tool}? `) + t.bold(`${a.risk}: ${words}`), w)];
     const summary = sanitize(a.summary).split("\n");
     const shown = summary.slice(0, 40);

@@ -61,8 +61,8 @@ test("rm -rf ~ is refused even with --yes: the reason is shown, the home is unto
   expect(existsSync(join(env.HOME!, "keep.txt"))).toBe(true);
 });
 
-test("npm test asks (guard prompt, with a rule offered); on a pipe nobody can answer, so it is denied", async () => {
-  const { env, workspace } = fakeHome(fake.url);
+test("npm test asks (guard prompt, with a rule offered) when the sandbox does not run it unasked; on a pipe nobody can answer, so it is denied", async () => {
+  const { env, workspace } = fakeHome(fake.url, "[sandbox]\nauto_run = false\n");
   writeFileSync(join(workspace, "package.json"), JSON.stringify({ scripts: { test: "touch ran-tests" } }));
   fake.queue(toolCalls([{ name: "bash", arguments: { command: "npm test" } }]), text("not run"));
   const r = await runBinary(["exec", "--json", "run the tests"], env, workspace);

@@ -1,0 +1,61 @@
+// The launcher itself (from source): Landlock alone, as on a machine without namespaces, and its failures, which
+// never run the command. Targets live in a throwaway directory outside $TMPDIR.
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { LAUNCHER_FAILED_EXIT, type SandboxPolicy } from "../../src/sandbox/policy";
+
+const root = mkdtempSync(join("/var/tmp", "scv-sandbox-launcher-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const entry = join(import.meta.dir, "..", "..", "src", "sandbox", "launcher-entry.ts");
+
+function launch(policy: Partial<SandboxPolicy> | string, argv: string[]) {
+  const text = typeof policy === "string" ? policy : JSON.stringify(policy);
+  const r = Bun.spawnSync([process.execPath, entry, "__sandbox", text, ...argv], { cwd: "/", env: { PATH: process.env.PATH! }, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
+}
+
+test("Landlock alone (no namespaces): writes stay in the workspace's folders and TMPDIR; .git, hidden paths and the rest are refused", () => {
+  const ws = join(root, "ws");
+  const tmp = join(root, "tmp");
+  for (const d of [ws, join(ws, "src"), join(ws, ".git"), tmp, join(root, "out")]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(root, "secret"), "SECRET\n");
+  const policy: SandboxPolicy = {
+    mode: "workspace-write",
+    cwd: ws,
+    workspace: ws,
+    protect: [join(ws, ".git"), join(ws, ".scv")],
+    writableRoots: [],
+    hidden: [join(root, "secret")],
+    network: false,
+    tmpdir: tmp,
+    expect: { namespaces: false, landlock: true },
+  };
+  const script = [
+    "echo ok > src/a && echo src-ok",
+    'echo ok > "$TMPDIR/t" && echo tmp-ok',
+    "echo x > .git/config || echo git-refused",
+    "echo x > ../out/w || echo outside-refused",
+    "cat ../secret || echo secret-refused",
+    "kill -0 $PPID 2>/dev/null || echo signal-refused",
+    "echo x > top-level || echo top-level-refused",
+  ].join("; ");
+  const r = launch(policy, ["/bin/bash", "-c", script]);
+  expect(r.code).toBe(0);
+  expect(r.out.trim().split("\n")).toEqual(["src-ok", "tmp-ok", "git-refused", "outside-refused", "secret-refused", "signal-refused", "top-level-refused"]);
+  expect(existsSync(join(root, "out", "w"))).toBe(false);
+});
+
+test("a launcher that cannot apply the policy says why and never runs the command", () => {
+  const marker = join(root, "ran");
+  const bad = launch("{not json", ["/bin/sh", "-c", `touch ${marker}`]);
+  expect(bad.code).toBe(LAUNCHER_FAILED_EXIT);
+  expect(bad.err).toStartWith("scv sandbox: the command was not run: ");
+  const missing = launch({ mode: "workspace-write", cwd: "/nonexistent-dir", workspace: "/nonexistent-dir", protect: [], writableRoots: [], hidden: [], network: false, tmpdir: root, expect: { namespaces: false, landlock: true } }, ["/bin/sh", "-c", `touch ${marker}`]);
+  expect(missing.code).toBe(LAUNCHER_FAILED_EXIT);
+  expect(missing.err).toContain("chdir to /nonexistent-dir failed");
+  const noProgram = launch({ mode: "read-only", cwd: root, workspace: root, protect: [], writableRoots: [], hidden: [], network: false, tmpdir: root, expect: { namespaces: false, landlock: true } }, ["/nonexistent-program"]);
+  expect(noProgram.code).toBe(LAUNCHER_FAILED_EXIT);
+  expect(noProgram.err).toContain("executing /nonexistent-program failed (ENOENT)");
+  expect(existsSync(marker)).toBe(false);
+});
