@@ -33,6 +33,8 @@ export interface Job {
   tail?: () => string;
   /** A background command's command line, as its report names it. */
   label?: string;
+  /** Outlives its session (a kept background command): closing the session leaves it running. */
+  keep?: boolean;
   abort: AbortController;
   done: Promise<void>;
 }
@@ -225,7 +227,7 @@ export class JobManager {
   /** Session close: cancel every running job and wait for its processes to be stopped. */
   async closeAll(): Promise<void> {
     this.closed = true;
-    const running = this.running();
+    const running = this.running().filter((j) => !j.keep);
     for (const j of running) {
       j.seen = true;
       j.abort.abort();

@@ -47,7 +47,7 @@ const ps = defineCommand({
     const { formatDuration } = await import("../daemon/status");
     const table = [
       ["HANDLE", "AGENT", "SESSION", "CONVERSATION", "TURN", "STATE", "AGE", "CWD"],
-      ...rows.map((r) => [r.handle, r.kind === "mcp" ? `mcp:${r.agent}` : r.agent, r.session, r.conversation ?? "-", r.turn === null ? "-" : String(r.turn), r.state, formatDuration(r.age_seconds), r.cwd]),
+      ...rows.map((r) => [r.handle, r.kind === "mcp" ? `mcp:${r.agent}` : r.kind === "command" ? "command" : r.agent, r.session, r.conversation ?? "-", r.turn === null ? "-" : String(r.turn), r.state, formatDuration(r.age_seconds), r.cwd]),
     ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
     const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  "));

@@ -14,7 +14,8 @@ export const DelegationRecord = lazySchema((z) => z.object({
   handle: z.string(),
   agent: z.string(),
   /** What runs: absent for a delegated agent, `mcp` for an MCP server a session started (agent is then its name). */
-  kind: z.literal("mcp").optional(),
+  // `command`: a background `bash` command kept past its session (bash `keep`).
+  kind: z.enum(["mcp", "command"]).optional(),
   /** instanceId and sessionId of the SCV session that started it. */
   instance: z.string(),
   session: z.string(),

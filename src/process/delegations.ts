@@ -23,8 +23,10 @@ export interface DelegationInfo {
   /** Unique per instance, e.g. "codex-3f9a2c" (agent name + random hex). */
   handle: string;
   agent: string;
-  /** `mcp` for an MCP server (agent is then the server's name). */
-  kind?: "mcp";
+  /** `mcp` for an MCP server (agent is then the server's name); `command` for a kept background command. */
+  kind?: "mcp" | "command";
+  /** Not stopped when its session closes (a kept background command): SCV's own exit, or `scv agents kill`, stops it. */
+  outlivesSession?: boolean;
   cwd: string;
   /** The SCV conversation handle this run serves (e.g. "codex-2"), and its turn number. */
   conversation?: string;
@@ -104,12 +106,15 @@ export function newHandle(agent: string): string {
 const live = new Map<string, { record: DelegationRecord; scvHome: string; finish: Promise<unknown> }>();
 let signalHandling = true;
 
-/** Starts a delegated process through the runner, recorded and cleaned up like every delegation. */
-export function startDelegated(scope: DelegationOrigin, info: DelegationInfo, options: RunOptions): TrackedRun {
+/**
+ * Starts a delegated process through the runner, recorded and cleaned up like every delegation. `start` is how it
+ * is spawned: the runner itself, or a confined spawn (src/sandbox's startSandboxed) that uses the runner too.
+ */
+export function startDelegated(scope: DelegationOrigin, info: DelegationInfo, options: RunOptions, start: (o: RunOptions) => RunningProcess = startProcess): TrackedRun {
   if (!validHandle(info.handle)) throw new Error(`invalid delegation handle "${info.handle}"; use newHandle(agent)`);
   if (live.has(info.handle)) throw new Error(`delegation handle "${info.handle}" is already running`);
   const tags = delegationEnv(scope, info.handle);
-  const proc = startProcess({ ...options, env: { ...options.env, ...tags } });
+  const proc = start({ ...options, env: { ...options.env, ...tags } });
   const owner = ownerIdentity();
   const record: DelegationRecord = {
     handle: info.handle,
@@ -165,11 +170,13 @@ export function startDelegated(scope: DelegationOrigin, info: DelegationInfo, op
   live.set(record.handle, { record, scvHome: scope.scvHome, finish: settled });
   syncExitHooks();
 
-  scope.onClose(async () => {
-    if (done) return;
-    proc.cancel();
-    await settled;
-  });
+  if (!info.outlivesSession) {
+    scope.onClose(async () => {
+      if (done) return;
+      proc.cancel();
+      await settled;
+    });
+  }
 
   const rewrite = (change: Partial<DelegationRecord>) => {
     if (done) return;

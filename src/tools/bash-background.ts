@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { COMMAND_JOB, type Job, jobsFor } from "../agents/jobs";
 import type { AgentCallResult } from "../agents/result";
 import { ToolError } from "../errors";
-import { runProcess, type RunOptions } from "../process";
-import { runSandboxed, type SandboxSettings } from "../sandbox";
+import { type runProcess, type RunOptions, startProcess } from "../process";
+import { newHandle, startDelegated } from "../process/delegations";
+import { startSandboxed, type SandboxSettings } from "../sandbox";
 import type { SessionScope } from "../scope";
 import { tailUtf8 } from "../text/cut";
 import type { ToolResult } from "./tool";
@@ -26,6 +27,8 @@ export interface BackgroundCommand {
   timeoutSeconds: number;
   /** Runs confined by this sandbox (src/sandbox) when set, as the foreground command would. */
   sandbox?: SandboxSettings;
+  /** Outlives the session (an owner session's `keep`): recorded as a delegation, listed by scv agents ps. */
+  keep: boolean;
   /** Hides bound secrets' values in what the model sees. */
   redact?: (text: string) => string;
   /** Formats the finished run as the foreground tool would (status line, output). */
@@ -35,6 +38,7 @@ export interface BackgroundCommand {
 }
 
 export function startBackgroundCommand(scope: SessionScope, cmd: BackgroundCommand): ToolResult {
+  if (cmd.keep && !scope.owner) throw new ToolError("keep is for the owner's own sessions only; run it without keep (it stops when this session closes)");
   const jobs = jobsFor(scope);
   const limit = scope.config.tools.max_background_commands;
   const room = {
@@ -47,8 +51,9 @@ export function startBackgroundCommand(scope: SessionScope, cmd: BackgroundComma
     },
   };
   const logDir = join(scope.scvHome, "jobs", scope.sessionId);
-  const job = jobs.start(COMMAND_JOB, (signal, emit, job) => runLogged(scope, cmd, logDir, job, signal, emit), undefined, room);
+  const job = jobs.start(COMMAND_JOB, (signal, emit, job) => runLogged(scope, cmd, cmd.keep ? join(scope.scvHome, "jobs", "kept") : logDir, job, signal, emit), undefined, room);
   job.label = cmd.command;
+  job.keep = cmd.keep;
   return {
     ok: true,
     output: JSON.stringify({ job: job.job, status: "running", note: "started in the background; agent_status shows its latest output, agent_wait waits for it, agent_cancel stops it; you are told when it ends" }),
@@ -69,11 +74,16 @@ async function runLogged(scope: SessionScope, cmd: BackgroundCommand, logDir: st
       rmSync(logDir, { recursive: true, force: true });
     });
   }
-  const log = new CappedLog(join(logDir, `${job.job}.log`), scope.config.tools.background_log_bytes);
+  const handle = cmd.keep ? newHandle(COMMAND_JOB) : undefined;
+  const log = new CappedLog(join(logDir, `${handle ?? job.job}.log`), scope.config.tools.background_log_bytes);
   job.tail = () => redacted(cmd, log.tail(TAIL_BYTES));
   const progress = cmd.progress(emit);
   try {
-    const run = cmd.sandbox ? (o: RunOptions) => runSandboxed(o, cmd.sandbox!) : runProcess;
+    const start = cmd.sandbox ? (o: RunOptions) => startSandboxed(o, cmd.sandbox!) : startProcess;
+    // A kept command is a recorded delegation, so `scv agents ps` lists it and `scv agents kill` stops it.
+    const run = handle
+      ? (o: RunOptions) => startDelegated(scope, { handle, agent: COMMAND_JOB, kind: "command", cwd: scope.workspace, outlivesSession: true }, o, start).result
+      : (o: RunOptions) => start(o).result;
     const result = await run({
       argv: ["/bin/bash", "-lc", cmd.command],
       cwd: scope.workspace,
@@ -102,6 +112,7 @@ async function runLogged(scope: SessionScope, cmd: BackgroundCommand, logDir: st
     progress.stop();
     job.tail = undefined;
     log.close();
+    if (handle) log.remove();
   }
 }
 
@@ -147,6 +158,11 @@ class CappedLog {
   close(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
+  }
+
+  remove(): void {
+    rmSync(this.path, { force: true });
+    rmSync(`${this.path}.1`, { force: true });
   }
 }
 

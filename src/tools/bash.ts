@@ -42,6 +42,7 @@ function bashArgs(defaultTimeout: number, maxTimeout: number) {
       .boolean()
       .optional()
       .describe("Run as a background job (a server, a watcher) and return its handle at once"),
+    keep: z.boolean().optional().describe("With background: keep it running after this session closes"),
     unsandboxed: z
       .string({ error: "must be a string saying why" })
       .refine((s) => s.trim().length > 0, "must say why the command needs to run outside the sandbox")
@@ -113,7 +114,7 @@ export function createBashTool(scope: SessionScope): Tool {
     parameters: BashArgs,
     risk: "process",
     summary: (args) => {
-      const lines = [`$ ${args.command}`, `cwd: ${scope.workspace}`, args.background ? `in the background (a job; stopped when this session closes)` : `timeout: ${args.timeout_seconds ?? defaultTimeout}s`, howItRuns(args)];
+      const lines = [`$ ${args.command}`, `cwd: ${scope.workspace}`, args.background ? `in the background (a job; ${args.keep ? "kept running after this session closes, until scv agents kill or SCV stops" : "stopped when this session closes"})` : `timeout: ${args.timeout_seconds ?? defaultTimeout}s`, howItRuns(args)];
       if (args.secrets?.length) lines.push(`secrets: ${describeBindings(bindings, args.secrets).join(", ")}`);
       return lines.join("\n");
     },
@@ -132,6 +133,7 @@ export function createBashTool(scope: SessionScope): Tool {
           ...(inside ? { sandbox: inside.settings } : {}),
           env: { ...bashEnvironment(scope.env, extraEnv), ...secrets?.env },
           timeoutSeconds: Math.min(args.timeout_seconds ?? maxTimeout, secrets?.expiresInSeconds ?? Infinity),
+          keep: !!args.keep,
           ...(secrets ? { redact: secrets.redact } : {}),
           format: (r) => formatResult(r, args.timeout_seconds ?? maxTimeout),
           progress: (emit) => lastLineProgress(secrets ? () => {} : emit),

@@ -6,9 +6,13 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForEachTest, requireBinary, runBinary } from "../fake/binary";
 import { hang, text, toolCalls } from "../fake/model-server";
+import { HAVE_TMUX, openTerminal } from "../fake/tmux";
 
 setDefaultTimeout(60_000);
 const fake = fakeModelForEachTest();
+
+/** The servers listen on loopback where the test reaches them; a sandboxed command has no network unless this is set. */
+const NETWORK = "[sandbox]\nnetwork = true\n";
 
 /** A small loopback HTTP server in Node (on CI's machines), printing a line once it listens. */
 function serverCommand(port: number): string {
@@ -49,7 +53,7 @@ describe("background commands", () => {
   test("a server runs past its call, its output is readable while it runs, and it is stopped when the session closes", async () => {
     const port = await freePort();
     let servedDuringTurn = false;
-    const h = fakeHome(fake.url);
+    const h = fakeHome(fake.url, NETWORK);
     fake.queue(toolCalls([{ name: "bash", arguments: { command: serverCommand(port), background: true } }]));
     // The model looks at the job after the server has had time to print its line; meanwhile the test calls it.
     fake.queue(toolCalls([{ name: "bash", arguments: { command: "sleep 1" } }]));
@@ -94,7 +98,7 @@ describe("background commands", () => {
 
   test("a SIGKILL of SCV leaves no background command running after 2 s", async () => {
     const port = await freePort();
-    const h = fakeHome(fake.url);
+    const h = fakeHome(fake.url, NETWORK);
     fake.queue(toolCalls([{ name: "bash", arguments: { command: serverCommand(port), background: true } }]), hang());
     const proc = Bun.spawn([requireBinary(), "exec", "--yes", "serve"], { cwd: h.workspace, env: h.env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
     try {
@@ -105,6 +109,36 @@ describe("background commands", () => {
       expect(gone).toBe(true);
     } finally {
       proc.kill("SIGKILL");
+    }
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("kept background commands", () => {
+  test("keep = true in the owner's session: it outlives the session (/new), scv agents ps lists it, scv agents kill stops it", async () => {
+    const port = await freePort();
+    const h = fakeHome(fake.url, NETWORK);
+    fake.queue(toolCalls([{ name: "bash", arguments: { command: serverCommand(port), background: true, keep: true } }]), text("serving"));
+    const term = openTerminal([requireBinary(), "--yes"], { env: h.env, cwd: h.workspace, width: 120, height: 40 });
+    try {
+      await term.waitFor(/s-[0-9a-f]{8}/);
+      term.type("serve the site");
+      term.keys("Enter");
+      await term.waitFor("serving");
+      expect(await until(() => answers(port), 20_000)).toBe(true);
+      term.type("/new");
+      term.keys("Enter");
+      await term.waitFor(/session s-[0-9a-f]{8}[\s\S]*session s-[0-9a-f]{8}/);
+      await Bun.sleep(500);
+      expect(await answers(port)).toBe(true); // the session closed; the kept command did not
+      const ps = await runBinary(["agents", "ps", "--json"], h.env, h.workspace);
+      const kept = JSON.parse(ps.stdout).delegations.filter((d: any) => d.kind === "command");
+      expect(kept).toHaveLength(1);
+      expect(kept[0]).toMatchObject({ agent: "bash", state: "running" });
+      const killed = await runBinary(["agents", "kill", kept[0].handle], h.env, h.workspace);
+      expect(killed.code).toBe(0);
+      expect(await until(async () => !(await answers(port)), 5000)).toBe(true);
+    } finally {
+      term.close();
     }
   });
 });

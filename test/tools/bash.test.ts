@@ -12,10 +12,10 @@ function setup(scopeOpts: ScopeOptions = {}, outputLimitBytes?: number) {
 }
 
 describe("bash: arguments", () => {
-  test("the schema takes command, timeout_seconds, secrets, background and unsandboxed, advertising the configured ceiling as maximum", () => {
+  test("the schema takes command, timeout_seconds, secrets, background, keep and unsandboxed, advertising the configured ceiling as maximum", () => {
     const { tool } = setup({ config: { tools: { max_timeout_seconds: 120 } } });
     const props = tool.jsonSchema.properties as Record<string, Record<string, unknown>>;
-    expect(Object.keys(props).sort()).toEqual(["background", "command", "secrets", "timeout_seconds", "unsandboxed"]);
+    expect(Object.keys(props).sort()).toEqual(["background", "command", "keep", "secrets", "timeout_seconds", "unsandboxed"]);
     expect(props.command!.type).toBe("string");
     expect(props.timeout_seconds!.maximum).toBe(120);
     expect(props.timeout_seconds!.type).toBe("integer");

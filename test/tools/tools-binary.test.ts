@@ -174,8 +174,8 @@ test("the first request's tool definitions stay within their byte budget", async
  * session_search and memory, and bash's note on the command guard and its `secrets` parameter added 422. The
  * schedule tool (726, trimmed to what the model needs) makes 10,417 for 11, so the budget rose from 10,000 for it.
  * `clarify` and background commands (bash's `background`, and agent_wait/agent_status/agent_cancel now offered
- * for commands as well as agents, with shorter descriptions) make 12,186 for 15, and skill_manage 12,957 for 16,
- * so the budget rose to 13,000.
+ * for commands as well as agents, with shorter descriptions) make 12,186 for 15, skill_manage 12,957 for 16, and
+ * the sandbox's `unsandboxed` and bash's `keep` 13,124, so the budget rose to 13,200.
  * A tool that grows its schema past this budget shows here first.
  */
-const TOOL_DEFINITION_BUDGET = 13_000;
+const TOOL_DEFINITION_BUDGET = 13_200;
