@@ -80,28 +80,42 @@ esac
   expect(lastRequest()).toContain("dist/ is generated");
 });
 
-test("a hook's allow answers a prompt call on a pipe, but never lifts a guard block", async () => {
+/** Sandboxed commands the guard would ask about run unasked by default (sandbox.auto_run); these tests need them to ask. */
+const ASKING = "[sandbox]\nauto_run = false\n";
+
+test("a hook's allow answers a prompt call on a pipe, but never lifts a guard block or an unsandboxed request", async () => {
   const allow = `printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"trusted here"}}'`;
   // Control: the hook matches only Write, so on a pipe nobody can answer the bash call's question.
-  const control = withHooks(`[[hooks.PreToolUse]]\nmatcher = "Write"\ncommand = '''${allow}'''`);
+  const control = withHooks(`${ASKING}[[hooks.PreToolUse]]\nmatcher = "Write"\ncommand = '''${allow}'''`);
   fake.queue(toolCalls([{ name: "bash", arguments: { command: "touch allowed.txt" } }]), text("no"));
   const denied = await runBinary(["exec", "--json", "make it"], control.env, control.workspace);
   expect(denied.code).toBe(4);
   expect(existsSync(join(control.workspace, "allowed.txt"))).toBe(false);
 
-  const h = withHooks(`[[hooks.PreToolUse]]\nmatcher = "Bash"\ncommand = '''${allow}'''`);
+  const h = withHooks(`${ASKING}[[hooks.PreToolUse]]\nmatcher = "Bash"\ncommand = '''${allow}'''`);
   mkdirSync(h.env.HOME!, { recursive: true });
   writeFileSync(join(h.env.HOME!, "keep.txt"), "mine");
-  fake.queue(toolCalls([{ name: "bash", arguments: { command: "touch allowed.txt" } }, { name: "bash", arguments: { command: "rm -rf ~" } }]), text("ok"));
+  fake.queue(
+    toolCalls([
+      { name: "bash", arguments: { command: "touch allowed.txt" } },
+      { name: "bash", arguments: { command: "rm -rf ~" } },
+      { name: "bash", arguments: { command: "touch outside.txt", unsandboxed: "needs the real home" } },
+    ]),
+    text("ok"),
+  );
   const r = await runBinary(["exec", "--json", "make it, then clean up"], h.env, h.workspace);
   const all = events(r.stdout);
-  expect(byMethod(all, "approval.requested")).toEqual([]);
+  // Only the unsandboxed request was put to a person (and, on a pipe, denied); the hook answered the first call.
+  expect(byMethod(all, "approval.requested").map((p) => p.guard.reason)).toEqual(["it asks to run outside the sandbox: needs the real home"]);
   const done = byMethod(all, "tool.completed");
   expect(done[0].ok).toBe(true);
   expect(existsSync(join(h.workspace, "allowed.txt"))).toBe(true);
   expect(done[1].denied).toBe(true);
   expect(done[1].output).toContain("run it yourself");
   expect(existsSync(join(h.env.HOME!, "keep.txt"))).toBe(true);
+  // A request to run outside the sandbox is a person's to answer: the hook's allow does not answer it.
+  expect(done[2].denied).toBe(true);
+  expect(existsSync(join(h.workspace, "outside.txt"))).toBe(false);
 });
 
 test("SessionStart and UserPromptSubmit context reach the request; a UserPromptSubmit exit 2 refuses the prompt", async () => {
@@ -173,7 +187,7 @@ command = "cat > $ROOT/post.json; echo 'lint: 1 warning in notes.txt' >&2; exit 
 });
 
 test("a hook that hangs is killed at its timeout, leaves no process, is reported once, and does not allow a call", async () => {
-  const h = withHooks(`[[hooks.PreToolUse]]\ncommand = "sleep 7331 & sleep 7332"\ntimeout_seconds = 1`);
+  const h = withHooks(`${ASKING}[[hooks.PreToolUse]]\ncommand = "sleep 7331 & sleep 7332"\ntimeout_seconds = 1`);
   fake.queue(toolCalls([{ name: "bash", arguments: { command: "ls" } }, { name: "bash", arguments: { command: "touch hung.txt" } }]), text("ok"));
   const r = await runBinary(["exec", "--json", "look"], h.env, h.workspace);
   const all = events(r.stdout);

@@ -17,7 +17,10 @@ test("Notification fires while an approval waits; PreCompact before a compaction
   const h = fakeHome(fake.url);
   const root = dirname(h.home);
   const log = (name: string) => `cat >> ${join(root, name)}; echo >> ${join(root, name)}`;
+  // sandbox.auto_run off: the sandboxed `touch` then asks, as a command the guard does not know does.
   appendFileSync(join(h.home, "config.toml"), `
+[sandbox]
+auto_run = false
 [[hooks.Notification]]
 command = "${log("notify.jsonl")}"
 [[hooks.PreCompact]]
