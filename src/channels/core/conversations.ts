@@ -122,7 +122,22 @@ export class Conversations {
     // Chat sessions are stored like any other, so a conversation resumes its session after a restart.
     this.sessions = new SessionLink(opts.env, events, openSessionStore({ home: opts.scvHome, warn: opts.log }), "scv-chat-bridge", opts.live);
     this.turnSlots = new TurnSlots(opts.config.channels.max_concurrent_turns);
-    this.sweepTimer = setInterval(() => void this.dropFormerOwners().then(() => this.closeRetired()).then(() => this.closeIdle()), 2000);
+  }
+
+  /**
+   * Sweeps every 2 s while some conversation holds a session (a former owner's is dropped, retired and idle ones
+   * closed); with none it stops, so a daemon idle for months does not wake for it.
+   */
+  private sweepWhileOpen(): void {
+    if (this.sweepTimer || this.closing) return;
+    this.sweepTimer = setInterval(() => {
+      if (![...this.conversations.values()].some((c) => c.session || c.retired.length)) {
+        clearInterval(this.sweepTimer);
+        this.sweepTimer = undefined;
+        return;
+      }
+      void this.dropFormerOwners().then(() => this.closeRetired()).then(() => this.closeIdle());
+    }, 2000);
   }
 
   /** Running turns plus running background jobs, over every conversation (a planned stop waits for these). */
@@ -388,6 +403,7 @@ export class Conversations {
     conv.session = session;
     conv.access = access;
     this.bySession.set(session.id, conv);
+    this.sweepWhileOpen();
     writePrivateFileAtomic(conv.stateFile, JSON.stringify({ conversation: conv.id, session_id: session.id, owner: access.owner, owner_key: access.ownerKey, started: new Date().toISOString() }));
     return session;
   }

@@ -54,6 +54,9 @@ function isDeliveryRecord(r: unknown): r is DeliveryRecord {
 /** Sent records stay as tombstones this long, so a restart can tell a reply that already went out. */
 const TOMBSTONE_MS = 7 * 86_400_000;
 
+/** The longest the sender rests with nothing due: a safety net only, since every change that makes a record sendable wakes it. */
+const IDLE_WAIT_MS = 30_000;
+
 export class Outbox {
   readonly dir: string;
   readonly mediaDir: string;
@@ -161,13 +164,14 @@ export class Outbox {
     while (!signal.aborted) {
       this.tick();
       const due = this.nextDue();
-      await this.idle.wait(Math.max(20, Math.min(due - Date.now(), 1000)), signal);
+      // Adding, releasing and a channel connecting wake it; with nothing due it rests (an idle daemon for months).
+      await this.idle.wait(Math.max(20, Math.min(due - Date.now(), IDLE_WAIT_MS)), signal);
     }
     while (this.inFlight.size) await Bun.sleep(20);
   }
 
   private nextDue(): number {
-    let due = Date.now() + 1000;
+    let due = Date.now() + IDLE_WAIT_MS;
     for (const r of this.records.values()) if (r.state === "pending" && r.nextAt < due) due = r.nextAt;
     return due;
   }
