@@ -1,6 +1,6 @@
 // When a sandboxed command fails because the sandbox said no, the model is told so in words, with what was
 // denied and how to ask for more, so it does not retry the same thing.
-import type { SandboxSettings } from "./index";
+import type { SandboxSettings } from "./policy";
 
 const SIGNS: { pattern: RegExp; what: string }[] = [
   { pattern: /Read-only file system/i, what: "a write to a read-only place (.git, .scv, or outside the writable places)" },

@@ -6,28 +6,14 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync,
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startProcess, type RunningProcess, type RunOptions, type RunResult } from "../process";
-import { LAUNCHER_ARG, PROBE_ARG, type SandboxMode, type SandboxPolicy, type SandboxSupport } from "./policy";
+import { LAUNCHER_ARG, PROBE_ARG, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
 import { describeEnforcement, type Enforcement } from "./enforcement";
 
-export { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, type SandboxMode, type SandboxSupport } from "./policy";
+export { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, type SandboxMode, type SandboxSettings, type SandboxSupport } from "./policy";
 export { describeEnforcement, type Enforcement } from "./enforcement";
 export { defaultHiddenPaths, sandboxSettings, sandboxSettingsIn, type SandboxConfig } from "./settings";
 export { explainDenial } from "./denial";
 
-/** The sandbox for one workspace, resolved from `[sandbox]` (see settings.ts). */
-export interface SandboxSettings {
-  mode: SandboxMode;
-  workspace: string;
-  writableRoots: string[];
-  hidden: string[];
-  network: boolean;
-  /** A `prompt` command runs unasked inside the sandbox. */
-  autoRun: boolean;
-  /** Refuse to run commands rather than run with less than the full sandbox. */
-  required: boolean;
-  /** Where the probe's answer is kept (see sandboxSupport). */
-  scvHome?: string;
-}
 
 /** How to start the launcher: the compiled binary itself, or (from source, in tests) bun with cli/main.ts. */
 function launcherPrefix(): string[] {

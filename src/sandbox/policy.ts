@@ -60,3 +60,18 @@ export function parsePolicy(text: string): SandboxPolicy {
   }
   return p;
 }
+
+/** The sandbox for one workspace, resolved from `[sandbox]` (see settings.ts). */
+export interface SandboxSettings {
+  mode: SandboxMode;
+  workspace: string;
+  writableRoots: string[];
+  hidden: string[];
+  network: boolean;
+  /** A `prompt` command runs unasked inside the sandbox. */
+  autoRun: boolean;
+  /** Refuse to run commands rather than run with less than the full sandbox. */
+  required: boolean;
+  /** Where the probe's answer is kept (see sandboxSupport). */
+  scvHome?: string;
+}

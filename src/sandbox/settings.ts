@@ -2,8 +2,7 @@
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { userHome } from "../user-home";
-import type { SandboxSettings } from "./index";
-import type { SandboxMode } from "./policy";
+import type { SandboxMode, SandboxSettings } from "./policy";
 
 export interface SandboxConfig {
   mode: SandboxMode | "off";

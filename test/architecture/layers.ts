@@ -7,6 +7,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // Configuration and the concerns that need nothing but it.
   ["config", "plan"], // plan: the task-list shape that protocol, sessions and clients share
   ["protocol", "provider", "net", "skills", "chatlog", "process", "memory", "guard"],
+  ["sandbox"], // the kernel sandbox: runs a command under a policy through the process runner
   ["sessions"],
   // The session contract (types only, from config, protocol and sessions): what every session concern takes.
   ["scope"],
