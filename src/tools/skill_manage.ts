@@ -8,7 +8,7 @@ import { lazySchema } from "../lazy-schema";
 import type { SessionScope } from "../scope";
 import { acceptDraft, checkDraft, currentFiles, type DraftInput, listDrafts, rejectDraft, SkillDraftError, writeDraft } from "../skills/index";
 import { findSecretShape } from "../text/redact";
-import { scrubSecrets } from "../text/scrub";
+import { holdsSecret } from "../text/scrub";
 import { lineCounts, unifiedDiff } from "./line-diff";
 import { sessionSkills } from "./read_skill";
 import { defineTool, type Tool } from "./tool";
@@ -78,12 +78,12 @@ export function draftDiff(scvHome: string, name: string, files: Record<string, s
   return parts.join("\n");
 }
 
-/** A skill that holds a key (in any encoding the scrubber knows) or something shaped like one is not kept. */
+/** A skill that holds a key (in any encoding memory refuses: base64, hex, reversed, spaced…) or something shaped like one is not kept. */
 function refuseSecrets(scope: SessionScope, files: Record<string, string>): void {
   const secrets = configuredSecrets(scope.config, scope.env as NodeJS.ProcessEnv, scope.config.provider.active);
   for (const [path, text] of Object.entries(files)) {
     const shape = findSecretShape(text);
-    if (shape || scrubSecrets(text, secrets) !== text) {
+    if (shape || holdsSecret(text, secrets)) {
       throw new ToolError(`not kept: ${path} looks like it holds ${shape ?? "a configured secret"}; skills never store keys, tokens or passwords. Name where the secret is kept (an environment variable) instead.`);
     }
   }

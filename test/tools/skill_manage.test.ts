@@ -72,7 +72,7 @@ describe("skill_manage", () => {
     expect(existsSync(join(h.env.SCV_HOME!, "skills", "release-checks"))).toBe(false);
   });
 
-  test("bad names, folders over 256 KiB, a secret (percent-encoded here), and shadowing a project skill are refused; reject throws a draft away", async () => {
+  test("bad names, folders over 256 KiB, a secret (base64, reversed), and shadowing a project skill are refused; reject throws a draft away", async () => {
     const key = "sk-fake-provider-key-0123456789abcdef";
     const h = fakeHome(fake.url, "api_key_env = \"FAKE_KEY\"\n");
     const env = { ...h.env, FAKE_KEY: key };
@@ -82,7 +82,8 @@ describe("skill_manage", () => {
     fake.queue(
       manage({ action: "create", name: "../escape", skill: skill("escape") }),
       manage({ action: "create", name: "big", skill: skill("big", "x".repeat(300 * 1024)) }),
-      manage({ action: "create", name: "keyed", skill: skill("keyed", `token: ${encodeURIComponent(key).replace(/-/g, "%2D")}\n`) }),
+      manage({ action: "create", name: "keyed", skill: skill("keyed", `token: ${Buffer.from(key).toString("base64")}\n`) }),
+      manage({ action: "create", name: "keyed-hex", skill: skill("keyed-hex", "token: PLACEHOLDER\n"), files: { "notes.md": [...key].reverse().join("") } }),
       manage({ action: "create", name: "deploy", skill: skill("deploy") }),
       manage({ action: "update", name: "nothing-here", skill: skill("nothing-here") }),
       manage({ action: "create", name: "kept", skill: skill("kept") }),
@@ -94,9 +95,10 @@ describe("skill_manage", () => {
     expect(outputs[0]).toContain("must be a plain folder name");
     expect(outputs[1]).toContain("over the cap of 262144 (256 KiB)");
     expect(outputs[2]).toContain("looks like it holds a configured secret");
-    expect(outputs[3]).toContain("would shadow the project skill");
-    expect(outputs[4]).toContain("there is no skill named nothing-here");
-    expect(outputs[5]).toContain("kept as a draft");
+    expect(outputs[3]).toContain("notes.md looks like it holds a configured secret");
+    expect(outputs[4]).toContain("would shadow the project skill");
+    expect(outputs[5]).toContain("there is no skill named nothing-here");
+    expect(outputs[6]).toContain("kept as a draft");
     expect(r.stdout).not.toContain(key);
     expect((await runBinary(["skills", "reject", "kept"], env, h.workspace)).stdout).toBe("kept: thrown away\n");
     const again = await runBinary(["skills", "accept", "kept"], env, h.workspace);
