@@ -406,7 +406,7 @@ function openSession(conn: Connection, o: OpenSession): Session {
       owner: isOwnerSession(depth, o.channel),
       ...(origin === "schedule" ? { unattended: true } : {}),
       version: VERSION,
-      services: { mcpServersForAgents: (cwd: string) => sharedWithAgents(o.config, cwd, env), ...checkpointsFor(home, sessionId, o), ...(opts.services?.(sessionId) ?? {}) },
+      services: { mcpServersForAgents: (cwd: string) => sharedWithAgents(o.config, cwd, env), ...checkpointsFor(home, sessionId, o, depth), ...(opts.services?.(sessionId) ?? {}) },
       images: setup.images,
       ...(o.journal ? { journal: o.journal } : {}),
       ...(o.channel ? { channel: o.channel } : {}),
@@ -439,9 +439,10 @@ function openSession(conn: Connection, o: OpenSession): Session {
 }
 
 /** A stored session with tools keeps checkpoints of its workspace unless `[checkpoints] enabled = false`. */
-function checkpointsFor(home: string, sessionId: string, o: OpenSession): { checkpoints?: SessionCheckpoints } {
+function checkpointsFor(home: string, sessionId: string, o: OpenSession, depth: number): { checkpoints?: SessionCheckpoints } {
   const journal = o.journal;
-  if (!journal || !o.toolsEnabled || !o.config.checkpoints.enabled) return {};
+  // A nested SCV child (depth > 0) records none: the parent's agent call already covers what it changes.
+  if (!journal || !o.toolsEnabled || !o.config.checkpoints.enabled || depth > 0) return {};
   return { checkpoints: new SessionCheckpoints({ home, sessionId, workspace: o.workspace, config: o.config.checkpoints, openSessions: () => journal.store.openIds(), sessionExists: (id) => existsSync(journal.store.fileOf(id)) }) };
 }
 
