@@ -1,6 +1,7 @@
 // MCP servers, measured against a baseline taken in this same run (machines are noisy):
 // 1. Session start → first model request offering the MCP tools, through `dist/scv server --stdio` with
-//    server-everything over stdio (connect approved by auto_approve), against the same with no server configured.
+//    server-everything over stdio (connect approved by auto_approve), against the same with no server configured;
+//    its tool list unknown each time (state/mcp-tools.json removed), so the server is started and listed.
 //    The difference is the server's own start-up plus SCV's connect, approval and listing.
 // 2. Per call: server-everything's `echo` called through SCV's path (the tool's assess and run: the runner
 //    transport, the bounded reader, result conversion and scrubbing) against the same server called directly with
@@ -85,6 +86,9 @@ const base: number[] = [];
 const mcp: number[] = [];
 for (let i = 0; i < RUNS; i++) {
   base.push((await sessionToFirstRequest(plain.env, plain.workspace)).ms);
+  // The list unknown, so the server starts and is listed before the first request (bench/mcp-start.ts measures
+  // the run that offers a known list without starting it).
+  rmSync(join(withMcp.env.SCV_HOME, "state", "mcp-tools.json"), { force: true });
   const r = await sessionToFirstRequest(withMcp.env, withMcp.workspace);
   if (!r.tools.includes("everything__echo")) throw new Error(`MCP tools not offered: ${r.tools.join(", ")}`);
   mcp.push(r.ms);
