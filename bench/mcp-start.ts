@@ -60,7 +60,8 @@ for (let i = 0; i < RUNS; i++) {
   rows.none.push([a.first, a.exit]);
   rmSync(known, { force: true });
   const b = await run(mcp);
-  if (b.tools.filter((t) => t.includes("__")).length < 5) throw new Error(`MCP tools not offered: ${b.tools.join(", ")}`);
+  // Five servers' schemas pass the 8 KB budget (mcp.schema_budget_bytes): they are offered through load_tools.
+  if (!b.tools.includes("load_tools") && b.tools.filter((t) => t.includes("__")).length < 5) throw new Error(`MCP tools not offered: ${b.tools.join(", ")}`);
   rows.before.push([b.first, b.exit]);
   const c = await run(mcp);
   if (c.tools.join() !== b.tools.join()) throw new Error("the known lists offered other tools than the servers listed");
