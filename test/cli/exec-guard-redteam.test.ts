@@ -2,6 +2,8 @@
 // auto-approved (or only asked, so --yes ran it) before, and each test shows the harm it did cannot happen now.
 // Destructive payloads name only places that cannot exist (`~nosuchuser…` is no user, so bash leaves the word
 // as a folder name in the throwaway workspace): nothing here can reach a real home even on the old code.
+// The kernel sandbox is off here: the guard is what decides what runs unasked when the sandbox is off or
+// unavailable, and what a person is asked about.
 import { expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,11 +12,13 @@ import { text, toolCalls } from "../fake/model-server";
 
 const fake = fakeModelForFile();
 
+const NO_SANDBOX = '[sandbox]\nmode = "off"\n';
+const home = (extra = "") => fakeHome(fake.url, extra + NO_SANDBOX);
 const events = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l));
 const byMethod = (all: any[], method: string) => all.filter((e) => e.method === method).map((e) => e.params);
 
 /** Runs one bash call the model makes; returns the guard's verdict and whether it ran. */
-async function run(command: string, h: ReturnType<typeof fakeHome>, flags: string[] = []) {
+async function run(command: string, h: ReturnType<typeof home>, flags: string[] = []) {
   fake.queue(toolCalls([{ name: "bash", arguments: { command } }]), text("done"));
   const r = await runBinary(["exec", "--json", ...flags, "go"], h.env, h.workspace);
   const all = events(r.stdout);
@@ -24,7 +28,7 @@ async function run(command: string, h: ReturnType<typeof fakeHome>, flags: strin
 }
 
 test("a sed script read as GNU sed reads it: `\\\\` before the delimiter cannot hide an e flag", async () => {
-  const h = fakeHome(fake.url);
+  const h = home();
   writeFileSync(join(h.workspace, "f"), "a\\\n");
   const { guard, done } = await run("sed 'sea\\\\etouch ranxee' f", h);
   expect(guard.decision).toBe("prompt");
@@ -34,7 +38,7 @@ test("a sed script read as GNU sed reads it: `\\\\` before the delimiter cannot 
 });
 
 test("printf -v PATH cannot make the workspace's ./bin/ls run unasked", async () => {
-  const h = fakeHome(fake.url);
+  const h = home();
   mkdirSync(join(h.workspace, "bin"));
   writeFileSync(join(h.workspace, "bin", "ls"), `#!/bin/sh\ntouch '${join(h.workspace, "ran-ls")}'\n`);
   chmodSync(join(h.workspace, "bin", "ls"), 0o755);
@@ -46,7 +50,7 @@ test("printf -v PATH cannot make the workspace's ./bin/ls run unasked", async ()
 });
 
 test("options as the program reads them: sort --compress-prog= and sort -uo/FILE ask", async () => {
-  const h = fakeHome(fake.url);
+  const h = home();
   writeFileSync(join(h.workspace, "a.txt"), "b\na\n");
   const one = await run("sort --compress-prog=./c.sh a.txt", h);
   expect(one.guard.decision).toBe("prompt");
@@ -57,9 +61,8 @@ test("options as the program reads them: sort --compress-prog= and sort -uo/FILE
 });
 
 test("SCV's own config through //proc/self/root is a credential read: asked, and the key never reaches the model", async () => {
-  const h = fakeHome(fake.url);
   const key = "sk-redteam-proc-root-0123456789";
-  writeFileSync(join(h.home, "config.toml"), `${require("node:fs").readFileSync(join(h.home, "config.toml"), "utf8")}api_key = "${key}"\n`);
+  const h = home(`api_key = "${key}"\n`);
   const { guard, done } = await run(`head -c 4000 //proc/self/root${h.home}/config.toml`, h);
   expect(guard.decision).toBe("prompt");
   expect(done.denied).toBe(true);
@@ -67,7 +70,7 @@ test("SCV's own config through //proc/self/root is a credential read: asked, and
 });
 
 test("a write into SCV_HOME is refused even with --yes: a planted approval rule never lands", async () => {
-  const h = fakeHome(fake.url);
+  const h = home();
   const rules = JSON.stringify({ rules: [{ id: "abc", prefix: ["touch"], created_at: 1 }] });
   const { guard, done } = await run(`printf '%s' '${rules}' | dd of=$SCV_HOME/approval-rules.json`, h, ["--yes"]);
   expect(guard.decision).toBe("block");
@@ -76,7 +79,7 @@ test("a write into SCV_HOME is refused even with --yes: a planted approval rule 
 });
 
 test("a home directory by any spelling is refused even with --yes (a ~USER that cannot exist stands in)", async () => {
-  const h = fakeHome(fake.url);
+  const h = home();
   // bash leaves `~nosuchuser38x` as written, so on the old code these deleted only this folder in the workspace.
   const stand = join(h.workspace, "~nosuchuser38x");
   mkdirSync(stand);
@@ -90,7 +93,7 @@ test("a home directory by any spelling is refused even with --yes (a ~USER that 
 });
 
 test("look-alike separators and a line ending in an operator ask instead of running unasked", async () => {
-  const h = fakeHome(fake.url);
+  const h = home();
   for (const command of ["ls ＆ touch x", "git status &&\n"]) {
     const { guard } = await run(command, h);
     expect(guard.decision).toBe("prompt");
@@ -98,7 +101,7 @@ test("look-alike separators and a line ending in an operator ask instead of runn
 });
 
 test("a hostile repository: a FIFO at .git/commondir cannot hang scv exec; git status asks with the reason", async () => {
-  const h = fakeHome(fake.url);
+  const h = home();
   Bun.spawnSync(["git", "init", "-q"], { cwd: h.workspace, env: { PATH: process.env.PATH!, HOME: h.env.HOME! } });
   expect(Bun.spawnSync(["mkfifo", join(h.workspace, ".git", "commondir")]).exitCode).toBe(0);
   const started = performance.now();

@@ -238,7 +238,8 @@ test("a schedule file below the floor (written outside SCV's checks) is reported
   await startDaemon(b);
   await waitFor(() => unprompted(b).length >= 1, 15_000, "the good schedule's fire");
   await Bun.sleep(3000);
-  expect(unprompted(b).map((m) => m.text)).toEqual(["on time"]);
+  expect(unprompted(b)).toHaveLength(1);
+  expect(unprompted(b)[0]!.text).toContain("on time");
   expect(fake.requests.length).toBe(1);
   expect(inputText(fake.requests[0]!.body)).toContain(`[SCV schedule ${good.id}`);
   expect(state(b, fast.id).fires).toBe(0);
