@@ -163,6 +163,7 @@ class TuiApp {
     this.scheduled = undefined;
     if (this.exiting) return;
     const width = term.columns();
+    view.liveRows = term.rows() - 4; // the prompt, the status line and the blank line between stay visible
     const live = [...view.live(this.frame), ...(this.picker?.lines(theme, width) ?? []), ...(this.modelPicker?.picker.lines(theme, width) ?? []), ...(this.rewind?.lines(width) ?? []), ...(this.question?.card.lines(theme, width) ?? []), ...this.searchLines(width), ...(this.filePicker?.lines(theme, width) ?? [])];
     const prompt = view.approval ? theme.dim("› ") : theme.cyan("› ");
     const ed = editor.render(width, prompt);

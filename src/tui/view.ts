@@ -89,6 +89,8 @@ export class ConversationView {
   plan: PlanItem[] = [];
   /** The person asked to cancel the running turn: failures that follow are the cancellation, not errors. */
   cancelling = false;
+  /** Rows the live part may take (the app sets it from the terminal's height): a card's summary is cut to fit. */
+  liveRows = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly theme: Theme,
@@ -295,7 +297,8 @@ export class ConversationView {
     const words = riskInWords(a.risk, a.sandbox);
     const out = [truncate(t.yellow(`╭─ Allow ${a.tool}? `) + t.bold(`${a.risk}: ${words}`), w)];
     const summary = sanitize(a.summary).split("\n");
-    const shown = summary.slice(0, 40);
+    // The question and its answers must stay on screen: the summary gives way on a short terminal.
+    const shown = summary.slice(0, Math.max(3, Math.min(40, this.liveRows - 10)));
     for (const l of shown) {
       const styled = this.diffLine(l);
       for (const wrapped of wrapLine(styled, w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);

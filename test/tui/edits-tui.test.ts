@@ -19,8 +19,11 @@ afterEach(() => {
   pane = undefined;
 });
 
+/** Sandboxed commands run unasked by default (sandbox.auto_run); the tests that need a command to ask turn it off. */
+const COMMANDS_ASK = "[sandbox]\nauto_run = false\n";
+
 function open(size: { width: number; height: number }, setup?: (workspace: string) => void, args: string[] = []) {
-  const h = fakeHome(fake.url);
+  const h = fakeHome(fake.url, COMMANDS_ASK);
   setup?.(h.workspace);
   pane = openTerminal([requireBinary(), ...args], { env: h.env, cwd: h.workspace, ...size });
   return { ...h, pane };
@@ -210,4 +213,28 @@ test.skipIf(!HAVE_TMUX)("keypresses to approve a ten-edit refactor: 10 asking, 1
   const accepting = await refactorKeypresses("accept-edits");
   console.log(`ten-edit refactor, approval keypresses: ask ${asking}, t ${perTool}, accept edits ${accepting} (+1 Shift-Tab before the prompt)`);
   expect([asking, perTool, accepting]).toEqual([10, 1, 0]);
+});
+
+test.skipIf(!HAVE_TMUX)("at 80x24 a long change's card keeps its question and answers on screen; its summary gives way", async () => {
+  const { pane } = open({ width: 80, height: 24 });
+  await pane.waitFor(/s-[0-9a-f]{8}/);
+  const content = `${Array.from({ length: 60 }, (_, i) => `row ${i}`).join("\n")}\n`;
+  fake.queue(toolCalls([{ name: "write", arguments: { path: "big.txt", content, mode: "create" } }]), text("not written"));
+  pane.type("write a big file");
+  pane.keys("Enter");
+  const visible = async () => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const s = pane.screen({ visible: true });
+      if (s.includes("Esc deny")) return s;
+      if (Date.now() > deadline) throw new Error(`no card; the screen:\n${s}`);
+      await Bun.sleep(50);
+    }
+  };
+  const screen = await visible();
+  expect(screen).toContain("╭─ Allow write?");
+  expect(screen).toContain("y approve once");
+  expect(screen).toMatch(/… \d+ more lines/);
+  pane.keys("Escape");
+  await pane.waitFor("not written");
 });
