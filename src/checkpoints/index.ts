@@ -4,7 +4,7 @@
 import type { Config } from "../config/schema";
 import type { TurnCheckpoints } from "../scope";
 import { CheckpointRecorder } from "./recorder";
-import { applyRewind, previewRewind, type RewindDone, type RewindPoint, type RewindPreview, rewindPoints, type RewindSetup, type RewindTarget } from "./rewind";
+import { applyRewind, previewRewind, type RewindDone, type RewindPoint, type RewindPreview, rewindPoints, type RewindSetup, type RewindTarget, undoRedoTurns } from "./rewind";
 import { CheckpointStore } from "./store";
 
 export { CheckpointStore } from "./store";
@@ -41,6 +41,11 @@ export class SessionCheckpoints implements TurnCheckpoints {
 
   points(): RewindPoint[] {
     return rewindPoints(this.setup);
+  }
+
+  /** The turn /undo would undo and the one /redo would put back (from the log; nothing is walked). */
+  undoRedo(): { undo?: string; redo?: string } {
+    return undoRedoTurns(this.setup);
   }
 
   preview(target: RewindTarget): RewindPreview {

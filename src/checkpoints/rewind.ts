@@ -4,7 +4,7 @@ import { lastRecorded, turnPoints, undoStack } from "./log";
 import { snapshot, stateOf } from "./recorder";
 import { applyRestore, planRestore, type RestorePlan, type RestoreResult, RestoreUnavailableError, targetState } from "./restore";
 import type { CheckpointStore } from "./store";
-import { type WorkspaceState, writeTree } from "./tree";
+import { checkTree, type WorkspaceState, writeTree } from "./tree";
 
 /** `turn`: keep that turn's changes and undo every later turn's (`t0`: before the first turn); `undo`/`redo`: the last turn's files. */
 export type RewindTarget = { turn: string } | { undo: true } | { redo: true };
@@ -45,16 +45,27 @@ export function rewindPoints(setup: RewindSetup): RewindPoint[] {
   const skipped = new Map<string, string>();
   for (const e of log) if (e.kind === "skipped") skipped.set(e.turn, e.reason);
   const out: RewindPoint[] = [];
+  const seen = new Set<string>();
   for (const p of turnPoints(log)) {
     try {
-      targetState(setup.store, p.before, `the files before ${p.turn}`);
+      checkTree(setup.store.objects, p.before, seen);
       out.push({ turn: p.turn, available: true });
     } catch (e) {
-      out.push({ turn: p.turn, available: false, reason: (e as Error).message });
+      out.push({ turn: p.turn, available: false, reason: `the files before ${p.turn} are unavailable: ${(e as Error).message}` });
     }
   }
   for (const [turn, reason] of skipped) if (!out.some((p) => p.turn === turn)) out.push({ turn, available: false, reason: `no checkpoint was recorded (${reason})` });
   return out.sort((a, b) => turnNumber(a.turn) - turnNumber(b.turn));
+}
+
+/** The turn /undo would undo and the one /redo would put back, read from the log alone (no walk). */
+export function undoRedoTurns(setup: RewindSetup): { undo?: string; redo?: string } {
+  const log = setup.store.log(setup.sessionId);
+  const stack = undoStack(log);
+  const undone = new Set(stack.map((u) => u.turn));
+  const undo = [...turnPoints(log)].reverse().find((p) => !undone.has(p.turn))?.turn;
+  const redo = stack.at(-1)?.turn;
+  return { ...(undo ? { undo } : {}), ...(redo ? { redo } : {}) };
 }
 
 /** What restoring `target` would change now; throws RestoreUnavailableError with the reason when it cannot be done. */

@@ -1,6 +1,7 @@
 // A recorded workspace state as objects, one per directory (as git stores trees): a directory whose files did
 // not change keeps its object, so a turn that changes 3 files adds 3 file objects and the listings on their
 // paths, not a new list of every file. A checkpoint is named by its root listing's hash.
+import { existsSync } from "node:fs";
 import { DamagedObjectError, type ObjectStore } from "./objects";
 
 /** One recorded file. */
@@ -135,4 +136,27 @@ export function collectObjects(objects: ObjectStore, root: string, into: Set<str
 /** Listings are stored deflated (their hashes compress; a file's bytes are stored as they are). */
 function parseListing(data: Buffer): Listing {
   return JSON.parse(Buffer.from(Bun.inflateSync(new Uint8Array(data))).toString("utf8")) as Listing;
+}
+
+/**
+ * Whether every object a recorded state needs is there (listings read and checked, file contents present);
+ * throws DamagedObjectError naming the first that is not. `seen` carries what earlier checks found whole, so
+ * checking many points of one session reads each shared listing once.
+ */
+export function checkTree(objects: ObjectStore, root: string, seen: Set<string>): void {
+  if (seen.has(root)) return;
+  let l: Listing;
+  try {
+    l = parseListing(objects.get(root));
+  } catch (e) {
+    if (e instanceof DamagedObjectError) throw e;
+    throw new DamagedObjectError(root, "not a listing");
+  }
+  for (const [h] of Object.values(l.f ?? {})) {
+    if (seen.has(h)) continue;
+    if (!existsSync(objects.pathOf(h))) throw new DamagedObjectError(h, `missing from ${objects.dir}`);
+    seen.add(h);
+  }
+  for (const h of Object.values(l.d ?? {})) checkTree(objects, h, seen);
+  seen.add(root);
 }

@@ -22,18 +22,7 @@ export function sessionCheckpoints(s: Session): RequestResult<"session.checkpoin
     if (!later) return { turn_id: t.turn_id, prompt: t.prompt, files: false, reason: "no later turn changed files: nothing to restore" };
     return { turn_id: t.turn_id, prompt: t.prompt, files: later.available, ...(later.reason ? { reason: later.reason } : {}) };
   });
-  let undo: string | undefined;
-  let redo: string | undefined;
-  try {
-    undo = cp.preview({ undo: true }).undo;
-  } catch {
-    // nothing to undo
-  }
-  try {
-    redo = cp.preview({ redo: true }).redo;
-  } catch {
-    // nothing to redo
-  }
+  const { undo, redo } = cp.undoRedo();
   return { enabled: true, turns, ...(undo ? { undo } : {}), ...(redo ? { redo } : {}) };
 }
 
