@@ -21,7 +21,7 @@ afterAll(closeAllTerminals);
 const bash = (command: string) => toolCalls([{ name: "bash", arguments: { command } }]);
 
 test.skipIf(!HAVE_TMUX)("p keeps \"always allow commands starting with …\" for this project; the next such command runs unasked", async () => {
-  const h = fakeHome(fake.url);
+  const h = fakeHome(fake.url, "[sandbox]\nauto_run = false\n"); // sandboxed commands would run unasked
   fake.queue(bash("touch first"), bash("touch first second"), text("made both"));
   term = openTerminal([requireBinary(), "exec", "make files"], { env: h.env, cwd: h.workspace });
   await term.waitFor("[y/N/a]");

@@ -20,8 +20,11 @@ afterAll(closeAllTerminals);
 
 const SGR = /\x1b\[[0-9;]*m/;
 
+/** Sandboxed commands run unasked by default (sandbox.auto_run); these tests are about the card, so commands ask. */
+const COMMANDS_ASK = "[sandbox]\nauto_run = false\n";
+
 function scv(args: string[], opts: { env?: Record<string, string>; extraConfig?: string } = {}) {
-  const h = fakeHome(fake.url, opts.extraConfig);
+  const h = fakeHome(fake.url, `${COMMANDS_ASK}${opts.extraConfig ?? ""}`);
   term = openTerminal([requireBinary(), ...args], { env: { ...h.env, ...opts.env }, cwd: h.workspace });
   return { ...h, term };
 }

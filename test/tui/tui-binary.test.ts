@@ -21,9 +21,12 @@ afterEach(async () => {
   removeFakeHomes();
 });
 
+/** Sandboxed commands run unasked by default (sandbox.auto_run); these tests are about the card, so commands ask. */
+const COMMANDS_ASK = "[sandbox]\nauto_run = false\n";
+
 async function open(opts: { extraConfig?: string; env?: Record<string, string>; width?: number; height?: number; args?: string[] } = {}) {
   fake = await startFakeModel();
-  const h = fakeHome(fake.url, opts.extraConfig);
+  const h = fakeHome(fake.url, `${COMMANDS_ASK}${opts.extraConfig ?? ""}`);
   pane = openTerminal([requireBinary(), ...(opts.args ?? [])], { env: { ...h.env, ...opts.env }, cwd: h.workspace, width: opts.width, height: opts.height });
   await pane.waitFor(/s-[0-9a-f]{8}/);
   return { ...h, fake, pane };
