@@ -3,8 +3,11 @@
 // so a question nobody answers never holds a turn for ever. A client that cannot put questions to a person
 // (a pipe, a schedule, a nested run) gets none: the answer is at once that nobody can answer here.
 import { randomHex } from "../digest";
+import type { NotificationMethod, NotificationParams } from "../protocol/schema";
 import type { Question, QuestionOutcome } from "../tools/tool";
-import type { Emit } from "./turn";
+
+/** How the session sends a notification (turn.ts's Emit; named here so this file needs nothing from the loop). */
+type Emit = <M extends NotificationMethod>(method: M, params: NotificationParams<M>) => void;
 
 export interface QuestionTarget {
   sessionId: string;
