@@ -21,19 +21,17 @@ export function agentCallSchema(config: Config, offered: OfferedAgent[]): JsonSc
   const preferred = defaultAgent(config, offered);
   const how = preferred
     ? `Which agent runs the call. Omit it to use ${preferred.descriptor.name}, the first agent in the user's [agent] prefer that this session offers; a call that continues a session needs no agent.`
-    : "Which agent runs the call. The user prefers none of the agents this session offers ([agent] prefer), so name one; a call that continues a session needs no agent.";
+    : "Which agent runs the call (a call continuing a session needs none).";
   const { agent_timeout_seconds: dflt, max_timeout_seconds: max } = config.tools;
   const properties: Record<string, JsonSchema> = {
     agent: { type: "string", enum: names, description: [how, ...offered.map(agentLine)].join("\n") },
-    prompt: text('The self-contained brief for the agent: goal, relevant paths, constraints, and what the answer should contain. It cannot start with "-".'),
-    cwd: text(
-      "Directory to run in, inside the workspace: relative to it (such as a project directory) or absolute. Defaults to the workspace root. Running in a project directory lets the agent pick up that project's AGENTS.md or CLAUDE.md and its skills.",
-    ),
+    prompt: text('Self-contained brief: goal, paths, constraints, expected answer (not starting with "-")'),
+    cwd: text("In the workspace (default its root)"),
   };
   const model = namesTaking(offered, "model");
   if (model.length) {
     properties.model = text(
-      `Model for the agent, from the family its line names (taken by: ${model.join(", ")}). Set it when the user asks for a model or when the work matches a configured use_for default; omit it to leave the agent's own configured default in place.`,
+      `(${model.join(", ")}) Only when asked or a use_for default applies.`,
     );
   }
   const effort = namesTaking(offered, "effort");
@@ -41,25 +39,25 @@ export function agentCallSchema(config: Config, offered: OfferedAgent[]): JsonSc
     properties.effort = {
       type: "string",
       enum: [...EFFORTS],
-      description: `Reasoning effort (taken by: ${effort.join(", ")}). Set it when the user asks or when the work matches a configured use_for default; omit it to leave the agent's own default in place.`,
+      description: `(${effort.join(", ")}) Only when asked or a use_for default applies.`,
     };
   }
   const session = namesTaking(offered, "session");
   if (session.length) {
     properties.session = text(
-      `A handle from an earlier agent result in this session, such as ${session[0]}-1, to continue that conversation with the agent's own context (taken by: ${session.join(", ")}). Omit it to start a new conversation. A conversation keeps its agent and cwd.`,
+      `An earlier result's handle (such as ${session[0]}-1) to continue it (${session.join(", ")})`,
     );
   }
   properties.timeout_seconds = {
     type: "integer",
     minimum: 1,
     maximum: max,
-    description: `Seconds before the agent is stopped; default ${dflt}, at most ${max}. Raise it for long work such as builds, releases, or landing a change.`,
+    description: `Default ${dflt}, at most ${max}`,
   };
   if (config.agent.max_background > 0) {
     properties.background = {
       type: "boolean",
-      description: `Run the call as a background job: the tool returns at once with a job handle (such as job-1) while the agent works, and the result comes back later in a [SCV background report] turn, or through agent_wait / agent_status. At most ${config.agent.max_background} jobs run at once.`,
+      description: `Return a job handle at once; the result comes in a [SCV background report] turn. At most ${config.agent.max_background} at once.`,
     };
   }
   return { type: "object", properties, required: preferred ? ["prompt"] : ["agent", "prompt"], additionalProperties: false };

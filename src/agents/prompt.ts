@@ -55,10 +55,8 @@ export function delegatingWorkSection(offered: OfferedAgent[], config: Config): 
   const names = offered.map((o) => o.descriptor.name);
   const parts: string[] = ["## Delegating work"];
   parts.push(
-    "The `agent` tool hands a task to another coding agent, which runs as its own program with its own model and context. " +
-      "It sees only the prompt you write, not this conversation, so make each brief self-contained: the goal, the relevant " +
-      "files or directories, constraints, and what a finished answer should contain. Pass `cwd` when the work belongs to one " +
-      "project, so the agent picks up that project's instructions and skills.",
+    "An `agent` sees only your prompt, not this conversation: make each brief self-contained, and pass `cwd` when the " +
+      "work belongs to one project.",
   );
   parts.push(`Agents on offer: ${list(offered.map((o) => `${o.descriptor.name} (${o.descriptor.product})`))}.`);
 
@@ -78,13 +76,10 @@ export function delegatingWorkSection(offered: OfferedAgent[], config: Config): 
 
   if (config.agent.max_background > 0) {
     parts.push(
-      "Stay available to the user. While a foreground call runs, the turn is held open and the user cannot reach you, so " +
-        "answer quick things yourself (short reads, lookups, status checks) and hand real work (changes, multi-step " +
-        "investigation, builds, tests, releases, anything likely to take more than about a minute) to a background job: " +
-        "call `agent` with `background: true` and a self-contained brief, then reply at once with what you started and its " +
-        "job handle. When a `[SCV background report]` turn arrives, relay what came back to the user. Use `agent_status` and " +
-        "`agent_cancel` when the user asks about or wants to stop a job, and keep `agent_wait`, foreground agent calls and " +
-        "long `bash` commands for quick results you need within this turn.",
+      "Stay available to the user: a foreground call holds the turn, so hand work over about a minute to a background " +
+        "job (`agent` with `background: true`) and reply at once with its handle; relay each `[SCV background report]` " +
+        "turn. Use `agent_status` and `agent_cancel` when the user asks about or stops a job, `agent_wait` only for " +
+        "results needed now.",
     );
   }
   if (names.includes("grok")) {
@@ -97,7 +92,7 @@ export function delegatingWorkSection(offered: OfferedAgent[], config: Config): 
   } else {
     parts.push(
       "If an agent declines a request, tell the user what it said rather than passing the request to another agent on your " +
-        "own: the user decides where it goes next, and if they ask for a specific agent, use that one.",
+        "own: the user decides where it goes next.",
     );
   }
   return parts.join("\n\n");

@@ -48,7 +48,7 @@ export function memorySection(snap: MemorySnapshot, workspace: string, writable:
   const empty = !user.text.trim() && !project.text.trim() && !user.notice && !project.notice;
   if (empty && !writable) return undefined;
   if (empty) {
-    return "# Memory\nNo notes about the user or this project are saved yet. With the memory tool, save what the user will want remembered in later sessions (a preference, a standing instruction, a decision about this project); never secrets.";
+    return "# Memory\nNo notes about the user or this project are saved yet. With the memory tool, save what the user will want remembered later (a preference, a standing instruction, a project decision); never secrets.";
   }
   const lines = [
     "# Memory",

@@ -203,7 +203,35 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
 }
 
 function toolSpec(t: { name: string; description: string; jsonSchema: Record<string, unknown> }): ToolSpec {
-  return { name: t.name, description: t.description, parameters: t.jsonSchema };
+  return { name: t.name, description: t.description, parameters: schemaForModel(t.jsonSchema) };
+}
+
+/**
+ * Keywords every request would pay for that only checking needs: lengths, counts, patterns, the
+ * closed-object marker and integer bounds no value reaches. The arguments are still checked against the whole
+ * schema when a call runs, and a call that breaks one gets the error that says so. (A tool's jsonSchema keeps
+ * them all: clients and tests see the whole schema.)
+ */
+const CHECK_ONLY = new Set(["minLength", "maxLength", "minItems", "maxItems", "pattern", "propertyNames", "additionalProperties", "exclusiveMinimum"]);
+const forModel = new WeakMap<object, Record<string, unknown>>();
+
+function schemaForModel(schema: Record<string, unknown>): Record<string, unknown> {
+  let out = forModel.get(schema);
+  if (!out) forModel.set(schema, (out = stripChecks(schema) as Record<string, unknown>));
+  return out;
+}
+
+function stripChecks(x: unknown): unknown {
+  if (Array.isArray(x)) return x.map(stripChecks);
+  if (!x || typeof x !== "object") return x;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(x)) {
+    // An object's additionalProperties is the schema of its values (a map's), not a check: kept.
+    if ((CHECK_ONLY.has(k) && !(k === "additionalProperties" && typeof v === "object")) || (k === "maximum" && v === Number.MAX_SAFE_INTEGER) || (k === "minimum" && v === 0)) continue;
+    // `properties` names fields: a field called "pattern" is kept, whatever its schema.
+    out[k] = k === "properties" && v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([n, s]) => [n, stripChecks(s)])) : stripChecks(v);
+  }
+  return out;
 }
 
 /**

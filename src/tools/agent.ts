@@ -23,10 +23,8 @@ export const AgentArgs = lazySchema((z) => z.strictObject({
 }));
 
 const DESCRIPTION =
-  "Hand a task to another coding agent and get back its final answer as JSON: agent, status (completed, failed, " +
-  "declined, timeout, cancelled), reply, usage, exit_code, stderr_tail, truncated, and when relevant error, hint, " +
-  "fallback, note, session and turn. The agent runs as its own program with its own model and context and sees only " +
-  "your prompt, so write a self-contained brief. A result's session handle continues that conversation when passed back.";
+  "Hand a task to a coding agent (it sees only your prompt). Returns JSON: status, reply, usage, and a session " +
+  "handle to continue the conversation.";
 
 export function createAgentTool(scope: SessionScope): Tool | undefined {
   if (!delegationAllowed(scope)) return undefined;

@@ -13,7 +13,7 @@ export function createAgentCancelTool(scope: SessionScope): Tool | undefined {
     name: "agent_cancel",
     kind: "other",
     description:
-      "Stop a running background job (an agent or a command) and everything it started; returns it as cancelled. No report follows.",
+      "Stop a background job and all it started. No report follows.",
     parameters: AgentCancelArgs,
     risk: "process",
     summary: (a) => {

@@ -13,7 +13,7 @@ export function createAgentStatusTool(scope: SessionScope): Tool | undefined {
     name: "agent_status",
     kind: "read",
     description:
-      "Describe background jobs (agents and commands): one by handle, or all; running ones with their latest output, finished ones with their result.",
+      "Background jobs (agents, commands): one by handle, or all, with the latest output or the result.",
     parameters: AgentStatusArgs,
     risk: "read_only",
     summary: (a) => `agent_status ${a.job ?? "(all jobs)"}`,

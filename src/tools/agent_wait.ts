@@ -30,7 +30,7 @@ export function createAgentWaitTool(scope: SessionScope): Tool | undefined {
     name: "agent_wait",
     kind: "read",
     description:
-      "Wait up to timeout_seconds for a background job (agent or bash with background: true) to finish; returns its result, or status running with its latest output. Holds the turn open: only for results you need now.",
+      "Wait up to timeout_seconds for a background job; returns its result, or its latest output if it still runs. Holds the turn: only for results needed now.",
     parameters: WAIT_ARGS.for(dflt, max),
     risk: "read_only",
     summary: (a) => `agent_wait ${a.job}`,

@@ -25,23 +25,23 @@ function bashArgs(defaultTimeout: number, maxTimeout: number) {
       .string({ error: "must be a string holding the shell command" })
       .refine((s) => s.trim().length > 0, "must not be empty")
       .refine((s) => !s.includes("\0"), "must not contain NUL bytes")
-      .describe("Shell command, run with /bin/bash -lc in the workspace"),
+      .describe("The command"),
     timeout_seconds: z
       .number({ error: "must be a number of seconds" })
       .int("must be a whole number of seconds")
       .positive("must be at least 1")
       .max(maxTimeout, `must be at most ${maxTimeout} seconds (the tools.max_timeout_seconds ceiling)`)
       .optional()
-      .describe(`Seconds before the command is killed (default ${defaultTimeout}, at most ${maxTimeout})`),
+      .describe(`Default ${defaultTimeout}, at most ${maxTimeout}`),
     secrets: z
       .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a binding name"))
       .max(16)
       .optional()
-      .describe("Names of configured secret bindings to set as environment variables for this command only; their values are redacted from the output"),
+      .describe("Secret bindings to set (redacted from the output)"),
     background: z
       .boolean()
       .optional()
-      .describe("Run as a background job (a server, a watcher) and return its handle at once"),
+      .describe("Run as a background job (a server, a watcher)"),
     keep: z.boolean().optional().describe("With background: keep it running after this session closes"),
     unsandboxed: z
       .string({ error: "must be a string saying why" })
@@ -106,11 +106,9 @@ export function createBashTool(scope: SessionScope): Tool {
     name: "bash",
     kind: "execute",
     description:
-      `Run a shell command with /bin/bash -lc in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv, " : ""}$TMPDIR; ${sandbox.network ? "" : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); literal read-only commands (ls, rg, git status, …) run unasked"}. ` +
-      `Known destructive ones are refused. The environment holds basic ` +
-      `variables only, no keys${bindings.length ? `; secret bindings you may request by name: ${bindings.map(bindingName).join(", ")}` : ""}. The result: the exit status (or signal, ` +
-      `timeout, cancellation), then stdout and stderr in order, long output cut to its head and tail. stdin is ` +
-      `empty; background processes are stopped when it exits. Default timeout ${defaultTimeout}s, at most ${maxTimeout}s.`,
+      `Run a command with /bin/bash -lc in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv, " : ""}$TMPDIR; ${sandbox.network ? "" : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); read-only ones run unasked"}. ` +
+      `Known destructive ones are refused. No keys in its environment${bindings.length ? `; secret bindings you may request by name: ${bindings.map(bindingName).join(", ")}` : ""}; empty stdin. ` +
+      `Result: exit status, then stdout and stderr (long output keeps start and end). Processes it starts stop with it.`,
     parameters: BashArgs,
     risk: "process",
     summary: (args) => {

@@ -20,19 +20,19 @@ const Sha256 = lazySchema((z) => z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 
 const Text = lazySchema((z) => z.string().refine((c) => c.isWellFormed(), "must be valid Unicode text (no unpaired surrogate)"));
 
 export const EditArgs = lazySchema((z) => z.strictObject({
-  path: WorkspacePath.describe("File path relative to the workspace root"),
+  path: WorkspacePath,
   edits: z
     .array(
       z.strictObject({
         old_text: Text.refine((t) => t !== "", "must not be empty; copy the exact text to replace from the file"),
         new_text: Text,
-        replace_all: z.boolean().optional().describe("Replace every occurrence (default: old_text must occur exactly once)"),
+        replace_all: z.boolean().optional().describe("Every occurrence"),
       }),
     )
     .min(1, "give at least one edit")
     .max(100, "at most 100 edits per call")
-    .describe("Applied in order; each old_text is exact text of the file as it is after the edits before it"),
-  expected_sha256: Sha256.optional().describe("The sha256 you last saw; the edit fails if the file changed"),
+    .describe("Applied in order"),
+  expected_sha256: Sha256.optional().describe("The sha256 you last saw"),
 }));
 type EditArgs = z.infer<typeof EditArgs>;
 
@@ -60,9 +60,8 @@ export function createEditTool(scope: SessionScope): Tool {
     name: "edit",
     kind: "edit",
     description:
-      "Replace exact text in a workspace file. Each edit's old_text must occur exactly once in the file (or set " +
-      "replace_all); edits apply in order and nothing is written if any fails. Copy old_text exactly from read, with " +
-      "enough surrounding lines to be unique. Keeps line endings. Prefer this to write for changes to existing files.",
+      "Replace exact text in a workspace file: each old_text, copied exactly from read, must occur once (or set " +
+      "replace_all); edits apply in order, all or nothing. Prefer this to write for existing files.",
     parameters: EditArgs,
     risk: "filesystem",
     summary: async (args, ctx) => {

@@ -14,8 +14,8 @@ import { walkWorkspace, type WalkCounts } from "../fs/workspace-walk";
 import { counted } from "../text/plural";
 
 export const GlobArgs = lazySchema((z) => z.strictObject({
-  pattern: z.string().min(1, "must not be empty").max(500).describe('Glob relative to path, e.g. "**/*.ts" or "src/*.rs"'),
-  path: WorkspacePath.optional().describe("Directory to search (default: the workspace)"),
+  pattern: z.string().min(1, "must not be empty").max(500).describe("Relative to path"),
+  path: WorkspacePath.optional().describe("Default: the workspace"),
 }));
 type GlobArgs = z.infer<typeof GlobArgs>;
 
@@ -27,8 +27,8 @@ export function createGlobTool(_scope: SessionScope): Tool {
     name: "glob",
     kind: "search",
     description:
-      'Find workspace files whose path (relative to `path`) matches a glob such as "**/*.ts"; newest first. Honours ' +
-      ".gitignore/.ignore and skips .git. Use instead of find or ls -R in bash.",
+      'Find workspace files matching a glob such as "**/*.ts", newest first, honouring .gitignore. Use instead of ' +
+      "find or ls -R in bash.",
     parameters: GlobArgs,
     risk: searchRisk,
     summary: (args, ctx) => {

@@ -14,12 +14,12 @@ import { walkWorkspace, type WalkCounts } from "../fs/workspace-walk";
 import { counted } from "../text/plural";
 
 export const GrepArgs = lazySchema((z) => z.strictObject({
-  pattern: z.string().min(1, "must not be empty").max(1000, "must be at most 1000 characters").describe("JavaScript regular expression"),
-  path: WorkspacePath.optional().describe("File or directory to search (default: the workspace)"),
-  glob: z.string().min(1).max(500).optional().describe('Only files whose name matches, e.g. "*.ts" or "src/**/*.rs"'),
+  pattern: z.string().min(1, "must not be empty").max(1000, "must be at most 1000 characters").describe("Regex"),
+  path: WorkspacePath.optional().describe("Default: the workspace"),
+  glob: z.string().min(1).max(500).optional().describe('e.g. "*.ts"'),
   case_insensitive: z.boolean().optional(),
-  context: z.number().int().min(0).max(10).optional().describe("Lines shown before and after each match"),
-  max_results: z.number().int().min(1).max(1000).optional().describe("Most matching lines returned (default 100)"),
+  context: z.number().int().min(0).max(10).optional().describe("Lines around a match"),
+  max_results: z.number().int().min(1).max(1000).optional().describe("Default 100"),
 }));
 type GrepArgs = z.infer<typeof GrepArgs>;
 
@@ -40,8 +40,8 @@ export function createGrepTool(_scope: SessionScope): Tool {
     name: "grep",
     kind: "search",
     description:
-      "Search file contents in the workspace for a regular expression; returns `path:line: text` lines. Honours " +
-      ".gitignore/.ignore and skips binary files, .git and large files. Use instead of running grep or rg in bash.",
+      "Search workspace files for a JavaScript regex; returns `path:line: text` lines, honouring .gitignore and " +
+      "skipping binary files. Use instead of grep or rg in bash.",
     parameters: GrepArgs,
     risk: searchRisk,
     summary: (args, ctx) => {

@@ -28,10 +28,10 @@ import { defineTool, type Tool, type ToolRegistry } from "./tool";
 export const MemoryArgs = lazySchema((z) =>
   z
     .strictObject({
-      action: z.enum(["add", "replace", "remove"]).describe("add a note; replace old_text with text; remove old_text"),
-      scope: z.enum(["user", "project"]).describe("user: USER.md, about the user (any workspace); project: notes about this workspace"),
-      text: z.string().max(4096).optional().describe("the note to add, or what replaces old_text (required for add and replace)"),
-      old_text: z.string().max(4096).optional().describe("replace and remove: a passage quoted exactly from the file, occurring once"),
+      action: z.enum(["add", "replace", "remove"]).describe("What to do"),
+      scope: z.enum(["user", "project"]).describe("Which file"),
+      text: z.string().max(4096).optional().describe("For add and replace"),
+      old_text: z.string().max(4096).optional().describe("For replace and remove"),
     })
     .superRefine((a, ctx) => {
       if (a.action !== "remove" && a.text === undefined) ctx.addIssue({ code: "custom", path: ["text"], message: `required for ${a.action}` });
@@ -62,9 +62,8 @@ export function createMemoryTool(scope: SessionScope): Tool | undefined {
     name: "memory",
     kind: "edit",
     description:
-      `Save, correct or drop a note in the user's memory, which later sessions see in their instructions: scope "user" for USER.md (the user's preferences, time zone, names, standing instructions), "project" for notes about this workspace (its main repository, conventions, decisions). ` +
-      `add appends one short note (as a Markdown list item unless it already is one); replace swaps a passage quoted exactly in old_text for text; remove deletes the passage quoted in old_text. ` +
-      `${caps}: when a file is full the call fails and says how much room is left, so consolidate with replace or remove. Never save secrets, passwords or keys.`,
+      `Save, correct or drop a note later sessions see: scope user (USER.md: preferences, standing instructions) or project (this workspace). ` +
+      `add text; replace old_text (quoted exactly) with text; remove old_text. ${caps}: when full, consolidate. Never save secrets.`,
     parameters: MemoryArgs,
     risk: "filesystem",
     label: (a) => `memory ${a.action} ${fileTitle(a.scope)}`,

@@ -27,8 +27,8 @@ export function createPlanTool(scope: SessionScope): Tool {
     name: "plan",
     kind: "think",
     description:
-      "Keep a short task list for multi-step work and show it to the user. Each call replaces the whole list; " +
-      "mark one step in_progress while you work on it and steps done as you finish them. An empty list clears it.",
+      "A short task list for multi-step work, shown to the user; each call replaces it (the current step " +
+      "in_progress, finished ones done; empty clears it).",
     parameters: PlanArgs,
     risk: "read_only",
     summary: (args) => `plan: ${args.items.length ? planProgress(args.items) : "cleared"}`,

@@ -11,19 +11,19 @@ import { assertOpenedInside, displayPath as display, isSecretLikePath, resolveIn
 import { imageRef, type ImageRef, sniffImage } from "../provider/images";
 
 export const ReadArgs = lazySchema((z) => z.strictObject({
-  path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
+  path: WorkspacePath,
   offset: z
     .number()
     .int("must be a whole number of bytes")
     .min(0, "must be 0 or more")
     .optional()
-    .describe("Byte offset to start at (default 0)"),
+    .describe("Default 0"),
   limit: z
     .number()
     .int("must be a whole number of bytes")
     .min(0, "must be 0 or more")
     .optional()
-    .describe("Most bytes to return (default: as many as the output limit allows)"),
+    .describe("Default: the output limit"),
 }));
 type ReadArgs = z.infer<typeof ReadArgs>;
 
@@ -32,10 +32,8 @@ export function createReadTool(_scope: SessionScope): Tool {
     name: "read",
     kind: "read",
     description:
-      "Read a UTF-8 text file in the workspace. offset and limit are in bytes. The first line of the result says " +
-      "which bytes were returned, the file's total length, and whether more follows (then read again from the " +
-      "given offset). When the whole file is returned it also gives its sha256, for write's expected_sha256. " +
-      "A PNG, JPEG, GIF or WebP file is shown to you as an image when your model takes images.",
+      "Read a UTF-8 workspace file (offset, limit in bytes). The first line gives the byte range, total length and " +
+      "whether more follows; a whole file comes with its sha256. Shows images if your model takes them.",
     parameters: ReadArgs,
     risk: (args, ctx) => readRisk(args, ctx),
     summary: (args, ctx) => {

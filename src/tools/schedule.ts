@@ -67,7 +67,7 @@ export function createScheduleTool(scope: SessionScope): Tool | undefined {
   return defineTool({
     name: "schedule",
     description:
-      "The owner's reminders and recurring tasks, run by the daemon: create (prompt, one of at/every/cron of 5 fields), list, cancel/pause/resume an id. Each fire's reply reaches the owner. tools (terminal only): fires may change things.",
+      "The owner's reminders and recurring tasks (run by the daemon; each reply reaches the owner): create (prompt; at, every or 5-field cron), list, cancel, pause, resume. tools (terminal only): fires may change things.",
     parameters: ScheduleArgs,
     risk: (a) => (a.action === "list" ? "read_only" : "process"),
     summary: (a) => {

@@ -16,7 +16,7 @@ import { defineTool, type Tool } from "./tool";
 export const SkillManageArgs = lazySchema((z) => z.strictObject({
   action: z.enum(["create", "update", "delete"], { error: 'must be "create", "update" or "delete"' }),
   name: z.string().min(1, "must not be empty").max(64, "must be at most 64 characters").describe("Folder name, e.g. release-checks"),
-  skill: z.string().max(1_048_576, "must be at most 1 MiB (a skill folder holds at most 256 KiB)").optional().describe("Whole SKILL.md: front matter (name, description), then the steps"),
+  skill: z.string().max(1_048_576, "must be at most 1 MiB (a skill folder holds at most 256 KiB)").optional().describe("Whole SKILL.md (front matter: name, description)"),
   files: z.record(z.string(), z.string()).optional().describe("Other files by relative path"),
 }));
 
@@ -41,7 +41,7 @@ export function createSkillManageTool(scope: SessionScope): Tool | undefined {
     name: "skill_manage",
     kind: "edit",
     description:
-      "Create, update or delete a user skill (a folder with SKILL.md) to keep know-how for later sessions; kept as a draft until the user accepts it. No secrets.",
+      "Create, update or delete a user skill (a folder with SKILL.md) for later sessions; a draft until accepted. No secrets.",
     parameters: SkillManageArgs,
     risk: (args) => {
       check(args);

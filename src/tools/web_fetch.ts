@@ -10,13 +10,13 @@ import { clipChars, cutUtf8 } from "../text/cut";
 import { defineTool, type Tool, type ToolResult } from "./tool";
 
 export const Params = lazySchema((z) => z.strictObject({
-  url: z.string().min(1, "give the http:// or https:// URL to fetch").describe("The http:// or https:// URL to GET."),
+  url: z.string().min(1, "give the http:// or https:// URL to fetch").describe("http(s) URL"),
   offset: z
     .number()
     .int("must be a whole number")
     .min(0, "must be 0 or more")
     .optional()
-    .describe("Character offset to start from; a long page's result ends with the offset of its next part."),
+    .describe("Character offset"),
 }));
 type Args = z.infer<typeof Params>;
 
@@ -31,11 +31,8 @@ export function createWebFetchTool(scope: SessionScope): Tool {
     name: "web_fetch",
     kind: "fetch",
     description:
-      "Fetch one public http:// or https:// URL with GET and return it as text. HTML becomes readable plain text " +
-      "where each link is followed by [n] and listed under Links:; JSON and other text pass through; images, PDFs, " +
-      "archives and other binary types are refused. The result starts with the final URL, status, content type and " +
-      "the character range shown; a longer page ends with the offset to pass for its next part. Private and local " +
-      "addresses are refused.",
+      "GET a public http(s) URL as text (HTML as readable text, links numbered [n] under Links:); binary types and " +
+      "private addresses are refused. A longer page ends with the offset of its next part.",
     parameters: Params,
     risk: (args) => (isAutoApproved(checkedUrl(args.url)) ? "read_only" : "network"),
     summary: (args) => `GET ${checkedUrl(args.url).href}`,

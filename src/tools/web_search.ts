@@ -28,21 +28,20 @@ export function createWebSearchTool(scope: SessionScope): Tool | undefined {
 
   const z = zod();
   const Params = z.strictObject({
-    query: z.string().trim().min(1, "give the words to search for").max(1000, "must be at most 1000 characters").describe("What to search for."),
+    query: z.string().trim().min(1, "give the words to search for").max(1000, "must be at most 1000 characters").describe("Search words"),
     count: z
       .number()
       .int("must be a whole number")
       .min(1, "must be at least 1")
       .optional()
-      .describe(`How many results to return (at most ${max}; default ${max}).`),
+      .describe(`At most ${max} (the default)`),
   });
 
   return defineTool({
     name: "web_search",
     kind: "search",
     description:
-      `Search the web with the user's configured search service and return up to ${max} results, each a title, URL and snippet. ` +
-      "Use web_fetch to read a result.",
+      `Search the web (the user's search service): up to ${max} results, each a title, URL and snippet; read one with web_fetch.`,
     parameters: Params,
     risk: "read_only",
     summary: (args) => `search "${args.query}"`,

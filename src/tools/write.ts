@@ -17,20 +17,20 @@ import { displayPath, resolveInWorkspace, WorkspacePath } from "../fs/workspace-
 
 export const WriteArgs = lazySchema((z) => z
   .strictObject({
-    path: WorkspacePath.describe("File path relative to the workspace root, e.g. src/main.ts"),
+    path: WorkspacePath,
     content: z
       .string()
       // A lone surrogate has no UTF-8 form; writing it would silently store U+FFFD instead.
       .refine((c) => c.isWellFormed(), "must be valid Unicode text: it contains an unpaired surrogate (\\uD800-\\uDFFF), which has no UTF-8 form")
-      .describe("The complete new content of the file (UTF-8)"),
+      .describe("The whole new content"),
     mode: z
       .enum(["create", "replace"], { error: 'must be "create" (the file must not exist) or "replace" (it must exist)' })
-      .describe('"create": a new file (missing parent directories are created); "replace": an existing file'),
+      .describe("create or replace"),
     expected_sha256: z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, "must be 64 hexadecimal digits: the sha256 of the file's current bytes")
       .optional()
-      .describe("For replace: the sha256 you last saw (from read or a previous write); the write fails if the file changed"),
+      .describe("For replace: the sha256 you last saw"),
   })
   .refine((a) => !(a.mode === "create" && a.expected_sha256 !== undefined), {
     message: 'applies only to mode "replace"; a file being created has no previous content',
@@ -45,9 +45,8 @@ export function createWriteTool(scope: SessionScope): Tool {
     name: "write",
     kind: "edit",
     description:
-      'Write a whole UTF-8 file in the workspace. mode "create" makes a new file (and its missing directories) and ' +
-      'fails if it exists; "replace" overwrites an existing file and fails if it does not. Pass expected_sha256 ' +
-      "(from read or the previous write) to fail instead of overwriting changes you have not seen.",
+      "Write a whole UTF-8 workspace file: mode create (fails if it exists) or replace (fails if missing). " +
+      "expected_sha256 makes it fail rather than overwrite changes you have not seen.",
     parameters: WriteArgs,
     risk: "filesystem",
     summary: (args, ctx) => {
