@@ -25,7 +25,7 @@ function bashArgs(defaultTimeout: number, maxTimeout: number) {
       .string({ error: "must be a string holding the shell command" })
       .refine((s) => s.trim().length > 0, "must not be empty")
       .refine((s) => !s.includes("\0"), "must not contain NUL bytes")
-      .describe("The command"),
+      .describe("Shell command"),
     timeout_seconds: z
       .number({ error: "must be a number of seconds" })
       .int("must be a whole number of seconds")
@@ -42,7 +42,7 @@ function bashArgs(defaultTimeout: number, maxTimeout: number) {
       .boolean()
       .optional()
       .describe("Run as a background job (a server, a watcher)"),
-    keep: z.boolean().optional().describe("With background: keep it running after this session closes"),
+    keep: z.boolean().optional().describe("With background: outlive the session"),
     unsandboxed: z
       .string({ error: "must be a string saying why" })
       .refine((s) => s.trim().length > 0, "must say why the command needs to run outside the sandbox")
@@ -108,7 +108,7 @@ export function createBashTool(scope: SessionScope): Tool {
     description:
       `Run a command with /bin/bash -lc in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv, " : ""}$TMPDIR; ${sandbox.network ? "" : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); read-only ones run unasked"}. ` +
       `Known destructive ones are refused. No keys in its environment${bindings.length ? `; secret bindings you may request by name: ${bindings.map(bindingName).join(", ")}` : ""}; empty stdin. ` +
-      `Result: exit status, then stdout and stderr (long output keeps start and end). Processes it starts stop with it.`,
+      `Returns the exit status and output (long output keeps start and end); processes it starts stop with it.`,
     parameters: BashArgs,
     risk: "process",
     summary: (args) => {

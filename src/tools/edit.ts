@@ -32,7 +32,7 @@ export const EditArgs = lazySchema((z) => z.strictObject({
     .min(1, "give at least one edit")
     .max(100, "at most 100 edits per call")
     .describe("Applied in order"),
-  expected_sha256: Sha256.optional().describe("The sha256 you last saw"),
+  expected_sha256: Sha256.optional(),
 }));
 type EditArgs = z.infer<typeof EditArgs>;
 

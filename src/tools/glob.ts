@@ -15,7 +15,7 @@ import { counted } from "../text/plural";
 
 export const GlobArgs = lazySchema((z) => z.strictObject({
   pattern: z.string().min(1, "must not be empty").max(500).describe("Relative to path"),
-  path: WorkspacePath.optional().describe("Default: the workspace"),
+  path: WorkspacePath.optional(),
 }));
 type GlobArgs = z.infer<typeof GlobArgs>;
 

@@ -15,11 +15,11 @@ import { counted } from "../text/plural";
 
 export const GrepArgs = lazySchema((z) => z.strictObject({
   pattern: z.string().min(1, "must not be empty").max(1000, "must be at most 1000 characters").describe("Regex"),
-  path: WorkspacePath.optional().describe("Default: the workspace"),
+  path: WorkspacePath.optional(),
   glob: z.string().min(1).max(500).optional().describe('e.g. "*.ts"'),
   case_insensitive: z.boolean().optional(),
   context: z.number().int().min(0).max(10).optional().describe("Lines around a match"),
-  max_results: z.number().int().min(1).max(1000).optional().describe("Default 100"),
+  max_results: z.number().int().min(1).max(1000).optional(),
 }));
 type GrepArgs = z.infer<typeof GrepArgs>;
 

@@ -28,8 +28,8 @@ import { defineTool, type Tool, type ToolRegistry } from "./tool";
 export const MemoryArgs = lazySchema((z) =>
   z
     .strictObject({
-      action: z.enum(["add", "replace", "remove"]).describe("What to do"),
-      scope: z.enum(["user", "project"]).describe("Which file"),
+      action: z.enum(["add", "replace", "remove"]),
+      scope: z.enum(["user", "project"]),
       text: z.string().max(4096).optional().describe("For add and replace"),
       old_text: z.string().max(4096).optional().describe("For replace and remove"),
     })

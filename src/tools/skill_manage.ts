@@ -15,7 +15,7 @@ import { defineTool, type Tool } from "./tool";
 
 export const SkillManageArgs = lazySchema((z) => z.strictObject({
   action: z.enum(["create", "update", "delete"], { error: 'must be "create", "update" or "delete"' }),
-  name: z.string().min(1, "must not be empty").max(64, "must be at most 64 characters").describe("Folder name, e.g. release-checks"),
+  name: z.string().min(1, "must not be empty").max(64, "must be at most 64 characters").describe("Folder name"),
   skill: z.string().max(1_048_576, "must be at most 1 MiB (a skill folder holds at most 256 KiB)").optional().describe("Whole SKILL.md (front matter: name, description)"),
   files: z.record(z.string(), z.string()).optional().describe("Other files by relative path"),
 }));

@@ -28,7 +28,7 @@ export function createWebSearchTool(scope: SessionScope): Tool | undefined {
 
   const z = zod();
   const Params = z.strictObject({
-    query: z.string().trim().min(1, "give the words to search for").max(1000, "must be at most 1000 characters").describe("Search words"),
+    query: z.string().trim().min(1, "give the words to search for").max(1000, "must be at most 1000 characters"),
     count: z
       .number()
       .int("must be a whole number")
