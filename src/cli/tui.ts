@@ -7,7 +7,7 @@
 import { statSync } from "node:fs";
 import { REASONING_EFFORTS } from "../config/reasoning";
 
-export const TUI_USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR] [-p|--provider NAME] [-m|--model MODEL] [--effort EFFORT] [-y|--yes] [PROMPT | -- WORDS…]";
+export const TUI_USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR] [-p|--provider NAME] [-m|--model MODEL] [--effort EFFORT] [-y|--yes] [--accept-edits] [PROMPT | -- WORDS…]";
 
 type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
@@ -17,6 +17,7 @@ export interface TuiArgs {
   model?: string;
   effort?: ReasoningEffort;
   yes?: boolean;
+  acceptEdits?: boolean;
   resume?: string; // "" = pick from a list
   continueNewest?: boolean;
   /** Sent as the first turn once the session is open. */
@@ -24,7 +25,7 @@ export interface TuiArgs {
   help?: boolean;
 }
 
-const TUI_FLAGS = ["-c", "--continue", "-r", "--resume", "-C", "--cwd", "-m", "--model", "-p", "--provider", "--effort", "-y", "--yes"];
+const TUI_FLAGS = ["-c", "--continue", "-r", "--resume", "-C", "--cwd", "-m", "--model", "-p", "--provider", "--effort", "-y", "--yes", "--accept-edits"];
 
 /** Whether argv asks for the TUI: nothing, `tui ...`, the TUI's own flags, or a first prompt (see above). */
 export function isTuiInvocation(argv: readonly string[]): boolean {
@@ -60,6 +61,7 @@ export function parseTuiArgs(argv: readonly string[]): TuiArgs | { error: string
       else if (a === "-m" || a === "--model") args.model = value();
       else if (a === "-p" || a === "--provider") args.provider = value();
       else if (a === "-y" || a === "--yes") args.yes = true;
+      else if (a === "--accept-edits") args.acceptEdits = true;
       else if (a === "--effort" || a.startsWith("--effort=")) {
         const effort = a.startsWith("--effort=") ? a.slice("--effort=".length) : value();
         if (!(REASONING_EFFORTS as readonly string[]).includes(effort)) return { error: `--effort must be one of: ${REASONING_EFFORTS.join(", ")} (not "${effort}")` };
@@ -92,6 +94,7 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
         "  -m, --model MODEL   model for this session\n" +
         `      --effort EFFORT reasoning effort: ${REASONING_EFFORTS.join(", ")}\n` +
         "  -y, --yes           approve every tool call without asking\n" +
+        "      --accept-edits  start in accept-edits mode: edit and write inside the workspace run unasked (Shift-Tab)\n" +
         "A first prompt is sent as soon as the session opens: one quoted argument with a space in it\n" +
         '(scv "fix the bug"), or every word after -- (scv -- help asks the model about "help"). A single\n' +
         "word is always a command, so a mistyped command is not sent to the model.\n" +
@@ -125,6 +128,7 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
     continueNewest: parsed.continueNewest,
     ...(parsed.effort ? { effort: parsed.effort } : {}),
     ...(parsed.yes ? { autoApprove: true } : {}),
+    ...(parsed.acceptEdits ? { acceptEdits: true } : {}),
     ...(parsed.prompt ? { prompt: parsed.prompt } : {}),
   });
 }
@@ -133,7 +137,7 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
 export default {
   meta: { name: "tui", description: "an interactive session in this directory (also `scv` alone in a terminal)" },
   notes:
-    'Options: -c/--continue (the newest session of this workspace), -r/--resume [ID] (a stored session; without ID a list to pick from), -C/--cwd DIR, -p/--provider NAME, -m/--model MODEL, --effort EFFORT, -y/--yes. A first prompt: one quoted argument with a space (scv "fix the bug") or the words after -- (scv -- help). Inside, /help lists keys and commands.',
+    'Options: -c/--continue (the newest session of this workspace), -r/--resume [ID] (a stored session; without ID a list to pick from), -C/--cwd DIR, -p/--provider NAME, -m/--model MODEL, --effort EFFORT, -y/--yes, --accept-edits. A first prompt: one quoted argument with a space (scv "fix the bug") or the words after -- (scv -- help). Inside, /help lists keys and commands.',
   ownArgs: true,
   run: async ({ rawArgs }: { rawArgs: string[] }) => process.exit(await runTuiCommand(["tui", ...rawArgs])),
 };

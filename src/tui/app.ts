@@ -28,6 +28,8 @@ export interface TuiOptions {
   effort?: string;
   /** Approve every tool call unasked (--yes). */
   autoApprove?: boolean;
+  /** Start in accept-edits mode (--accept-edits; Shift-Tab switches). */
+  acceptEdits?: boolean;
   /** Sent as the first turn once the session is open (`scv "fix the bug"`). */
   prompt?: string;
 }
@@ -89,7 +91,7 @@ class TuiApp {
   /** Calls approved with `a`, by identity: identical ones are approved unasked for the session. */
   private readonly approvedIdentities = new Set<string>();
   /** How sessions ask (Shift-Tab, /mode): `accept-edits` runs file edits inside the workspace unasked. */
-  private approvalMode: ApprovalMode = "ask";
+  private approvalMode: ApprovalMode;
   /** The model's open question (clarify), shown as a card above the prompt. */
   private question?: { id: string; card: import("./question").QuestionCard };
   private resolveExit!: (code: number) => void;
@@ -101,6 +103,7 @@ class TuiApp {
 
   constructor(private readonly opts: TuiOptions) {
     this.theme = styleFor(process.stdout, opts.env);
+    this.approvalMode = opts.acceptEdits ? "accept-edits" : "ask";
     this.screen = new Screen(this.term);
     this.view = new ConversationView(this.theme, () => this.term.columns());
     this.ticker = setInterval(() => {

@@ -4,7 +4,7 @@ import { fakeHome, removeFakeHomes, requireBinary, runBinary } from "../fake/bin
 
 afterAll(removeFakeHomes);
 
-const USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR] [-p|--provider NAME] [-m|--model MODEL] [--effort EFFORT] [-y|--yes] [PROMPT | -- WORDS…]";
+const USAGE = "usage: scv [tui] [-c|--continue] [-r|--resume [ID]] [-C|--cwd DIR] [-p|--provider NAME] [-m|--model MODEL] [--effort EFFORT] [-y|--yes] [--accept-edits] [PROMPT | -- WORDS…]";
 
 function run(args: string[]) {
   const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");

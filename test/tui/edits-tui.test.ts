@@ -238,3 +238,17 @@ test.skipIf(!HAVE_TMUX)("at 80x24 a long change's card keeps its question and an
   pane.keys("Escape");
   await pane.waitFor("not written");
 });
+
+test.skipIf(!HAVE_TMUX)("scv --accept-edits starts in the mode: an edit runs unasked and /mode says so", async () => {
+  const { pane, workspace } = open({ width: 80, height: 24 }, (ws) => writeFileSync(join(ws, "a.ts"), "one\n"), ["--accept-edits"]);
+  await pane.waitFor("accept edits on (Shift-Tab to turn off)");
+  fake.queue(toolCalls([{ name: "edit", arguments: { path: "a.ts", edits: [{ old_text: "one", new_text: "two" }] } }]), text("edited it"));
+  pane.type("edit a");
+  pane.keys("Enter");
+  await pane.waitFor("edited it");
+  expect(readFileSync(join(workspace, "a.ts"), "utf8")).toBe("two\n");
+  expect(pane.screen()).not.toContain("Allow edit?");
+  pane.type("/mode");
+  pane.keys("Enter");
+  await pane.waitFor("mode: accept edits (edit and write inside the workspace run unasked)");
+});
