@@ -1,36 +1,69 @@
 // The system calls the launcher needs, through libc (bun:ffi): unshare, mount, prctl, the Landlock calls and
 // capset through syscall(2), execve. Linux only; x86_64 and arm64 syscall numbers.
-import { errno, ffi, openLibc } from "../process/libc";
+import { ffi, openLibc } from "../process/libc";
 
+// Two symbols only: binding each libc function through bun:ffi costs start-up time the launcher pays on every
+// sandboxed command, so every call below goes through syscall(2).
 const symbols = {
   syscall: { args: ["i64", "i64", "i64", "i64", "i64", "i64"], returns: "i64" },
-  prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" },
-  unshare: { args: ["i32"], returns: "i32" },
-  mount: { args: ["ptr", "ptr", "ptr", "u64", "ptr"], returns: "i32" },
-  open: { args: ["ptr", "i32", "i32"], returns: "i32" },
-  close: { args: ["i32"], returns: "i32" },
-  chdir: { args: ["ptr"], returns: "i32" },
-  execve: { args: ["ptr", "ptr", "ptr"], returns: "i32" },
+  __errno_location: { args: [], returns: "ptr" },
 } as const;
 
-type Sys = NonNullable<ReturnType<typeof openLibc<typeof symbols>>>;
-let loaded: Sys | null | undefined;
+type Libc = NonNullable<ReturnType<typeof openLibc<typeof symbols>>>;
+let loaded: Libc | null | undefined;
 
-export function sys(): Sys {
+function libc(): Libc {
   loaded ??= openLibc(symbols);
   if (!loaded) throw new Error("libc could not be loaded (Linux with glibc or musl is needed)");
   return loaded;
 }
 
 const ARM = process.arch === "arm64";
-/** Numbers shared by both architectures for the newer calls (the unified table). */
+/** Numbers shared by both architectures for the newer calls (the unified table), per architecture for the rest. */
 export const SYS = {
   landlock_create_ruleset: 444n,
   landlock_add_rule: 445n,
   landlock_restrict_self: 446n,
   mount_setattr: 442n,
   capset: ARM ? 91n : 126n,
+  prctl: ARM ? 167n : 157n,
+  unshare: ARM ? 97n : 272n,
+  mount: ARM ? 40n : 165n,
+  openat: ARM ? 56n : 257n,
+  close: ARM ? 57n : 3n,
+  chdir: ARM ? 49n : 80n,
+  execve: ARM ? 221n : 59n,
 } as const;
+
+type Arg = bigint | number | Buffer | NodeJS.TypedArray | null;
+const arg = (a: Arg): bigint => (a === null ? 0n : typeof a === "bigint" ? a : typeof a === "number" ? BigInt(a) : BigInt(ffi().ptr(a)));
+
+let api: ReturnType<typeof makeSys> | undefined;
+
+/** The calls the launcher makes, each one syscall(2); results as libc returns them (-1 and errno on failure). */
+export function sys() {
+  return (api ??= makeSys());
+}
+
+function makeSys() {
+  const c = libc();
+  const call = (n: bigint, a = 0n as Arg, b = 0n as Arg, d = 0n as Arg, e = 0n as Arg, f = 0n as Arg) => Number(c.syscall(n, arg(a), arg(b), arg(d), arg(e), arg(f)));
+  return {
+    syscall: (n: bigint, a: bigint, b: bigint, d: bigint, e: bigint, f: bigint) => c.syscall(n, a, b, d, e, f),
+    prctl: (option: number, a: bigint, b: bigint, d: bigint, e: bigint) => call(SYS.prctl, option, a, b, d, e),
+    unshare: (flags: number) => call(SYS.unshare, flags),
+    mount: (source: Buffer | null, target: Buffer, fstype: Buffer | null, flags: bigint, data: Buffer | null) => call(SYS.mount, source, target, fstype, flags, data),
+    open: (path: Buffer, flags: number, mode: number) => call(SYS.openat, -100, path, flags, mode),
+    close: (fd: number) => call(SYS.close, fd),
+    chdir: (path: Buffer) => call(SYS.chdir, path),
+    execve: (file: Buffer, argv: BigUint64Array, envp: BigUint64Array) => call(SYS.execve, file, argv, envp),
+  };
+}
+
+function errno(): number {
+  const at = libc().__errno_location();
+  return at ? ffi().read.i32(at, 0) : 0;
+}
 
 export const CLONE_NEWNS = 0x00020000;
 export const CLONE_NEWNET = 0x40000000;

@@ -1,0 +1,79 @@
+// The sandbox's cost, through the compiled binary in the same run:
+// 1. `true` through the bash tool sandboxed (workspace-write, the default) against `[sandbox] mode = "off"`:
+//    `scv exec` sessions of each kind alternate, a scripted model on loopback asking for BENCH_CALLS bash calls;
+//    the figure is the median of the runner's own duration_ms per call (spawn to exit and cleanup).
+//    Target: under 1.3x and under 10 ms added.
+// 2. The launcher's own start (`scv __sandbox <policy> /bin/true`: start, namespaces, Landlock, execve) against a
+//    bare compiled Bun hello world (bench/bare.ts) and /bin/true itself.
+// Run: bun run build && bun bench/sandbox.ts (BENCH_CALLS, BENCH_ROUNDS to change the size)
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { fakeHome, removeFakeHomes, requireBinary } from "../test/fake/binary";
+import { startFakeModel, text, toolCalls } from "../test/fake/model-server";
+import { buildBareHello, median } from "./bare";
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 25);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const scv = requireBinary();
+const fake = await startFakeModel();
+
+async function session(sandboxed: boolean): Promise<number[]> {
+  const { env, workspace } = fakeHome(fake.url, `[tools]\nmax_steps = ${CALLS + 5}\n${sandboxed ? "" : '[sandbox]\nmode = "off"\n'}`);
+  for (let i = 0; i < CALLS; i++) fake.queue(toolCalls([{ name: "bash", arguments: { command: "true" } }]));
+  fake.queue(text("done"));
+  const p = Bun.spawn([scv, "exec", "--json", "--yes", "go"], { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+  if (code !== 0) throw new Error(`scv exec failed (${code}): ${await new Response(p.stderr).text()}`);
+  const done = out.trim().split("\n").map((l) => JSON.parse(l)).filter((e) => e.method === "tool.completed");
+  const want = sandboxed ? "workspace-write" : "none";
+  if (done.length !== CALLS || done.some((e) => !e.params.ok || e.params.sandbox !== want)) throw new Error(`expected ${CALLS} ok calls (sandbox ${want}), got ${JSON.stringify(done.map((e) => [e.params.ok, e.params.sandbox]))}`);
+  return done.map((e) => e.params.duration_ms as number);
+}
+
+const off: number[] = [];
+const on: number[] = [];
+try {
+  await session(true); // warm-up: the probe's answer is kept, caches filled
+  for (let r = 0; r < ROUNDS; r++) {
+    off.push(...(await session(false)));
+    on.push(...(await session(true)));
+  }
+} finally {
+  await fake.close();
+  removeFakeHomes();
+}
+const mOff = median(off);
+const mOn = median(on);
+console.log(`bash \`true\`, ${CALLS} calls x ${ROUNDS} sessions of each kind, alternating (runner's duration_ms per call):`);
+console.log(`  unsandboxed ${mOff.toFixed(1)} ms, sandboxed ${mOn.toFixed(1)} ms: ratio ${(mOn / mOff).toFixed(2)}x (target < 1.3x ${mOn / mOff < 1.3 ? "met" : "MISSED"}), added ${(mOn - mOff).toFixed(1)} ms (target < 10 ms ${mOn - mOff < 10 ? "met" : "MISSED"})`);
+
+// 2. The launcher's start against a bare compiled binary.
+const { dir, bare } = buildBareHello();
+const root = mkdtempSync(join("/var/tmp", "scv-bench-sandbox-"));
+try {
+  const ws = join(root, "ws");
+  const tmp = join(root, "tmp");
+  mkdirSync(ws);
+  mkdirSync(tmp);
+  const policy = JSON.stringify({ mode: "workspace-write", cwd: ws, workspace: ws, protect: [], writableRoots: [], hidden: [], network: false, tmpdir: tmp, expect: { namespaces: true, landlock: true } });
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+  const time = (argv: string[]) => {
+    const t = performance.now();
+    const r = Bun.spawnSync(argv, { cwd: "/", env, stdout: "ignore", stderr: "pipe" });
+    if (!r.success) throw new Error(`${argv[0]} failed: ${r.stderr}`);
+    return performance.now() - t;
+  };
+  const launcher: number[] = [];
+  const hello: number[] = [];
+  const plain: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    launcher.push(time([scv, "__sandbox", policy, "/bin/true"]));
+    hello.push(time([bare]));
+    plain.push(time(["/bin/true"]));
+  }
+  const [l, h, t] = [median(launcher), median(hello), median(plain)];
+  console.log(`launcher start (scv __sandbox <policy> /bin/true, 40 runs, interleaved): ${l.toFixed(1)} ms; bare compiled Bun hello ${h.toFixed(1)} ms (ratio ${(l / h).toFixed(2)}x); /bin/true alone ${t.toFixed(1)} ms`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
+}
