@@ -23,6 +23,7 @@ import {
 } from "./delegation-records";
 import { stopDelegations, stoppableRun } from "./delegation-stop";
 import { sweepOwnedFiles } from "./owned-files";
+import { killIdentity } from "./cleanup";
 import { listRunRecords, runOwnerAlive, staleRunFiles } from "./run-records";
 
 export interface ReconcileResult {
@@ -60,6 +61,8 @@ export async function stopOrphanRuns(scvHome: string, opts: { graceMs?: number }
     orphans.map((o) => stoppableRun(o.record)),
     opts,
   );
+  // Processes that left the run's group, session and tag, by the identity the runner recorded.
+  await Promise.all(orphans.flatMap((o) => (o.record.members ?? []).map((m) => killIdentity({ pid: m.pid, startTime: m.start_time }, opts.graceMs))));
   return orphans.filter((o) => tryUnlink(o.file)).map((o) => o.record.run_tag);
 }
 

@@ -5,7 +5,7 @@
 //
 // Cost matters (one bash call = one file created, one write in place, one unlink), so records are not fsynced:
 // a record only has to outlive its SCV process, and nothing it names survives a power loss anyway.
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, writeSync } from "node:fs";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
@@ -29,6 +29,8 @@ export const RunRecord = lazySchema((z) => z.object({
   started_unix: z.number(),
   /** The program's name only: arguments can hold secrets. */
   program: z.string().optional(),
+  /** Processes of the run that left its group and session (found by parentage; they may lack the tag). */
+  members: z.array(z.object({ pid: z.number().int().positive(), start_time: z.string() })).optional(),
 }));
 export type RunRecord = z.infer<typeof RunRecord>;
 
@@ -112,6 +114,23 @@ export class RunRecorder {
     } finally {
       closeSync(open.fd);
       open.fd = undefined;
+    }
+  }
+
+  /**
+   * A process of the run that left its group and session: told to the death watch, and added to the record (the
+   * file rewritten whole; it stays small), so the next start-up's reconcile stops it too.
+   */
+  member(open: OpenRunRecord, id: ProcessIdentity): void {
+    if (open.record.pid === undefined) return;
+    deathWatch().member({ pid: open.record.pid, startTime: open.record.start_time ?? "0" }, id);
+    (open.record.members ??= []).push({ pid: id.pid, start_time: id.startTime });
+    try {
+      const tmp = `${open.file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(open.record), { mode: 0o600 });
+      renameSync(tmp, open.file);
+    } catch {
+      // the death watch still knows it
     }
   }
 

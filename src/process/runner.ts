@@ -17,7 +17,7 @@ import {
 } from "./cleanup";
 import { makePipe } from "./libc";
 import { OutputPump, StdinWriter } from "./pipes";
-import { identityOf } from "./procfs";
+import { allProcesses, identityOf, readEnvVar, type ProcStat } from "./procfs";
 import { RunRecorder, runsDir, type OpenRunRecord } from "./run-records";
 import { applySubreaperRequest, bunOwnedPids, isSubreaper, reapOrphans } from "./subreaper";
 import type { ProcessIdentity, RunningProcess, RunOptions, RunResult } from "./types";
@@ -137,6 +137,9 @@ function startRun(state: RunnerState, defaults: RunnerDefaults, opts: RunOptions
   const run: ActiveRun = { tag, leader, startTicks: Number(leader.startTime), hurry: () => stopper.hurry() };
   state.active.add(run);
   if (record) state.recorder!.started(record, leader);
+  // Processes that leave the run's group and session (and maybe its tag: `setsid env -i …`) are found by their
+  // parentage while the leader runs, and handed to the death watch and the run record, which they cannot shed.
+  const leavers = record ? trackLeavers(state, run, (id) => state.recorder!.member(record, id)) : undefined;
 
   const pumps = [
     new OutputPump(out.read, (c) => {
@@ -157,6 +160,7 @@ function startRun(state: RunnerState, defaults: RunnerDefaults, opts: RunOptions
 
   const result = (async (): Promise<RunResult> => {
     await proc.exited;
+    leavers?.stop();
     const reports = await stopper.afterLeaderExit(drainMs);
     const drained = (await Promise.all(pumps.map((p) => p.finish(drainMs)))).every(Boolean);
     stdin?.close();
@@ -190,6 +194,44 @@ function startRun(state: RunnerState, defaults: RunnerDefaults, opts: RunOptions
     result,
     cancel: () => stopper.cancel(),
   };
+}
+
+const LEAVER_SCAN_MS = 500;
+
+/**
+ * Every LEAVER_SCAN_MS while the leader runs: the run's descendants (by parent, from the leader down, and orphans
+ * reparented to us that belong to it) outside the leader's session, each reported once.
+ */
+function trackLeavers(state: RunnerState, run: ActiveRun, report: (id: ProcessIdentity) => void): { stop(): void } {
+  const seen = new Set<string>();
+  const scan = () => {
+    try {
+      const all = allProcesses();
+      const children = new Map<number, ProcStat[]>();
+      for (const st of all) {
+        if (st.state === "Z" || st.state === "X") continue;
+        const list = children.get(st.ppid);
+        if (list) list.push(st);
+        else children.set(st.ppid, [st]);
+      }
+      const orphan = orphanMatcher(state, run);
+      const queue = [...(children.get(run.leader.pid) ?? [])];
+      for (const st of children.get(process.pid) ?? []) if (orphan(st, () => readEnvVar(st.pid, RUN_TAG_VAR))) queue.push(st);
+      for (let st = queue.shift(); st; st = queue.shift()) {
+        if (Number(st.startTime) < run.startTicks) continue;
+        queue.push(...(children.get(st.pid) ?? []));
+        const key = `${st.pid}:${st.startTime}`;
+        if (st.sid === run.leader.pid || seen.has(key)) continue;
+        seen.add(key);
+        report({ pid: st.pid, startTime: st.startTime });
+      }
+    } catch {
+      // a scan is best effort; the next one (or the cleanup's) finds what this one missed
+    }
+  };
+  const timer = setInterval(scan, LEAVER_SCAN_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 function openRecord(recorder: RunRecorder | undefined, tag: string, command: string): OpenRunRecord | undefined {

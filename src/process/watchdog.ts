@@ -13,18 +13,23 @@ import { makePipe } from "./libc";
 import type { ProcessIdentity } from "./types";
 
 /**
- * The guard. Lines on stdin: `+ PID START TAG` (a group started; START is its leader's start time in clock ticks)
- * and `- PID` (it ended). Identifiers are checked by pattern before use; a PID whose /proc entry now shows another
- * start time is a reused PID and is left alone. Written line by line in plain strings so nothing is interpolated.
+ * The guard. Lines on stdin: `+ PID START TAG` (a group started; START is its leader's start time in clock ticks),
+ * `= LEADER PID START` (a process of that run which left its group and session, perhaps its tag too: `setsid env
+ * -i …`, found by the runner's descendant scan) and `- PID` (the run ended). Identifiers are checked by pattern
+ * before use; a PID whose /proc entry now shows another start time is a reused PID and is left alone. Written
+ * line by line in plain strings so nothing is interpolated.
  */
 const GUARD_SCRIPT = [
-  "trap '' INT HUP PIPE",
+  "trap '' INT HUP PIPE TERM",
   "while read -r op pid start tag; do",
   "  case \"$pid\" in ''|*[!0-9]*) continue ;; esac",
   "  case \"$op\" in",
   "    +) case \"$start$tag\" in ''|*[!0-9a-f/]*) continue ;; esac",
   '       eval "g_$pid=\\"\\$start \\$tag\\"" ;;',
-  '    -) unset "g_$pid" ;;',
+  // `= LEADER MEMBER START`: here pid is the leader, start the member's pid, tag its start time.
+  "    =) case \"$start$tag\" in ''|*[!0-9]*) continue ;; esac",
+  '       eval "m_$start=$tag; l_$pid=\\"\\${l_$pid-} $start\\"" ;;',
+  '    -) eval "for m in \\${l_$pid-}; do unset m_\\$m; done"; unset "g_$pid" "l_$pid" ;;',
   "  esac",
   "done",
   // Only the groups still listed, read back from the shell's variables (a long-lived daemon's guard keeps no
@@ -48,14 +53,19 @@ const GUARD_SCRIPT = [
   "  done",
   "}",
   "signal_all TERM",
+  "signal_members_sig() { sig=$1; for m in $(set | sed -n 's/^m_\\([0-9][0-9]*\\)=.*/\\1/p'); do eval \"want=\\${m_$m-}\"; s=$(cat /proc/$m/stat 2>/dev/null) || continue; s=${s##*) }; set -- $s; [ \"${20}\" = \"$want\" ] && kill -$sig $m 2>/dev/null; done; }",
+  "signal_members_sig TERM",
   "sleep 1",
   "signal_all KILL",
+  "signal_members_sig KILL",
 ].join("\n");
 
 export interface DeathWatch {
   /** A group the runner started: stopped by the guard if this process dies before `ended`. */
   started(leader: ProcessIdentity, tag: string): void;
   ended(leader: ProcessIdentity): void;
+  /** A process of `leader`'s run that left its group and session (it may have dropped the run tag too). */
+  member(leader: ProcessIdentity, member: ProcessIdentity): void;
   /** The guard's PID once it runs (for tests and `bench/`). */
   guardPid(): number | undefined;
 }
@@ -71,17 +81,30 @@ function createDeathWatch(): DeathWatch {
   let fd: number | undefined;
   let guard: Bun.Subprocess | undefined;
   const live = new Map<number, string>();
+  const members = new Map<number, string[]>();
 
   const spawnGuard = (): boolean => {
     try {
       const pipe = makePipe();
       try {
-        guard = Bun.spawn(["/bin/sh", "-c", GUARD_SCRIPT], {
+        // The script travels in the environment, so the guard's command line is a bare `sh -c 'eval "$W"'`: what
+        // SCV runs cannot pick it out by a recognisable argument (sandboxed commands cannot signal it at all).
+        const started = Bun.spawn(["/bin/sh", "-c", 'eval "$W"'], {
           stdin: pipe.read,
           stdout: "ignore",
           stderr: "ignore",
-          env: { PATH: "/usr/bin:/bin" },
+          env: { PATH: "/usr/bin:/bin", W: GUARD_SCRIPT },
           detached: true, // its own session: a Ctrl-C or hang-up meant for SCV does not reach it
+        });
+        guard = started;
+        // Killed while runs are live (by something SCV ran, outside the sandbox): a new guard at once, told every run.
+        void started.exited.then(() => {
+          if (guard !== started || fd === undefined || !live.size) return;
+          try {
+            closeSync(fd);
+          } catch {}
+          fd = undefined;
+          spawnGuard();
         });
       } finally {
         closeSync(pipe.read);
@@ -89,6 +112,7 @@ function createDeathWatch(): DeathWatch {
       guard.unref();
       fd = pipe.write;
       for (const line of live.values()) writeSync(fd, line);
+      for (const lines of members.values()) for (const line of lines) writeSync(fd, line);
       return true;
     } catch {
       // No guard (no /bin/sh, no pipe2): the next start-up's reconcile still stops the runs.
@@ -117,7 +141,16 @@ function createDeathWatch(): DeathWatch {
       live.set(leader.pid, line);
       send(line);
     },
+    member(leader, member) {
+      if (!live.has(leader.pid)) return;
+      const line = `= ${leader.pid} ${member.pid} ${member.startTime}\n`;
+      const list = members.get(leader.pid) ?? [];
+      list.push(line);
+      members.set(leader.pid, list);
+      send(line);
+    },
     ended(leader) {
+      members.delete(leader.pid);
       if (!live.delete(leader.pid)) return;
       if (fd !== undefined) send(`- ${leader.pid}\n`);
     },

@@ -45,7 +45,8 @@ export function guardOf(scvPid: number): number | undefined {
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       if (ppid !== scvPid) continue;
       const argv = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
-      if (argv[0] === "/bin/sh" && argv[1] === "-c" && argv[2]?.startsWith("trap '' INT HUP PIPE")) return +name;
+      // The death watch's guard (src/process/watchdog.ts): its script travels in the environment.
+      if (argv[0] === "/bin/sh" && argv[1] === "-c" && argv[2] === 'eval "$W"') return +name;
     } catch {
       // gone
     }

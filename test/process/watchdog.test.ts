@@ -55,3 +55,68 @@ test("a normal end leaves no guard behind", async () => {
   expect(guard).toBeGreaterThan(0);
   await until("the guard to exit", () => (!alive(guard!) ? true : undefined), 3000);
 }, 30_000);
+
+/** `scv exec` without the sandbox (mode off, --yes), running `command` in bash; returns once main.pid and escapee.pid exist. */
+async function unsandboxedRun(command: string) {
+  const { env, workspace, home } = fakeHome(fake.url, '[sandbox]\nmode = "off"\n');
+  fake.clear();
+  fake.queue(toolCalls([{ name: "bash", arguments: { command } }]), text("unreached"));
+  const scv = Bun.spawn([requireBinary(), "exec", "--yes", "go"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  const read = (f: string) => (existsSync(join(workspace, f)) ? Number(readFileSync(join(workspace, f), "utf8")) || undefined : undefined);
+  const main = await until("the bash call", () => read("main.pid"), 20_000);
+  const escapee = await until("the escapee", () => read("escapee.pid"));
+  return { scv, main, escapee, env, workspace, home, read };
+}
+
+test("a child started with setsid env -i (no group, session or run tag) still stops within 2 s of SCV's SIGKILL", async () => {
+  const { scv, main, escapee } = await unsandboxedRun("setsid env -i sleep 321 & echo $! > escapee.pid; echo $$ > main.pid; sleep 322");
+  try {
+    await Bun.sleep(1200); // the runner's scan of the run's descendants (every 500 ms) has seen the escapee
+    expect(alive(escapee)).toBe(true);
+    scv.kill("SIGKILL");
+    await scv.exited;
+    await until("the runs to stop", () => (!alive(main) && !alive(escapee) ? true : undefined), 2000);
+  } finally {
+    killAll([main, escapee]);
+  }
+}, 60_000);
+
+test("without the sandbox, a bash that kills the guard first: a new guard takes over, and the escapee still stops", async () => {
+  const findAndKill =
+    `for p in $(cat /proc/$PPID/task/*/children); do if [ "$(tr '\\0' ' ' < /proc/$p/cmdline 2>/dev/null)" = '/bin/sh -c eval "$W" ' ]; then kill -9 $p && echo $p > killed; fi; done; `;
+  const { scv, main, escapee, read } = await unsandboxedRun(`${findAndKill}setsid env -i sleep 323 & echo $! > escapee.pid; echo $$ > main.pid; sleep 324`);
+  try {
+    await Bun.sleep(1200);
+    const killed = read("killed");
+    expect(killed).toBeGreaterThan(0); // the old guard was found and killed (nothing stops that outside the sandbox)
+    expect(alive(killed!)).toBe(false);
+    const guard = guardOf(scv.pid);
+    expect(guard).toBeGreaterThan(0);
+    expect(guard).not.toBe(killed);
+    scv.kill("SIGKILL");
+    await scv.exited;
+    await until("the runs to stop", () => (!alive(main) && !alive(escapee) ? true : undefined), 2000);
+  } finally {
+    killAll([main, escapee]);
+  }
+}, 60_000);
+
+test("with SCV and its guard both killed, the next start's reconcile stops the setsid env -i escapee by its recorded identity", async () => {
+  const { scv, main, escapee, env, workspace } = await unsandboxedRun("setsid env -i sleep 325 & echo $! > escapee.pid; echo $$ > main.pid; sleep 326");
+  try {
+    await Bun.sleep(1200);
+    const guard = guardOf(scv.pid)!;
+    process.kill(guard, "SIGKILL");
+    scv.kill("SIGKILL");
+    await scv.exited;
+    await Bun.sleep(300);
+    expect(alive(escapee)).toBe(true); // nobody watched: only the record is left
+    process.kill(main, "SIGKILL"); // the group and tag are the reconcile's old business; the escapee is what is new
+    fake.queue(text("hello"));
+    const next = Bun.spawn([requireBinary(), "exec", "hi"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    expect(await next.exited).toBe(0);
+    await until("the escapee to stop", () => (!alive(escapee) ? true : undefined), 5000);
+  } finally {
+    killAll([main, escapee]);
+  }
+}, 60_000);
