@@ -1,5 +1,6 @@
 // `scv sessions list|show|rm`: the stored sessions of this SCV_HOME (src/sessions). Stored text is printed as
 // data: control characters (terminal escapes a reply or tool output may carry) are shown, never sent raw.
+import { existsSync } from "node:fs";
 import { terminalSafe } from "../text/terminal-safe";
 import { scrubSecrets } from "../text/scrub";
 import { defineCommand } from "./command";
@@ -176,7 +177,8 @@ const rewind = defineCommand({
       await (await store()).whileClosed(args.id, async (loaded, append) => {
         const dropped = conversation ? checkRewind(loaded, to).dropped : 0;
         const workspace = loaded.header.workspace;
-        const config = loadConfig({ cwd: workspace, env: process.env }).config;
+        if (files && !existsSync(workspace)) throw new Error(`the session's workspace ${workspace} no longer exists; restore it first, or rewind with --conversation-only`);
+        const config = loadConfig({ cwd: existsSync(workspace) ? workspace : process.cwd(), env: process.env }).config;
         const checkpoints = storedSessionCheckpoints(scvHome(), args.id, workspace, config.checkpoints);
         let preview: ReturnType<typeof checkpoints.preview> | undefined;
         if (files) {
