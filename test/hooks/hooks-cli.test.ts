@@ -31,7 +31,7 @@ test("a project file that sets hooks is refused; a misspelt event and a bad matc
   const m = await runBinary(["hooks", "list"], bad.env, bad.workspace);
   expect(m.code).not.toBe(0);
   expect(m.stderr).toContain("hooks.PostToolUse.0.matcher: is not a valid pattern");
-});
+}, 30_000);
 
 /** A Claude Code user's settings, as Claude Code writes them. */
 const CLAUDE_SETTINGS = {
@@ -92,4 +92,4 @@ test("scv hooks import claude shows what it adds, asks first, adds it once, and 
   expect(done[1].ok).toBe(true);
   expect(JSON.parse(readFileSync(join(h.workspace, "edited.json"), "utf8"))).toMatchObject({ tool_name: "write", claude_tool_name: "Write" });
   expect(JSON.stringify(fake.requests.at(-1)!.body)).toContain("pushing is for humans");
-});
+}, 30_000);

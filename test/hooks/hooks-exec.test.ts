@@ -57,7 +57,7 @@ test("PreToolUse exit 2 refuses a bash call: the model gets stderr, the card lin
   const plain = await runBinary(["exec", "--yes", "make a file"], h.env, h.workspace);
   expect(plain.stderr).toContain("$ touch made.txt (blocked by PreToolUse hook `cat > ");
   expect(plain.stderr).toContain(": no shell in this repo)");
-});
+}, 30_000);
 
 test("a JSON deny refuses an edit under dist/ (Claude Code's Edit|Write matcher); the same hook lets src/ through", async () => {
   // The docs' second example, as a Claude Code user would write it (no jq needed).
@@ -78,7 +78,7 @@ esac
   expect(existsSync(join(h.workspace, "dist", "app.js"))).toBe(false);
   expect(readFileSync(join(h.workspace, "src", "app.ts"), "utf8")).toBe("y");
   expect(lastRequest()).toContain("dist/ is generated");
-});
+}, 30_000);
 
 /** Sandboxed commands the guard would ask about run unasked by default (sandbox.auto_run); these tests need them to ask. */
 const ASKING = "[sandbox]\nauto_run = false\n";
@@ -116,7 +116,7 @@ test("a hook's allow answers a prompt call on a pipe, but never lifts a guard bl
   // A request to run outside the sandbox is a person's to answer: the hook's allow does not answer it.
   expect(done[2].denied).toBe(true);
   expect(existsSync(join(h.workspace, "outside.txt"))).toBe(false);
-});
+}, 30_000);
 
 test("SessionStart and UserPromptSubmit context reach the request; a UserPromptSubmit exit 2 refuses the prompt", async () => {
   const h = withHooks(`[[hooks.SessionStart]]
@@ -138,7 +138,7 @@ command = '''cat > $ROOT/prompt.json; printf '%s' '{"hookSpecificOutput":{"hookE
   expect(refused.code).not.toBe(0);
   expect(refused.stderr).toContain("no deploys on Friday");
   expect(fake.requests.length).toBe(before); // the model never saw the prompt
-});
+}, 30_000);
 
 test("a Stop hook sends the model back to work with its reason, and one that keeps blocking is cut off after 3 rounds", async () => {
   const once = withHooks(`[[hooks.Stop]]
@@ -162,7 +162,7 @@ command = '''cat >> $ROOT/stop.jsonl; echo >> $ROOT/stop.jsonl; if [ ! -e $ROOT/
   expect(fake.requests.length - start).toBe(4); // the answer, then 3 rounds
   expect(byMethod(events(cut.stdout), "model.notice").map((n) => n.message).join("\n")).toContain("cut off after 3 rounds");
   fake.clear();
-});
+}, 30_000);
 
 test("PostToolUse runs a formatter after an edit, and a hook's exit 2 sends its stderr to the model", async () => {
   // The docs' first example: strip trailing blanks from the file the call changed (a stand-in for prettier).
@@ -184,7 +184,7 @@ command = "cat > $ROOT/post.json; echo 'lint: 1 warning in notes.txt' >&2; exit 
   const input = JSON.parse(h.read("post.json"));
   expect(input).toMatchObject({ hook_event_name: "PostToolUse", tool_name: "edit", claude_tool_name: "Edit", tool_response: { ok: true } });
   expect(input.tool_input.file_path).toBe(join(realpathSync(h.workspace), "notes.txt"));
-});
+}, 30_000);
 
 test("a hook that hangs is killed at its timeout, leaves no process, is reported once, and does not allow a call", async () => {
   const h = withHooks(`${ASKING}[[hooks.PreToolUse]]\ncommand = "sleep 7331 & sleep 7332"\ntimeout_seconds = 1`);
@@ -201,7 +201,7 @@ test("a hook that hangs is killed at its timeout, leaves no process, is reported
   expect(byMethod(all, "hook.completed").map((e) => e.hooks[0].timed_out)).toEqual([true, true]);
   expect(pidsWithArgv(["sleep", "7331"])).toEqual([]);
   expect(pidsWithArgv(["sleep", "7332"])).toEqual([]);
-});
+}, 30_000);
 
 test("SessionEnd and BudgetReached fire with their input; a failing hook does not stop the turn", async () => {
   const h = withHooks(`[limits]\ndaily_tokens = 10\n[[hooks.SessionEnd]]\ncommand = "cat >> $ROOT/end.jsonl; echo >> $ROOT/end.jsonl"\n[[hooks.BudgetReached]]\ncommand = "cat > $ROOT/budget.json"\n[[hooks.UserPromptSubmit]]\ncommand = "exit 1"`);
@@ -217,4 +217,4 @@ test("SessionEnd and BudgetReached fire with their input; a failing hook does no
   const budget = JSON.parse(h.read("budget.json"));
   expect(budget.hook_event_name).toBe("BudgetReached");
   expect(budget.message).toContain("limit");
-});
+}, 30_000);
