@@ -23,7 +23,7 @@ test.skipIf(!HAVE_TMUX)("one card for two MCP servers: a digit unticks one, a ke
   writeFileSync(join(h.home, "config.toml"), readFileSync(join(h.home, "config.toml"), "utf8") + serverToml("alpha", hostile("well", { args: ["--pid", pid("alpha")] })) + serverToml("beta", hostile("well", { args: ["--pid", pid("beta")] })));
   pane = openTerminal([requireBinary()], { env: h.env, cwd: h.workspace, width: 100, height: 30 });
   await pane.waitFor(/s-[0-9a-f]{8}/);
-  fake.queue(text("connected"));
+  fake.queue(text("all set now"));
   pane.type("hi");
   pane.keys("Enter");
   const card = await pane.waitFor("a always for this workspace");
@@ -33,7 +33,7 @@ test.skipIf(!HAVE_TMUX)("one card for two MCP servers: a digit unticks one, a ke
   pane.type("2");
   await pane.waitFor("2 ☐ beta");
   pane.type("a");
-  await pane.waitFor("connected");
+  await pane.waitFor("all set now");
   expect(existsSync(pid("alpha"))).toBe(true);
   expect(existsSync(pid("beta"))).toBe(false);
   const tools = (fake.requests.at(-1)!.body.tools as any[]).map((t) => t.name);
