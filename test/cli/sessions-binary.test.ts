@@ -230,7 +230,9 @@ test("scv exec --continue after exec exited continues the stand-in codex convers
   expect(sessions[0]).toMatchObject({ turns: 2, first_prompt: "add the feature with codex", workspace: home.workspace });
   const show = await runBinary(["sessions", "show", sessions[0].id], home.env, home.workspace);
   expect(show.stdout).toContain("> add the feature with codex");
-  expect(show.stdout).toContain('· agent {"session":"codex-1","prompt":"now add tests"}');
+  // Each call as the person saw it (its label and outcome), not the model's JSON arguments.
+  expect(show.stdout).toContain("· agent codex: now add tests (completed)");
+  expect(show.stdout).not.toContain('{"session":"codex-1"');
   expect(show.stdout).toContain("Codex added tests too.");
   expect(show.stdout).toContain("agent conversations: codex-1 (codex");
   expect((await runBinary(["sessions", "list", "--bogus"], home.env, home.workspace)).stderr).toContain('unknown option "--bogus"');
