@@ -128,6 +128,9 @@ if (page === "chat") {
     if (e.type === "chat.reply") {
       if (seen.has(e.id)) return;
       seen.add(e.id);
+      // A reply logged just before this page loaded is on it already: sent now, it is not shown twice.
+      const last = [...list.querySelectorAll("li:not(.pending)")].pop();
+      if (!pending && last && !last.dataset.id && last.textContent === e.text) { last.dataset.id = e.id; return; }
       const li = pending || el("li", "scv");
       pending = null;
       li.className = e.author === "system" ? "system" : "scv";
