@@ -2,7 +2,7 @@
 // with the memory tool's rules: the file's cap, and no text that looks like a key, token or password.
 import type { Hono } from "hono";
 import { configuredSecrets } from "../../config/configured-secrets";
-import { fileTitle, type MemoryPlace, memoryPlaceOf, readMemoryWhole, refuseSecrets, updateMemory, usageLine, readMemory } from "../../memory/index";
+import type { MemoryPlace } from "../../memory/index";
 import { storedWorkspace } from "../../sessions/workspace";
 import { userHome } from "../../user-home";
 import type { WebContext, WebEnv } from "../context";
@@ -12,13 +12,17 @@ import { jsonBody } from "../server";
 const SCOPES = ["user", "project"] as const;
 
 export function registerMemory(app: Hono<WebEnv>, ctx: WebContext): void {
-  const place = (): { place?: MemoryPlace; workspace: string } => {
+  // Loaded with the first visit: an idle daemon does not carry it for the page.
+  const memory = () => import("../../memory/index");
+  const place = async (): Promise<{ place?: MemoryPlace; workspace: string }> => {
+    const { memoryPlaceOf } = await memory();
     const workspace = storedWorkspace(ctx.config.channels.workspace ?? userHome(ctx.env));
     return { place: memoryPlaceOf({ owner: true, scvHome: ctx.scvHome, workspace, config: ctx.config }), workspace };
   };
 
-  app.get("/memory", (c) => {
-    const { place: p, workspace } = place();
+  app.get("/memory", async (c) => {
+    const { fileTitle, readMemory, readMemoryWhole, usageLine } = await memory();
+    const { place: p, workspace } = await place();
     if (!p) return c.html(page({ name: "memory", title: "Memory", csrf: c.get("csrf"), body: html`<h1>Memory</h1><p class="mute">Memory is turned off (memory.enabled = false).</p>` }));
     const sections = SCOPES.map((scope) => {
       const state = readMemory(p, scope);
@@ -34,7 +38,8 @@ export function registerMemory(app: Hono<WebEnv>, ctx: WebContext): void {
     const scope = body.scope;
     if (scope !== "user" && scope !== "project") return c.json({ error: 'scope must be "user" or "project"' }, 400);
     if (typeof body.text !== "string") return c.json({ error: "text must be a string" }, 400);
-    const { place: p } = place();
+    const { fileTitle, refuseSecrets, updateMemory } = await memory();
+    const { place: p } = await place();
     if (!p) return c.json({ error: "memory is turned off (memory.enabled = false)" }, 409);
     const text = body.text.replace(/\r\n/g, "\n");
     try {

@@ -1,17 +1,18 @@
 // Schedules: each with its trigger and next fire in words, and pause, resume, run now and remove: the same store
 // changes `scv schedules` makes (src/schedules/manage), then the daemon's runner reads the schedule again.
 import type { Hono } from "hono";
-import { describeTrigger, ownerTimeZone } from "../../schedules/create";
-import { removeSchedule, scheduleRows, setPaused } from "../../schedules/manage";
-import { shortPrompt } from "../../schedules/runner";
-import { ScheduleStore } from "../../schedules/store";
 import type { WebContext, WebEnv } from "../context";
 import { html, page } from "../html";
 
 export function registerSchedules(app: Hono<WebEnv>, ctx: WebContext): void {
-  const store = () => new ScheduleStore(ctx.scvHome);
+  // Loaded with the first visit: an idle daemon does not carry them for the page.
+  const modules = async () => {
+    const [create, manage, runner, { ScheduleStore }] = await Promise.all([import("../../schedules/create"), import("../../schedules/manage"), import("../../schedules/runner"), import("../../schedules/store")]);
+    return { ...create, ...manage, ...runner, store: () => new ScheduleStore(ctx.scvHome) };
+  };
 
-  app.get("/schedules", (c) => {
+  app.get("/schedules", async (c) => {
+    const { describeTrigger, ownerTimeZone, scheduleRows, shortPrompt, store } = await modules();
     const { rows, invalid } = scheduleRows(store(), ctx.config);
     const tz = ownerTimeZone(ctx.config);
     const list = rows.length
@@ -26,8 +27,9 @@ export function registerSchedules(app: Hono<WebEnv>, ctx: WebContext): void {
     return c.html(page({ name: "schedules", title: "Schedules", csrf: c.get("csrf"), body: html`<h1>Schedules</h1>${list}${broken}` }));
   });
 
-  app.post("/api/schedules/:id/:action", (c) => {
+  app.post("/api/schedules/:id/:action", async (c) => {
     const { id, action } = c.req.param();
+    const { removeSchedule, setPaused, store } = await modules();
     try {
       if (action === "pause" || action === "resume") setPaused(store(), id, action === "pause");
       else if (action === "remove") removeSchedule(store(), id);

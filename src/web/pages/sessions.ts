@@ -2,8 +2,7 @@
 // with its tool calls, their results and an edit's diff. Stored text is shown as text, secrets masked again.
 import type { Hono } from "hono";
 import { configuredSecrets } from "../../config/configured-secrets";
-import { listSessions, searchSessions } from "../../ledger/index";
-import { openSessionStore, type LoadedSession, type StoredItem } from "../../sessions/index";
+import type { LoadedSession, StoredItem } from "../../sessions/index";
 import { scrubSecrets } from "../../text/scrub";
 import { unifiedDiff } from "../../tools/line-diff";
 import type { WebContext, WebEnv } from "../context";
@@ -17,7 +16,8 @@ function when(ms: number): string {
 }
 
 export function registerSessions(app: Hono<WebEnv>, ctx: WebContext): void {
-  const store = () => openSessionStore({ home: ctx.scvHome, warn: ctx.log });
+  // The store and the index load with the first visit: an idle daemon does not carry them for the page.
+  const store = async () => (await import("../../sessions/index")).openSessionStore({ home: ctx.scvHome, warn: ctx.log });
   const clean = (text: string) => scrubSecrets(text, configuredSecrets(ctx.config, ctx.env));
 
   app.get("/sessions", async (c) => {
@@ -25,12 +25,14 @@ export function registerSessions(app: Hono<WebEnv>, ctx: WebContext): void {
     const form = html`<form method="get" action="/sessions" class="row"><input name="q" value="${q}" placeholder="search every session's turns" aria-label="search"><button>Search</button></form>`;
     let list: Raw;
     if (q) {
-      const hits = await searchSessions(store(), q, { limit: 50 });
+      const { searchSessions } = await import("../../ledger/index");
+      const hits = await searchSessions(await store(), q, { limit: 50 });
       list = hits.length
         ? html`<table><tr><th>When</th><th>Session</th><th>Excerpt</th></tr>${hits.map((h) => html`<tr><td>${when(h.at)}</td><td><a href="/sessions/${encodeURIComponent(h.session_id)}">${h.session_id}</a></td><td>${clean(h.excerpt)}</td></tr>`)}</table>`
         : html`<p class="mute">No turn holds every word of “${q}”.</p>`;
     } else {
-      const rows = await listSessions(store(), { limit: SHOWN_SESSIONS });
+      const { listSessions } = await import("../../ledger/index");
+      const rows = await listSessions(await store(), { limit: SHOWN_SESSIONS });
       list = rows.length
         ? html`<table><tr><th>Last activity</th><th>Session</th><th class="n">Turns</th><th>Where</th><th>First prompt</th></tr>${rows.map(
             (r) => html`<tr><td>${when(r.last_activity)}</td><td><a href="/sessions/${encodeURIComponent(r.id)}">${r.id}</a></td><td class="n">${r.turns}</td><td>${r.channel ? `${r.channel.kind} chat` : r.workspace}</td><td>${clean(r.first_prompt.slice(0, 120))}</td></tr>`,
@@ -40,10 +42,10 @@ export function registerSessions(app: Hono<WebEnv>, ctx: WebContext): void {
     return c.html(page({ name: "sessions", title: "Sessions", csrf: c.get("csrf"), body: html`<h1>Sessions</h1>${form}${list}` }));
   });
 
-  app.get("/sessions/:id", (c) => {
+  app.get("/sessions/:id", async (c) => {
     let s: LoadedSession;
     try {
-      s = store().load(c.req.param("id"));
+      s = (await store()).load(c.req.param("id"));
     } catch (e) {
       return c.html(page({ name: "sessions", title: "Session", csrf: c.get("csrf"), body: html`<h1>Session</h1><p class="error">${(e as Error).message}</p>` }), 404);
     }

@@ -1,8 +1,7 @@
 // Usage over a chosen period, by day, model, agent and origin: the same ledger query `scv usage --json` makes, so
 // the numbers are the same; bars drawn as SVG (no script), the [limits] as lines on the daily charts.
 import type { Hono } from "hono";
-import { formatCost, formatTokens, ledgerFor, tokens, type UsageRow } from "../../ledger/index";
-import { parseSince } from "../../ledger/usage";
+import { formatCost, formatTokens, parseSince, tokens, type UsageRow } from "../../ledger/usage";
 import type { WebContext, WebEnv } from "../context";
 import { html, page, type Raw } from "../html";
 
@@ -35,6 +34,7 @@ export function registerUsage(app: Hono<WebEnv>, ctx: WebContext): void {
     const period = c.req.query("since") ?? "7d";
     const since = parseSince(period);
     if (since === undefined) return c.html(page({ name: "usage", title: "Usage", csrf: c.get("csrf"), body: html`<h1>Usage</h1><p class="error">“${period}” is not a period: use 24h, 7d, 2w, today, month or a date such as 2026-12-01.</p>` }), 400);
+    const { ledgerFor } = await import("../../ledger/index");
     const ledger = ledgerFor(ctx.scvHome);
     const groups = await Promise.all(GROUPED.map(async (by) => ({ by, ...(await ledger.usage(ctx.config, { since, by })) })));
     const total = groups[0]!.total;
