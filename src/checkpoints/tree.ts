@@ -63,7 +63,7 @@ export class TreeWriter {
     const hashes = new Map<string, string>();
     for (const dir of order) {
       const kept = dirty && !dirty.has(dir) ? this.hashes.get(dir) : undefined;
-      const h = kept ?? objects.put(Bun.deflateSync(canonical(dirs.get(dir)!)));
+      const h = kept ?? storeListing(objects, dirs.get(dir)!);
       hashes.set(dir, h);
       if (dir !== "") {
         const cut = dir.lastIndexOf("/");
@@ -105,15 +105,9 @@ function canonical(l: Listing): string {
 export function readTree(objects: ObjectStore, root: string): WorkspaceState {
   const state: WorkspaceState = new Map();
   const visit = (hash: string, prefix: string) => {
-    let l: Listing;
-    try {
-      l = parseListing(objects.get(hash));
-    } catch (e) {
-      if (e instanceof DamagedObjectError) throw e;
-      throw new DamagedObjectError(hash, "not a listing");
-    }
-    for (const [name, [h, size, mode]] of Object.entries(l.f ?? {})) state.set(prefix + name, { hash: h, size, mode });
-    for (const [name, h] of Object.entries(l.d ?? {})) visit(h, `${prefix}${name}/`);
+    const { listing: l } = loadListing(objects, hash);
+    for (const [name, [h, size, mode]] of Object.entries(l.f)) state.set(prefix + name, { hash: h, size, mode });
+    for (const [name, h] of Object.entries(l.d)) visit(h, `${prefix}${name}/`);
   };
   visit(root, "");
   return state;
@@ -123,19 +117,65 @@ export function readTree(objects: ObjectStore, root: string): WorkspaceState {
 export function collectObjects(objects: ObjectStore, root: string, into: Set<string>): void {
   if (into.has(root)) return;
   into.add(root);
-  let l: Listing;
+  let loaded: ReturnType<typeof loadListing>;
   try {
-    l = parseListing(objects.get(root));
+    loaded = loadListing(objects, root);
   } catch {
     return;
   }
-  for (const [h] of Object.values(l.f ?? {})) into.add(h);
-  for (const h of Object.values(l.d ?? {})) collectObjects(objects, h, into);
+  for (const part of loaded.parts) into.add(part);
+  for (const [h] of Object.values(loaded.listing.f)) into.add(h);
+  for (const h of Object.values(loaded.listing.d)) collectObjects(objects, h, into);
 }
 
-/** Listings are stored deflated (their hashes compress; a file's bytes are stored as they are). */
-function parseListing(data: Buffer): Listing {
-  return JSON.parse(Buffer.from(Bun.inflateSync(new Uint8Array(data))).toString("utf8")) as Listing;
+/** Above this many entries a folder's listing is split into BUCKETS parts by name, so one change rewrites one part. */
+const SPLIT_ABOVE = 64;
+const BUCKETS = 16;
+
+function bucketOf(name: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
+  return (h >>> 0) % BUCKETS;
+}
+
+/**
+ * Stores a folder's listing (deflated JSON; hashes compress, file bytes are stored as they are). A large folder
+ * is stored as BUCKETS parts and an index of them: a turn that changes one file there adds one small part.
+ */
+function storeListing(objects: ObjectStore, l: Listing): string {
+  const names = Object.keys(l.f).length + Object.keys(l.d).length;
+  if (names <= SPLIT_ABOVE) return objects.put(Bun.deflateSync(canonical(l)));
+  const parts: Listing[] = Array.from({ length: BUCKETS }, () => ({ f: {}, d: {} }));
+  for (const [name, e] of Object.entries(l.f)) parts[bucketOf(name)]!.f[name] = e;
+  for (const [name, h] of Object.entries(l.d)) parts[bucketOf(name)]!.d[name] = h;
+  const b = parts.map((p) => (Object.keys(p.f).length || Object.keys(p.d).length ? objects.put(Bun.deflateSync(canonical(p))) : null));
+  return objects.put(Bun.deflateSync(JSON.stringify({ b })));
+}
+
+/** A folder's listing, its parts merged; `parts` names the part objects it was read from. Throws DamagedObjectError. */
+function loadListing(objects: ObjectStore, hash: string): { listing: Listing; parts: string[] } {
+  const read = (h: string): Listing & { b?: (string | null)[] } => {
+    try {
+      const l = JSON.parse(Buffer.from(Bun.inflateSync(new Uint8Array(objects.get(h)))).toString("utf8"));
+      if (!l || typeof l !== "object") throw new Error("not an object");
+      return l;
+    } catch (e) {
+      if (e instanceof DamagedObjectError) throw e;
+      throw new DamagedObjectError(h, "not a listing");
+    }
+  };
+  const top = read(hash);
+  if (!Array.isArray(top.b)) return { listing: { f: top.f ?? {}, d: top.d ?? {} }, parts: [] };
+  const listing: Listing = { f: {}, d: {} };
+  const parts: string[] = [];
+  for (const h of top.b) {
+    if (typeof h !== "string") continue;
+    parts.push(h);
+    const part = read(h);
+    Object.assign(listing.f, part.f ?? {});
+    Object.assign(listing.d, part.d ?? {});
+  }
+  return { listing, parts };
 }
 
 /**
@@ -145,18 +185,12 @@ function parseListing(data: Buffer): Listing {
  */
 export function checkTree(objects: ObjectStore, root: string, seen: Set<string>): void {
   if (seen.has(root)) return;
-  let l: Listing;
-  try {
-    l = parseListing(objects.get(root));
-  } catch (e) {
-    if (e instanceof DamagedObjectError) throw e;
-    throw new DamagedObjectError(root, "not a listing");
-  }
-  for (const [h] of Object.values(l.f ?? {})) {
+  const { listing: l } = loadListing(objects, root);
+  for (const [h] of Object.values(l.f)) {
     if (seen.has(h)) continue;
     if (!existsSync(objects.pathOf(h))) throw new DamagedObjectError(h, `missing from ${objects.dir}`);
     seen.add(h);
   }
-  for (const h of Object.values(l.d ?? {})) checkTree(objects, h, seen);
+  for (const h of Object.values(l.d)) checkTree(objects, h, seen);
   seen.add(root);
 }

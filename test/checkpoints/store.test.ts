@@ -65,6 +65,22 @@ describe("checkpoints", () => {
     expect(fs.readdirSync(ws).sort()).toEqual(["a.txt", "src"]);
   });
 
+  test("a large folder (its listing stored in parts) restores whole", () => {
+    for (let i = 0; i < 150; i++) write(`big/f${i}.txt`, `file ${i}\n`);
+    const { rec, rw } = setup();
+    turn(rec, "t1", () => {
+      write("big/f7.txt", "changed\n");
+      fs.rmSync(join(ws, "big/f99.txt"));
+      write("big/new.txt", "new\n");
+    });
+    const p = previewRewind(rw, { undo: true });
+    expect(p.plan.changes.map((c) => `${c.action} ${c.path}`)).toEqual(["restore big/f7.txt", "create big/f99.txt", "delete big/new.txt"]);
+    applyRewind(rw, p, []);
+    expect(fs.readdirSync(join(ws, "big")).length).toBe(150);
+    expect(read("big/f7.txt")).toBe("file 7\n");
+    expect(read("big/f99.txt")).toBe("file 99\n");
+  });
+
   test(".git is never recorded or touched by a restore", () => {
     write("a.txt", "one\n");
     write(".git/HEAD", "ref: refs/heads/main\n");
