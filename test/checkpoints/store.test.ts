@@ -164,6 +164,19 @@ describe("checkpoints", () => {
     expect(points[0]!.reason).toContain("missing");
   });
 
+  test("a truncated log loses only its torn last point; the others still restore", () => {
+    write("a.txt", "one\n");
+    const { store, rec, rw } = setup();
+    turn(rec, "t1", () => write("a.txt", "two\n"));
+    turn(rec, "t2", () => write("a.txt", "three\n"));
+    const file = store.logFile(SID);
+    const text = fs.readFileSync(file, "utf8");
+    fs.writeFileSync(file, text.slice(0, text.length - 30)); // t2's after record cut mid-line
+    expect(rewindPoints(rw).map((p) => [p.turn, p.available])).toEqual([["t1", true], ["t2", true]]);
+    applyRewind(rw, previewRewind(rw, { turn: "t1" }), ["*"]);
+    expect(read("a.txt")).toBe("two\n");
+  });
+
   test("node_modules, ignored and big files are never copied, and named", () => {
     write(".gitignore", "*.log\n");
     write("x.log", "log\n");
