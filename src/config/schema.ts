@@ -275,12 +275,15 @@ export const McpServerFields = lazySchema((z) => z.strictObject({
     risk: z.enum(TOOL_RISK_NAMES, { error: `must be one of: ${TOOL_RISK_NAMES.join(", ")}` }).optional(),
     trust_read_only_hints: z.boolean().default(false),
     share_with_agents: z.boolean().default(false),
+    /** A program server runs inside the sandbox of [sandbox] (src/sandbox), as bash commands do. */
+    sandbox: z.boolean({ error: "must be true or false" }).default(false),
 }));
 /** A whole server (the user's and the project's layers merged): exactly one of command and url. */
 export const McpServerConfig = lazySchema(() => McpServerFields
   .refine((s) => (s.command === undefined) !== (s.url === undefined), "set either command (a program to start) or url (a streamable HTTP endpoint), not both or neither")
   .refine((s) => s.url !== undefined || (Object.keys(s.headers).length === 0 && s.bearer_token_env === undefined && !s.allow_private_addresses), "headers, bearer_token_env and allow_private_addresses apply only to a url server")
-  .refine((s) => s.command !== undefined || (s.args.length === 0 && s.cwd === undefined && (Array.isArray(s.env) ? s.env.length === 0 : Object.keys(s.env).length === 0)), "args, env and cwd apply only to a command server"));
+  .refine((s) => s.command !== undefined || (s.args.length === 0 && s.cwd === undefined && (Array.isArray(s.env) ? s.env.length === 0 : Object.keys(s.env).length === 0)), "args, env and cwd apply only to a command server")
+  .refine((s) => s.command !== undefined || !s.sandbox, "sandbox applies only to a command server (a program SCV starts)"));
 export type McpServerConfig = z.infer<typeof McpServerConfig> & {
   /** Set by the loader when the project file defines the server (the user file does not): its first connect needs a person. */
   project?: string;
@@ -452,6 +455,7 @@ export const USER_ONLY_KEYS = [
   "mcp.servers.*.trust_read_only_hints",
   "mcp.servers.*.allow_private_addresses",
   "mcp.servers.*.share_with_agents",
+  "mcp.servers.*.sandbox",
   "schedules",
   // A cloned repository must not get to run programs.
   "hooks",

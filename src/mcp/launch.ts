@@ -18,7 +18,7 @@ export interface McpServerDefinition {
 export const BASE_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"] as const;
 
 export type Launch =
-  | { kind: "stdio"; argv: string[]; cwd: string; env: Record<string, string>; envNames: string[]; missing: string[] }
+  | { kind: "stdio"; argv: string[]; cwd: string; env: Record<string, string>; envNames: string[]; missing: string[]; sandbox?: boolean }
   | { kind: "http"; url: URL; headers: Record<string, string>; headerNames: string[]; missing: string[] };
 
 /** The server's launch in `workspace`; `env` is SCV's environment (read for the names the config lists). */
@@ -42,7 +42,7 @@ export function launchOf(server: McpServerConfig, workspace: string, env: Readon
       else missing.push(name);
     }
   } else Object.assign(childEnv, server.env);
-  return { kind: "stdio", argv: [server.command!, ...server.args], cwd: cwdOf(server.cwd, workspace, env), env: childEnv, envNames: named.sort(), missing };
+  return { kind: "stdio", argv: [server.command!, ...server.args], cwd: cwdOf(server.cwd, workspace, env), env: childEnv, envNames: named.sort(), missing, ...(server.sandbox ? { sandbox: true } : {}) };
 }
 
 function cwdOf(cwd: string | undefined, workspace: string, env: Readonly<Record<string, string | undefined>>): string {
@@ -75,6 +75,7 @@ export function describeLaunch(launch: Launch): string[] {
     `$ ${launch.argv.map(shellWord).join(" ")}`,
     `cwd: ${launch.cwd}`,
     `environment: ${[...BASE_ENV.filter((n) => n in launch.env), ...launch.envNames].join(", ")} (values not shown)`,
+    launch.sandbox ? "runs inside the sandbox ([sandbox], like bash commands)" : "runs outside the sandbox, with your permissions",
   ];
 }
 

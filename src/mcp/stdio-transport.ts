@@ -6,7 +6,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { redactSecrets } from "../text/redact";
 import { newHandle, startDelegated, type TrackedRun } from "../process/delegations";
-import type { RunResult } from "../process/index";
+import type { RunOptions, RunResult } from "../process/index";
 import type { SessionScope } from "../scope";
 import { floodGuard, JsonLineReader } from "./lines";
 import type { Launch } from "./launch";
@@ -46,19 +46,23 @@ export class RunnerStdioTransport implements Transport {
       if (!("id" in message) && this.flooded()) return this.fail(`sent more than ${FLOOD_MAX} notifications in ${FLOOD_WINDOW_MS / 1000} s, so it was disconnected`);
       this.onmessage?.(message);
     });
+    const plain = {
+      argv: this.launch.argv,
+      cwd: this.launch.cwd,
+      env: this.launch.env,
+      stdin: "pipe" as const,
+      captureBytes: STDERR_TAIL_BYTES,
+      graceMs: 2000,
+      onStdout: (chunk: Uint8Array) => reader.push(chunk),
+    };
+    // `sandbox = true` on the server: started through the sandbox's launcher, confined as a bash command is.
+    const confined = this.launch.sandbox ? confineServer(this.scope, plain) : undefined;
     this.run = startDelegated(
       this.scope,
       { handle: newHandle(`mcp-${this.server.toLowerCase().replace(/_/g, "-")}`), agent: this.server, kind: "mcp", cwd: this.launch.cwd },
-      {
-        argv: this.launch.argv,
-        cwd: this.launch.cwd,
-        env: this.launch.env,
-        stdin: "pipe",
-        captureBytes: STDERR_TAIL_BYTES,
-        graceMs: 2000,
-        onStdout: (chunk) => reader.push(chunk),
-      },
+      confined?.opts ?? plain,
     );
+    if (confined) this.run.result.finally(confined.done).catch(() => {});
     this.run.result.then(
       (r) => this.exited(r),
       (e) => this.exited(undefined, e as Error),
@@ -115,4 +119,12 @@ export class RunnerStdioTransport implements Transport {
     }
     this.onclose?.();
   }
+}
+
+/** The server's run options confined by the session's `[sandbox]` (mode "off" still confines: the user asked for it). */
+function confineServer(scope: SessionScope, opts: RunOptions) {
+  const { confine, sandboxSettingsIn } = require("../sandbox") as typeof import("../sandbox");
+  const sandbox = scope.config.sandbox;
+  const settings = sandboxSettingsIn(sandbox.mode === "off" ? { ...sandbox, mode: "workspace-write" } : sandbox, scope);
+  return confine(opts, settings!);
 }

@@ -97,12 +97,20 @@ export function sandboxNotice(settings: SandboxSettings | undefined): string | u
     : `the sandbox runs with what this machine offers (${e.summary}); not enforced: ${e.missing.join("; ")}`;
 }
 
+/** RunOptions rewritten to start through the launcher, and the private temporary directory to remove after. */
+export interface ConfinedRun {
+  opts: RunOptions;
+  /** Removes the command's private temporary directory; call once the run has ended. */
+  done(): void;
+}
+
 /**
- * Starts `opts.argv` confined by `settings`: the reusable sandboxed spawn (bash, MCP servers, background jobs,
- * hooks). Throws when the sandbox cannot be had (nothing on this kernel, or `required` and a part missing);
- * never starts the command unconfined. The command's private temporary directory is removed after the run.
+ * The one way a command is put in the sandbox: `opts` rewritten so that whatever starts it (the process runner
+ * here, the delegation tracker for MCP servers) starts `scv __sandbox <policy> <argv…>` instead. Throws when the
+ * sandbox cannot be had (nothing on this kernel, or `required` and a part missing): never hands back options
+ * that would run the command unconfined.
  */
-export function startSandboxed(opts: RunOptions, settings: SandboxSettings): RunningProcess {
+export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRun {
   const enforcement = enforcementFor(settings);
   if (!enforcement.available) throw new Error(`the command was not run: ${enforcement.summary}`);
   if (settings.required && enforcement.missing.length) {
@@ -121,16 +129,27 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
     tmpdir: realpathSync(privateTmp),
     expect: { namespaces: support.namespaces, landlock: support.landlockAbi > 0 },
   };
+  // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
+  return {
+    opts: { ...opts, cwd: "/", argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
+    done: () => removeQuietly(privateTmp),
+  };
+}
+
+/**
+ * Starts `opts.argv` confined by `settings` through the process runner: the reusable sandboxed spawn (bash in
+ * the foreground and background; hooks to come). The command's private temporary directory goes with the run.
+ */
+export function startSandboxed(opts: RunOptions, settings: SandboxSettings): RunningProcess {
+  const confined = confine(opts, settings);
   let running: RunningProcess;
   try {
-    // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
-    running = startProcess({ ...opts, cwd: "/", argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] });
+    running = startProcess(confined.opts);
   } catch (e) {
-    removeQuietly(privateTmp);
+    confined.done();
     throw e;
   }
-  const result = running.result.finally(() => removeQuietly(privateTmp));
-  return { ...running, result };
+  return { ...running, result: running.result.finally(confined.done) };
 }
 
 /** startSandboxed to completion; a signal already aborted gives a `cancelled` result without starting anything. */

@@ -1,0 +1,35 @@
+// An MCP stdio server the user marks `sandbox = true` starts through the sandbox's launcher: it still serves
+// (a real SDK server, through `scv mcp test`), and what it tries outside its workspace is refused; the same
+// server unmarked is not confined (so the test can fail). The target lives in a throwaway directory.
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { requireBinary } from "../fake/binary";
+import { EVERYTHING, JS_RUNTIME, serverToml } from "../fake/mcp-servers";
+
+const root = mkdtempSync(join("/var/tmp", "scv-sandbox-mcp-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function run(sandbox: boolean) {
+  const dir = join(root, sandbox ? "on" : "off");
+  const home = join(dir, "scv");
+  const ws = join(dir, "ws");
+  const outside = join(dir, "outside");
+  for (const d of [home, ws, outside]) mkdirSync(d, { recursive: true });
+  // The server first tries a write outside its workspace, then serves as usual.
+  const script = join(dir, "server.sh");
+  writeFileSync(script, `#!/bin/sh\necho x > ${outside}/planted 2>/dev/null\nexec ${JS_RUNTIME} ${EVERYTHING}\n`, { mode: 0o755 });
+  writeFileSync(join(home, "config.toml"), serverToml("every", { command: script, ...(sandbox ? { sandbox: true } : {}) }));
+  const r = Bun.spawnSync([requireBinary(), "mcp", "test", "every", "--yes"], { cwd: ws, env: { PATH: process.env.PATH!, HOME: dir, SCV_HOME: home }, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode, out: r.stdout.toString() + r.stderr.toString(), planted: existsSync(join(outside, "planted")) };
+}
+
+test("sandbox = true: the server serves, and its write outside the workspace is refused; unmarked it is not", () => {
+  const on = run(true);
+  expect(on.code).toBe(0);
+  expect(on.out).toMatch(/tools?/);
+  expect(on.planted).toBe(false);
+  const off = run(false);
+  expect(off.code).toBe(0);
+  expect(off.planted).toBe(true);
+}, 120_000);
