@@ -8,7 +8,8 @@
 // The baseline is built in a git worktree outside the repo tree (default /work/wt/baseline-<commit>; BASELINE_DIR
 // to change it), created here when missing: `git worktree add --detach`, `bun install --frozen-lockfile`,
 // `bun run build`. Run `bun run build` here first.
-//   bun bench/exec-run.ts    (BASELINE=c0ade83 RUNS=6 BIG_RUNS=3; FIFTY=1 adds a 50 MB write; ONLY=5,read picks rows)
+//   bun bench/exec-run.ts    (BASELINE=c0ade83 RUNS=6 BIG_RUNS=3; FIFTY=N adds N runs of a 50 MB write over
+//   the Chat API; ONLY=5,read picks rows)
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -66,14 +67,17 @@ interface Row {
   prepare?: (workspace: string) => void;
   /** Did the run do what it should? (a failed run would time nothing useful) */
   check?: (workspace: string) => boolean;
+  /** The wire API (a 50 MB call does not fit in one Responses stream line, which carries the whole item). */
+  wire?: "chat";
 }
 
 const sixty = textOf(60 * 1024);
-const writeRow = (mb: number, runs: number): Row => {
+const writeRow = (mb: number, runs: number, wire?: "chat"): Row => {
   const content = textOf(mb * 1024 * 1024);
   return {
-    name: `write ${mb} MB (--yes)`,
+    name: `write ${mb} MB (--yes)${wire ? ` (${wire})` : ""}`,
     runs,
+    ...(wire ? { wire } : {}),
     first: toolCalls([{ name: "write", arguments: { path: "big.txt", content, mode: "create" }, chunk: 64 * 1024 }]),
     check: (ws) => Bun.file(join(ws, "big.txt")).size === content.length,
   };
@@ -89,25 +93,39 @@ const rows: Row[] = [
   writeRow(5, BIG_RUNS),
   writeRow(20, Math.max(1, BIG_RUNS - 1)),
 ];
-if (process.env.FIFTY) rows.push(writeRow(50, 1));
+if (process.env.FIFTY) rows.push(writeRow(50, Number(process.env.FIFTY) || 1, "chat"));
 /** ONLY=5,read: just the rows whose names contain one of these (the per-MB line needs both writes). */
 const only = process.env.ONLY?.split(",");
 const chosen = only ? rows.filter((r) => only.some((o) => r.name.includes(o))) : rows;
 
 let n = 0;
+/**
+ * Each binary has its own SCV_HOME for the whole bench, as a person's home is kept between runs (its caches of
+ * the configuration check and the sandbox probe, its stored sessions); each run gets a new workspace.
+ */
+const homes = new Map<string, string>();
+function homeFor(binary: string, wire: string): string {
+  const key = `${binary} ${wire}`;
+  let home = homes.get(key);
+  if (!home) {
+    home = join(root, `home-${homes.size}`);
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, "config.toml"), `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${fake.url}"\nwire_api = "${wire}"\nmodel = "fake-model"\nmax_retries = 0\n`);
+    homes.set(key, home);
+  }
+  return home;
+}
 /** One run: its wall time, and the CPU time (user + system) the process spent, which load on the machine disturbs less. */
 async function runOnce(binary: string, row: Row): Promise<{ wall: number; cpu: number }> {
   const dir = join(root, String(n++));
-  const home = join(dir, "scv-home");
+  const home = homeFor(binary, row.wire ?? "responses");
   const ws = join(dir, "ws");
-  mkdirSync(home, { recursive: true });
   mkdirSync(ws, { recursive: true });
-  writeFileSync(join(home, "config.toml"), `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${fake.url}"\nmodel = "fake-model"\nmax_retries = 0\n`);
   row.prepare?.(ws);
   first = row.first;
   requests = 0;
   fake.requests.length = 0; // each holds a whole request body
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(dir, "home"), SCV_HOME: home };
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(root, "user-home"), SCV_HOME: home };
   const t0 = performance.now();
   const p = Bun.spawn([binary, "exec", "--yes", "say hi"], { cwd: ws, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
