@@ -37,7 +37,9 @@ export const RISK_WORDS: Readonly<Record<ToolRisk, string>> = {
  * command runs (the guard's `sandbox`): a sandboxed one is not said to run with the user's permissions.
  */
 export function riskInWords(risk: string, sandbox?: string): string {
-  if (risk === "process" && sandbox?.startsWith("sandboxed: ")) return `runs a command on this machine inside the sandbox (${sandbox.slice("sandboxed: ".length)})`;
+  if (risk === "process" && sandbox?.startsWith("sandboxed: ")) {
+    return RISK_WORDS.process.replace(", not sandboxed, with your permissions", ` inside the sandbox (${sandbox.slice("sandboxed: ".length)})`);
+  }
   return Object.hasOwn(RISK_WORDS, risk) ? RISK_WORDS[risk as ToolRisk] : risk;
 }
 
