@@ -43,7 +43,8 @@ export function snapshot(store: CheckpointStore, workspace: string, maxFileBytes
   for (const [rel, seen] of scan.files) {
     const before = previous?.files.get(rel);
     if (before && !changedSince(seen, before, previous!.lookedAt)) {
-      files.set(rel, { ...seen, hash: before.hash });
+      (seen as KnownFile).hash = before.hash; // the walk's own record, completed: no copy per file
+      files.set(rel, seen as KnownFile);
       continue;
     }
     changed.add(rel);
@@ -117,7 +118,7 @@ export class CheckpointRecorder {
       store.ensure();
       this.last ??= store.readCache(workspace);
       const snap = snapshot(store, workspace, this.opts.maxFileBytes, this.last);
-      const root = this.trees.write(store.objects, stateOf(snap.files), this.last ? snap.changed : undefined);
+      const root = this.trees.write(store.objects, snap.files, this.last ? snap.changed : undefined);
       const entry: LogEntry = { kind: "point", turn, phase, root, at: snap.lookedAt, ...(snap.skipped.length && phase === "before" ? { skipped: snap.skipped } : {}) };
       store.append(sessionId, entry);
       this.last = snap;
