@@ -18,6 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["mcp", "checkpoints"], // MCP servers as a tool source; checkpoints of the workspace (its plans use the line diff): above the tool contract, below the server
   ["server", "doctor"],
   ["channels", "tui", "acp-agent"],
+  ["web"], // the daemon's web page: pages over the channels, the ledger, schedules, memory and doctor
   ["cli"],
 ];
 

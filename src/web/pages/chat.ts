@@ -7,7 +7,7 @@ import type { LiveEvent } from "../../channels/core/live";
 import { WEB_OWNER, type WebAdapter } from "../../channels/web/adapter";
 import type { WebContext, WebEnv } from "../context";
 import { html, page } from "../html";
-import { jsonBody } from "../server";
+import { jsonBody } from "../request";
 
 const SHOWN_MESSAGES = 200;
 const HEARTBEAT_MS = 25_000;

@@ -7,7 +7,7 @@ import { storedWorkspace } from "../../sessions/workspace";
 import { userHome } from "../../user-home";
 import type { WebContext, WebEnv } from "../context";
 import { html, page } from "../html";
-import { jsonBody } from "../server";
+import { jsonBody } from "../request";
 
 const SCOPES = ["user", "project"] as const;
 
