@@ -43,11 +43,14 @@ function confine(policy: SandboxPolicy): Record<string, string> {
   if (policy.expect.landlock && !abi) throw new Error("Landlock is not available on this kernel");
   const writable = policy.mode === "workspace-write" ? [policy.workspace, ...policy.writableRoots] : [...policy.writableRoots];
   let namespaces = false;
+  // Hidden paths the mount namespace covered need no Landlock exclusion (which walks every directory above them).
+  let covered = new Set<string>();
   if (policy.expect.namespaces) {
     enterNamespaces(policy.network);
-    buildView(policy, writable);
+    covered = buildView(policy, writable);
     namespaces = true;
   }
+  const hidden = policy.hidden.filter((p) => !covered.has(p));
   const env = { ...(process.env as Record<string, string>) };
   // /tmp is the private directory in the namespace; without one the command is told the private path itself.
   const tmp = namespaces ? "/tmp" : policy.tmpdir;
@@ -57,14 +60,14 @@ function confine(policy: SandboxPolicy): Record<string, string> {
   if (abi) {
     const rules = createRuleset(abi, { network: policy.network });
     // Reads: everything except hidden paths and /dev (only the harmless devices below).
-    rules.grantTree("/", READ, [...policy.hidden, "/dev"]);
+    rules.grantTree("/", READ, [...hidden, "/dev"]);
     rules.grant("/dev", FS.READ_DIR);
     for (const d of DEVICES_RW) rules.grant(d, READ | WRITE);
     if (namespaces) rules.grant("/dev/shm", READ | WRITE); // a private tmpfs in the namespace
     rules.grant(namespaces ? "/tmp" : policy.tmpdir, READ | WRITE);
     // Writes: the workspace (its .git/.scv are read-only mounts, or, without a mount namespace, left out of the
     // rules, which also leaves new entries at the workspace's top level not creatable) and the user's roots.
-    const notWritable = [...policy.hidden, ...(namespaces ? [] : policy.protect)];
+    const notWritable = [...hidden, ...(namespaces ? [] : policy.protect)];
     for (const root of writable) rules.grantTree(root, READ | WRITE, notWritable);
     if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
     dropCapabilities();

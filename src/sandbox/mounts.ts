@@ -50,8 +50,8 @@ const exists = (p: string) => {
 
 const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 
-/** Builds the view for `policy` inside the namespaces just entered. */
-export function buildView(policy: SandboxPolicy, writable: readonly string[]): void {
+/** Builds the view for `policy` inside the namespaces just entered; returns the hidden paths it covered. */
+export function buildView(policy: SandboxPolicy, writable: readonly string[]): Set<string> {
   const c = sys();
   // Everything read-only (also what root could chmod or chown outside the workspace).
   const attr = new BigUint64Array([BigInt(MOUNT_ATTR_RDONLY), 0n, 0n, 0n]);
@@ -66,7 +66,9 @@ export function buildView(policy: SandboxPolicy, writable: readonly string[]): v
     c.close(fd);
   }
   for (const p of policy.protect) if (exists(p)) bindReadOnly(p, p);
-  for (const p of policy.hidden) hide(p);
+  const covered = new Set<string>();
+  for (const p of policy.hidden) if (hide(p)) covered.add(p);
+  return covered;
 }
 
 function bindWritable(source: string, target: string): void {
@@ -79,15 +81,20 @@ function bindReadOnly(source: string, target: string): void {
   mount(null, target, null, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, null);
 }
 
-/** A hidden directory shows an empty tmpfs nobody may enter; a hidden file (or socket) shows /dev/null. */
-function hide(path: string): void {
+/**
+ * A hidden directory shows an empty read-only tmpfs nobody may enter; a hidden file (or socket) shows /dev/null.
+ * True when the path is covered or not there at all in this view (nothing to reach); false for a symlink, left
+ * to Landlock (what it points to is listed on its own).
+ */
+function hide(path: string): boolean {
   let st;
   try {
     st = lstatSync(path);
   } catch {
-    return; // not there (or no longer visible in this view)
+    return true;
   }
-  if (st.isSymbolicLink()) return; // the parent resolves it; what it points to is listed on its own
+  if (st.isSymbolicLink()) return false;
   if (st.isDirectory()) mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000");
   else bindReadOnly("/dev/null", path);
+  return true;
 }
