@@ -3,7 +3,8 @@
 // once the file was installed or deleted, so a SCV killed mid-write leaves a record the next start-up sweep
 // uses to remove the file. The name itself carries the owner too (see ownerTag/ownerGone), so the next write
 // in the same directory removes stale ones even without the record.
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, writeSync } from "node:fs";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { randomHex } from "../digest";
 import { basename, join } from "node:path";
 import type { z } from "zod";
@@ -108,4 +109,28 @@ function olderThanAMinute(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The sandbox's per-command temporary directories in TMPDIR (src/sandbox): `scv-sandbox.<owner>.<hex>.scv-tmp`. */
+export const PRIVATE_TMP_PREFIX = "scv-sandbox.";
+
+/** Removes the sandbox's temporary directories whose owner no longer runs; returns how many. */
+export function sweepPrivateTmps(base = tmpdir()): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (!name.startsWith(PRIVATE_TMP_PREFIX) || !ownerGone(name)) continue;
+    try {
+      rmSync(join(base, name), { recursive: true, force: true });
+      removed++;
+    } catch {
+      // the next sweep tries again
+    }
+  }
+  return removed;
 }

@@ -22,7 +22,7 @@ import {
   writePrivateFileAtomic,
 } from "./delegation-records";
 import { stopDelegations, stoppableRun } from "./delegation-stop";
-import { sweepOwnedFiles } from "./owned-files";
+import { sweepOwnedFiles, sweepPrivateTmps } from "./owned-files";
 import { killIdentity } from "./cleanup";
 import { listRunRecords, runOwnerAlive, staleRunFiles } from "./run-records";
 
@@ -71,7 +71,7 @@ export async function reconcile(scvHome: string, opts: { graceMs?: number } = {}
   const stopped = await stopOrphans(scvHome, findOrphans(scvHome), opts);
   const runsStopped = await stopOrphanRuns(scvHome, opts);
   removeLeftovers(scvHome);
-  const tempFilesRemoved = sweepOwnedFiles(scvHome);
+  const tempFilesRemoved = sweepOwnedFiles(scvHome) + sweepPrivateTmps();
   return { stopped, runsStopped, tempFilesRemoved };
 }
 

@@ -2,7 +2,9 @@
 // process runner as `scv __sandbox <policy> <argv…>` (launcher.ts), so the command is tracked, cancelled and
 // cleaned up like any other run, and confined before its first instruction. Everything SCV runs for the model
 // goes through here (bash; MCP stdio servers the user sandboxes; later background jobs and hooks).
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { randomHex } from "../digest";
+import { ownerTag, PRIVATE_TMP_PREFIX, TEMP_SUFFIX } from "../process/owned-files";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startProcess, type RunningProcess, type RunOptions, type RunResult } from "../process";
@@ -116,7 +118,7 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   if (settings.required && enforcement.missing.length) {
     throw new Error(`the command was not run: [sandbox] required = true, and this machine cannot enforce ${enforcement.missing.join("; ")}`);
   }
-  const privateTmp = mkdtempSync(join(tmpdir(), "scv-sandbox-"));
+  const privateTmp = makePrivateTmp();
   const support = sandboxSupport(settings.scvHome);
   const policy: SandboxPolicy = {
     mode: settings.mode,
@@ -159,6 +161,16 @@ export async function runSandboxed(opts: RunOptions, settings: SandboxSettings):
     return { exitCode: null, signal: null, timedOut: false, cancelled: true, stdout: empty, stderr: empty, durationMs: 0 };
   }
   return startSandboxed(opts, settings).result;
+}
+
+/**
+ * The command's private temporary directory, named for its owner (`scv-sandbox.<pid>-<start>.<hex>.scv-tmp`), so
+ * the reconcile removes one an SCV killed mid-command left behind (process/reconcile.ts).
+ */
+function makePrivateTmp(): string {
+  const dir = join(tmpdir(), `${PRIVATE_TMP_PREFIX}${ownerTag()}.${randomHex(8)}${TEMP_SUFFIX}`);
+  mkdirSync(dir, { mode: 0o700 });
+  return dir;
 }
 
 function removeQuietly(dir: string): void {

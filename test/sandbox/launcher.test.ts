@@ -59,3 +59,24 @@ test("a launcher that cannot apply the policy says why and never runs the comman
   expect(noProgram.err).toContain("executing /nonexistent-program failed (ENOENT)");
   expect(existsSync(marker)).toBe(false);
 });
+
+test("a private temporary directory an SCV killed mid-command left behind is removed by the next reconcile; a live one is not", async () => {
+  const { tmpdir } = await import("node:os");
+  const { sandboxSettings, startSandboxed } = await import("../../src/sandbox");
+  const { reconcile } = await import("../../src/process/reconcile");
+  // A dead owner: PID 2^22 - 1 does not run here (and its start time cannot match).
+  const stale = join(tmpdir(), `scv-sandbox.4194303-1.deadbeefdeadbeef.scv-tmp`);
+  mkdirSync(join(stale, "left"), { recursive: true });
+  const ws = join(root, "sweep-ws");
+  mkdirSync(ws, { recursive: true });
+  const settings = sandboxSettings({ mode: "workspace-write", writable_roots: [], hidden_paths: [], network: false, auto_run: true, required: false }, { workspace: ws, home: join(root, "h"), scvHome: join(root, "s"), env: {} })!;
+  const running = startSandboxed({ argv: ["/bin/sh", "-c", "sleep 1"], cwd: ws, env: { PATH: process.env.PATH! }, stdin: "null", captureBytes: 4096, combined: true }, settings);
+  await Bun.sleep(100);
+  const mine = (await import("node:fs")).readdirSync(tmpdir()).filter((n) => n.startsWith(`scv-sandbox.${process.pid}-`));
+  expect(mine.length).toBe(1);
+  await reconcile(join(root, "s"));
+  expect(existsSync(stale)).toBe(false);
+  expect(existsSync(join(tmpdir(), mine[0]!))).toBe(true); // its owner (this process) runs
+  expect((await running.result).exitCode).toBe(0);
+  expect(existsSync(join(tmpdir(), mine[0]!))).toBe(false); // removed with its run
+});
