@@ -17,7 +17,8 @@ test("a parent and a nested scv: delegated turn, relayed approval, progress, and
   mkdirSync(nestedHome, { recursive: true });
   writeFileSync(
     join(nestedHome, "config.toml"),
-    `[provider]\nactive = "scv"\n[providers.scv]\nbase_url = "${fake.url}"\nmodel = "nested-model"\napi_key = "sk-nested-e2e-key"\nmax_retries = 0\n`,
+    // auto_run off: the nested bash call asks (relayed) instead of running unasked inside the sandbox.
+    `[provider]\nactive = "scv"\n[providers.scv]\nbase_url = "${fake.url}"\nmodel = "nested-model"\napi_key = "sk-nested-e2e-key"\nmax_retries = 0\n[sandbox]\nauto_run = false\n`,
     { mode: 0o600 },
   );
   fake.queue(
