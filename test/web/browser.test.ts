@@ -109,17 +109,28 @@ test.skipIf(!available)("approvals are asked in the page: allowed on the live pa
 }, 90_000);
 
 test.skipIf(!available)("the usage page's numbers are `scv usage --json`'s for the same period", async () => {
+  const asCli = (r: Record<string, number | string>) => ({ key: String(r.key), requests: String(r.requests), input: String(r.input_tokens), cached: String(r.cached_input_tokens), output: String(r.output_tokens), reasoning: String(r.reasoning_tokens) });
+  const pick = (r: Record<string, string | undefined>) => ({ key: r.key, requests: r.requests, input: r.input, cached: r.cached, output: r.output, reasoning: r.reasoning });
+  const cli = async (since: string, by: string) => {
+    const r = await runBinary(["usage", "--json", "--since", since, "--by", by], d.env, d.root);
+    expect(r.code).toBe(0);
+    const want = JSON.parse(r.stdout) as { rows: Record<string, number | string>[]; total: Record<string, number> };
+    return [...want.rows.map(asCli), asCli({ ...want.total, key: "total" })];
+  };
   for (const since of ["7d", "today"]) {
-    await page.goto(`${d.base}/usage?since=${since}`);
     for (const by of ["day", "model", "agent", "origin"]) {
-      const cli = await runBinary(["usage", "--json", "--since", since, "--by", by], d.env, d.root);
-      expect(cli.code).toBe(0);
-      const want = JSON.parse(cli.stdout) as { rows: Record<string, number | string>[]; total: Record<string, number> };
-      const shown = await page.$$eval(`tr[data-by="${by}"]`, (rows) => rows.map((r) => ({ ...(r as unknown as { dataset: Record<string, string> }).dataset })));
-      const asCli = (r: Record<string, number | string>) => ({ key: String(r.key), requests: String(r.requests), input: String(r.input_tokens), cached: String(r.cached_input_tokens), output: String(r.output_tokens), reasoning: String(r.reasoning_tokens) });
-      const pick = (r: Record<string, string | undefined>) => ({ key: r.key, requests: r.requests, input: r.input, cached: r.cached, output: r.output, reasoning: r.reasoning });
-      expect(shown.map(pick)).toEqual([...want.rows.map(asCli), asCli({ ...want.total, key: "total" })].map((r, i, all) => (i === all.length - 1 ? { ...r, key: shown.at(-1)!.key! } : r)));
-      expect(want.rows.length).toBeGreaterThan(0);
+      // The ledger must stand still across the comparison (a turn's entry may land a moment after its reply):
+      // the CLI is asked before and after the page, and only an unchanged ledger is compared.
+      for (let attempt = 0; ; attempt++) {
+        const before = await cli(since, by);
+        await page.goto(`${d.base}/usage?since=${since}`);
+        const shown = (await page.$$eval(`tr[data-by="${by}"]`, (rows) => rows.map((r) => ({ ...(r as unknown as { dataset: Record<string, string> }).dataset })))).map(pick);
+        const after = await cli(since, by);
+        if (JSON.stringify(before) !== JSON.stringify(after) && attempt < 5) continue;
+        expect(shown).toEqual(after);
+        expect(after.length).toBeGreaterThan(1); // some usage, and the total
+        break;
+      }
     }
   }
   expect(await page.locator("svg line.limit").count()).toBeGreaterThan(0); // daily_tokens drawn as a line
