@@ -69,7 +69,13 @@ function itemView(item: StoredItem, clean: (t: string) => string): Raw | string 
       args = JSON.parse(String(call.arguments ?? "{}"));
     } catch {}
     const edits = Array.isArray(args.edits) ? (args.edits as { old_text?: unknown; new_text?: unknown }[]) : [];
-    const diff = edits.map((e) => unifiedDiff(String(e.old_text ?? ""), String(e.new_text ?? ""), { maxLines: 80, maxChars: 300 }).text).join("\n");
+    const bound = { maxLines: 80, maxChars: 300 };
+    // An edit as its diff; a write as the lines it wrote (the file before it is not stored).
+    const diff = edits.length
+      ? edits.map((e) => unifiedDiff(String(e.old_text ?? ""), String(e.new_text ?? ""), bound).text).join("\n")
+      : typeof args.content === "string"
+        ? unifiedDiff("", args.content, bound).text
+        : "";
     const shown = diff || JSON.stringify(args, null, 1).slice(0, OUTPUT_CHARS);
     return html`<div><strong>· ${String(call.name)}</strong>${typeof args.path === "string" ? ` ${args.path}` : ""}<pre class="${diff ? "diff" : ""}">${clean(shown)}</pre></div>`;
   })}`;
