@@ -23,7 +23,9 @@ test("configured secrets of every profile and well-known key formats are scrubbe
   const extra =
     `[tools]\nsecret_bindings = [{ source = "env:DEPLOY_TOKEN" }]\n` +
     `[providers.other]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\napi_key = "${OTHER_KEY}"\nheaders = { "X-Org" = "${HEADER}" }\n` +
-    `[mcp.servers.remote]\nurl = "http://127.0.0.1:9/mcp"\nenabled = false\nheaders = { "Authorization" = "${MCP_HEADER}" }\n`;
+    `[mcp.servers.remote]\nurl = "http://127.0.0.1:9/mcp"\nenabled = false\nheaders = { "Authorization" = "${MCP_HEADER}" }\n` +
+    // Off: the sandbox hides $SCV_HOME from bash, and this test needs the config's text in the session to scrub.
+    `[sandbox]\nmode = "off"\n`;
   const base = fakeHome(fake.url, extra);
   const { home, workspace } = base;
   const env = { ...base.env, DEPLOY_TOKEN: BOUND };
