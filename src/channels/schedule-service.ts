@@ -112,7 +112,7 @@ export function createScheduleService(opts: ScheduleServiceOptions): ScheduleSer
         const owner = req.schedule.owner;
         if (owner.kind !== "terminal") throw new Error("not a terminal schedule");
         const link = sessions();
-        const { session } = await link.start({ cwd: owner.cwd, tools: true, autoApprove: req.schedule.tools, ...(req.sessionId ? { previous: req.sessionId } : {}) });
+        const { session } = await link.start({ cwd: owner.cwd, tools: true, autoApprove: req.schedule.tools, sandboxAutoRun: req.schedule.tools, ...(req.sessionId ? { previous: req.sessionId } : {}) });
         started(session.id);
         try {
           const { end } = await link.runTurn(session.id, req.prompt);

@@ -216,7 +216,7 @@ function startSession(conn: Connection, p: RequestParams<"session.start">): Requ
     if (p.keep) recorder.keep();
     journal = { recorder, store };
   }
-  const s = openSession(conn, { workspace, config, profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, questions: p.questions, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget, clientMcpServers: p.mcp_servers });
+  const s = openSession(conn, { workspace, config: withAutoRun(config, p.sandbox_auto_run), profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, questions: p.questions, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget, clientMcpServers: p.mcp_servers });
   if (p.approval_mode) s.approvalMode = p.approval_mode;
   return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, provider: profileName, context_window: s.contextWindow, ...notices(s) };
 }
@@ -252,7 +252,7 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
   const modelName = p.model ?? (p.provider !== undefined ? config.providers[profileName]!.model : loaded.model);
   const s = openSession(conn, {
     workspace,
-    config,
+    config: withAutoRun(config, p.sandbox_auto_run),
     profileName,
     modelName,
     toolsEnabled: loaded.header.tools,
@@ -534,4 +534,9 @@ function attachedImages(s: Session, paths: string[] | undefined): ImageRef[] | u
       throw new RpcError(ERROR_CODES.invalid_params, (e as Error).message);
     }
   });
+}
+
+/** A session's config with `[sandbox] auto_run` turned off when the client asked (session.start/resume `sandbox_auto_run: false`). */
+function withAutoRun(config: Config, autoRun: boolean | undefined): Config {
+  return autoRun === false ? { ...config, sandbox: { ...config.sandbox, auto_run: false } } : config;
 }

@@ -28,6 +28,8 @@ export interface SessionStart {
   channel?: { kind: string; account: string; conversation: string; log?: string; owner?: boolean };
   /** The session this conversation had before a restart. */
   previous?: string;
+  /** False: nothing runs unasked inside the sandbox (a terminal-made schedule without --tools stays read-only). */
+  sandboxAutoRun?: boolean;
   /** Approvals are asked of a person through the live hub (the web page) instead of being denied. */
   askApprovals?: boolean;
   /** The model's questions (clarify) go to the conversation (the owner's direct chat). */
@@ -97,6 +99,7 @@ export class SessionLink {
         const { session_id, tools } = await this.client.request<{ session_id: string; tools: string[] }>("session.resume", {
           session_id: params.previous,
           auto_approve: params.autoApprove,
+          ...(params.sandboxAutoRun === false ? { sandbox_auto_run: false } : {}),
           ...(params.questions ? { questions: true } : {}),
         });
         // Never a session opened with tools for a chat that has none now (or the other way round).
@@ -111,6 +114,7 @@ export class SessionLink {
       cwd: params.cwd,
       tools: params.tools,
       auto_approve: params.autoApprove,
+      ...(params.sandboxAutoRun === false ? { sandbox_auto_run: false } : {}),
       channel: params.channel,
       ...(params.questions ? { questions: true } : {}),
     });
