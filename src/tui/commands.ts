@@ -18,7 +18,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "jobs", description: "background jobs of this session" },
   { name: "agents", description: "the coding agents this session can delegate to" },
   { name: "tools", description: "the tools this session offers the model" },
-  { name: "status", description: "model, context used, memory sizes and session ID" },
+  { name: "status", description: "model, context used, memory sizes, the sandbox and session ID" },
   { name: "memory", description: "what SCV remembers about you and this project (edit: scv memory edit)" },
   { name: "skills", args: "[accept|reject NAME]", description: "the skills SCV drafted, as diffs; accept or reject one" },
   { name: "usage", description: "tokens (and cost, where priced) of this session and of today" },

@@ -43,6 +43,7 @@ test("/tools and /status say what the session is", async () => {
     "tools: read, bash",
     "model fake-model · session s-1 · workspace /ws",
     "memory: USER.md empty (cap 4.0 KiB); project notes empty (cap 8.0 KiB)",
+    expect.stringMatching(/^sandbox: (workspace-write \(|off |no sandbox)/),
   ]);
 });
 
@@ -60,7 +61,7 @@ test("/memory shows the owner's memory files with their sizes and paths; /status
     expect(lines[1]).toBe("- Prefers metric units.");
     expect(lines.at(-1)).toStartWith("Project notes for /ws: empty (cap 8.0 KiB) · ");
     await runSlashCommand(ctx, "status", "");
-    expect(said().at(-1)).toBe("memory: USER.md 24 bytes of 4.0 KiB; project notes empty (cap 8.0 KiB)");
+    expect(said().at(-2)).toBe("memory: USER.md 24 bytes of 4.0 KiB; project notes empty (cap 8.0 KiB)");
   } finally {
     const { rmSync } = await import("node:fs");
     rmSync(join(home, "memory"), { recursive: true, force: true });
