@@ -1,6 +1,7 @@
 // The compiled binary under test. `bun run build` makes it; tests that need it fail with that advice.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { sweepPrivateTmps } from "../../src/process/owned-files";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
 import { type FakeModel, type FakeModelOptions, startFakeModel } from "./model-server";
@@ -40,6 +41,9 @@ export function fakeHome(baseUrl: string, extra = ""): { home: string; workspace
 /** Removes every temporary SCV_HOME and workspace fakeHome has made so far (after their processes ended). */
 export function removeFakeHomes(): void {
   for (const root of madeRoots.splice(0)) rmSync(root, { recursive: true, force: true });
+  // The private temporary directories of sandboxed commands whose SCV a test killed (they are in the machine's
+  // TMPDIR: the binary runs without the tests' one); only those whose owner is gone.
+  sweepPrivateTmps("/tmp");
 }
 
 /**
