@@ -82,8 +82,8 @@ async function glob(args: GlobArgs, ctx: ToolCallContext): Promise<ToolResult> {
   const notes: string[] = [];
   if (found.length > shown.length) notes.push(`${found.length - shown.length} more files not shown (newest first); narrow the pattern or path`);
   if (timedOut) notes.push(`stopped after ${GREP_TIME_LIMIT_MS / 1000} s; results are partial: narrow the path`);
-  if (counts.ignored) notes.push(`${counts.ignored} entries ignored by .gitignore/.ignore`);
-  if (counts.secretLike) notes.push(`${counts.secretLike} secret-like entries skipped (name the path to list them)`);
+  if (counts.ignored) notes.push(`${counted(counts.ignored, "entry", "entries")} ignored by .gitignore/.ignore`);
+  if (counts.secretLike) notes.push(`${counts.secretLike} secret-like ${counts.secretLike === 1 ? "entry" : "entries"} skipped (name the path to list them)`);
   const head = found.length ? `${counted(found.length, "file")} match${found.length === 1 ? "es" : ""} ${JSON.stringify(args.pattern)}` : `no files match ${JSON.stringify(args.pattern)}`;
   return {
     ok: true,

@@ -118,7 +118,7 @@ describe("glob", () => {
     fs.utimesSync(path.join(ws, "src/deep/d.ts"), t - 50, t - 50);
     const { risk, result } = await glob({ pattern: "**/*.ts" });
     expect(risk).toBe("read_only");
-    expect(result.output.split("\n")).toEqual(['3 files match "**/*.ts"', "src/new.ts", "src/deep/d.ts", "src/old.ts", "[1 entries ignored by .gitignore/.ignore]"]);
+    expect(result.output.split("\n")).toEqual(['3 files match "**/*.ts"', "src/new.ts", "src/deep/d.ts", "src/old.ts", "[1 entry ignored by .gitignore/.ignore]"]);
     const inSrc = await glob({ pattern: "*.ts", path: "src" });
     expect(inSrc.result.output.split("\n")).toEqual(['2 files match "*.ts"', "src/new.ts", "src/old.ts"]);
   });

@@ -65,8 +65,8 @@ test("grep and glob run without approval and respect .gitignore", async () => {
   const ev = events(r.stdout);
   expect(ev.some((e) => e.method === "approval.requested")).toBe(false);
   const [grep, glob] = ev.filter((e) => e.method === "tool.completed");
-  expect(grep.params.output).toBe("1 matching lines in 1 files (2 searched)\nsrc/main.ts:1: export const answer = 42;\n[skipped: 1 ignored by .gitignore/.ignore]");
-  expect(glob.params.output).toBe('1 files match "**/main.*"\nsrc/main.ts\n[1 entries ignored by .gitignore/.ignore]');
+  expect(grep.params.output).toBe("1 matching line in 1 file (2 searched)\nsrc/main.ts:1: export const answer = 42;\n[skipped: 1 ignored by .gitignore/.ignore]");
+  expect(glob.params.output).toBe('1 file matches "**/main.*"\nsrc/main.ts\n[1 entry ignored by .gitignore/.ignore]');
   // The model got the same results.
   const outputs = fake.requests.at(-1)!.body.input.filter((i: any) => i.type === "function_call_output").map((i: any) => i.output);
   expect(outputs).toEqual([grep.params.output, glob.params.output]);
