@@ -10,6 +10,11 @@ import { EVERYTHING, JS_RUNTIME, serverToml } from "../fake/mcp-servers";
 const root = mkdtempSync(join("/var/tmp", "scv-sandbox-mcp-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+// Inside the sandbox /tmp is the command's private directory, so a checkout under /tmp (where a CI may clone it)
+// would hide the server's own files: they are then named a writable root. The write under test (outside/) is not.
+const modules = EVERYTHING.slice(0, EVERYTHING.indexOf("/node_modules/") + "/node_modules".length);
+const reachModules = /^\/tmp\//.test(modules) ? `[sandbox]\nwritable_roots = [${JSON.stringify(modules)}]\n` : "";
+
 function run(sandbox: boolean) {
   const dir = join(root, sandbox ? "on" : "off");
   const home = join(dir, "scv");
@@ -19,7 +24,7 @@ function run(sandbox: boolean) {
   // The server first tries a write outside its workspace, then serves as usual.
   const script = join(dir, "server.sh");
   writeFileSync(script, `#!/bin/sh\necho x > ${outside}/planted 2>/dev/null\nexec ${JS_RUNTIME} ${EVERYTHING}\n`, { mode: 0o755 });
-  writeFileSync(join(home, "config.toml"), serverToml("every", { command: script, ...(sandbox ? { sandbox: true } : {}) }));
+  writeFileSync(join(home, "config.toml"), reachModules + serverToml("every", { command: script, ...(sandbox ? { sandbox: true } : {}) }));
   const r = Bun.spawnSync([requireBinary(), "mcp", "test", "every", "--yes"], { cwd: ws, env: { PATH: process.env.PATH!, HOME: dir, SCV_HOME: home }, stdout: "pipe", stderr: "pipe" });
   return { code: r.exitCode, out: r.stdout.toString() + r.stderr.toString(), planted: existsSync(join(outside, "planted")) };
 }
