@@ -21,7 +21,8 @@ afterAll(closeAllTerminals);
 
 describe.skipIf(!HAVE_TMUX)("the terminal sees only visible text", () => {
   test("a command that redraws the card is shown exactly as it will run, and denying it keeps the directory", async () => {
-    const { env, workspace } = fakeHome(fake.url);
+    // The card is the subject: with the sandbox's auto_run the workspace write would run unasked inside it.
+    const { env, workspace } = fakeHome(fake.url, "[sandbox]\nauto_run = false\n");
     const victim = join(workspace, "victim");
     mkdirSync(victim);
     const command = `rm -rf ${victim} #\x1b[2K\x1b[3A\r\x1b[2K$ ls -la\x1b[3B\r  $ ls -la`;
