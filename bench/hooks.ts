@@ -7,8 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createModelClient } from "../src/provider/client";
-import { createServerConnection } from "../src/server/server";
+import { openBenchSession } from "./in-process-session";
 import { median } from "./bare";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 30);
@@ -52,42 +51,17 @@ const cpuMs = () => {
 
 /** Wall time of each of TURNS turns in one session of `scvHome`; `cpu` gets this process's CPU time per turn. */
 async function session(scvHome: string, cpu: number[] = []): Promise<number[]> {
-  const waiters = new Map<string, (p: any) => void>();
-  const pending = new Map<number, (v: any) => void>();
   let hookRuns = 0;
-  let nextId = 1;
-  const conn = createServerConnection({
-    env: { ...process.env, SCV_HOME: scvHome },
-    modelClientFactory: (profile) => createModelClient(profile, { version: "bench", fetch: stubFetch }),
-    async send(raw: any) {
-      if (raw.method === "turn.ended") waiters.get(raw.params.turn_id)?.(raw.params);
-      else if (raw.method === "hook.completed") hookRuns++;
-      else if (!raw.method && pending.has(raw.id)) {
-        pending.get(raw.id)!(raw.result ?? raw.error);
-        pending.delete(raw.id);
-      }
-    },
-  });
-  const request = (method: string, params: object) =>
-    new Promise<any>((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve);
-      void conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    });
-  await request("initialize", { protocol_version: 3 });
-  const { session_id } = await request("session.start", { cwd: workspace });
+  const s = await openBenchSession({ scvHome, workspace, fetch: stubFetch, onNotification: (method) => void (method === "hook.completed" && hookRuns++) });
   const times: number[] = [];
   for (let turn = 1; turn <= TURNS; turn++) {
-    const ended = new Promise<any>((resolve) => waiters.set(`t${turn}`, resolve));
     const began = performance.now();
     const cpuBegan = cpuMs();
-    await request("turn.start", { session_id, prompt: `turn ${turn}: read notes.txt` });
-    const result = await ended;
+    await s.turn(`turn ${turn}: read notes.txt`);
     times.push(performance.now() - began);
     cpu.push(cpuMs() - cpuBegan);
-    if (result.status !== "completed") throw new Error(`turn ${turn} ${result.status}: ${result.error?.message}`);
   }
-  await conn.closeAll();
+  await s.close();
   const expected = scvHome === hookedHome ? TURNS : 0;
   if (hookRuns !== expected) throw new Error(`expected ${expected} hook runs, saw ${hookRuns}`);
   return times;

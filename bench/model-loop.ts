@@ -8,8 +8,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createModelClient } from "../src/provider/client";
-import { createServerConnection } from "../src/server/server";
+import { openBenchSession } from "./in-process-session";
 import { median } from "./bare";
 
 const TURNS = 200;
@@ -69,31 +68,9 @@ const stubFetch = (async (_url: string, init: RequestInit) => {
 
 // ---- one session through an in-process protocol connection ----
 async function session(): Promise<{ perStep: number[]; encode: number[]; sizes: number[]; requests: number; compactions: number }> {
-  const waiters = new Map<string, (p: any) => void>();
-  const pending = new Map<number, (v: any) => void>();
   let compactions = 0;
-  let nextId = 1;
   const requestsAtStart = requests;
-  const conn = createServerConnection({
-    env: { ...process.env, SCV_HOME: home },
-    modelClientFactory: (profile) => createModelClient(profile, { version: "bench", fetch: stubFetch }),
-    async send(raw: any) {
-      if (raw.method === "turn.ended") waiters.get(raw.params.turn_id)?.(raw.params);
-      else if (raw.method === "session.compacted") compactions++;
-      else if (!raw.method && pending.has(raw.id)) {
-        pending.get(raw.id)!(raw.result ?? raw.error);
-        pending.delete(raw.id);
-      }
-    },
-  });
-  const request = (method: string, params: object) =>
-    new Promise<any>((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve);
-      void conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    });
-  await request("initialize", { protocol_version: 3 });
-  const { session_id } = await request("session.start", { cwd: workspace });
+  const s = await openBenchSession({ scvHome: home, workspace, fetch: stubFetch, onNotification: (method) => void (method === "session.compacted" && compactions++) });
   const perStep: number[] = [];
   const encode: number[] = [];
   const sizes: number[] = [];
@@ -102,16 +79,13 @@ async function session(): Promise<{ perStep: number[]; encode: number[]; sizes: 
     const encodeBefore = encodeMs;
     const requestsBefore = requests;
     const began = cpuMs();
-    const ended = new Promise<any>((resolve) => waiters.set(`t${turn}`, resolve));
-    await request("turn.start", { session_id, prompt: `Turn ${turn}: read big.txt again and tell me what changed.` });
-    const result = await ended;
-    if (result.status !== "completed") throw new Error(`turn ${turn} ${result.status}: ${result.error?.message}`);
+    const result = await s.turn(`Turn ${turn}: read big.txt again and tell me what changed.`);
     const steps = requests - requestsBefore;
     perStep.push((cpuMs() - began - (stubMs - stubBefore)) / steps);
     encode.push((encodeMs - encodeBefore) / steps);
     sizes.push(result.usage.input_tokens / steps);
   }
-  await conn.closeAll();
+  await s.close();
   return { perStep, encode, sizes, requests: requests - requestsAtStart, compactions };
 }
 
