@@ -1,6 +1,7 @@
 // `scv exec` on a terminal puts the model's question (clarify.requested) to the person on stderr and reads one
 // line: a choice's number, their own words, or Enter alone to leave it unanswered. The line is read in the
 // terminal's normal mode, so it echoes and edits as any shell prompt does; Ctrl-C stays the interrupt.
+import { answerFromText } from "../tools/clarify";
 import type { PromptIo } from "./approval-prompt";
 
 export interface QuestionRequest {
@@ -16,16 +17,6 @@ export function questionCard(q: QuestionRequest): string {
   return `${lines.join("\n")}\nanswer (${how}): `;
 }
 
-/** What a typed line means: a choice by its number, the words as typed, or undefined (left unanswered). */
-export function answerFromLine(line: string, choices: string[] | undefined): string | undefined {
-  const text = line.trim();
-  if (!text) return undefined;
-  if (choices?.length && /^[1-9]$/.test(text)) {
-    const picked = choices[Number(text) - 1];
-    if (picked !== undefined) return picked;
-  }
-  return text;
-}
 
 /** Asks and resolves with the answer; undefined when skipped, at end of input, or when `signal` aborts. */
 export function askQuestion(q: QuestionRequest, io: PromptIo, signal: AbortSignal): Promise<string | undefined> {
@@ -43,7 +34,7 @@ export function askQuestion(q: QuestionRequest, io: PromptIo, signal: AbortSigna
     const onData = (chunk: Buffer | string) => {
       line += String(chunk);
       const end = line.indexOf("\n");
-      if (end >= 0) finish(answerFromLine(line.slice(0, end).replace(/\r$/, ""), q.choices));
+      if (end >= 0) finish(answerFromText(line.slice(0, end), q.choices));
     };
     const onEnd = () => finish(undefined);
     const onAbort = () => {

@@ -1,8 +1,7 @@
 // The three changes the `memory` tool makes to a memory file's text, as pure functions: add a note, replace a
 // quoted passage, remove one. A refusal is a MemoryEditError whose message tells the model what to do instead.
 // Text that looks like a credential is refused before anything is written: memory rides along in every request.
-import { findSecretShape } from "../text/redact";
-import { holdsSecret } from "../text/scrub";
+import { secretIn } from "../text/scrub";
 
 export type MemoryEdit =
   | { action: "add"; text: string }
@@ -19,19 +18,10 @@ export class MemoryEditError extends Error {
 /** A list item, heading, quote or numbered item already: added as written, not made a list item. */
 const BLOCK_START = /^(?:[-*+>]\s|#{1,6}\s|\d+[.)]\s)/;
 
-/**
- * Why text cannot be kept in memory: it looks like a key, token or password, or holds one of the configured
- * secrets (provider keys, header values, search and MCP secrets: what the session store never writes either) in
- * any form the scrubber knows (raw, percent, JSON, base64, hex, reversed) or spread out with spaces or
- * zero-width characters. Undefined when it can be kept.
- */
-export function secretInMemoryText(text: string, known: readonly string[] = []): string | undefined {
-  return findSecretShape(text) ?? (holdsSecret(text, known.filter((s) => s.length >= 8)) ? "a configured secret" : undefined);
-}
 
-/** Refuses text that secretInMemoryText finds a secret in. */
+/** Refuses text that holds a secret (secretIn: a key shape, or a configured secret in any form). */
 export function refuseSecrets(text: string, known: readonly string[] = []): void {
-  const shape = secretInMemoryText(text, known);
+  const shape = secretIn(text, known);
   if (!shape) return;
   throw new MemoryEditError(
     `not saved: the text looks like it holds ${shape}, and memory never stores keys, tokens or passwords ` +

@@ -1,7 +1,7 @@
 // Memory in an owner session's instructions: both files as the session starts (and again after each compaction),
 // the compaction prompt's note that memory is kept apart from the summary, and the one save step before it.
 import { redactSecrets } from "../text/redact";
-import { secretInMemoryText } from "./edit";
+import { secretIn } from "../text/scrub";
 import { type MemoryPlace, type MemoryState, readMemory } from "./files";
 
 export interface MemorySnapshot {
@@ -16,7 +16,7 @@ export interface MemorySnapshot {
  */
 export function readSnapshot(place: MemoryPlace, secrets?: readonly string[]): MemorySnapshot {
   const judge = (state: MemoryState): MemoryState => {
-    const found = secrets && state.text ? secretInMemoryText(state.text, secrets) : undefined;
+    const found = secrets && state.text ? secretIn(state.text, secrets) : undefined;
     if (!found) return state;
     return { ...state, text: "", notice: `memory file ${state.file} holds what looks like ${found}, which memory never sends to the model: sessions go on without it until the secret is removed (\`scv memory edit${state.scope === "project" ? " --project" : ""}\`)` };
   };

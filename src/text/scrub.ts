@@ -2,6 +2,7 @@
 // back from a service: error messages, echoed bodies, search results. A service can echo a key as is, inside a
 // URL (percent-encoded), inside JSON (escaped), or quote only its end ("key ending in MARK-123"); all of these
 // are replaced.
+import { findSecretShape } from "./redact";
 
 export interface ScrubOptions {
   /** What replaces a secret (default "***"). */
@@ -65,6 +66,14 @@ const squeeze = (text: string) => text.replace(SPREAD, "").replace(/[^\p{L}\p{N}
  * reversed), or spread out with spaces, punctuation or zero-width characters between its characters (`s k - 1 2`,
  * `s\u200bk…`). For refusing to keep text (memory), where a form the scrubber cannot cut out still counts.
  */
+/**
+ * Why text must not be kept (memory, a skill): it looks like a key, token or password, or holds one of `known`
+ * (configured secrets of 8 characters or more) in any form holdsSecret knows. Undefined when it can be kept.
+ */
+export function secretIn(text: string, known: readonly string[] = []): string | undefined {
+  return findSecretShape(text) ?? (holdsSecret(text, known.filter((s) => s.length >= 8)) ? "a configured secret" : undefined);
+}
+
 export function holdsSecret(text: string, secrets: readonly (string | undefined)[]): boolean {
   const given = secrets.filter((s): s is string => !!s && s.length >= MIN_SECRET);
   if (!given.length) return false;

@@ -34,6 +34,14 @@ export function createClarifyTool(scope: SessionScope): Tool | undefined {
   });
 }
 
+/** A person's typed answer: a choice by its number, else the words as written; undefined for nothing typed. */
+export function answerFromText(text: string, choices: readonly string[] | undefined): string | undefined {
+  const t = text.trim();
+  if (!t) return undefined;
+  const picked = /^[1-9]$/.test(t) ? choices?.[Number(t) - 1] : undefined;
+  return picked ?? t;
+}
+
 const GO_ON = "go on with your best judgement and say what you assumed";
 
 function resultOf(outcome: QuestionOutcome, timeoutSeconds: number) {

@@ -7,8 +7,7 @@ import { ToolError } from "../errors";
 import { lazySchema } from "../lazy-schema";
 import type { SessionScope } from "../scope";
 import { acceptDraft, checkDraft, currentFiles, type DraftInput, listDrafts, rejectDraft, SkillDraftError, writeDraft } from "../skills/index";
-import { findSecretShape } from "../text/redact";
-import { holdsSecret } from "../text/scrub";
+import { secretIn } from "../text/scrub";
 import { lineCounts, unifiedDiff } from "./line-diff";
 import { sessionSkills } from "./read_skill";
 import { defineTool, type Tool } from "./tool";
@@ -82,9 +81,9 @@ export function draftDiff(scvHome: string, name: string, files: Record<string, s
 function refuseSecrets(scope: SessionScope, files: Record<string, string>): void {
   const secrets = configuredSecrets(scope.config, scope.env as NodeJS.ProcessEnv, scope.config.provider.active);
   for (const [path, text] of Object.entries(files)) {
-    const shape = findSecretShape(text);
-    if (shape || holdsSecret(text, secrets)) {
-      throw new ToolError(`not kept: ${path} looks like it holds ${shape ?? "a configured secret"}; skills never store keys, tokens or passwords. Name where the secret is kept (an environment variable) instead.`);
+    const found = secretIn(text, secrets);
+    if (found) {
+      throw new ToolError(`not kept: ${path} looks like it holds ${found}; skills never store keys, tokens or passwords. Name where the secret is kept (an environment variable) instead.`);
     }
   }
 }

@@ -4,7 +4,8 @@ import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "
 import { fakeHome, fakeModelForEachTest, requireBinary, runBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
-import { answerFromLine, questionCard } from "../../src/cli/exec-clarify";
+import { questionCard } from "../../src/cli/exec-clarify";
+import { answerFromText } from "../../src/tools/clarify";
 
 setDefaultTimeout(60_000);
 const fake = fakeModelForEachTest();
@@ -28,12 +29,12 @@ function clarifyResult(): string {
 describe("reading an answer", () => {
   test("a number picks that choice, other words stand as typed, an empty line is no answer", () => {
     const choices = ["red", "blue"];
-    expect(answerFromLine("2", choices)).toBe("blue");
-    expect(answerFromLine(" 1 \r", choices)).toBe("red");
-    expect(answerFromLine("3", choices)).toBe("3");
-    expect(answerFromLine("green, please", choices)).toBe("green, please");
-    expect(answerFromLine("   ", choices)).toBeUndefined();
-    expect(answerFromLine("2", undefined)).toBe("2");
+    expect(answerFromText("2", choices)).toBe("blue");
+    expect(answerFromText(" 1 \r", choices)).toBe("red");
+    expect(answerFromText("3", choices)).toBe("3");
+    expect(answerFromText("green, please", choices)).toBe("green, please");
+    expect(answerFromText("   ", choices)).toBeUndefined();
+    expect(answerFromText("2", undefined)).toBe("2");
     expect(questionCard({ question: "Which colour?", choices })).toBe("? Which colour?\n  1) red\n  2) blue\nanswer (a number, your own words, or Enter to skip): ");
   });
 });

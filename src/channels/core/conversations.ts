@@ -14,12 +14,13 @@ import type { HostedSession } from "../../server/hosted-session";
 import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { ACCESS_CHANGED, answerFromMessage, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, questionText, rateLimitNotice, replyFor, replyId, replyText, stoppedJobsNotice, CANNOT_ANSWER_NOW, type TurnEnd } from "./messages";
+import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, questionText, rateLimitNotice, replyFor, replyId, replyText, stoppedJobsNotice, CANNOT_ANSWER_NOW, type TurnEnd } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
 import { conversationRefusal } from "./usage";
 import { type Access, accessFor, formerOwners, isOwner, sameAccess, SenderRate } from "./access";
+import { answerFromText } from "../../tools/clarify";
 import { type ChatCommandContext, chatCommand, commandArg } from "./commands";
 import { TurnSlots } from "./turn-slots";
 import type { LiveHub } from "./live";
@@ -221,7 +222,7 @@ export class Conversations {
       const { sessionId, clarifyId, choices } = conv.question;
       conv.question = undefined;
       channel.inbound.remove(record);
-      void this.sessions.answerQuestion(sessionId, clarifyId, answerFromMessage(message.text, choices));
+      void this.sessions.answerQuestion(sessionId, clarifyId, answerFromText(message.text, choices));
       return;
     }
     if (command?.when === "now") {

@@ -151,10 +151,3 @@ export function questionText(question: string, choices: readonly string[], timeo
   lines.push(`(${how}; your next message answers it. After ${Math.round(timeoutSeconds / 60)} minutes SCV goes on without one.)`);
   return lines.join("\n");
 }
-
-/** The owner's message as the answer: a choice by its number, else the text as written. */
-export function answerFromMessage(text: string, choices: readonly string[]): string | undefined {
-  const t = text.trim();
-  if (/^[1-9]$/.test(t) && choices[Number(t) - 1] !== undefined) return choices[Number(t) - 1];
-  return t || undefined;
-}
