@@ -40,7 +40,10 @@ export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {})
   const inputs: ConfigInputs = { env, userFile, projectFile, user: readText(userFile), project: readText(projectFile) };
   // An unreadable file gets a key that matches no earlier load, so the full load runs and reports it.
   const text = (t: ConfigText) => (t instanceof ConfigError ? `\0unreadable ${Math.random()}` : t);
-  const key = JSON.stringify([userFile, projectFile ?? null, text(inputs.user), text(inputs.project), env.SCV_PROVIDER ?? null, env.SCV_MODEL ?? null]);
+  // A workspace without a project file loads exactly what any other such workspace loads (its path is not part of
+  // the result), so its path stays out of the key: `scv exec` run in a new directory still hits the cache.
+  const projectKey = inputs.project === null ? null : (projectFile ?? null);
+  const key = JSON.stringify([userFile, projectKey, text(inputs.user), text(inputs.project), env.SCV_PROVIDER ?? null, env.SCV_MODEL ?? null]);
   if (lastLoad?.key !== key) lastLoad = { key, loaded: loadThroughCheckCache(inputs, key) };
   const { loaded } = lastLoad;
   return { ...loaded, config: structuredClone(loaded.config), sources: new Map(loaded.sources) };

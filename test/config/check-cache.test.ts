@@ -116,6 +116,25 @@ describe("config check cache across processes", () => {
     expect(loadInFreshProcess(root, ws, env).zodRan).toBe(true);
   });
 
+  test("a workspace without a project file hits what another such workspace stored", () => {
+    const { root, home, ws, env, cacheFile } = setup(USER_TOML);
+    loadInFreshProcess(root, ws, env);
+    const written = inode(cacheFile);
+    const elsewhere = join(root, "another-workspace");
+    mkdirSync(elsewhere);
+    const hit = loadInFreshProcess(root, elsewhere, env);
+    expect(hit.zodRan).toBe(false);
+    expect(hit.loaded).toStrictEqual(uncached(home, elsewhere, env));
+    expect(inode(cacheFile)).toBe(written);
+    // A workspace that has one is another load: validated, and its file named.
+    mkdirSync(join(elsewhere, ".scv"));
+    writeFileSync(join(elsewhere, ".scv", "config.toml"), PROJECT_TOML);
+    const own = loadInFreshProcess(root, elsewhere, env);
+    expect(own.zodRan).toBe(true);
+    expect(own.loaded.projectFile).toBe(join(elsewhere, ".scv", "config.toml"));
+    expect(own.loaded.config.tools.command_timeout_seconds).toBe(30);
+  });
+
   test("without a project file, projectFile is undefined on a hit too", () => {
     const { root, home, ws, env } = setup(USER_TOML);
     loadInFreshProcess(root, ws, env);
