@@ -17,7 +17,7 @@ import {
   SetModeParams,
 } from "../protocol/acp";
 import { prebuiltAcpSchemas } from "../protocol/acp-request-schemas" with { type: "macro" };
-import { certainlyValid, type JsonSchema } from "../protocol/fast-check";
+import { certainlyValid, type JsonSchema } from "../fast-check/check";
 import { ERROR_CODES, type NotificationMethod, type RequestResult } from "../protocol/schema";
 import { createInProcessClient } from "../server/in-process-client";
 import type { EditorFiles } from "../fs/editor-files";

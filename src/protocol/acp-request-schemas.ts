@@ -1,11 +1,11 @@
 // A bundle-time macro (src/acp-agent/agent.ts imports it `with { type: "macro" }`): the JSON Schemas of the ACP
-// requests `scv acp` serves, made from acp.ts and inlined as plain data for fast-check.ts, so the requests before
+// requests `scv acp` serves, made from acp.ts and inlined as plain data for fast-check/check.ts, so the requests before
 // the first model request (session/new, session/prompt) are checked without zod, as `server --stdio` does.
 import { z } from "zod";
 import { useZod } from "../lazy-schema";
 import { AgentInitializeParams, ListSessionsParams, LoadSessionParams, NewSessionParams, PromptParams, SessionIdParams } from "./acp";
-import type { JsonSchema } from "./fast-check";
-import { jsonSchemaForFastCheck } from "./request-schemas";
+import type { JsonSchema } from "../fast-check/check";
+import { jsonSchemaForFastCheck } from "../fast-check/json-schema";
 
 export function prebuiltAcpSchemas(): Record<string, JsonSchema> {
   useZod(z);

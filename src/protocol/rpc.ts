@@ -12,12 +12,12 @@ import {
   type RequestResult,
   requests,
 } from "./schema";
-import { certainlyValid } from "./fast-check";
+import { certainlyValid } from "../fast-check/check";
 import { prebuiltRequestSchemas } from "./request-schemas" with { type: "macro" };
 
 /**
  * The JSON Schemas of the envelope and the params, made at build time: a request they certainly accept is taken
- * without zod (fast-check.ts), which a nested SCV child's first requests would otherwise spend milliseconds on.
+ * without zod (fast-check/check.ts), which a nested SCV child's first requests would otherwise spend milliseconds on.
  */
 const FAST = prebuiltRequestSchemas();
 

@@ -461,7 +461,7 @@ export type NotificationArgs = { [M in NotificationMethod]: [method: M, params: 
 export const JsonRpcRequest = lazySchema((z) => z.object({
   jsonrpc: z.literal("2.0"),
   // Any integer: one beyond 2^53 is echoed with its exact digits (rpc.ts), so it is not refused here.
-  // multipleOf(1), not a refinement: JSON Schema states it, so the fast check (fast-check.ts) can apply it too.
+  // multipleOf(1), not a refinement: JSON Schema states it, so the fast check (fast-check/check.ts) can apply it too.
   id: z.union([z.string(), z.number().multipleOf(1, "must be an integer or a string")]).optional(),
   method: z.string().min(1),
   params: z.unknown().optional(),

@@ -6,7 +6,8 @@ import type { SseEvent } from "./sse";
 import { imagesIntro, summaryMessage } from "./summary";
 import { carriesImages, type ImageRef, preparedImage } from "./images";
 import type { HistoryItem, ModelRequest, ToolCallRequest, Usage } from "./types";
-import { ChatChunk, ChatCompletion, type ChatMessage, type ChatRequest } from "./wire";
+import type { ChatMessage, ChatRequest } from "./wire";
+import { readChatChunk, readChatCompletion } from "./wire-check";
 
 /** The messages one history item becomes; reasoning items have no Chat form and are left out. */
 function chatMessages(item: HistoryItem): ChatMessage[] {
@@ -112,7 +113,7 @@ async function* parseChat(events: AsyncIterable<SseEvent>): AsyncGenerator<WireI
       yield outcome();
       return;
     }
-    const parsed = ChatChunk.safeParse(parseJson(sse.data));
+    const parsed = readChatChunk(parseJson(sse.data));
     if (!parsed.success) continue;
     const chunk = parsed.data;
     if (chunk.error) {
@@ -122,8 +123,8 @@ async function* parseChat(events: AsyncIterable<SseEvent>): AsyncGenerator<WireI
     if (chunk.usage) {
       const u = chunk.usage;
       usage = {
-        input_tokens: u.prompt_tokens,
-        output_tokens: u.completion_tokens,
+        input_tokens: u.prompt_tokens ?? 0,
+        output_tokens: u.completion_tokens ?? 0,
         cached_input_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
         reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
       };
@@ -162,7 +163,7 @@ async function* parseChat(events: AsyncIterable<SseEvent>): AsyncGenerator<WireI
 
 /** A non-streamed chat.completion as the chunks a stream of it would be (`reasoning_content` is ignored). */
 function replayChatJson(json: unknown): SseEvent[] | undefined {
-  const parsed = ChatCompletion.safeParse(json);
+  const parsed = readChatCompletion(json);
   if (!parsed.success) return undefined;
   const choice = parsed.data.choices.find((c) => (c.index ?? 0) === 0);
   const message = choice?.message;

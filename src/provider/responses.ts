@@ -7,18 +7,8 @@ import type { SseEvent } from "./sse";
 import { imagesIntro, summaryMessage } from "./summary";
 import { carriesImages, type ImageRef, preparedImage } from "./images";
 import type { HistoryItem, ModelRequest, Usage } from "./types";
-import {
-  ErrorBody,
-  FunctionCallItem,
-  MessageItem,
-  ReasoningOutputItem,
-  ResponseObject,
-  ResponsesEvent,
-  type ResponsesUsage,
-  UrlCitation,
-  type ResponsesInputItem,
-  type ResponsesRequest,
-} from "./wire";
+import type { ResponsesInputItem, ResponsesRequest, ResponsesUsage } from "./wire";
+import { readErrorBody, readOutputItem, readResponseObject, readResponsesEvent, readUrlCitation } from "./wire-check";
 
 /** The input items one history item becomes; pure, so the client caches the JSON per item. */
 function inputItems(item: HistoryItem): ResponsesInputItem[] {
@@ -97,8 +87,8 @@ function responsesBodyText(request: ModelRequest, model: string, dropped: Readon
 function usageOf(u: z.infer<typeof ResponsesUsage> | null | undefined): Usage | undefined {
   if (!u) return undefined;
   return {
-    input_tokens: u.input_tokens,
-    output_tokens: u.output_tokens,
+    input_tokens: u.input_tokens ?? 0,
+    output_tokens: u.output_tokens ?? 0,
     cached_input_tokens: u.input_tokens_details?.cached_tokens ?? 0,
     reasoning_tokens: u.output_tokens_details?.reasoning_tokens ?? 0,
   };
@@ -124,7 +114,7 @@ async function* parseResponses(events: AsyncIterable<SseEvent>): AsyncGenerator<
     calls.find((c) => itemId != null && c.itemId === itemId) ?? calls.find((c) => outputIndex != null && c.outputIndex === outputIndex);
 
   function* citation(raw: unknown): Generator<WireItem> {
-    const c = UrlCitation.safeParse(raw);
+    const c = readUrlCitation(raw);
     if (!c.success || citedUrls.has(c.data.url)) return;
     citedUrls.add(c.data.url);
     yield { type: "citation", url: c.data.url, ...(c.data.title ? { title: c.data.title } : {}) };
@@ -132,31 +122,31 @@ async function* parseResponses(events: AsyncIterable<SseEvent>): AsyncGenerator<
 
   // A finished item: emit a function call or reasoning item once; for a message, anything a terse server did not stream.
   function* finishItem(raw: unknown): Generator<WireItem> {
-    const rs = ReasoningOutputItem.safeParse(raw);
-    if (rs.success) {
-      const id = rs.data.id ?? undefined;
+    const read = readOutputItem(raw);
+    if (read?.type === "reasoning") {
+      const rs = read.item;
+      const id = rs.id ?? undefined;
       if (id && finishedItems.has(id)) return;
       if (id) finishedItems.add(id);
       // Without encrypted content (the endpoint ignored `include`) there is nothing to replay.
-      if (!rs.data.encrypted_content) return;
-      const summary = (rs.data.summary ?? []).flatMap((p) => (p.text ? [p.text] : []));
-      yield { type: "reasoning_item", item: { role: "reasoning", ...(id ? { id } : {}), encryptedContent: rs.data.encrypted_content, summary } };
+      if (!rs.encrypted_content) return;
+      const summary = (rs.summary ?? []).flatMap((p) => (p.text ? [p.text] : []));
+      yield { type: "reasoning_item", item: { role: "reasoning", ...(id ? { id } : {}), encryptedContent: rs.encrypted_content, summary } };
       return;
     }
-    const fc = FunctionCallItem.safeParse(raw);
-    if (fc.success) {
-      if (emittedCalls.has(fc.data.call_id)) return;
-      emittedCalls.add(fc.data.call_id);
-      const pending = findCall(fc.data.id, undefined) ?? calls.find((c) => c.callId === fc.data.call_id);
-      const args = fc.data.arguments || pending?.args || "";
-      yield { type: "tool_call", call: { id: fc.data.call_id, name: fc.data.name, arguments: args } };
+    if (read?.type === "function_call") {
+      const fc = read.item;
+      if (emittedCalls.has(fc.call_id)) return;
+      emittedCalls.add(fc.call_id);
+      const pending = findCall(fc.id, undefined) ?? calls.find((c) => c.callId === fc.call_id);
+      const args = fc.arguments || pending?.args || "";
+      yield { type: "tool_call", call: { id: fc.call_id, name: fc.name, arguments: args } };
       return;
     }
-    const msg = MessageItem.safeParse(raw);
-    if (!msg.success) return;
-    const id = msg.data.id ?? undefined;
+    if (read?.type !== "message") return;
+    const id = read.item.id ?? undefined;
     if (id) finishedItems.add(id);
-    for (const part of msg.data.content ?? []) {
+    for (const part of read.item.content ?? []) {
       if (part.type === "output_text" && part.text && !textStreamed) {
         yield { type: "text", delta: part.text };
       }
@@ -173,11 +163,11 @@ async function* parseResponses(events: AsyncIterable<SseEvent>): AsyncGenerator<
     }
     const json = parseJson(sse.data);
     if (json === undefined) continue;
-    const parsed = ResponsesEvent.safeParse(json);
+    const parsed = readResponsesEvent(json);
     if (!parsed.success) {
       // Unknown events are ignored; a bare error object (no type) is still an error.
       if (json && typeof json === "object" && !("type" in json) && "error" in json) {
-        const err = ErrorBody.safeParse((json as { error: unknown }).error);
+        const err = readErrorBody((json as { error: unknown }).error);
         yield { type: "fail", classified: classifyErrorBody(err.success ? err.data : { message: "the provider sent an error without details" }) };
         return;
       }
@@ -200,14 +190,14 @@ async function* parseResponses(events: AsyncIterable<SseEvent>): AsyncGenerator<
         if (ev.delta) yield { type: "reasoning", delta: ev.delta };
         break;
       case "response.output_item.added": {
-        const fc = FunctionCallItem.safeParse(ev.item);
-        if (fc.success && !findCall(fc.data.id, ev.output_index)) {
+        const read = readOutputItem(ev.item);
+        if (read?.type === "function_call" && !findCall(read.item.id, ev.output_index)) {
           calls.push({
-            itemId: fc.data.id ?? undefined,
+            itemId: read.item.id ?? undefined,
             outputIndex: ev.output_index ?? undefined,
-            callId: fc.data.call_id,
-            name: fc.data.name,
-            args: fc.data.arguments ?? "",
+            callId: read.item.call_id,
+            name: read.item.name,
+            args: read.item.arguments ?? "",
           });
         }
         break;
@@ -257,7 +247,7 @@ async function* parseResponses(events: AsyncIterable<SseEvent>): AsyncGenerator<
 
 /** A non-streamed response object as the events a stream of it would end with. */
 function replayResponsesJson(json: unknown): SseEvent[] | undefined {
-  const parsed = ResponseObject.safeParse(json);
+  const parsed = readResponseObject(json);
   if (!parsed.success) return undefined;
   const response = parsed.data;
   if (!Array.isArray(response.output) && !response.error) return undefined;

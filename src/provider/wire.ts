@@ -5,15 +5,18 @@
 import type { z } from "zod";
 import { lazySchema, zod } from "../lazy-schema";
 
-const count = lazySchema((z) => z.number().nullish().transform((n) => (typeof n === "number" && Number.isFinite(n) ? n : 0)));
-const text = lazySchema((z) => z.string().nullish());
+// Leaves are built afresh in each shape, not shared stand-ins: z.toJSONSchema (the fast check's build-time
+// schemas, wire-schemas.ts) loses track of a stand-in used inside another schema. A count is read as it came
+// (no transform, which the fast check would leave to zod); whoever reads one takes a missing count as 0.
+const count = () => zod().number().nullish();
+const text = () => zod().string().nullish();
 
 /** `{"error":{message,type,param,code}}`: HTTP error bodies, Chat mid-stream errors, nested Responses `error` events. */
 export const ErrorBody = lazySchema((z) => z.looseObject({
-  message: text,
-  type: text,
+  message: text(),
+  type: text(),
   code: z.union([z.string(), z.number()]).nullish(),
-  param: text,
+  param: text(),
 }));
 export type ErrorBody = z.infer<typeof ErrorBody>;
 export const ErrorEnvelope = lazySchema((z) => z.looseObject({ error: ErrorBody }));
@@ -72,49 +75,49 @@ export type ResponsesRequest = z.infer<typeof ResponsesRequest>;
 // ---------- Responses API: stream events ----------
 
 export const ResponsesUsage = lazySchema((z) => z.looseObject({
-  input_tokens: count,
-  output_tokens: count,
-  input_tokens_details: z.looseObject({ cached_tokens: count }).nullish(),
-  output_tokens_details: z.looseObject({ reasoning_tokens: count }).nullish(),
+  input_tokens: count(),
+  output_tokens: count(),
+  input_tokens_details: z.looseObject({ cached_tokens: count() }).nullish(),
+  output_tokens_details: z.looseObject({ reasoning_tokens: count() }).nullish(),
 }));
 
-export const UrlCitation = lazySchema((z) => z.looseObject({ type: z.literal("url_citation"), url: z.string().min(1), title: text }));
+export const UrlCitation = lazySchema((z) => z.looseObject({ type: z.literal("url_citation"), url: z.string().min(1), title: text() }));
 
 export const FunctionCallItem = lazySchema((z) => z.looseObject({
   type: z.literal("function_call"),
-  id: text,
+  id: text(),
   call_id: z.string().min(1),
   name: z.string().min(1),
   arguments: z.string().nullish(),
 }));
 
-const ContentPart = lazySchema((z) => z.looseObject({ type: z.string(), text: text, refusal: text, annotations: z.array(z.unknown()).nullish() }));
+const ContentPart = lazySchema((z) => z.looseObject({ type: z.string(), text: text(), refusal: text(), annotations: z.array(z.unknown()).nullish() }));
 export const MessageItem = lazySchema((z) => z.looseObject({
   type: z.literal("message"),
-  id: text,
+  id: text(),
   content: z.array(ContentPart).nullish(),
 }));
 
 export const ReasoningOutputItem = lazySchema((z) => z.looseObject({
   type: z.literal("reasoning"),
-  id: text,
-  encrypted_content: text,
-  summary: z.array(z.looseObject({ text: text })).nullish(),
+  id: text(),
+  encrypted_content: text(),
+  summary: z.array(z.looseObject({ text: text() })).nullish(),
 }));
 
 /** Any output item; interpret it with FunctionCallItem / MessageItem when its type matches. */
-const OutputItem = lazySchema((z) => z.looseObject({ type: z.string(), id: text }));
+const OutputItem = lazySchema((z) => z.looseObject({ type: z.string(), id: text() }));
 
 export const ResponseObject = lazySchema((z) => z.looseObject({
-  id: text,
-  status: text,
+  id: text(),
+  status: text(),
   usage: ResponsesUsage.nullish(),
-  error: z.looseObject({ code: text, message: text }).nullish(),
-  incomplete_details: z.looseObject({ reason: text }).nullish(),
+  error: z.looseObject({ code: text(), message: text() }).nullish(),
+  incomplete_details: z.looseObject({ reason: text() }).nullish(),
   output: z.array(OutputItem).nullish(),
 }));
 
-const where = () => ({ item_id: text, output_index: zod().number().nullish() });
+const where = () => ({ item_id: text(), output_index: zod().number().nullish() });
 
 export const ResponsesEvent = lazySchema((z) => z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("response.output_text.delta"), ...where(), delta: z.string() }),
@@ -130,7 +133,7 @@ export const ResponsesEvent = lazySchema((z) => z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("response.incomplete"), response: ResponseObject }),
   z.looseObject({ type: z.literal("response.failed"), response: ResponseObject }),
   // Flat per the SDK type; some servers nest the details under `error`.
-  z.looseObject({ type: z.literal("error"), code: z.union([z.string(), z.number()]).nullish(), message: text, error: ErrorBody.nullish() }),
+  z.looseObject({ type: z.literal("error"), code: z.union([z.string(), z.number()]).nullish(), message: text(), error: ErrorBody.nullish() }),
 ]));
 export type ResponsesEvent = z.infer<typeof ResponsesEvent>;
 
@@ -180,10 +183,10 @@ export type ChatRequest = z.infer<typeof ChatRequest>;
 // ---------- Chat Completions: stream chunks ----------
 
 export const ChatUsage = lazySchema((z) => z.looseObject({
-  prompt_tokens: count,
-  completion_tokens: count,
-  prompt_tokens_details: z.looseObject({ cached_tokens: count }).nullish(),
-  completion_tokens_details: z.looseObject({ reasoning_tokens: count }).nullish(),
+  prompt_tokens: count(),
+  completion_tokens: count(),
+  prompt_tokens_details: z.looseObject({ cached_tokens: count() }).nullish(),
+  completion_tokens_details: z.looseObject({ reasoning_tokens: count() }).nullish(),
 }));
 
 export const ChatChunk = lazySchema((z) => z.looseObject({
@@ -193,20 +196,20 @@ export const ChatChunk = lazySchema((z) => z.looseObject({
         index: z.number().nullish(),
         delta: z
           .looseObject({
-            content: text,
-            refusal: text,
+            content: text(),
+            refusal: text(),
             tool_calls: z
               .array(
                 z.looseObject({
                   index: z.number().int().min(0).max(1023),
-                  id: text,
-                  function: z.looseObject({ name: text, arguments: text }).nullish(),
+                  id: text(),
+                  function: z.looseObject({ name: text(), arguments: text() }).nullish(),
                 }),
               )
               .nullish(),
           })
           .nullish(),
-        finish_reason: text,
+        finish_reason: text(),
       }),
     )
     .nullish(),
@@ -223,12 +226,12 @@ export const ChatCompletion = lazySchema((z) => z.looseObject({
       index: z.number().nullish(),
       message: z
         .looseObject({
-          content: text,
-          refusal: text,
-          tool_calls: z.array(z.looseObject({ id: text, function: z.looseObject({ name: text, arguments: text }).nullish() })).nullish(),
+          content: text(),
+          refusal: text(),
+          tool_calls: z.array(z.looseObject({ id: text(), function: z.looseObject({ name: text(), arguments: text() }).nullish() })).nullish(),
         })
         .nullish(),
-      finish_reason: text,
+      finish_reason: text(),
     }),
   ),
   usage: z.unknown().optional(),

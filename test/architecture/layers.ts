@@ -2,7 +2,7 @@
 // docs/architecture.md draws the same picture; change both together.
 export const LAYERS: readonly (readonly string[])[] = [
   // The floor: helpers with no concern of their own, importing nothing of SCV's but each other below.
-  ["version", "digest", "lazy-schema", "user-home", "errors", "text", "throttle", "terminal"],
+  ["version", "digest", "lazy-schema", "fast-check", "user-home", "errors", "text", "throttle", "terminal"],
   ["fs"], // the safe reader, private files, workspace path policy
   // Configuration and the concerns that need nothing but it.
   ["config", "plan"], // plan: the task-list shape that protocol, sessions and clients share

@@ -1,23 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { certainlyValid } from "../../src/protocol/fast-check";
-import { jsonSchemaForFastCheck, prebuiltRequestSchemas } from "../../src/protocol/request-schemas";
+import { certainlyValid } from "../../src/fast-check/check";
+import { jsonSchemaForFastCheck } from "../../src/fast-check/json-schema";
+import { prebuiltRequestSchemas } from "../../src/protocol/request-schemas";
 import { JsonRpcRequest, type RequestMethod, requests } from "../../src/protocol/schema";
+import { variants } from "./variants";
 
 const built = prebuiltRequestSchemas();
-
-/** Values near the valid ones: every key dropped, replaced by odd values, and extra keys added. */
-function variants(base: Record<string, unknown>): unknown[] {
-  const odd: unknown[] = [undefined, null, "", "x", " ", "é".repeat(200), 0, -1, 1, 1.5, 64, 65, 2 ** 53, 2 ** 60, 1e300, true, false, [], {}, { kind: "dir" }, ["a"]];
-  const out: unknown[] = [base, {}, null, [], "text", 7];
-  for (const key of Object.keys(base)) {
-    const { [key]: _dropped, ...rest } = base;
-    out.push(rest);
-    for (const v of odd) out.push({ ...base, [key]: v });
-  }
-  for (const v of odd) out.push({ ...base, extra: v });
-  return out;
-}
 
 const samples: Record<RequestMethod, Record<string, unknown>[]> = {
   initialize: [{ protocol_version: 3 }, { protocol_version: 3, client: { name: "t", version: "1" } }],
