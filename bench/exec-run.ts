@@ -1,6 +1,7 @@
 // Whole `scv exec` runs, spawn to exit, of this tree's dist/scv against a build of a baseline commit, in the same
 // run, alternating, against the scripted model on loopback (test/fake/model-server.ts): a reply with no tool
-// call, one `read` of a 60 KB file, one `write` of 5 MB and of 20 MB (--yes). Prints each row's medians and
+// call (also with 2000 stored sessions in SCV_HOME), one `read` of a 60 KB file, one `write` of 5 MB and of
+// 20 MB (--yes). Prints each row's medians and
 // ratio, and the per-MB cost of a tool payload ((20 MB run - 5 MB run) / 15), in wall time and in the CPU time
 // the scv process spent (steadier when other work shares the machine).
 // Targets (issue 45): every ratio <= 1.0x; per-MB cost <= the baseline's.
@@ -69,6 +70,8 @@ interface Row {
   check?: (workspace: string) => boolean;
   /** The wire API (a 50 MB call does not fit in one Responses stream line, which carries the whole item). */
   wire?: "chat";
+  /** Sessions stored in SCV_HOME before the row runs (a home of its own, kept across the row's runs). */
+  sessions?: number;
 }
 
 const sixty = textOf(60 * 1024);
@@ -84,6 +87,7 @@ const writeRow = (mb: number, runs: number, wire?: "chat"): Row => {
 };
 const rows: Row[] = [
   { name: "no tool call", runs: RUNS, first: text("hi there") },
+  { name: "no tool, 2000 sessions", runs: RUNS, first: text("hi there"), sessions: 2000 },
   {
     name: "one read of a 60 KB file",
     runs: RUNS,
@@ -104,21 +108,40 @@ let n = 0;
  * the configuration check and the sandbox probe, its stored sessions); each run gets a new workspace.
  */
 const homes = new Map<string, string>();
-function homeFor(binary: string, wire: string): string {
-  const key = `${binary} ${wire}`;
+function homeFor(binary: string, wire: string, sessions = 0): string {
+  const key = `${binary} ${wire} ${sessions}`;
   let home = homes.get(key);
   if (!home) {
     home = join(root, `home-${homes.size}`);
     mkdirSync(home, { recursive: true });
     writeFileSync(join(home, "config.toml"), `[provider]\nactive = "fake"\n[providers.fake]\nbase_url = "${fake.url}"\nwire_api = "${wire}"\nmodel = "fake-model"\nmax_retries = 0\n`);
+    if (sessions) storeSessions(join(home, "state", "sessions"), sessions);
     homes.set(key, home);
   }
   return home;
 }
+/** `count` finished one-turn sessions, in the records both builds read (a header, the turn, its items, its end). */
+function storeSessions(dir: string, count: number): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const at = Date.now() - count * 60_000;
+  for (let i = 0; i < count; i++) {
+    const id = `s-${(0x10000000 + i).toString(16)}`;
+    const t = at + i * 60_000;
+    const records = [
+      { type: "session", at: t, v: 1, id, workspace: "/nonexistent/ws", provider: "fake", model: "fake-model", tools: true },
+      { type: "turn", at: t, turn: "t1", prompt: `question ${i}`, origin: { kind: "user" } },
+      { type: "item", at: t, turn: "t1", item: { role: "user", content: `question ${i}` } },
+      { type: "item", at: t + 1, turn: "t1", item: { role: "assistant", content: `answer ${i}` } },
+      { type: "turn_ended", at: t + 1, turn: "t1", status: "completed", reply: `answer ${i}` },
+    ];
+    writeFileSync(join(dir, `${id}.jsonl`), `${records.map((r) => JSON.stringify(r)).join("\n")}\n`, { mode: 0o600 });
+  }
+}
+
 /** One run: its wall time, and the CPU time (user + system) the process spent, which load on the machine disturbs less. */
 async function runOnce(binary: string, row: Row): Promise<{ wall: number; cpu: number }> {
   const dir = join(root, String(n++));
-  const home = homeFor(binary, row.wire ?? "responses");
+  const home = homeFor(binary, row.wire ?? "responses", row.sessions);
   const ws = join(dir, "ws");
   mkdirSync(ws, { recursive: true });
   row.prepare?.(ws);
