@@ -3,7 +3,12 @@
 // LCS when it is small enough, otherwise "all old lines out, all new lines in" (still correct, less tidy).
 import { ellipsize } from "../text/cut";
 
-type Op = { kind: " " | "-" | "+"; line: string };
+type Kind = " " | "-" | "+";
+/**
+ * Consecutive diff lines of one kind: `lines[from..to)`. The unchanged head and tail and the "all out, all in"
+ * middle of a large change are one run each, so a diff of a many-megabyte write costs no object per line.
+ */
+type Run = { kind: Kind; lines: readonly string[]; from: number; to: number };
 
 /** Above this many cells (old × new differing lines) the LCS table is skipped. */
 const MAX_LCS_CELLS = 2_000_000;
@@ -16,7 +21,27 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
-function diffOps(a: string[], b: string[]): Op[] {
+/** How many lines splitLines(text) gives, without making them. */
+export function lineCount(text: string): number {
+  if (text === "") return 0;
+  let count = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+  return text.endsWith("\n") ? count : count + 1;
+}
+
+/** The first `count` lines of splitLines(text), without splitting the rest. */
+export function firstLines(text: string, count: number): string[] {
+  const lines: string[] = [];
+  let from = 0;
+  while (lines.length < count && from < text.length) {
+    const nl = text.indexOf("\n", from);
+    lines.push(text.slice(from, nl === -1 ? text.length : nl));
+    from = nl === -1 ? text.length : nl + 1;
+  }
+  return lines;
+}
+
+function diffRuns(a: string[], b: string[]): Run[] {
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length;
@@ -25,38 +50,45 @@ function diffOps(a: string[], b: string[]): Op[] {
     endA--;
     endB--;
   }
-  const head: Op[] = a.slice(0, start).map((line) => ({ kind: " ", line }));
-  const tail: Op[] = a.slice(endA).map((line) => ({ kind: " ", line }));
-  return [...head, ...middleOps(a.slice(start, endA), b.slice(start, endB)), ...tail];
+  const runs = [{ kind: " " as const, lines: a, from: 0, to: start }, ...middleRuns(a, start, endA, b, start, endB), { kind: " " as const, lines: a, from: endA, to: a.length }];
+  return runs.filter((r) => r.to > r.from);
 }
 
-function middleOps(a: string[], b: string[]): Op[] {
-  const n = a.length;
-  const m = b.length;
+function middleRuns(a: string[], fromA: number, toA: number, b: string[], fromB: number, toB: number): Run[] {
+  const n = toA - fromA;
+  const m = toB - fromB;
   if (n * m > MAX_LCS_CELLS || n === 0 || m === 0) {
-    return [...a.map((line): Op => ({ kind: "-", line })), ...b.map((line): Op => ({ kind: "+", line }))];
+    return [
+      { kind: "-", lines: a, from: fromA, to: toA },
+      { kind: "+", lines: b, from: fromB, to: toB },
+    ];
   }
-  // lcs[i][j]: longest common subsequence of a[i..] and b[j..], in one flat table.
+  // lcs[i][j]: longest common subsequence of a[fromA + i..] and b[fromB + j..], in one flat table.
   const w = m + 1;
   const lcs = new Uint32Array((n + 1) * w);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i * w + j] = a[i] === b[j] ? lcs[(i + 1) * w + j + 1]! + 1 : Math.max(lcs[(i + 1) * w + j]!, lcs[i * w + j + 1]!);
+      lcs[i * w + j] = a[fromA + i] === b[fromB + j] ? lcs[(i + 1) * w + j + 1]! + 1 : Math.max(lcs[(i + 1) * w + j]!, lcs[i * w + j + 1]!);
     }
   }
-  const ops: Op[] = [];
+  const runs: Run[] = [];
+  const push = (kind: Kind, lines: readonly string[], at: number) => {
+    const last = runs[runs.length - 1];
+    if (last && last.kind === kind && last.lines === lines && last.to === at) last.to++;
+    else runs.push({ kind, lines, from: at, to: at + 1 });
+  };
   let i = 0;
   let j = 0;
   while (i < n && j < m) {
-    if (a[i] === b[j]) {
-      ops.push({ kind: " ", line: a[i++]! });
+    if (a[fromA + i] === b[fromB + j]) {
+      push(" ", a, fromA + i++);
       j++;
-    } else if (lcs[(i + 1) * w + j]! >= lcs[i * w + j + 1]!) ops.push({ kind: "-", line: a[i++]! });
-    else ops.push({ kind: "+", line: b[j++]! });
+    } else if (lcs[(i + 1) * w + j]! >= lcs[i * w + j + 1]!) push("-", a, fromA + i++);
+    else push("+", b, fromB + j++);
   }
-  while (i < n) ops.push({ kind: "-", line: a[i++]! });
-  while (j < m) ops.push({ kind: "+", line: b[j++]! });
-  return ops;
+  while (i < n) push("-", a, fromA + i++);
+  while (j < m) push("+", b, fromB + j++);
+  return runs;
 }
 
 export interface LineDiff {
@@ -66,36 +98,75 @@ export interface LineDiff {
   text: string;
 }
 
-/** A unified diff of two texts, bounded to `maxLines` output lines of at most `maxChars` characters each. */
+/**
+ * A unified diff of two texts, bounded to `maxLines` output lines of at most `maxChars` characters each. Only the
+ * lines shown are made; the rest are counted.
+ */
 export function unifiedDiff(oldText: string, newText: string, opts: { maxLines: number; maxChars: number }): LineDiff {
-  const ops = diffOps(splitLines(oldText), splitLines(newText));
-  const added = ops.filter((o) => o.kind === "+").length;
-  const removed = ops.filter((o) => o.kind === "-").length;
-  const out: string[] = [];
-  let index = 0;
-  while (index < ops.length) {
-    const change = ops.findIndex((o, k) => k >= index && o.kind !== " ");
-    if (change < 0) break;
-    // A hunk runs from CONTEXT lines before its first change to CONTEXT lines after the last change within reach.
-    const from = Math.max(index, change - CONTEXT);
-    let to = change;
-    for (let k = change; k < ops.length; k++) {
-      if (ops[k]!.kind !== " ") to = k;
-      else if (k - to > 2 * CONTEXT) break;
-    }
-    const until = Math.min(ops.length, to + CONTEXT + 1);
-    const oldStart = ops.slice(0, from).filter((o) => o.kind !== "+").length;
-    const newStart = ops.slice(0, from).filter((o) => o.kind !== "-").length;
-    const body = ops.slice(from, until);
-    const oldCount = body.filter((o) => o.kind !== "+").length;
-    const newCount = body.filter((o) => o.kind !== "-").length;
-    out.push(`@@ -${oldStart + (oldCount ? 1 : 0)},${oldCount} +${newStart + (newCount ? 1 : 0)},${newCount} @@`);
-    for (const o of body) out.push(`${o.kind}${o.line}`);
-    index = until;
+  const runs = diffRuns(splitLines(oldText), splitLines(newText));
+  const size = (r: Run) => r.to - r.from;
+  // Where each run starts among all the diff's lines (" ", "-" and "+" alike).
+  const starts: number[] = [];
+  let total = 0;
+  let added = 0;
+  let removed = 0;
+  for (const r of runs) {
+    starts.push(total);
+    total += size(r);
+    if (r.kind === "+") added += size(r);
+    if (r.kind === "-") removed += size(r);
   }
-  const shown = out.slice(0, opts.maxLines).map((l) => ellipsize(l, opts.maxChars));
-  if (out.length > shown.length) shown.push(`… ${out.length - shown.length} more diff lines not shown`);
-  return { added, removed, text: shown.join("\n") };
+  // Old and new line numbers at a diff line, found by a cursor that only moves forward (hunks come in order).
+  let cursorRun = 0;
+  let oldBefore = 0;
+  let newBefore = 0;
+  const linesBefore = (at: number): { old: number; new: number } => {
+    while (cursorRun < runs.length && starts[cursorRun]! + size(runs[cursorRun]!) <= at) {
+      const r = runs[cursorRun++]!;
+      if (r.kind !== "+") oldBefore += size(r);
+      if (r.kind !== "-") newBefore += size(r);
+    }
+    const r = runs[cursorRun];
+    const inside = r ? Math.max(0, at - starts[cursorRun]!) : 0;
+    return { old: oldBefore + (r && r.kind !== "+" ? inside : 0), new: newBefore + (r && r.kind !== "-" ? inside : 0) };
+  };
+  const shown: string[] = [];
+  let lines = 0;
+  let index = 0;
+  for (let k = 0; k < runs.length; ) {
+    if (runs[k]!.kind === " ") {
+      k++;
+      continue;
+    }
+    // A hunk runs from CONTEXT lines before its first change to CONTEXT lines after the last change within reach:
+    // changes at most 2 × CONTEXT unchanged lines apart share one.
+    let last = k;
+    for (let next = k + 1; next < runs.length; next++) {
+      if (runs[next]!.kind !== " ") last = next;
+      else if (size(runs[next]!) > 2 * CONTEXT) break;
+    }
+    const from = Math.max(index, starts[k]! - CONTEXT);
+    const until = Math.min(total, starts[last]! + size(runs[last]!) + CONTEXT);
+    const head = linesBefore(from);
+    const fromRun = cursorRun;
+    const end = linesBefore(until);
+    const oldCount = end.old - head.old;
+    const newCount = end.new - head.new;
+    if (shown.length < opts.maxLines) shown.push(`@@ -${head.old + (oldCount ? 1 : 0)},${oldCount} +${head.new + (newCount ? 1 : 0)},${newCount} @@`);
+    // The body's lines, made only while there is room to show them (every earlier line was shown, then).
+    for (let r = fromRun; r < runs.length && starts[r]! < until && shown.length < opts.maxLines; r++) {
+      const run = runs[r]!;
+      for (let at = Math.max(from, starts[r]!); at < Math.min(until, starts[r]! + size(run)) && shown.length < opts.maxLines; at++) {
+        shown.push(`${run.kind}${run.lines[run.from + at - starts[r]!]}`);
+      }
+    }
+    lines += 1 + until - from;
+    index = until;
+    k = last + 1;
+  }
+  const text = shown.map((l) => ellipsize(l, opts.maxChars));
+  if (lines > shown.length) text.push(`… ${lines - shown.length} more diff lines not shown`);
+  return { added, removed, text: text.join("\n") };
 }
 
 /** `+N -M lines` for a person. */

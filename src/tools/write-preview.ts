@@ -2,7 +2,7 @@
 // first lines of the content for create. Credential-looking values are masked line by line.
 import * as fs from "node:fs";
 import { redactSecrets } from "../text/redact";
-import { lineCounts, splitLines, unifiedDiff } from "./line-diff";
+import { firstLines, lineCount, lineCounts, unifiedDiff } from "./line-diff";
 import { ellipsize } from "../text/cut";
 import { counted } from "../text/plural";
 
@@ -15,10 +15,10 @@ const DIFF_MAX_BYTES = 1024 * 1024;
 export function changePreview(args: { content: string; mode: "create" | "replace" }, real: string): string {
   const mask = (text: string) => text.split("\n").map(redactSecrets).join("\n");
   if (args.mode === "create") {
-    const lines = splitLines(args.content);
-    const shown = lines.slice(0, PREVIEW_LINES).map((l) => `+${ellipsize(l, PREVIEW_CHARS)}`);
-    const more = lines.length > shown.length ? `\n… ${lines.length - shown.length} more lines` : "";
-    return `new file, ${counted(lines.length, "line")}:\n${mask(shown.join("\n"))}${more}`;
+    const lines = lineCount(args.content);
+    const shown = firstLines(args.content, PREVIEW_LINES).map((l) => `+${ellipsize(l, PREVIEW_CHARS)}`);
+    const more = lines > shown.length ? `\n… ${lines - shown.length} more lines` : "";
+    return `new file, ${counted(lines, "line")}:\n${mask(shown.join("\n"))}${more}`;
   }
   const before = currentText(real);
   if (before === undefined) return "the current file is binary or larger than 1 MiB; no diff shown";

@@ -1,6 +1,6 @@
 // Line diffs shown in write approvals.
 import { expect, test } from "bun:test";
-import { unifiedDiff } from "../../src/tools/line-diff";
+import { firstLines, lineCount, splitLines, unifiedDiff } from "../../src/tools/line-diff";
 
 const opts = { maxLines: 100, maxChars: 200 };
 const lines = (n: number, f = (i: number) => `l${i}`) => `${Array.from({ length: n }, (_, i) => f(i + 1)).join("\n")}\n`;
@@ -32,4 +32,23 @@ test("output is bounded in lines and characters", () => {
   expect(out).toHaveLength(11);
   expect(out.slice(0, 10).every((l) => l.length <= 50)).toBe(true);
   expect(out[10]).toBe("… 191 more diff lines not shown");
+});
+
+test("hunks past the shown lines are counted, not left out of the count", () => {
+  const after = lines(30, (i) => (i === 3 || i === 25 ? `L${i}` : `l${i}`));
+  const d = unifiedDiff(lines(30), after, { maxLines: 3, maxChars: 200 });
+  expect(d.text).toBe("@@ -1,6 +1,6 @@\n l1\n l2\n… 14 more diff lines not shown");
+  expect([d.added, d.removed]).toEqual([2, 2]);
+});
+
+test("a large new file: every line counted, only the shown ones made", () => {
+  const d = unifiedDiff("", lines(200_000), { maxLines: 3, maxChars: 200 });
+  expect(d).toEqual({ added: 200_000, removed: 0, text: "@@ -0,0 +1,200000 @@\n+l1\n+l2\n… 199998 more diff lines not shown" });
+});
+
+test("lines counted and taken from the start as splitLines gives them", () => {
+  for (const text of ["", "a", "a\n", "a\nb", "a\nb\n", "\n", "\n\n", "a\n\nb\n"]) {
+    expect(lineCount(text)).toBe(splitLines(text).length);
+    for (const n of [0, 1, 2, 5]) expect(firstLines(text, n)).toEqual(splitLines(text).slice(0, n));
+  }
 });
