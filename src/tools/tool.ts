@@ -204,6 +204,11 @@ export function displayLine(text: string, maxChars = LABEL_MAX_CHARS): string {
 }
 
 const ARGUMENT_MAX_CHARS = 2000;
+/**
+ * How far past the cut a long string is still masked, so a credential that straddles the cut is seen whole; the
+ * rest is never scanned (a write's many-megabyte content is shown as its first 2000 characters).
+ */
+const ARGUMENT_MASK_MARGIN = 64 * 1024;
 /** Argument names that hold a credential (`api_key`, `token`, `auth_token`, `password`), not ones that merely contain the word. */
 const SECRET_KEY = /(?:^|[_-])(?:api_?key|key|token|secret|password|passwd|authorization|cookie)$/i;
 
@@ -213,10 +218,7 @@ const SECRET_KEY = /(?:^|[_-])(?:api_?key|key|token|secret|password|passwd|autho
  */
 export function argumentsForDisplay(args: Record<string, unknown>): Record<string, unknown> {
   const show = (value: unknown, depth: number): unknown => {
-    if (typeof value === "string") {
-      const masked = redactSecrets(value);
-      return masked.length > ARGUMENT_MAX_CHARS ? `${masked.slice(0, ARGUMENT_MAX_CHARS)}… [${masked.length} characters]` : masked;
-    }
+    if (typeof value === "string") return shownArgument(value);
     if (!value || typeof value !== "object") return value;
     if (depth > 4) return "…";
     if (Array.isArray(value)) return value.slice(0, 50).map((v) => show(v, depth + 1));
@@ -225,6 +227,15 @@ export function argumentsForDisplay(args: Record<string, unknown>): Record<strin
     return out;
   };
   return show(args, 0) as Record<string, unknown>;
+}
+
+/** A string argument masked and cut; past the margin, the count is of the characters sent (nothing after the margin is masked). */
+function shownArgument(value: string): string {
+  if (value.length > ARGUMENT_MAX_CHARS + ARGUMENT_MASK_MARGIN) {
+    return `${redactSecrets(value.slice(0, ARGUMENT_MAX_CHARS + ARGUMENT_MASK_MARGIN)).slice(0, ARGUMENT_MAX_CHARS)}… [${value.length} characters]`;
+  }
+  const masked = redactSecrets(value);
+  return masked.length > ARGUMENT_MAX_CHARS ? `${masked.slice(0, ARGUMENT_MAX_CHARS)}… [${masked.length} characters]` : masked;
 }
 
 export function failure(message: string, event?: Record<string, unknown>): ToolResult {

@@ -262,6 +262,14 @@ test("argumentsForDisplay masks values under credential names only", async () =>
   expect(shown).toEqual({ api_key: "…", auth_token: "…", Password: "…", keywords: "cats", max_tokens: "5", nested: { secret: "…", path: "a/b" } });
 });
 
+test("argumentsForDisplay masks a long string's shown part, a credential across the cut too, and counts every character", async () => {
+  const { argumentsForDisplay } = await import("../../src/tools/tool");
+  const key = "sk-abcdefghijklmnopqrstuv";
+  const content = `${"x".repeat(1990)} ${key} ${"y".repeat(1_000_000)}`;
+  const shown = argumentsForDisplay({ content }).content as string;
+  expect(shown).toBe(`${"x".repeat(1990)} … ${"y".repeat(7)}… [${content.length} characters]`);
+});
+
 describe("refusals and incomplete answers", () => {
   test("turn.ended says a reply was a refusal, even one sent only in the finished item", async () => {
     h = await startHarness();
