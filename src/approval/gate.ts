@@ -13,8 +13,11 @@ export interface ApprovalRequest {
   tool: string;
   risk: ToolRisk;
   summary: string;
-  /** Equal for identical calls (same tool, same arguments), so a client can approve "this call again". */
-  fingerprint?: string;
+  /**
+   * Equal for identical calls (same tool, same arguments), so a client can approve "this call again". A function,
+   * called only when a client is asked: hashing a call's arguments costs in proportion to them (a 20 MB write).
+   */
+  fingerprint?: () => string;
   /** The command guard's verdict, for tools that run commands. */
   guard?: GuardVerdict;
   /** The file the call will change, whole before and after (approval.requested `change`). */

@@ -402,7 +402,7 @@ export class Session {
         risk: request.risk,
         summary: request.summary,
         workspace: this.scope.workspace,
-        ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
+        ...(request.fingerprint ? { fingerprint: request.fingerprint() } : {}),
         ...(request.guard ? { guard: guardField(request.guard), ...(request.guard.rulePrefix ? { rule_prefix: request.guard.rulePrefix } : {}) } : {}),
         ...(request.rememberable ? { rememberable: true } : {}),
         ...(request.choices ? { choices: request.choices } : {}),

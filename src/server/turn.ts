@@ -275,7 +275,7 @@ async function refreshToolSources(deps: TurnDeps, turnId: string, signal: AbortS
   const ids = { session_id: deps.scope.sessionId, turn_id: turnId };
   const notices = await deps.tools.refresh({
     signal,
-    approve: (request) => deps.gate.decide(request),
+    approve: ({ fingerprint, ...request }) => deps.gate.decide({ ...request, ...fixedFingerprint(fingerprint) }),
     progress: (line) => deps.emit("model.notice", { ...ids, message: line }),
   });
   for (const message of notices) deps.emit("model.notice", { ...ids, message });
@@ -391,6 +391,11 @@ export function guardField(g: GuardVerdict): { decision: GuardVerdict["decision"
   return { decision: g.decision, reason: g.reason, ...(g.sandbox ? { sandbox: g.sandbox } : {}), ...(g.personOnly ? { person_only: true as const } : {}) };
 }
 
+/** A relayed request's fingerprint (already made by whoever relays it) as the gate takes one. */
+function fixedFingerprint(fingerprint: string | undefined): { fingerprint?: () => string } {
+  return fingerprint === undefined ? {} : { fingerprint: () => fingerprint };
+}
+
 /** `arguments` for tool.started: only a JSON object is shown (a call with other arguments is refused anyway). */
 function argumentsField(args: unknown): { arguments?: Record<string, unknown> } {
   if (!args || typeof args !== "object" || Array.isArray(args)) return {};
@@ -416,7 +421,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
       pending = ellipsize(line, 400);
       progress.poke();
     },
-    approve: (request) => deps.gate.decide({ ...request, callId: call.id, tool: request.tool ?? call.name }),
+    approve: ({ fingerprint, ...request }) => deps.gate.decide({ ...request, ...fixedFingerprint(fingerprint), callId: call.id, tool: request.tool ?? call.name }),
     ...(deps.questions ? { ask: (q: Question) => deps.questions!.ask({ sessionId: scope.sessionId, turnId, callId: call.id, signal }, q) } : {}),
   };
 
@@ -445,7 +450,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest
         result = assessed.result;
       } else {
         started(assessed.label, assessed.args, assessed.risk, assessed.guard);
-        const fingerprint = new Bun.CryptoHasher("sha256").update(`${call.name}\0${JSON.stringify(args.value)}`).digest("hex");
+        const fingerprint = () => new Bun.CryptoHasher("sha256").update(`${call.name}\0${JSON.stringify(args.value)}`).digest("hex");
         const request = { callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary, fingerprint, ...(assessed.guard ? { guard: assessed.guard } : {}), ...(assessed.change ? { change: assessed.change } : {}), ...(assessed.edits !== undefined ? { edits: assessed.edits } : {}) };
         const at = { turnId, callId: call.id, subject: toolSubject(call.name), signal };
         const hookInput = deps.hooks?.has("PreToolUse") || deps.hooks?.has("PostToolUse") ? toolHookInput(call.name, assessed.args, call.id, scope.workspace) : {};
