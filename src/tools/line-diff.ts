@@ -6,7 +6,8 @@ import { ellipsize } from "../text/cut";
 type Kind = " " | "-" | "+";
 /**
  * Consecutive diff lines of one kind: `lines[from..to)`. The unchanged head and tail and the "all out, all in"
- * middle of a large change are one run each, so a diff of a many-megabyte write costs no object per line.
+ * middle of a large change are one run each, so a diff of a many-megabyte write costs no object per line. (A new
+ * file's run holds only the lines that can be shown: see allAdded.)
  */
 type Run = { kind: Kind; lines: readonly string[]; from: number; to: number };
 
@@ -39,6 +40,15 @@ export function firstLines(text: string, count: number): string[] {
     from = nl === -1 ? text.length : nl + 1;
   }
   return lines;
+}
+
+/**
+ * A new file's diff, every line added: counted, and only the first `shown` split off (no more can be shown, as the
+ * one hunk starts at the first line).
+ */
+function allAdded(text: string, shown: number): Run[] {
+  const count = lineCount(text);
+  return count ? [{ kind: "+", lines: firstLines(text, shown), from: 0, to: count }] : [];
 }
 
 function diffRuns(a: string[], b: string[]): Run[] {
@@ -103,7 +113,7 @@ export interface LineDiff {
  * lines shown are made; the rest are counted.
  */
 export function unifiedDiff(oldText: string, newText: string, opts: { maxLines: number; maxChars: number }): LineDiff {
-  const runs = diffRuns(splitLines(oldText), splitLines(newText));
+  const runs = oldText === "" ? allAdded(newText, opts.maxLines) : diffRuns(splitLines(oldText), splitLines(newText));
   const size = (r: Run) => r.to - r.from;
   // Where each run starts among all the diff's lines (" ", "-" and "+" alike).
   const starts: number[] = [];
