@@ -57,12 +57,40 @@ export function estimateTokens(items: readonly HistoryItem[]): number {
   for (const item of items) {
     let n = tokenCache.get(item);
     if (n === undefined) {
-      n = Math.ceil(JSON.stringify(item).length / 4);
+      n = Math.ceil(jsonLength(item) / 4);
       tokenCache.set(item, n);
     }
     total += n;
   }
   return total;
+}
+
+/** Strings longer than this are measured, not written out, when an item's JSON length is counted. */
+const MEASURED_STRING_CHARS = 64 * 1024;
+
+/**
+ * JSON.stringify(value).length without the text of long strings (a 20 MB write's arguments): each is counted as
+ * JSON escapes it (quote, backslash and control characters longer), so the estimate is the same either way.
+ */
+function jsonLength(value: unknown): number {
+  let measured = 0;
+  const text = JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v !== "string" || v.length <= MEASURED_STRING_CHARS || !v.isWellFormed()) return v;
+    measured += escapedLength(v) - 2; // it stands as "" in the text
+    return "";
+  });
+  return text.length + measured;
+}
+
+/** The length of a well-formed string as a JSON string literal, quotes included. */
+function escapedLength(s: string): number {
+  let extra = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c) extra += 1; // \" \\
+    else if (c < 0x20) extra += c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d ? 1 : 5; // \n or \u001f
+  }
+  return s.length + 2 + extra;
 }
 
 export function estimateTextTokens(text: string): number {

@@ -85,3 +85,15 @@ test("the view cuts only earlier turns' long outputs, the same cut object each t
   expect(estimate).toBe(expected);
   expect(estimate).toBeLessThan(10_000 + estimateTokens(view.slice(4)) - 3000);
 });
+
+test("an item's estimate is its JSON length over four, long strings measured rather than written out", () => {
+  // Every character JSON escapes, many times over, so a miscount by one for any of them shows after the division.
+  const specials = Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)).join("") + '"\\';
+  const long = `${"plain text, é, 漢字, 🙂 ".repeat(2000)}${specials.repeat(3000)}\u2028\u007f`;
+  const items: HistoryItem[] = [
+    { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "write", arguments: JSON.stringify({ path: "a.txt", content: long }) }] },
+    { role: "tool", callId: "c1", name: "write", output: long },
+    { role: "user", content: `${"x".repeat(70_000)}\ud800` }, // a lone surrogate: written out as JSON writes it
+  ];
+  for (const item of items) expect(estimateTokens([item])).toBe(Math.ceil(JSON.stringify(item).length / 4));
+});
