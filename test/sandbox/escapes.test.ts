@@ -197,8 +197,10 @@ function attempts(): Attempt[] {
       return existsSync(g("hooks/pre-push")(l));
     }
   });
-  write(".git/config core.hooksPath", () => `git config core.hooksPath /tmp/x`, content(g("config"), "hooksPath"));
-  write(".git/config core.fsmonitor", () => `echo '[core] fsmonitor = touch /tmp/x' >> .git/config`, content(g("config"), "fsmonitor"));
+  // What these would run points inside the throwaway root: the control run's later `git commit` runs the
+  // fsmonitor command for real, outside any sandbox.
+  write(".git/config core.hooksPath", (l) => `git config core.hooksPath ${join(l.root, "hooks-elsewhere")}`, content(g("config"), "hooksPath"));
+  write(".git/config core.fsmonitor", (l) => `echo '[core] fsmonitor = touch ${join(l.root, "fsmonitor-ran")}' >> .git/config`, content(g("config"), "fsmonitor"));
   // These undo themselves once they got through (so the attempts after them still find .git and .scv), and
   // leave their evidence file only then.
   const undone = (name: string, cmd: string) => out.push({ name, command: (_l, _n, ev) => `${cmd} && touch ${ev}`, escaped: (_l, _n, ev) => existsSync(ev) });

@@ -98,7 +98,8 @@ describe("tool calls run one after another", () => {
     const step = (name: string) => ({ name: "bash", arguments: { command: `echo start-${name} >> order.log; sleep 0.3; echo end-${name} >> order.log` } });
     h.fake.queue(toolCalls([step("a"), step("b"), step("c")]), text("done"));
     const sid = await h.start({ auto_approve: true });
-    expect((await h.turn(sid, "run three")).status).toBe("completed");
+    // The whole turn.ended is compared, so a failure shows its error.
+    expect(await h.turn(sid, "run three")).toMatchObject({ status: "completed" });
     const order = readFileSync(join(h.workspace, "order.log"), "utf8").trim().split("\n");
     expect(order).toEqual(["start-a", "end-a", "start-b", "end-b", "start-c", "end-c"]);
   });
