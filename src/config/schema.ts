@@ -375,8 +375,12 @@ export const SandboxConfig = lazySchema((z) => z.strictObject({
   writable_roots: z.array(absolutePath()).default([]),
   hidden_paths: z.array(absolutePath()).default([]),
   network: z.boolean({ error: "must be true or false" }).default(false),
-  auto_run: z.boolean({ error: "must be true or false" }).default(true),
+  // true: a command the guard asks about runs unasked inside the sandbox where this machine enforces all of it
+  // (writes, network, signals); "always": also where it enforces only part; false: it asks.
+  auto_run: z.union([z.boolean(), z.literal("always")], { error: 'must be true, false or "always"' }).default(true),
   required: z.boolean({ error: "must be true or false" }).default(false),
+  /** Unix sockets (absolute paths) a sandboxed command may reach; every other socket on the host is hidden. */
+  allow_unix_sockets: z.array(absolutePath()).default([]),
 }));
 
 export const ConfigFile = lazySchema((z) => z.strictObject({
@@ -444,7 +448,8 @@ export const USER_ONLY_KEYS = [
   "web.brave_api_key_env",
   "skills.roots",
   "sessions",
-  "checkpoints.max_bytes",
+  // Checkpoints are what rewind restores from: a project file (which a command could write) may not turn them off.
+  "checkpoints",
   "memory",
   "prices",
   "limits",

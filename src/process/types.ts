@@ -67,6 +67,8 @@ export interface RunResult {
   cleanedUp?: number;
   /** False when the output pipes were still held open after cleanup and were closed after drainMs. */
   drained?: boolean;
+  /** What the runner did after the command that its reader should know (the sandbox's set-aside entries). */
+  notes?: string[];
 }
 
 export interface RunningProcess {

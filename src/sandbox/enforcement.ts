@@ -10,6 +10,13 @@ export interface Enforcement {
   enforced: string[];
   /** Parts of the policy this kernel cannot enforce. */
   missing: string[];
+  /** A private mount and network namespace (`.git`'s data writable for git alone, sockets hidden by path). */
+  namespaces: boolean;
+  /**
+   * Writes, the network and signals all enforced (Landlock ABI 6 or later and namespaces): only then does
+   * `auto_run` let a command run unasked, unless the user chose `auto_run = "always"`.
+   */
+  whole: boolean;
   /** One line: `workspace-write (Landlock ABI 7, namespaces)`, or why nothing is enforced. */
   summary: string;
 }
@@ -28,6 +35,7 @@ export function describeEnforcement(settings: { mode: SandboxMode; network: bool
   }
   if (ns) {
     enforced.push(".git and .scv read-only", "/tmp is the command's private directory", "the rest of the file system read-only (even to root)");
+    enforced.push("the host's Unix sockets out of reach by path (except [sandbox] allow_unix_sockets)");
     if (!settings.network) enforced.push("no network at all (a network namespace: TCP, UDP, IPv4, IPv6, loopback)");
   } else {
     if (abi && settings.mode === "workspace-write") enforced.push(".git and .scv read-only (without a mount namespace new entries at the workspace's top level cannot be created either)");
@@ -46,5 +54,6 @@ export function describeEnforcement(settings: { mode: SandboxMode; network: bool
   const summary = available
     ? `${settings.mode} (${abi ? `Landlock ABI ${abi}` : "no Landlock"}${ns ? ", namespaces" : ", no namespaces"}${settings.network ? ", network allowed" : ""})`
     : "no sandbox on this machine: the kernel offers neither Landlock nor namespaces";
-  return { available, mode: settings.mode, landlockAbi: abi, enforced, missing, summary };
+  const whole = abi >= 6 && ns;
+  return { available, mode: settings.mode, landlockAbi: abi, enforced, missing, namespaces: ns, whole, summary };
 }

@@ -2,7 +2,7 @@
 // process runner as `scv __sandbox <policy> <argv…>` (launcher.ts), so the command is tracked, cancelled and
 // cleaned up like any other run, and confined before its first instruction. Everything SCV runs for the model
 // goes through here (bash; MCP stdio servers the user sandboxes; later background jobs and hooks).
-import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { randomHex } from "../digest";
 import { ownerTag, PRIVATE_TMP_PREFIX, TEMP_SUFFIX } from "../process/owned-files";
 import { tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { startProcess, type RunningProcess, type RunOptions, type RunResult } from "../process";
 import { LAUNCHER_ARG, PROBE_ARG, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
 import { describeEnforcement, type Enforcement } from "./enforcement";
+import { socketsToHide } from "./sockets";
 
 export { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, type SandboxMode, type SandboxSettings, type SandboxSupport } from "./policy";
 export { describeEnforcement, type Enforcement } from "./enforcement";
@@ -102,8 +103,11 @@ export function sandboxNotice(settings: SandboxSettings | undefined): string | u
 /** RunOptions rewritten to start through the launcher, and the private temporary directory to remove after. */
 export interface ConfinedRun {
   opts: RunOptions;
-  /** Removes the command's private temporary directory; call once the run has ended. */
-  done(): void;
+  /**
+   * Removes the command's private temporary directory and sets aside what the command may not create (a new
+   * `.git` or `.scv` at the workspace's top); call once the run has ended. Returns a line for each thing set aside.
+   */
+  done(): string[];
 }
 
 /**
@@ -118,24 +122,101 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   if (settings.required && enforcement.missing.length) {
     throw new Error(`the command was not run: [sandbox] required = true, and this machine cannot enforce ${enforcement.missing.join("; ")}`);
   }
-  const privateTmp = makePrivateTmp();
+  const privateTmp = realpathSync(makePrivateTmp());
   const support = sandboxSupport(settings.scvHome);
+  const writable = settings.mode === "workspace-write" ? [settings.workspace, ...settings.writableRoots] : settings.writableRoots;
+  const gitData = !!settings.gitData && support.namespaces && settings.mode === "workspace-write" && isDirectory(join(settings.workspace, ".git"));
+  const guarded = settings.mode === "workspace-write" ? [join(settings.workspace, ".git"), join(settings.workspace, ".scv")] : [];
+  const before = new Set(guarded.filter(exists));
+  const gitBefore = gitData ? new Set(GIT_REDIRECTS.filter((n) => exists(join(settings.workspace, ".git", n)))) : undefined;
   const policy: SandboxPolicy = {
     mode: settings.mode,
     cwd: opts.cwd,
     workspace: settings.workspace,
-    protect: [join(settings.workspace, ".git"), join(settings.workspace, ".scv")],
+    protect: gitData ? gitExecutableParts(settings.workspace) : [join(settings.workspace, ".git"), join(settings.workspace, ".scv")],
+    sealed: settings.home && writable.some((w) => under(settings.home!, w)) ? [settings.home] : [],
     writableRoots: settings.writableRoots,
-    hidden: settings.hidden,
+    // With a mount namespace the host's Unix sockets are hidden by path (sockets.ts); Landlock alone cannot stop a connect.
+    hidden: support.namespaces ? [...settings.hidden, ...socketsToHide(settings.allowUnixSockets ?? [], [...writable, privateTmp])] : settings.hidden,
     network: settings.network,
-    tmpdir: realpathSync(privateTmp),
+    tmpdir: privateTmp,
     expect: { namespaces: support.namespaces, landlock: support.landlockAbi > 0 },
   };
   // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
   return {
     opts: { ...opts, cwd: "/", argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
-    done: () => removeQuietly(privateTmp),
+    done: () => {
+      removeQuietly(privateTmp);
+      const created = guarded.filter((p) => !before.has(p) && exists(p));
+      if (gitBefore) created.push(...GIT_REDIRECTS.map((n) => join(settings.workspace, ".git", n)).filter((p) => !gitBefore.has(p.slice(p.lastIndexOf("/") + 1)) && exists(p)));
+      return created.map((p) => setAside(p, settings.scvHome));
+    },
   };
+}
+
+/** Files in `.git` that make git read its config elsewhere: a git command may not create them. */
+const GIT_REDIRECTS = ["commondir", "config.worktree"];
+
+/**
+ * What stays read-only when a command made only of git commands gets `.git`'s data (objects, refs, index, logs):
+ * the parts git runs programs from or reads its config from, created empty when missing so that they can be
+ * covered (git itself makes `hooks` and `info` at `git init`), and `.scv`.
+ */
+function gitExecutableParts(workspace: string): string[] {
+  const git = join(workspace, ".git");
+  for (const dir of ["hooks", "info"]) {
+    try {
+      mkdirSync(join(git, dir), { mode: 0o755 });
+    } catch {
+      // there already, or not creatable (then the command cannot create it either: .git is read-only to it)
+    }
+  }
+  return [...["hooks", "info", "config", "modules", "worktrees", ...GIT_REDIRECTS].map((n) => join(git, n)), join(workspace, ".scv")];
+}
+
+const exists = (p: string) => {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const isDirectory = (p: string) => {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+
+/**
+ * Moves what a sandboxed command created but may not (a `.git` or `.scv` where none was, git's config redirects)
+ * into $SCV_HOME/set-aside, or, across file systems, beside itself under a name nothing reads. Nothing is deleted.
+ */
+function setAside(path: string, scvHome: string | undefined): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const why = `the command created ${path}, which a sandboxed command may not create (it would change what SCV or git runs later)`;
+  const stamp = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomHex(4)}`;
+  if (scvHome) {
+    try {
+      const dir = join(scvHome, "set-aside");
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const to = join(dir, `${stamp}-${name}`);
+      renameSync(path, to);
+      return `${why}: moved to ${to}`;
+    } catch {
+      // another file system: beside itself
+    }
+  }
+  const to = `${path}.set-aside-${stamp}`;
+  try {
+    renameSync(path, to);
+    return `${why}: renamed to ${to}`;
+  } catch (e) {
+    return `${why}, and it could not be moved (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): remove it before running git or scv there`;
+  }
 }
 
 /**
@@ -151,7 +232,19 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
     confined.done();
     throw e;
   }
-  return { ...running, result: running.result.finally(confined.done) };
+  return {
+    ...running,
+    result: running.result.then(
+      (r) => {
+        const setAside = confined.done();
+        return setAside.length ? { ...r, notes: [...(r.notes ?? []), ...setAside] } : r;
+      },
+      (e) => {
+        confined.done();
+        throw e;
+      },
+    ),
+  };
 }
 
 /** startSandboxed to completion; a signal already aborted gives a `cancelled` result without starting anything. */

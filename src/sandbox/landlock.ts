@@ -4,7 +4,7 @@
 // excluded path and granting its siblings (see grantTree). Best effort by ABI: what the ABI lacks is reported
 // by the probe, never claimed.
 import { lstatSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { check, cstr, O_CLOEXEC, O_PATH, ptr, SYS, sys, sysError } from "./sys";
 
 export const FS = {
@@ -66,7 +66,30 @@ export interface Ruleset {
   restrictSelf(): void;
 }
 
-export function createRuleset(abi: number, opts: { network: boolean }): Ruleset {
+/**
+ * For each folder that holds a hidden path below it, by device and inode, the hidden paths relative to it: a folder
+ * reached through another path (a bind mount the mount table did not show) is then walked, not granted whole.
+ */
+export function holdersOf(hidden: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const h of hidden) {
+    for (let dir = dirname(h); dir !== "/"; dir = dirname(dir)) {
+      try {
+        const st = lstatSync(dir);
+        const key = `${st.dev}:${st.ino}`;
+        const rest = h.slice(dir.length + 1);
+        const list = out.get(key);
+        if (list) list.push(rest);
+        else out.set(key, [rest]);
+      } catch {
+        // not there: nothing to reach it through
+      }
+    }
+  }
+  return out;
+}
+
+export function createRuleset(abi: number, opts: { network: boolean; holders?: Map<string, string[]> }): Ruleset {
   const c = sys();
   const fsMask = handledFs(abi);
   const net = abi >= 4 && !opts.network ? NET_BIND_TCP | NET_CONNECT_TCP : 0;
@@ -104,7 +127,8 @@ export function createRuleset(abi: number, opts: { network: boolean }): Ruleset 
   const grantTree = (path: string, rights: number, excluded: readonly string[]) => {
     if (excluded.includes(path)) return;
     const prefix = path === "/" ? "/" : `${path}/`;
-    const below = excluded.filter((e) => e.startsWith(prefix));
+    let below = excluded.filter((e) => e.startsWith(prefix));
+    if (!below.length && opts.holders?.size) below = heldBelow(path);
     if (!below.length) return grant(path, rights);
     // An ancestor of an excluded path: its listing only (read trees), then each entry on its own.
     if (rights & FS.READ_DIR) grant(path, FS.READ_DIR);
@@ -123,6 +147,17 @@ export function createRuleset(abi: number, opts: { network: boolean }): Ruleset 
         continue;
       }
       grantTree(child, rights, below);
+    }
+  };
+
+  /** The hidden paths below `path` by identity: `path` is a folder that holds one (holdersOf). */
+  const heldBelow = (path: string): string[] => {
+    try {
+      const st = lstatSync(path);
+      if (!st.isDirectory()) return [];
+      return (opts.holders!.get(`${st.dev}:${st.ino}`) ?? []).map((rest) => join(path, rest));
+    } catch {
+      return [];
     }
   };
 

@@ -5,8 +5,8 @@
 // the policy expects it prints one line and exits with LAUNCHER_FAILED_EXIT: the command never runs unconfined.
 import { accessSync, constants, writeSync } from "node:fs";
 import { join } from "node:path";
-import { createRuleset, FS, landlockAbi, READ, WRITE } from "./landlock";
-import { buildView, enterNamespaces } from "./mounts";
+import { createRuleset, FS, holdersOf, landlockAbi, READ, WRITE } from "./landlock";
+import { buildView, enterNamespaces, sealedExclusions } from "./mounts";
 import { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, parsePolicy, PROBE_ARG, type SandboxPolicy, type SandboxSupport } from "./policy";
 import { cstr, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, ptr, SYS, sys, sysError } from "./sys";
 
@@ -58,7 +58,7 @@ function confine(policy: SandboxPolicy): Record<string, string> {
   env.TMP = tmp;
   env.TEMP = tmp;
   if (abi) {
-    const rules = createRuleset(abi, { network: policy.network });
+    const rules = createRuleset(abi, { network: policy.network, holders: holdersOf(hidden) });
     // Reads: everything except hidden paths and /dev (only the harmless devices below).
     rules.grantTree("/", READ, [...hidden, "/dev"]);
     rules.grant("/dev", FS.READ_DIR);
@@ -67,7 +67,7 @@ function confine(policy: SandboxPolicy): Record<string, string> {
     rules.grant(namespaces ? "/tmp" : policy.tmpdir, READ | WRITE);
     // Writes: the workspace (its .git/.scv are read-only mounts, or, without a mount namespace, left out of the
     // rules, which also leaves new entries at the workspace's top level not creatable) and the user's roots.
-    const notWritable = [...hidden, ...(namespaces ? [] : policy.protect)];
+    const notWritable = [...hidden, ...(namespaces ? [] : [...policy.protect, ...policy.sealed.flatMap(sealedExclusions)])];
     for (const root of writable) rules.grantTree(root, READ | WRITE, notWritable);
     if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
     dropCapabilities();

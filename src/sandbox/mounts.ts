@@ -5,7 +5,8 @@
 //
 // A Bun process has threads, so it cannot enter a new user namespace (unshare(CLONE_NEWUSER) needs a
 // single-threaded caller): this needs CAP_SYS_ADMIN (root). Without it, Landlock works alone (see launcher.ts).
-import { lstatSync, mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import {
   AT_FDCWD,
   AT_RECURSIVE,
@@ -66,9 +67,42 @@ export function buildView(policy: SandboxPolicy, writable: readonly string[]): S
     c.close(fd);
   }
   for (const p of policy.protect) if (exists(p)) bindReadOnly(p, p);
+  for (const home of policy.sealed) sealHome(home, policy.hidden);
   const covered = new Set<string>();
   for (const p of policy.hidden) if (hide(p)) covered.add(p);
   return covered;
+}
+
+/**
+ * A home inside a writable place: read-only as a whole (no new start-up file at its top), then each entry that
+ * is not a dot entry writable again (a symlink is left as it is: binding it would bind what it points to).
+ */
+function sealHome(home: string, hidden: readonly string[]): void {
+  if (!exists(home)) return;
+  bindReadOnly(home, home);
+  for (const name of readdirSync(home)) {
+    if (name.startsWith(".")) continue;
+    const path = join(home, name);
+    if (hidden.some((h) => under(path, h) || under(h, path))) continue;
+    try {
+      const st = lstatSync(path);
+      if (st.isDirectory() || st.isFile()) bindWritable(path, path);
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
+/** Entries that keep a sealed home's top level and dot entries out of Landlock's write rules (no mount namespace). */
+export function sealedExclusions(home: string): string[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync(home);
+  } catch {
+    return [];
+  }
+  // The marker makes the home an ancestor of an excluded path even with no dot entry: its top level is not writable.
+  return [join(home, ".scv-sealed-top-level"), ...names.filter((n) => n.startsWith(".")).map((n) => join(home, n))];
 }
 
 function bindWritable(source: string, target: string): void {

@@ -9,8 +9,16 @@ export interface SandboxPolicy {
   cwd: string;
   /** Writable in workspace-write mode (except `protect`). */
   workspace: string;
-  /** Kept read-only inside the writable places: the workspace's `.git` and `.scv` (existing ones). */
+  /**
+   * Kept read-only inside the writable places (existing ones): the workspace's `.git` and `.scv`, or, for a git
+   * command, only the parts of `.git` git runs programs from (hooks, config, info, modules, worktrees).
+   */
   protect: string[];
+  /**
+   * Homes inside a writable place (the workspace is the home or holds it): their top level and every dot entry
+   * (start-up files, `.config`, `.local/bin`, user units, `.gitconfig`) stay read-only, other entries writable.
+   */
+  sealed: string[];
   /** More writable places the user listed (`[sandbox] writable_roots`). */
   writableRoots: string[];
   /** Neither readable nor writable. */
@@ -51,6 +59,7 @@ export function parsePolicy(text: string): SandboxPolicy {
     typeof p.tmpdir !== "string" ||
     !p.tmpdir.startsWith("/") ||
     !strings(p.protect) ||
+    !strings(p.sealed) ||
     !strings(p.writableRoots) ||
     !strings(p.hidden) ||
     typeof p.network !== "boolean" ||
@@ -72,6 +81,14 @@ export interface SandboxSettings {
   autoRun: boolean;
   /** Refuse to run commands rather than run with less than the full sandbox. */
   required: boolean;
+  /** `auto_run = "always"`: run unasked even where this machine enforces only part of the sandbox. */
+  autoRunPartial?: boolean;
+  /** Unix sockets (paths) a command may reach; every other listening socket on the host is hidden. */
+  allowUnixSockets?: string[];
+  /** The user's home, kept read-only at its top level and in its dot entries when a writable place holds it. */
+  home?: string;
+  /** For this call only: the workspace's `.git` data writable (a command made only of git commands; see bash.ts). */
+  gitData?: boolean;
   /** Where the probe's answer is kept (see sandboxSupport). */
   scvHome?: string;
 }

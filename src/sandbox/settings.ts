@@ -2,6 +2,7 @@
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { userHome } from "../user-home";
+import { otherPaths } from "./identity";
 import type { SandboxMode, SandboxSettings } from "./policy";
 
 export interface SandboxConfig {
@@ -9,8 +10,9 @@ export interface SandboxConfig {
   writable_roots: string[];
   hidden_paths: string[];
   network: boolean;
-  auto_run: boolean;
+  auto_run: boolean | "always";
   required: boolean;
+  allow_unix_sockets?: string[];
 }
 
 /** Under the home: credentials, sign-ins of the delegated agents, shell histories. */
@@ -19,17 +21,31 @@ const HOME_HIDDEN = [
   ".git-credentials", ".config/gh", ".codex/auth.json", ".claude/.credentials.json", ".claude.json", ".grok", ".pi/agent/auth.json",
   ".dsh", ".config/dsh", ".bash_history", ".zsh_history", ".history", ".sh_history", ".python_history", ".node_repl_history",
   ".psql_history", ".mysql_history", ".sqlite_history", ".lesshst", ".local/share/fish/fish_history", ".vault-token",
+  ".cargo/credentials.toml", ".cargo/credentials", ".local/share/keyrings", ".password-store", ".config/containers/auth.json",
+  // Browser profiles: cookies and saved logins.
+  ".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".config/microsoft-edge", ".config/vivaldi",
+  ".config/opera", "snap/firefox", "snap/chromium", ".var/app/org.mozilla.firefox", ".var/app/com.google.Chrome", ".var/app/org.chromium.Chromium",
+  // Rootless container engines' sockets (outside the runtime directory).
+  ".docker/run", ".local/share/containers/podman",
 ];
 /** Outside the home: the machine's password hashes and the sockets that would let root run anything. */
 const SYSTEM_HIDDEN = [
   "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/run/docker.sock", "/var/run/docker.sock",
   "/run/containerd/containerd.sock", "/run/podman/podman.sock", "/run/dbus/system_bus_socket", "/run/systemd/private",
+  // Service-account tokens and mounted secrets (Kubernetes, Docker secrets).
+  "/run/secrets", "/var/run/secrets",
 ];
 
-/** The hidden paths every sandbox keeps, plus SSH_AUTH_SOCK when set. */
+/**
+ * The hidden paths every sandbox keeps, plus SSH_AUTH_SOCK when set and the user's runtime directory
+ * (XDG_RUNTIME_DIR, else /run/user/UID): the session bus, systemd's private socket, rootless Docker and Podman.
+ */
 export function defaultHiddenPaths(home: string, scvHome: string, env: Readonly<Record<string, string | undefined>>): string[] {
   const out = [scvHome, ...HOME_HIDDEN.map((p) => join(home, p)), ...SYSTEM_HIDDEN];
   if (env.SSH_AUTH_SOCK?.startsWith("/")) out.push(env.SSH_AUTH_SOCK);
+  const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+  out.push(env.XDG_RUNTIME_DIR?.startsWith("/") ? env.XDG_RUNTIME_DIR : `/run/user/${uid ?? 0}`);
+  if (env.DBUS_SESSION_BUS_ADDRESS) for (const m of env.DBUS_SESSION_BUS_ADDRESS.matchAll(/unix:path=([^,;]+)/g)) out.push(m[1]!);
   return out;
 }
 
@@ -49,15 +65,20 @@ export function sandboxSettings(
   ctx: { workspace: string; home: string; scvHome: string; env: Readonly<Record<string, string | undefined>> },
 ): SandboxSettings | undefined {
   if (config.mode === "off") return undefined;
-  const hidden = [...defaultHiddenPaths(ctx.home, ctx.scvHome, ctx.env), ...config.hidden_paths].flatMap(withRealPath);
+  const named = [...new Set([...defaultHiddenPaths(ctx.home, ctx.scvHome, ctx.env), ...config.hidden_paths].flatMap(withRealPath))];
+  // Hidden by identity: the same folders seen through another mount are hidden too (identity.ts).
+  const hidden = [...named, ...otherPaths(named)];
   return {
     mode: config.mode,
     workspace: withRealPath(ctx.workspace).at(-1)!,
     writableRoots: config.writable_roots.flatMap(withRealPath),
-    hidden: [...new Set(hidden)],
+    hidden,
     network: config.network,
-    autoRun: config.auto_run,
+    autoRun: config.auto_run !== false,
+    ...(config.auto_run === "always" ? { autoRunPartial: true } : {}),
     required: config.required,
+    allowUnixSockets: config.allow_unix_sockets ?? [],
+    home: withRealPath(ctx.home).at(-1)!,
     scvHome: ctx.scvHome,
   };
 }

@@ -4,7 +4,8 @@ import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "..
 import { zod } from "../lazy-schema";
 import type { GuardVerdict, ProgramList } from "../guard/index";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
-import { enforcementFor, explainDenial, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, runSandboxed, sandboxSettings, type Enforcement, type SandboxSettings } from "../sandbox";
+import { explainDenial, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, runSandboxed, sandboxSettings } from "../sandbox";
+import { placement } from "./bash-sandbox";
 import { ToolError } from "../errors";
 import { type SessionScope } from "../scope";
 import { throttle } from "../throttle";
@@ -61,33 +62,23 @@ export function createBashTool(scope: SessionScope): Tool {
   const home = scope.env.HOME || userHome(scope.env);
   let programs: ProgramList | undefined;
   const sandbox = sandboxSettings(scope.config.sandbox, { workspace: scope.workspace, home, scvHome: scope.scvHome, env: scope.env });
-  // Probed at the first call (a throwaway launcher, about 10 ms), not with the tool.
-  let enforcement: Enforcement | undefined;
-  /** The sandbox a call runs in; undefined when it runs outside (off, nothing on this kernel, or asked to). */
-  const sandboxFor = (args: { command: string; unsandboxed?: unknown }): { settings: SandboxSettings; enforcement: Enforcement } | undefined => {
-    if (!sandbox || args.unsandboxed || writesGitDirectly(args.command)) return undefined;
-    enforcement ??= enforcementFor(sandbox);
-    return enforcement.available || sandbox.required ? { settings: sandbox, enforcement } : undefined;
-  };
-  const howItRuns = (args: { command: string; unsandboxed?: string | undefined }): string => {
-    const inside = sandboxFor(args);
-    if (inside) return `sandboxed: ${inside.enforcement.summary}`;
-    if (args.unsandboxed) return `not sandboxed: asked to run outside the sandbox (${args.unsandboxed})`;
-    if (sandbox && writesGitDirectly(args.command)) return "not sandboxed: it writes the repository's .git, which the sandbox keeps read-only";
-    if (sandbox) return `not sandboxed: ${enforcement?.summary ?? "the sandbox is unavailable"}`;
-    return "not sandboxed: [sandbox] mode = \"off\" in your user config";
-  };
+  const place = placement(sandbox, home);
+  const sandboxFor = place.inside;
 
   /** The guard's verdict; rules are read on each call, so `scv rules rm` takes effect at once. */
   function guard(args: { command: string; secrets?: string[] | undefined; unsandboxed?: string | undefined }): GuardVerdict {
     const verdict = guardAlone(args);
-    const runs = howItRuns(args);
+    const runs = place.howItRuns(args);
     if (verdict.decision === "block") return { ...verdict, sandbox: runs };
     // Outside the sandbox on request: a person decides, every time; no rule, auto-approval or mode answers it.
     if (args.unsandboxed) return { decision: "prompt", reason: `it asks to run outside the sandbox: ${args.unsandboxed}`, sandbox: runs, personOnly: true };
-    const inside = sandboxFor(args);
-    if (inside && sandbox!.autoRun && verdict.decision === "prompt" && !args.secrets?.length) {
-      return { decision: "allow", reason: `confined by the sandbox ([sandbox] auto_run): ${verdict.reason}`, sandbox: runs };
+    // A git write this machine cannot confine runs outside: the same, with what git would also run there.
+    const outside = place.outsideGit(args);
+    if (outside) return { decision: "prompt", reason: ["it writes the repository's .git outside the sandbox", ...outside].join("; "), sandbox: runs, personOnly: true };
+    if (verdict.decision === "prompt" && !args.secrets?.length) {
+      const auto = place.autoRun(args);
+      if (auto.run) return { decision: "allow", reason: `confined by the sandbox ([sandbox] auto_run): ${verdict.reason}`, sandbox: runs };
+      if (auto.why) return { ...verdict, reason: `${verdict.reason}; it asks although [sandbox] auto_run is on: ${auto.why}`, sandbox: runs };
     }
     return { ...verdict, sandbox: runs };
   }
@@ -106,13 +97,13 @@ export function createBashTool(scope: SessionScope): Tool {
     name: "bash",
     kind: "execute",
     description:
-      `Run a command with /bin/bash -lc in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv, " : ""}$TMPDIR; ${sandbox.network ? "" : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); read-only ones run unasked"}. ` +
+      `Run a command with /bin/bash -lc in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv (a command of git commands only may write .git's data), " : ""}$TMPDIR; ${sandbox.network ? "" : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); read-only ones run unasked"}. ` +
       `Known destructive ones are refused. No keys in its environment${bindings.length ? `; secret bindings you may request by name: ${bindings.map(bindingName).join(", ")}` : ""}; empty stdin. ` +
       `Returns the exit status and output (long output keeps start and end); processes it starts stop with it.`,
     parameters: BashArgs,
     risk: "process",
     summary: (args) => {
-      const lines = [`$ ${args.command}`, `cwd: ${scope.workspace}`, args.background ? `in the background (a job; ${args.keep ? "kept running after this session closes, until scv agents kill or SCV stops" : "stopped when this session closes"})` : `timeout: ${args.timeout_seconds ?? defaultTimeout}s`, howItRuns(args)];
+      const lines = [`$ ${args.command}`, `cwd: ${scope.workspace}`, args.background ? `in the background (a job; ${args.keep ? "kept running after this session closes, until scv agents kill or SCV stops" : "stopped when this session closes"})` : `timeout: ${args.timeout_seconds ?? defaultTimeout}s`, place.howItRuns(args)];
       if (args.secrets?.length) lines.push(`secrets: ${describeBindings(bindings, args.secrets).join(", ")}`);
       return lines.join("\n");
     },
@@ -195,6 +186,7 @@ export function formatResult(r: RunResult, timeoutSeconds: number) {
   }
   if (r.cleanedUp) lines.push(`[stopped ${r.cleanedUp} background process${r.cleanedUp === 1 ? "" : "es"} still running after the command]`);
   if (r.drained === false) lines.push("[a background process kept the output open after the command; stopped reading]");
+  for (const note of r.notes ?? []) lines.push(`[${note}]`);
   const text = out.totalBytes ? `${lines.join("\n")}\n${out.text}` : lines.join("\n");
   return {
     ok: !r.timedOut && !r.cancelled && r.exitCode === 0,
@@ -254,14 +246,4 @@ export function lastLine(bytes: Uint8Array): string {
     if (line) return ellipsize(line, PROGRESS_MAX_CHARS);
   }
   return "";
-}
-
-const GIT_WRITES = /^\s*git\s+(commit|add|rm|mv|restore|checkout|switch|merge|rebase|reset|stash|tag|branch|cherry-pick|revert|am|apply|pull|fetch|push|init|gc|notes|worktree|submodule)(\s[^;&|`$()<>\n\\]*)?$/;
-
-/**
- * A lone git command that writes the repository (`git commit -m "x"`), with no shell syntax around it: it would
- * only fail inside the sandbox (.git is read-only there), so it runs outside and asks, as without a sandbox.
- */
-export function writesGitDirectly(command: string): boolean {
-  return GIT_WRITES.test(command);
 }

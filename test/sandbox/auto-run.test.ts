@@ -1,6 +1,6 @@
 // A realistic coding session in auto mode through the compiled binary, nobody to ask (no --yes, stdin not a
-// terminal): edits, git status, npm test and a build run unasked inside the sandbox; the git commit, which
-// writes .git, is the one approval asked (and, nobody being there, denied). Then the model's bash tries to
+// terminal): edits, git status, npm test, a build and the git commit (git alone gets .git's data writable) run
+// unasked inside the sandbox. Then the model's bash tries to
 // kill the death watch before leaving an escapee: blocked, and the escapee still dies with SCV.
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -24,11 +24,14 @@ function project(workspace: string, env: Record<string, string>) {
     if (!r.success) throw new Error(r.stderr.toString());
   };
   git("init", "-q");
+  // The home is under /tmp, which the sandbox shows as the command's private one: the identity goes in the repository.
+  git("config", "user.email", "t@t");
+  git("config", "user.name", "t");
   git("add", "-A");
   git("commit", "-qm", "start");
 }
 
-test("auto mode: edits, status, tests and the build ask nothing; the git commit is the one approval asked", async () => {
+test("auto mode: edits, status, tests, the build and the git commit ask nothing and all run inside the sandbox", async () => {
   const { env, workspace } = fakeHome(fake.url);
   project(workspace, env);
   const steps = [
@@ -50,15 +53,18 @@ test("auto mode: edits, status, tests and the build ask nothing; the git commit 
   const asked = events.filter((e) => e.method === "approval.requested").map((e) => e.params.summary.split("\n")[0]);
   const completed = events.filter((e) => e.method === "tool.completed").map((e) => ({ ok: e.params.ok, sandbox: e.params.sandbox, out: String(e.params.output) }));
   console.log(`auto mode: ${steps.length} commands, ${asked.length} approval asked (${asked.join("; ")})`);
-  expect(asked).toEqual([`$ git commit -qam "add adds"`]);
-  expect(completed.slice(0, 8).map((c) => [c.ok, c.sandbox])).toEqual(Array(8).fill([true, "workspace-write"]));
+  expect(asked).toEqual([]);
+  if (!completed[8]?.ok) console.log(completed[8]?.out);
+  expect(completed.map((c) => [c.ok, c.sandbox])).toEqual(Array(9).fill([true, "workspace-write"]));
+  const log = Bun.spawnSync(["git", "log", "--format=%s"], { cwd: workspace, env }).stdout.toString();
+  expect(log.split("\n")[0]).toBe("add adds");
   expect(completed[4]!.out).toContain("1 test passed");
   expect(completed[6]!.out).toContain("hello");
   expect(readFileSync(join(workspace, "src", "add.js"), "utf8")).toContain("a + b");
   expect(existsSync(join(workspace, "hello"))).toBe(true);
   const started = events.filter((e) => e.method === "tool.started").map((e) => e.params.guard?.sandbox ?? "");
-  expect(started.slice(0, 8).every((s) => s.startsWith("sandboxed: workspace-write"))).toBe(true);
-  expect(started[8]).toContain("not sandboxed: it writes the repository's .git");
+  expect(started.every((s) => s.startsWith("sandboxed: workspace-write"))).toBe(true);
+  expect(started[8]).toContain(".git's data writable for git, its hooks and config read-only");
 }, 120_000);
 
 test("the model's bash cannot kill the death watch: after SCV is SIGKILLed its setsid escapee still dies within 2 s", async () => {

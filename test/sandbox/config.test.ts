@@ -9,7 +9,18 @@ afterEach(removeConfigHomes);
 
 test("defaults: workspace-write, no network, auto_run, not required", () => {
   const { env, ws } = configHome();
-  expect(loadConfig({ cwd: ws, env }).config.sandbox).toEqual({ mode: "workspace-write", writable_roots: [], hidden_paths: [], network: false, auto_run: true, required: false });
+  expect(loadConfig({ cwd: ws, env }).config.sandbox).toEqual({ mode: "workspace-write", writable_roots: [], hidden_paths: [], network: false, auto_run: true, required: false, allow_unix_sockets: [] });
+});
+
+test("a project file cannot set [checkpoints] (a command could write one to turn rewind off)", () => {
+  const { env, ws } = configHome(undefined, `[checkpoints]\nenabled = false\n`);
+  const msg = configErrorOf(() => loadConfig({ cwd: ws, env }));
+  expect(msg).toContain("cannot set checkpoints");
+});
+
+test('auto_run takes "always" (run unasked even where only part of the sandbox is enforced)', () => {
+  const { env, ws } = configHome(`[sandbox]\nauto_run = "always"\n`);
+  expect(loadConfig({ cwd: ws, env }).config.sandbox.auto_run).toBe("always");
 });
 
 test("a project file cannot set [sandbox]", () => {
@@ -27,6 +38,8 @@ for (const [toml, key, why] of [
   [`writable_roots = ["//"]`, "sandbox.writable_roots", /whole machine/],
   [`mode = "danger"`, "sandbox.mode", /workspace-write, read-only, off/],
   [`network = "yes"`, "sandbox.network", /true or false/],
+  [`auto_run = "sometimes"`, "sandbox.auto_run", /true, false or "always"/],
+  [`allow_unix_sockets = ["docker.sock"]`, "sandbox.allow_unix_sockets", /absolute path/],
 ] as const) {
   test(`bad input: ${toml}`, () => {
     const { env, ws, home } = configHome(`[sandbox]\n${toml}\n`);

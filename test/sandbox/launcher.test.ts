@@ -24,6 +24,7 @@ test("Landlock alone (no namespaces): writes stay in the workspace's folders and
     mode: "workspace-write",
     cwd: ws,
     workspace: ws,
+    sealed: [],
     protect: [join(ws, ".git"), join(ws, ".scv")],
     writableRoots: [],
     hidden: [join(root, "secret")],
@@ -51,10 +52,10 @@ test("a launcher that cannot apply the policy says why and never runs the comman
   const bad = launch("{not json", ["/bin/sh", "-c", `touch ${marker}`]);
   expect(bad.code).toBe(LAUNCHER_FAILED_EXIT);
   expect(bad.err).toStartWith("scv sandbox: the command was not run: ");
-  const missing = launch({ mode: "workspace-write", cwd: "/nonexistent-dir", workspace: "/nonexistent-dir", protect: [], writableRoots: [], hidden: [], network: false, tmpdir: root, expect: { namespaces: false, landlock: true } }, ["/bin/sh", "-c", `touch ${marker}`]);
+  const missing = launch({ mode: "workspace-write", cwd: "/nonexistent-dir", workspace: "/nonexistent-dir", protect: [], sealed: [], writableRoots: [], hidden: [], network: false, tmpdir: root, expect: { namespaces: false, landlock: true } }, ["/bin/sh", "-c", `touch ${marker}`]);
   expect(missing.code).toBe(LAUNCHER_FAILED_EXIT);
   expect(missing.err).toContain("chdir to /nonexistent-dir failed");
-  const noProgram = launch({ mode: "read-only", cwd: root, workspace: root, protect: [], writableRoots: [], hidden: [], network: false, tmpdir: root, expect: { namespaces: false, landlock: true } }, ["/nonexistent-program"]);
+  const noProgram = launch({ mode: "read-only", cwd: root, workspace: root, protect: [], sealed: [], writableRoots: [], hidden: [], network: false, tmpdir: root, expect: { namespaces: false, landlock: true } }, ["/nonexistent-program"]);
   expect(noProgram.code).toBe(LAUNCHER_FAILED_EXIT);
   expect(noProgram.err).toContain("executing /nonexistent-program failed (ENOENT)");
   expect(existsSync(marker)).toBe(false);
