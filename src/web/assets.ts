@@ -1,5 +1,8 @@
 // The page's one stylesheet and one script, embedded in the binary: no build step, nothing from a CDN. The
-// script puts model and tool output on the page only as text (textContent), never as markup.
+// script puts model and tool output on the page only as text (textContent), never as markup. It holds the page
+// key (handed over once by the sign-in answer) in this origin's localStorage, which another port cannot read,
+// and sends it in X-SCV-Key on every request for data or a change: a page load gets only a shell, which the
+// script fills by loading the same address again with the key.
 export const STYLE_CSS = `
 :root{color-scheme:light dark;--fg:#1d1f21;--bg:#fafafa;--mute:#6a6f75;--line:#d8dadd;--acc:#2463d1;--warn:#a25c00;--bad:#b3261e;--ok:#1f7a3a;--card:#fff}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e6e6;--bg:#16181b;--mute:#9aa0a6;--line:#33373c;--acc:#7aa7ff;--warn:#e0a040;--bad:#ff7b72;--ok:#56d364;--card:#1e2125}}
@@ -24,12 +27,23 @@ svg.chart{width:100%;height:auto;display:block}svg.chart rect{fill:var(--acc)}sv
 
 export const APP_JS = `"use strict";
 (() => {
-const csrf = document.querySelector('meta[name="csrf"]')?.content || "";
+const KEY = "scv-web-key";
 const $ = (s, r = document) => r.querySelector(s);
 const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
 
+// The sign-in answer hands over the page key, once: kept in this origin's storage, never in a cookie.
+const handed = $('meta[name="scv-key"]');
+if (handed) {
+  try { localStorage.setItem(KEY, handed.content); location.replace("/chat"); }
+  catch { $("main").textContent = "This browser would not keep the page's key (site data is blocked for this address). Allow it, then run scv web for a new sign-in link."; }
+  return;
+}
+let key = "";
+try { key = localStorage.getItem(KEY) || ""; } catch {}
+const send = (url, init = {}) => fetch(url, { ...init, credentials: "same-origin", headers: { ...(init.headers || {}), "x-scv-key": key } });
+
 async function post(url, body) {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": csrf }, body: JSON.stringify(body || {}), credentials: "same-origin" });
+  const res = await send(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body || {}) });
   let data = {};
   try { data = await res.json(); } catch {}
   if (!res.ok) throw new Error(data.error || ("HTTP " + res.status));
@@ -95,7 +109,7 @@ let refreshing = 0;
 async function refreshLive(onlyWeb) {
   clearTimeout(refreshing);
   refreshing = setTimeout(async () => {
-    const res = await fetch("/api/live", { credentials: "same-origin" });
+    const res = await send("/api/live");
     if (!res.ok) return;
     const snap = await res.json();
     const list = $("#approvals");
@@ -105,12 +119,45 @@ async function refreshLive(onlyWeb) {
   }, 100);
 }
 
-function events(handler) {
-  const source = new EventSource("/api/events");
-  source.onmessage = (m) => { try { handler(JSON.parse(m.data)); } catch {} };
-  return source;
+// The event stream, read with fetch (EventSource cannot send the key); reconnects as EventSource would.
+async function events(handler) {
+  for (;;) {
+    try {
+      const res = await send("/api/events");
+      if (res.status === 401 || res.status === 403) return;
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = "";
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buf += value;
+        for (let i; (i = buf.indexOf("\\n\\n")) >= 0; buf = buf.slice(i + 2)) {
+          const data = buf.slice(0, i).split("\\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\\n");
+          if (data) try { handler(JSON.parse(data)); } catch {}
+        }
+      }
+    } catch {}
+    await new Promise((r) => setTimeout(r, 3000));
+  }
 }
 
+// A page load holds only a shell: the page is loaded again with the key, and shown.
+async function load() {
+  const shell = $("#shell");
+  if (!shell) return start();
+  if (!key) { shell.textContent = "This browser does not hold the page key of this sign-in. Run scv web in a terminal on this machine for a new sign-in link."; return; }
+  try {
+    const res = await send(location.href);
+    if (!(res.headers.get("content-type") || "").startsWith("text/html")) throw new Error((await res.json()).error || ("HTTP " + res.status));
+    const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+    document.title = doc.title;
+    document.body.replaceWith(document.importNode(doc.body, true));
+    document.body.dataset.ready = "1";
+    start();
+  } catch (e) { shell.textContent = "This page could not be loaded: " + e.message; }
+}
+
+function start() {
 const page = document.body.dataset.page;
 if (page === "live") { refreshLive(false); events(() => refreshLive(false)); }
 
@@ -169,5 +216,8 @@ if (page === "chat") {
   form.elements.text.addEventListener("keydown", (ev) => { if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); form.requestSubmit(); } });
   scroll();
 }
+}
+
+load();
 })();
 `;

@@ -20,5 +20,5 @@ export interface WebContext {
   schedules?: ScheduleControl;
 }
 
-/** Hono's per-request values on the signed-in routes. */
-export type WebEnv = { Variables: { csrf: string } };
+/** Hono's per-request values: the client's address (from the server) and the body, read within its cap. */
+export type WebEnv = { Bindings: { client?: string }; Variables: { body: string } };

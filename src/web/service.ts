@@ -8,6 +8,7 @@ import type { ChannelHost } from "../channels/core/host";
 import type { LiveHub } from "../channels/core/live";
 import { WebAuth } from "./auth";
 import type { ScheduleControl } from "./context";
+import { BODY_CAP } from "./request";
 import { allowedHosts, createWebApp } from "./server";
 
 export interface WebService {
@@ -42,7 +43,8 @@ export function createWebService(opts: WebServiceOptions): WebService {
         // The real port is known only after binding (port 0 in tests): the Host check is made for it.
         let hostOk: (h: string | undefined) => boolean = () => false;
         const app = createWebApp({ ...opts, auth }, (h) => hostOk(h));
-        server = Bun.serve({ hostname: bare, port, fetch: app.fetch, idleTimeout: 60 });
+        // The client's address keys the sign-in failures; Bun's own body limit is a backstop behind the app's cap.
+        server = Bun.serve({ hostname: bare, port, fetch: (req, srv) => app.fetch(req, { client: srv.requestIP(req)?.address ?? "unknown" }), idleTimeout: 60, maxRequestBodySize: 2 * BODY_CAP });
         hostOk = allowedHosts(host, server.port!, opts.config.web_ui.allowed_hosts);
         base = `http://${host}:${server.port}`;
       } catch (e) {

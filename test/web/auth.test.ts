@@ -9,31 +9,38 @@ test("a sign-in token opens one session, once; an expired one none; revoke ends 
   let now = 1_000_000;
   const auth = new WebAuth(() => now);
   const { token } = auth.mint();
-  const first = auth.redeem(token);
+  const first = auth.redeem(token, "127.0.0.1");
   expect(first.ok).toBe(true);
-  expect(auth.redeem(token)).toEqual({ ok: false, why: "invalid" });
-  const cookie = (first as { cookie: string }).cookie;
-  expect(auth.session(cookie)?.csrf).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  expect(auth.redeem(token, "127.0.0.1")).toEqual({ ok: false, why: "invalid" });
+  const { cookie, key } = first as { cookie: string; key: string };
+  expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  const session = auth.session(cookie)!;
+  expect(auth.keyed(session, key)).toBe(true);
+  for (const wrong of [undefined, "", cookie, key.slice(1), session.key]) expect(auth.keyed(session, wrong)).toBe(false);
   expect(auth.session("not-a-cookie")).toBeUndefined();
 
   const late = auth.mint().token;
   now += 11 * 60_000;
-  expect(auth.redeem(late)).toEqual({ ok: false, why: "invalid" });
+  expect(auth.redeem(late, "127.0.0.1")).toEqual({ ok: false, why: "invalid" });
 
   const unused = auth.mint().token;
   expect(auth.revoke()).toBe(1);
   expect(auth.session(cookie)).toBeUndefined();
-  expect(auth.redeem(unused).ok).toBe(false);
+  expect(auth.redeem(unused, "127.0.0.1").ok).toBe(false);
 });
 
-test("sign-in attempts over 10 a minute are refused before the token is looked at", () => {
+test("bad sign-in attempts over 10 a minute from one address are refused; other addresses and a valid token are not", () => {
   let now = 0;
   const auth = new WebAuth(() => now);
-  for (let i = 0; i < 10; i++) expect(auth.redeem(`guess-${i}`)).toEqual({ ok: false, why: "invalid" });
-  const good = auth.mint().token;
-  expect(auth.redeem(good)).toEqual({ ok: false, why: "rate" });
+  for (let i = 0; i < 10; i++) expect(auth.redeem(`guess-${i}`, "127.0.0.1")).toEqual({ ok: false, why: "invalid" });
+  expect(auth.redeem("guess-10", "127.0.0.1")).toEqual({ ok: false, why: "rate" });
+  expect(auth.redeem("guess-0", "127.0.0.2")).toEqual({ ok: false, why: "invalid" });
+  expect(auth.redeem(auth.mint().token, "127.0.0.1").ok).toBe(true); // the owner's link, mid-flood
   now += 61_000;
-  expect(auth.redeem(good).ok).toBe(true); // the refused attempt did not spend it
+  expect(auth.redeem("guess-11", "127.0.0.1")).toEqual({ ok: false, why: "invalid" });
+  // The failures kept are bounded, however many addresses try.
+  for (let i = 0; i < 5000; i++) auth.redeem("x", `10.0.${i >> 8}.${i & 255}`);
+  expect((auth as unknown as { failures: Map<string, number[]> }).failures.size).toBeLessThanOrEqual(1024);
 });
 
 test("the Host check: the listen address, localhost on loopback, configured names; nothing else", () => {

@@ -12,6 +12,7 @@ import { cleanupBridges, waitFor } from "../channels/helpers";
 import { signInLink, startWebDaemon, type WebDaemon } from "./helpers";
 
 // The functions passed to page.waitForFunction run in the browser, where `document` exists.
+declare const localStorage: { getItem(k: string): string | null };
 declare const document: { cookie: string; querySelector(s: string): { textContent: string | null } | null; querySelectorAll(s: string): Iterable<{ textContent: string | null; classList: { contains(c: string): boolean } }> };
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -48,6 +49,12 @@ afterAll(async () => {
   await cleanupBridges();
 });
 
+/** Opens a page and waits until its script has loaded it with the page key (a page load alone is an empty shell). */
+async function open(path: string, p: Page = page): Promise<void> {
+  await p.goto(`${d.base}${path}`);
+  await p.waitForSelector("body[data-ready]", { state: "attached", timeout: 20_000 });
+}
+
 async function shot(name: string, p: Page = page): Promise<void> {
   if (SHOTS) {
     mkdirSync(SHOTS, { recursive: true });
@@ -64,6 +71,40 @@ test.skipIf(!available)("the sign-in link opens the chat page; the page then hol
   expect(session.httpOnly).toBe(true);
   expect(session.sameSite).toBe("Strict");
   expect(await page.evaluate(() => document.cookie)).toBe(""); // HttpOnly: no script sees it
+  // The page key is in this origin's storage, never in a cookie.
+  const key = await page.evaluate(() => localStorage.getItem("scv-web-key"));
+  expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  expect(cookies.map((c) => c.name)).toEqual(["scv_web"]);
+  expect(JSON.stringify(cookies)).not.toContain(key!);
+}, 60_000);
+
+test.skipIf(!available)("a page on another port of this host receives the cookie, and the cookie opens nothing there", async () => {
+  let received = "";
+  const other = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      received ||= req.headers.get("cookie") ?? "";
+      return new Response("<!doctype html><title>dev server</title><p>a dev server</p>", { headers: { "content-type": "text/html" } });
+    },
+  });
+  try {
+    const tab = await browser.newPage();
+    await tab.goto(`http://127.0.0.1:${other.port}/`);
+    await tab.close();
+    // The browser sent SCV's cookie to the other port (cookies ignore ports)...
+    const cookie = received.split(/;\s*/).find((c) => c.startsWith("scv_web="))!;
+    expect(cookie).toBeDefined();
+    // ...and replayed from there, with every other header forged, it gets an empty shell and 403s.
+    const headers = { cookie, origin: d.base, "sec-fetch-site": "same-origin" };
+    const chat = await (await fetch(`${d.base}/chat`, { headers })).text();
+    expect(chat).toContain('id="shell"');
+    expect(chat).not.toContain("hello from the browser");
+    expect((await fetch(`${d.base}/api/live`, { headers })).status).toBe(403);
+    expect((await fetch(`${d.base}/api/chat`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ id: "from-other-port", text: "hi" }) })).status).toBe(403);
+  } finally {
+    other.stop(true);
+  }
 }, 60_000);
 
 test.skipIf(!available)("a chat round trip with the model: the reply streams into the page, then stands as the answer", async () => {
@@ -84,7 +125,7 @@ test.skipIf(!available)("a chat round trip with the model: the reply streams int
 test.skipIf(!available)("approvals are asked in the page: allowed on the live page, denied with a reason in the chat", async () => {
   fake.queue(toolCalls([{ name: "write", arguments: { path: "from-browser.txt", content: "written after a click\n", mode: "create" } }]), toolCalls([{ name: "write", arguments: { path: "not-this.txt", content: "no\n", mode: "create" } }]), text("done: one written, one refused"));
   const live = await browser.newPage();
-  await live.goto(`${d.base}/live`);
+  await open("/live", live);
   await page.fill("#send textarea", "write two files");
   await page.keyboard.press("Enter");
   // The live page shows the running turn and the card, with what will change.
@@ -123,7 +164,7 @@ test.skipIf(!available)("the usage page's numbers are `scv usage --json`'s for t
       // the CLI is asked before and after the page, and only an unchanged ledger is compared.
       for (let attempt = 0; ; attempt++) {
         const before = await cli(since, by);
-        await page.goto(`${d.base}/usage?since=${since}`);
+        await open(`/usage?since=${since}`);
         const shown = (await page.$$eval(`tr[data-by="${by}"]`, (rows) => rows.map((r) => ({ ...(r as unknown as { dataset: Record<string, string> }).dataset })))).map(pick);
         const after = await cli(since, by);
         if (JSON.stringify(before) !== JSON.stringify(after) && attempt < 5) continue;
@@ -134,12 +175,12 @@ test.skipIf(!available)("the usage page's numbers are `scv usage --json`'s for t
     }
   }
   expect(await page.locator("svg line.limit").count()).toBeGreaterThan(0); // daily_tokens drawn as a line
-  await page.goto(`${d.base}/usage?since=7d`);
+  await open(`/usage?since=7d`);
   await shot("usage");
 }, 60_000);
 
 test.skipIf(!available)("a schedule paused in the page is paused for `scv schedules list`; resumed again", async () => {
-  await page.goto(`${d.base}/schedules`);
+  await open(`/schedules`);
   const row = page.locator("tr[data-schedule]", { hasText: "water the plants" });
   expect(await row.textContent()).toContain("next ");
   await row.locator("button", { hasText: "Pause" }).click();
@@ -155,7 +196,7 @@ test.skipIf(!available)("a schedule paused in the page is paused for `scv schedu
 }, 60_000);
 
 test.skipIf(!available)("memory edited in the page is in the next session's request; a key is refused", async () => {
-  await page.goto(`${d.base}/memory`);
+  await open(`/memory`);
   const user = page.locator('form[data-scope="user"]');
   await user.locator("textarea").fill("- The owner drinks green tea, never coffee.\n- my key is sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd\n");
   await user.locator("button").click();
@@ -167,7 +208,7 @@ test.skipIf(!available)("memory edited in the page is in the next session's requ
   await shot("memory");
   // A new conversation: its session reads memory as it starts.
   fake.queue(text("noted"));
-  await page.goto(`${d.base}/chat`);
+  await open(`/chat`);
   await page.fill("#send textarea", "/new");
   await page.keyboard.press("Enter");
   await page.locator("#messages li", { hasText: "Started a new conversation" }).waitFor({ timeout: 20_000 });
@@ -180,15 +221,15 @@ test.skipIf(!available)("memory edited in the page is in the next session's requ
 }, 60_000);
 
 test.skipIf(!available)("sessions list, search and transcript; health shows what scv doctor reports", async () => {
-  await page.goto(`${d.base}/sessions?q=${encodeURIComponent("write two files")}`);
+  await open(`/sessions?q=${encodeURIComponent("write two files")}`);
   const hit = page.locator("table a").first();
   await hit.click();
   await page.waitForURL(/\/sessions\/s-/);
   expect(await page.locator("main").textContent()).toContain("from-browser.txt");
   await shot("transcript");
-  await page.goto(`${d.base}/sessions`);
+  await open(`/sessions`);
   await shot("sessions");
-  await page.goto(`${d.base}/health`);
+  await open("/health");
   const doctor = await runBinary(["doctor"], d.env, d.root);
   const areas = await page.$$eval("main tr td:nth-child(2)", (cells) => cells.map((c) => c.textContent));
   for (const area of ["binary", "config", "provider", "daemon", "web page"]) {

@@ -27,23 +27,32 @@ export async function signInLink(d: WebDaemon): Promise<string> {
   return r.stdout.trim();
 }
 
-/** Signs in with a fresh link: the cookie header and the page's CSRF token. */
-export async function signIn(d: WebDaemon): Promise<{ cookie: string; csrf: string }> {
+export interface WebAuthHeaders {
+  cookie: string;
+  key: string;
+}
+
+/** Signs in with a fresh link: the cookie header and the page key the sign-in answer hands the page. */
+export async function signIn(d: WebDaemon): Promise<WebAuthHeaders> {
   const res = await fetch(await signInLink(d), { redirect: "manual" });
   const set = res.headers.get("set-cookie") ?? "";
   const cookie = set.split(";")[0]!;
   if (!cookie.startsWith("scv_web=")) throw new Error(`no session cookie (HTTP ${res.status})`);
-  const page = await (await fetch(`${d.base}/chat`, { headers: { cookie } })).text();
-  const csrf = /<meta name="csrf" content="([^"]+)">/.exec(page)?.[1];
-  if (!csrf) throw new Error("no CSRF token on the chat page");
-  return { cookie, csrf };
+  const key = /<meta name="scv-key" content="([^"]+)">/.exec(await res.text())?.[1];
+  if (!key) throw new Error("no page key in the sign-in answer");
+  return { cookie, key };
 }
 
-/** A state-changing request as the page makes it (Origin and CSRF token), with what may be overridden. */
-export function post(d: WebDaemon, path: string, body: unknown, auth: { cookie: string; csrf: string }, headers: Record<string, string> = {}): Promise<Response> {
+/** A read as the page's script makes it: the cookie and the page key. */
+export function get(d: WebDaemon, path: string, auth: WebAuthHeaders, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${d.base}${path}`, { headers: { cookie: auth.cookie, "x-scv-key": auth.key, ...headers } });
+}
+
+/** A state-changing request as the page makes it (Origin and page key), with what may be overridden. */
+export function post(d: WebDaemon, path: string, body: unknown, auth: WebAuthHeaders, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${d.base}${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json", origin: d.base, cookie: auth.cookie, "x-csrf-token": auth.csrf, ...headers },
+    headers: { "content-type": "application/json", origin: d.base, cookie: auth.cookie, "x-scv-key": auth.key, ...headers },
     body: JSON.stringify(body),
   });
 }

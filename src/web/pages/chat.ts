@@ -32,18 +32,18 @@ export function registerChat(app: Hono<WebEnv>, ctx: WebContext): void {
 <ol id="messages">${messages.map((m) => html`<li class="${m.author === "owner" ? "owner" : m.author === "system" ? "system" : "scv"}">${m.text}</li>`)}</ol>
 <div id="approvals"></div>
 <form id="send" class="row"><textarea name="text" placeholder="Ask SCV… (Enter sends, Shift+Enter: new line; /new starts over, /stop stops)" required></textarea><button class="primary">Send</button></form>`;
-    return c.html(page({ name: "chat", title: "Chat", csrf: c.get("csrf"), body }));
+    return c.html(page({ name: "chat", title: "Chat", body }));
   });
 
   app.get("/live", (c) => {
     const body = html`<h1>Live</h1><p class="mute">Every session the daemon hosts, with its running turn; approvals wait here for you.</p><div id="approvals"></div><div id="sessions"><p class="mute">Loading…</p></div>`;
-    return c.html(page({ name: "live", title: "Live", csrf: c.get("csrf"), body }));
+    return c.html(page({ name: "live", title: "Live", body }));
   });
 
   app.get("/api/live", (c) => c.json(ctx.live.snapshot()));
 
   app.post("/api/chat", async (c) => {
-    const body = await jsonBody(c.req.raw);
+    const body = jsonBody(c.get("body"));
     if (typeof body === "string") return c.json({ error: body }, 400);
     const { id, text } = body;
     if (typeof id !== "string" || !/^[A-Za-z0-9-]{8,64}$/.test(id)) return c.json({ error: "id must be 8-64 letters, digits or -" }, 400);
@@ -59,7 +59,7 @@ export function registerChat(app: Hono<WebEnv>, ctx: WebContext): void {
   });
 
   app.post("/api/approvals/:id", async (c) => {
-    const body = await jsonBody(c.req.raw);
+    const body = jsonBody(c.get("body"));
     if (typeof body === "string") return c.json({ error: body }, 400);
     const decision = body.decision;
     if (decision !== "once" && decision !== "always" && decision !== "deny") return c.json({ error: 'decision must be "once", "always" or "deny"' }, 400);

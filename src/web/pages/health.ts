@@ -11,6 +11,6 @@ export function registerHealth(app: Hono<WebEnv>, ctx: WebContext): void {
     const rows = report.lines.map((l) => html`<tr class="${l.verdict}"><td class="${l.verdict}">${l.verdict}</td><td>${l.area}</td><td>${l.text}${l.fix ? html`<div class="mute">fix: ${l.fix}</div>` : ""}</td></tr>`);
     const summary = report.problems || report.warnings ? `${report.problems} problem(s), ${report.warnings} warning(s)` : "everything looks fine";
     const body = html`<h1>Health</h1><p>${summary} · <a href="/health">Check again</a></p><table>${rows}</table>`;
-    return c.html(page({ name: "health", title: "Health", csrf: c.get("csrf"), body }));
+    return c.html(page({ name: "health", title: "Health", body }));
   });
 }

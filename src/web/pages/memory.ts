@@ -23,17 +23,17 @@ export function registerMemory(app: Hono<WebEnv>, ctx: WebContext): void {
   app.get("/memory", async (c) => {
     const { fileTitle, readMemory, readMemoryWhole, usageLine } = await memory();
     const { place: p, workspace } = await place();
-    if (!p) return c.html(page({ name: "memory", title: "Memory", csrf: c.get("csrf"), body: html`<h1>Memory</h1><p class="mute">Memory is turned off (memory.enabled = false).</p>` }));
+    if (!p) return c.html(page({ name: "memory", title: "Memory", body: html`<h1>Memory</h1><p class="mute">Memory is turned off (memory.enabled = false).</p>` }));
     const sections = SCOPES.map((scope) => {
       const state = readMemory(p, scope);
       return html`<h2>${fileTitle(scope)}${scope === "project" ? ` (${workspace})` : ""}</h2><p class="mute">${usageLine(state)}</p>${state.notice ? html`<p class="warning">${state.notice}</p>` : ""}
 <form data-post="/api/memory" data-scope="${scope}"><input type="hidden" name="scope" value="${scope}"><textarea name="text" rows="12" aria-label="${fileTitle(scope)}">${readMemoryWhole(p, scope)}</textarea><button class="primary">Save</button><p class="note"></p></form>`;
     });
-    return c.html(page({ name: "memory", title: "Memory", csrf: c.get("csrf"), body: html`<h1>Memory</h1><p class="mute">What SCV remembers about you, sent with every request of your sessions. Keys, tokens and passwords are refused.</p>${sections}` }));
+    return c.html(page({ name: "memory", title: "Memory", body: html`<h1>Memory</h1><p class="mute">What SCV remembers about you, sent with every request of your sessions. Keys, tokens and passwords are refused.</p>${sections}` }));
   });
 
   app.post("/api/memory", async (c) => {
-    const body = await jsonBody(c.req.raw);
+    const body = jsonBody(c.get("body"));
     if (typeof body === "string") return c.json({ error: body }, 400);
     const scope = body.scope;
     if (scope !== "user" && scope !== "project") return c.json({ error: 'scope must be "user" or "project"' }, 400);

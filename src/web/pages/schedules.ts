@@ -24,7 +24,7 @@ export function registerSchedules(app: Hono<WebEnv>, ctx: WebContext): void {
         })}</table>`
       : html`<p class="mute">No schedules. Ask SCV in a chat (“every weekday at 9 tell me …”) or use <code>scv schedules add</code>.</p>`;
     const broken = invalid.length ? html`<h2>Unreadable</h2><ul>${invalid.map((i) => html`<li>${i.file}: ${i.error}</li>`)}</ul>` : "";
-    return c.html(page({ name: "schedules", title: "Schedules", csrf: c.get("csrf"), body: html`<h1>Schedules</h1>${list}${broken}` }));
+    return c.html(page({ name: "schedules", title: "Schedules", body: html`<h1>Schedules</h1>${list}${broken}` }));
   });
 
   app.post("/api/schedules/:id/:action", async (c) => {

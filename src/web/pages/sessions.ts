@@ -39,7 +39,7 @@ export function registerSessions(app: Hono<WebEnv>, ctx: WebContext): void {
           )}</table>`
         : html`<p class="mute">No stored sessions yet.</p>`;
     }
-    return c.html(page({ name: "sessions", title: "Sessions", csrf: c.get("csrf"), body: html`<h1>Sessions</h1>${form}${list}` }));
+    return c.html(page({ name: "sessions", title: "Sessions", body: html`<h1>Sessions</h1>${form}${list}` }));
   });
 
   app.get("/sessions/:id", async (c) => {
@@ -47,14 +47,14 @@ export function registerSessions(app: Hono<WebEnv>, ctx: WebContext): void {
     try {
       s = (await store()).load(c.req.param("id"));
     } catch (e) {
-      return c.html(page({ name: "sessions", title: "Session", csrf: c.get("csrf"), body: html`<h1>Session</h1><p class="error">${(e as Error).message}</p>` }), 404);
+      return c.html(page({ name: "sessions", title: "Session", body: html`<h1>Session</h1><p class="error">${(e as Error).message}</p>` }), 404);
     }
     const turns = s.turns.map(
       (t) => html`<section class="session"><div class="mute">${t.turn_id} · ${t.origin.kind} · ${when(t.started_at)} · ${t.status}${t.error ? ` (${t.error.message})` : ""}</div>
 <pre>${clean(t.prompt)}</pre>${t.items.map((item) => itemView(item, clean))}${t.reply ? html`<h2>Reply</h2><pre>${clean(t.reply)}</pre>` : ""}</section>`,
     );
     const body = html`<h1>Session ${s.header.id}</h1><p class="mute">${s.header.workspace} · ${s.provider}/${s.model} · started ${when(s.header.at)}</p>${turns}`;
-    return c.html(page({ name: "sessions", title: `Session ${s.header.id}`, csrf: c.get("csrf"), body }));
+    return c.html(page({ name: "sessions", title: `Session ${s.header.id}`, body }));
   });
 }
 

@@ -33,7 +33,7 @@ export function registerUsage(app: Hono<WebEnv>, ctx: WebContext): void {
   app.get("/usage", async (c) => {
     const period = c.req.query("since") ?? "7d";
     const since = parseSince(period);
-    if (since === undefined) return c.html(page({ name: "usage", title: "Usage", csrf: c.get("csrf"), body: html`<h1>Usage</h1><p class="error">“${period}” is not a period: use 24h, 7d, 2w, today, month or a date such as 2026-12-01.</p>` }), 400);
+    if (since === undefined) return c.html(page({ name: "usage", title: "Usage", body: html`<h1>Usage</h1><p class="error">“${period}” is not a period: use 24h, 7d, 2w, today, month or a date such as 2026-12-01.</p>` }), 400);
     const { ledgerFor } = await import("../../ledger/index");
     const ledger = ledgerFor(ctx.scvHome);
     const groups = await Promise.all(GROUPED.map(async (by) => ({ by, ...(await ledger.usage(ctx.config, { since, by })) })));
@@ -56,6 +56,6 @@ export function registerUsage(app: Hono<WebEnv>, ctx: WebContext): void {
     const periods = html`<form method="get" action="/usage" class="row"><select name="since" aria-label="period">${USAGE_PERIODS.map((p) => html`<option${p === period ? html` selected` : ""}>${p}</option>`)}</select><button>Show</button></form>`;
     const summary = html`<p id="usage-total" data-since="${new Date(since).toISOString()}">Since ${new Date(since).toLocaleString()}: ${formatTokens(tokens(total))} tokens in ${total.requests} calls, ${share(total)} of input cached${priced ? `, cost ${formatCost(total.cost!)}${total.unpriced_tokens ? "+" : ""}` : ""}.</p>`;
     const limitsView = limitLines.length ? html`<p>[limits] ${limitLines.join(" · ")}</p>` : html`<p class="mute">No [limits] are set.</p>`;
-    return c.html(page({ name: "usage", title: "Usage", csrf: c.get("csrf"), body: html`<h1>Usage</h1>${periods}${summary}${limitsView}${sections}` }));
+    return c.html(page({ name: "usage", title: "Usage", body: html`<h1>Usage</h1>${periods}${summary}${limitsView}${sections}` }));
   });
 }
