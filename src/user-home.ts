@@ -3,3 +3,11 @@
 export function userHome(env: Readonly<Record<string, string | undefined>> = process.env): string {
   return env.HOME || (require("node:os") as typeof import("node:os")).homedir();
 }
+
+/**
+ * Where chat sessions work when `channels.workspace` is unset: a folder of their own in the home (`~/scv-chat`),
+ * never the home itself, whose start-up files and dot folders a chat's commands could otherwise reach.
+ */
+export function defaultChatWorkspace(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return `${userHome(env).replace(/\/+$/, "")}/scv-chat`;
+}

@@ -2,9 +2,9 @@
 // and, when chat channels are configured, the layers a chat session will load in the channels' workspace. A
 // daemon that started on a configuration every chat message would fail on would answer each message with the
 // same error, and the owner would learn it only from their chat; here they learn it once, where they started it.
-import { statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config/load";
-import { userHome } from "../user-home";
+import { defaultChatWorkspace } from "../user-home";
 
 export interface ConfigProblem {
   /** What to print: the problem and how to fix it. */
@@ -22,7 +22,8 @@ export function daemonConfigProblem(env: Readonly<Record<string, string | undefi
   }
   const channels = config.channels;
   if (!channels.dir && !channels.wechat && !channels.feishu) return undefined;
-  const workspace = channels.workspace ?? userHome(env as NodeJS.ProcessEnv);
+  const workspace = channels.workspace ?? defaultChatWorkspace(env);
+  if (!channels.workspace) mkdirSync(workspace, { recursive: true, mode: 0o700 });
   if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
     return { message: `channels.workspace ${workspace} is not a directory, so no chat session could start there; create it or set channels.workspace to a directory` };
   }

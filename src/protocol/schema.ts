@@ -48,6 +48,25 @@ export type Origin = z.infer<typeof Origin>;
 const PlanItems = lazySchema((z) => z.array(z.object({ text: z.string(), status: z.enum(PLAN_STATUSES) })));
 
 /** MCP servers a client brings (an editor's, over ACP): a program to start or a streamable HTTP URL. */
+/**
+ * The parent's sandbox, sent by an SCV that starts a nested SCV: the child's sandbox is at most this open (the
+ * stricter mode, network only if both allow it, auto_run only if both do, only writable roots both list, every
+ * path either hides, only sockets both allow; required if either requires it).
+ */
+const SandboxCeiling = lazySchema((z) =>
+  z
+    .strictObject({
+      mode: z.enum(["workspace-write", "read-only"]),
+      network: z.boolean(),
+      auto_run: z.union([z.boolean(), z.literal("always")]),
+      required: z.boolean(),
+      writable_roots: z.array(z.string().startsWith("/")).max(4096),
+      hidden_paths: z.array(z.string().startsWith("/")).max(4096),
+      allow_unix_sockets: z.array(z.string().startsWith("/")).max(4096),
+    })
+    .describe("a nested SCV's parent's sandbox: this session's sandbox is at most as open (see docs/security.md)"),
+);
+
 const ClientMcpServers = lazySchema((z) =>
   z
     .array(
@@ -117,6 +136,7 @@ export const requests = {
       delegation_depth: z.number().int().min(0).max(64).optional(),
       auto_approve: z.boolean().optional(),
       sandbox_auto_run: z.boolean().optional().describe("false: commands the guard asks about are not run unasked inside the sandbox for this session (a schedule's unattended read-only turns); default: the user's [sandbox] auto_run"),
+      sandbox_ceiling: SandboxCeiling.optional(),
       tools: z.boolean().optional(),
       model: z.string().min(1).max(128).optional(),
       reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
@@ -146,6 +166,7 @@ export const requests = {
       delegation_depth: z.number().int().min(0).max(64).optional(),
       auto_approve: z.boolean().optional(),
       sandbox_auto_run: z.boolean().optional().describe("false: commands the guard asks about are not run unasked inside the sandbox for this session (a schedule's unattended read-only turns); default: the user's [sandbox] auto_run"),
+      sandbox_ceiling: SandboxCeiling.optional(),
       provider: z.string().min(1).max(128).optional().describe("a provider profile's name ([providers.<name>]) to continue with"),
       model: z.string().min(1).max(128).optional(),
       over_budget: z.boolean().optional().describe("go over the spending limits ([limits]) in this session"),

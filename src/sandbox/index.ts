@@ -14,7 +14,7 @@ import { socketsToHide } from "./sockets";
 
 export { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, type SandboxMode, type SandboxSettings, type SandboxSupport } from "./policy";
 export { describeEnforcement, type Enforcement } from "./enforcement";
-export { defaultHiddenPaths, sandboxSettings, sandboxSettingsIn, type SandboxConfig } from "./settings";
+export { ceilingOf, defaultHiddenPaths, sandboxSettings, sandboxSettingsIn, underCeiling, type SandboxCeiling, type SandboxConfig } from "./settings";
 export { explainDenial } from "./denial";
 
 

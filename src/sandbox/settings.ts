@@ -1,5 +1,5 @@
 // `[sandbox]` (user config only) resolved for one workspace: the mode, what stays hidden, what else is writable.
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { userHome } from "../user-home";
 import { otherPaths } from "./identity";
@@ -12,7 +12,7 @@ export interface SandboxConfig {
   network: boolean;
   auto_run: boolean | "always";
   required: boolean;
-  allow_unix_sockets?: string[];
+  allow_unix_sockets: string[];
 }
 
 /** Under the home: credentials, sign-ins of the delegated agents, shell histories. */
@@ -51,6 +51,8 @@ export function defaultHiddenPaths(home: string, scvHome: string, env: Readonly<
 
 /** A path and, when it is a symlink or lies under one, where it really is (both are hidden or writable). */
 function withRealPath(p: string): string[] {
+  // Most listed paths do not exist on a given machine: a failed realpath's exception costs more than this check.
+  if (!existsSync(p)) return [p];
   try {
     const real = realpathSync(p);
     return real === p ? [p] : [p, real];
@@ -77,7 +79,7 @@ export function sandboxSettings(
     autoRun: config.auto_run !== false,
     ...(config.auto_run === "always" ? { autoRunPartial: true } : {}),
     required: config.required,
-    allowUnixSockets: config.allow_unix_sockets ?? [],
+    allowUnixSockets: config.allow_unix_sockets,
     home: withRealPath(ctx.home).at(-1)!,
     scvHome: ctx.scvHome,
   };
@@ -89,4 +91,42 @@ export function sandboxSettingsIn(
   ctx: { workspace: string; scvHome: string; env: Readonly<Record<string, string | undefined>> },
 ): SandboxSettings | undefined {
   return sandboxSettings(config, { ...ctx, home: ctx.env.HOME || userHome(ctx.env) });
+}
+
+/** A parent SCV's sandbox as it sends it to a nested SCV (session.start's `sandbox_ceiling`). */
+export interface SandboxCeiling {
+  mode: SandboxMode;
+  network: boolean;
+  auto_run: boolean | "always";
+  required: boolean;
+  writable_roots: string[];
+  hidden_paths: string[];
+  allow_unix_sockets: string[];
+}
+
+/** What a nested SCV sends its child: this session's sandbox, every hidden path resolved (the child's home is another). */
+export function ceilingOf(settings: SandboxSettings): SandboxCeiling {
+  return {
+    mode: settings.mode,
+    network: settings.network,
+    auto_run: settings.autoRunPartial ? "always" : settings.autoRun,
+    required: settings.required,
+    writable_roots: settings.writableRoots,
+    hidden_paths: settings.hidden,
+    allow_unix_sockets: settings.allowUnixSockets ?? [],
+  };
+}
+
+/** `config` made at most as open as `ceiling`: a nested SCV is never more permissive than its parent. */
+export function underCeiling(config: SandboxConfig, ceiling: SandboxCeiling): SandboxConfig {
+  const autoRun = config.auto_run === false || ceiling.auto_run === false ? false : config.auto_run === "always" && ceiling.auto_run === "always" ? "always" : true;
+  return {
+    mode: config.mode === "read-only" || ceiling.mode === "read-only" ? "read-only" : ceiling.mode,
+    network: config.network && ceiling.network,
+    auto_run: autoRun,
+    required: config.required || ceiling.required,
+    writable_roots: config.writable_roots.filter((r) => ceiling.writable_roots.includes(r)),
+    hidden_paths: [...new Set([...config.hidden_paths, ...ceiling.hidden_paths])],
+    allow_unix_sockets: config.allow_unix_sockets.filter((s) => ceiling.allow_unix_sockets.includes(s)),
+  };
 }

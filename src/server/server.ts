@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, resolveApiKey, scvHome } from "../config/load"
 import { createRpcEndpoint, RpcError, type RpcEndpoint } from "../protocol/rpc";
 import { ERROR_CODES, PROTOCOL_VERSION, type RequestParams, type RequestResult } from "../protocol/schema";
 import type { Config } from "../config/schema";
+import { underCeiling, type SandboxCeiling } from "../sandbox/settings";
 import { REASONING_EFFORTS } from "../config/reasoning";
 import { type LoadedSession, type SessionJournal, type SessionStore, SessionStoreError } from "../sessions/index";
 import { clientOrigin, createUsageRecorder, ledgerFor } from "../ledger/index";
@@ -216,7 +217,7 @@ function startSession(conn: Connection, p: RequestParams<"session.start">): Requ
     if (p.keep) recorder.keep();
     journal = { recorder, store };
   }
-  const s = openSession(conn, { workspace, config: withAutoRun(config, p.sandbox_auto_run), profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, questions: p.questions, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget, clientMcpServers: p.mcp_servers });
+  const s = openSession(conn, { workspace, config: withSandboxLimits(config, p.sandbox_auto_run, p.sandbox_ceiling), profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, questions: p.questions, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget, clientMcpServers: p.mcp_servers });
   if (p.approval_mode) s.approvalMode = p.approval_mode;
   return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, provider: profileName, context_window: s.contextWindow, ...notices(s) };
 }
@@ -252,7 +253,7 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
   const modelName = p.model ?? (p.provider !== undefined ? config.providers[profileName]!.model : loaded.model);
   const s = openSession(conn, {
     workspace,
-    config: withAutoRun(config, p.sandbox_auto_run),
+    config: withSandboxLimits(config, p.sandbox_auto_run, p.sandbox_ceiling),
     profileName,
     modelName,
     toolsEnabled: loaded.header.tools,
@@ -536,7 +537,13 @@ function attachedImages(s: Session, paths: string[] | undefined): ImageRef[] | u
   });
 }
 
-/** A session's config with `[sandbox] auto_run` turned off when the client asked (session.start/resume `sandbox_auto_run: false`). */
-function withAutoRun(config: Config, autoRun: boolean | undefined): Config {
-  return autoRun === false ? { ...config, sandbox: { ...config.sandbox, auto_run: false } } : config;
+/**
+ * A session's config with `[sandbox] auto_run` turned off when the client asked (session.start/resume
+ * `sandbox_auto_run: false`), and at most as open as a parent SCV's sandbox (`sandbox_ceiling`).
+ */
+function withSandboxLimits(config: Config, autoRun: boolean | undefined, ceiling: SandboxCeiling | undefined): Config {
+  let sandbox = config.sandbox;
+  if (ceiling) sandbox = underCeiling(sandbox, ceiling);
+  if (autoRun === false) sandbox = { ...sandbox, auto_run: false };
+  return sandbox === config.sandbox ? config : { ...config, sandbox };
 }

@@ -2,7 +2,7 @@
 // protocol v3 lines (test/fake/scv-server-fake.sh): conversations on one child, progress, approval relay,
 // cancel and timeout, a child dying, teardown, the depth limit, and the child's own background jobs.
 import { afterEach, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { finishedJobsIn } from "../../src/agents/nested/finished-jobs";
 import { delegationState, listRecords } from "../../src/process/delegation-records";
@@ -32,7 +32,7 @@ function setup(opts: FixtureOptions & { env?: Record<string, string> } = {}) {
 
 type Asked = { tool?: string; risk: ToolRisk; summary: string };
 
-async function call(f: AgentFixture, tool: Tool, args: Record<string, unknown>, opts: { approve?: (r: Asked) => boolean; cancelAfterMs?: number } = {}) {
+async function call(f: AgentFixture, tool: Tool, args: Record<string, unknown>, opts: { approve?: (r: Asked) => boolean; cancelAfterMs?: number; cancelWhen?: () => boolean } = {}) {
   const ctx = makeCallContext(f.scope);
   const asked: Asked[] = [];
   if (opts.approve) {
@@ -44,6 +44,14 @@ async function call(f: AgentFixture, tool: Tool, args: Record<string, unknown>, 
     };
   }
   if (opts.cancelAfterMs !== undefined) setTimeout(() => ctx.cancel(), opts.cancelAfterMs);
+  if (opts.cancelWhen) {
+    const when = opts.cancelWhen;
+    const poll = setInterval(() => {
+      if (!when()) return;
+      clearInterval(poll);
+      ctx.cancel();
+    }, 20);
+  }
   const started = performance.now();
   const inv = await invokeTool(tool, { agent: "scv", ...args }, ctx);
   let json: Record<string, any> | undefined;
@@ -60,6 +68,15 @@ const requests = (f: AgentFixture) =>
     .map((l) => JSON.parse(l) as { method: string; params: Record<string, unknown> });
 const childPid = (f: AgentFixture) => Number(readFileSync(join(f.root, "scv-log", "pid"), "utf8"));
 const scvRecords = (f: AgentFixture) => listRecords(f.scvHome).filter((r) => r.agent === "scv");
+
+/** True from 150 ms after the child logged turn.start (time for its answer to reach the caller). */
+function turnSeen(f: AgentFixture): () => boolean {
+  let seenAt: number | undefined;
+  return () => {
+    if (seenAt === undefined && existsSync(join(f.root, "scv-log", "requests")) && requests(f).some((q) => q.method === "turn.start")) seenAt = Date.now();
+    return seenAt !== undefined && Date.now() - seenAt >= 150;
+  };
+}
 
 async function until(check: () => boolean, ms = 5000): Promise<boolean> {
   const end = Date.now() + ms;
@@ -89,8 +106,21 @@ describe("conversations on one nested server", () => {
     const sent = requests(f);
     expect(sent.map((r) => r.method)).toEqual(["initialize", "session.start", "turn.start", "turn.start"]);
     expect(sent[0]!.params.protocol_version).toBe(3);
-    expect(sent[1]!.params).toEqual({ cwd: f.scope.workspace, delegation_depth: 1, model: "gpt-nested" });
+    const { sandbox_ceiling: ceiling, ...start } = sent[1]!.params as { sandbox_ceiling: Record<string, any> };
+    expect(start).toEqual({ cwd: f.scope.workspace, delegation_depth: 1, model: "gpt-nested" });
+    // The child's home is a private one: the parent's sandbox, with the parent's SCV home and hidden paths, caps it.
+    expect(ceiling).toMatchObject({ mode: "workspace-write", network: false, auto_run: true, required: false });
+    expect(ceiling.hidden_paths).toContain(f.scvHome);
     expect(sent[3]!.params.prompt).toBe("hello again");
+  });
+
+  test("a parent with auto_run off, network on and read-only mode sends that ceiling; a parent without a sandbox sends none", async () => {
+    const { f, tool } = setup({ config: { sandbox: { mode: "read-only", auto_run: false, network: true, required: false, writable_roots: [], hidden_paths: [], allow_unix_sockets: [] } } });
+    await call(f, tool, { prompt: "hello" });
+    expect(requests(f)[1]!.params.sandbox_ceiling).toMatchObject({ mode: "read-only", network: true, auto_run: false });
+    const off = setup({ config: { sandbox: { mode: "off", auto_run: true, network: false, required: false, writable_roots: [], hidden_paths: [], allow_unix_sockets: [] } } });
+    await call(off.f, off.tool, { prompt: "hello" });
+    expect(requests(off.f)[1]!.params.sandbox_ceiling).toBeUndefined();
   });
 
   test("effort is refused before anything starts; model only starts a conversation", async () => {
@@ -136,7 +166,10 @@ describe("approvals relayed through the calling session's gate", () => {
 describe("cancel and timeout", () => {
   test("a cancelled turn that settles keeps the conversation", async () => {
     const { f, tool } = setup();
-    const r = await call(f, tool, { prompt: "sleep a while" }, { cancelAfterMs: 300 });
+    // Cancelled once the child has the turn and has had a moment to answer it (from that event, not from the call's
+    // start: the child's start varies with the machine's load).
+    const turnStarted = turnSeen(f);
+    const r = await call(f, tool, { prompt: "sleep a while" }, { cancelWhen: turnStarted });
     expect(r.json).toMatchObject({ status: "cancelled", session: "scv-1" });
     expect(requests(f).some((q) => q.method === "turn.cancel" && q.params.turn_id === "t1")).toBe(true);
     const again = await call(f, tool, { session: "scv-1", prompt: "hello" });
@@ -161,7 +194,8 @@ describe("cancel and timeout", () => {
 
   test("a child that ignores turn.cancel is shut down after 2 s and the conversation forgotten", async () => {
     const { f, tool } = setup();
-    const r = await call(f, tool, { prompt: "stubborn work" }, { cancelAfterMs: 200 });
+    const turnStarted = turnSeen(f);
+    const r = await call(f, tool, { prompt: "stubborn work" }, { cancelWhen: turnStarted });
     expect(r.json?.status).toBe("cancelled");
     expect(r.json?.session).toBeUndefined();
     expect(r.ms).toBeGreaterThan(2000);

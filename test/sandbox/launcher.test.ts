@@ -70,7 +70,7 @@ test("a private temporary directory an SCV killed mid-command left behind is rem
   mkdirSync(join(stale, "left"), { recursive: true });
   const ws = join(root, "sweep-ws");
   mkdirSync(ws, { recursive: true });
-  const settings = sandboxSettings({ mode: "workspace-write", writable_roots: [], hidden_paths: [], network: false, auto_run: true, required: false }, { workspace: ws, home: join(root, "h"), scvHome: join(root, "s"), env: {} })!;
+  const settings = sandboxSettings({ mode: "workspace-write", writable_roots: [], hidden_paths: [], network: false, auto_run: true, required: false, allow_unix_sockets: [] }, { workspace: ws, home: join(root, "h"), scvHome: join(root, "s"), env: {} })!;
   const running = startSandboxed({ argv: ["/bin/sh", "-c", "sleep 1"], cwd: ws, env: { PATH: process.env.PATH! }, stdin: "null", captureBytes: 4096, combined: true }, settings);
   await Bun.sleep(100);
   const mine = (await import("node:fs")).readdirSync(tmpdir()).filter((n) => n.startsWith(`scv-sandbox.${process.pid}-`));

@@ -8,6 +8,7 @@ import { newHandle, startDelegated, type TrackedRun } from "../../process/delega
 import { MAX_LINE_BYTES, PROTOCOL_VERSION } from "../../protocol/constants";
 import type { NotificationParams } from "../../protocol/schema";
 import type { RunResult } from "../../process/types";
+import { ceilingOf, sandboxSettingsIn, type SandboxCeiling } from "../../sandbox/settings";
 import type { SessionScope, ToolRisk } from "../../scope";
 import { StreamReader } from "../formats/stream";
 import { collectExit, LIVE_GRACE_MS, shutdownGently } from "../live-server";
@@ -109,6 +110,8 @@ export class NestedServer {
       const started = await this.client.request("session.start", {
         cwd: this.opts.cwd,
         delegation_depth: this.opts.depth,
+        // The child's home is its own private one, so its default hidden list would not cover the person's.
+        ...sandboxCeiling(this.opts.scope),
         ...(this.opts.model !== undefined ? { model: this.opts.model } : {}),
       });
       this.sessionId = started.session_id;
@@ -272,4 +275,10 @@ export class NestedServer {
     })();
     return this.closing;
   }
+}
+
+/** This session's sandbox as the nested SCV's ceiling; none when the user turned the sandbox off. */
+function sandboxCeiling(scope: SessionScope): { sandbox_ceiling?: SandboxCeiling } {
+  const settings = sandboxSettingsIn(scope.config.sandbox, { workspace: scope.workspace, scvHome: scope.scvHome, env: scope.env });
+  return settings ? { sandbox_ceiling: ceilingOf(settings) } : {};
 }

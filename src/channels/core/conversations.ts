@@ -3,7 +3,8 @@
 // Who gets what is access.ts: the owner's direct chat gets tools and auto_approve; anyone else a tool-free session,
 // and a session is only ever used for the access it was opened for. Direct and group conversations are separate,
 // even with equal IDs.
-import { userHome } from "../../user-home";
+import { defaultChatWorkspace } from "../../user-home";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ChatLog, type LoggedFile } from "../../chatlog/log";
 import { conversationDirName, conversationLogDir, conversationMediaDir } from "../../chatlog/paths";
@@ -511,7 +512,11 @@ export class Conversations {
 
   /** Where chat sessions run. */
   private chatWorkspace(): string {
-    return this.opts.config.channels.workspace ?? userHome(this.opts.env);
+    const set = this.opts.config.channels.workspace;
+    if (set) return set;
+    const own = defaultChatWorkspace(this.opts.env);
+    mkdirSync(own, { recursive: true, mode: 0o700 });
+    return own;
   }
 
   /** A notice for the owner, in each channel's direct chat with them (a channel without an owner has none). */
