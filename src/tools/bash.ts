@@ -87,6 +87,10 @@ export function createBashTool(scope: SessionScope): Tool {
     if (args.unsandboxed) return { decision: "prompt", reason: `it asks to run outside the sandbox: ${args.unsandboxed}`, sandbox: runs, personOnly: true };
     const inside = sandboxFor(args);
     if (inside && sandbox!.autoRun && verdict.decision === "prompt" && !args.secrets?.length) {
+      // Not what rewind cannot bring back: bulk deletes and overwrites, and files checkpoints leave out, still ask.
+      const { lossReason } = require("../guard/index") as typeof import("../guard/index");
+      const loss = lossReason(args.command, { workspace: scope.workspace, home, scvHome: scope.scvHome, checkpoints: scope.config.checkpoints });
+      if (loss) return { ...verdict, reason: loss, sandbox: runs };
       return { decision: "allow", reason: `confined by the sandbox ([sandbox] auto_run): ${verdict.reason}`, sandbox: runs };
     }
     return { ...verdict, sandbox: runs };
