@@ -98,16 +98,19 @@ function commandLoss(words: Word[], cmd: SimpleCommand, places: Places, ctx: Los
   switch (program) {
     case "rm":
     case "unlink": {
+      // `xargs rm`, `find … | xargs -I{} rm {}`: the files come from its input, nobody has read them.
+      const wrappers = cmd.words.slice(0, cmd.words.length - words.length).map((w) => baseName(w.value));
+      if (wrappers.includes("xargs") || (!files.length && wrappers.length)) return bulk("deletes the files its input names", `${wrappers.includes("xargs") ? "xargs" : wrappers[0]} ${program}`);
+      // Inside the sandbox `/tmp` is the call's own, removed after it: nothing there outlives the call.
+      if (privateTmpOnly(files, places, ctx)) return undefined;
       const recursive = values.find((v) => longOption(v, "--recursive") || (/^-[A-Za-z]*[rR]/.test(v) && !v.startsWith("--")));
       if (recursive) return bulk("deletes files in bulk", `rm ${recursive}`);
-      // `xargs rm`, `find … | xargs rm -f`: the files come from its input, nobody has read them.
-      if (!files.length && cmd.words.length > words.length) return bulk("deletes the files its input names", `${cmd.words[0]!.value} ${program}`);
       const pattern = files.find((w) => w.glob);
       if (pattern) return bulk("deletes files in bulk", `${program} ${pattern.raw}`);
       return firstOf(files, (w) => namedLoss("deletes", w, places, ctx));
     }
     case "find":
-      return findParts(args).deletes ? bulk("deletes files in bulk", values.includes("-delete") ? "find -delete" : "find -exec rm") : undefined;
+      return findParts(args).deletes && !privateTmpOnly(findParts(args).starts, places, ctx) ? bulk("deletes files in bulk", values.includes("-delete") ? "find -delete" : "find -exec rm") : undefined;
     case "git":
       return gitLoss(args, places, ctx);
     case "rsync": {
@@ -198,6 +201,9 @@ function copyLoss(program: string, files: Word[], places: Places, ctx: LossConte
   for (const t of targets) {
     const isDir = directory(t);
     if (program === "mv" && !within(t, ctx.workspace)) {
+      // A folder or a pattern moved out takes whatever lies in it, ignored and secret-like files included.
+      const folder = sources.find((w) => w.glob || resolve(w, places, ctx)?.some(directory));
+      if (folder) return bulk("moves files in bulk out of the workspace", `mv ${folder.raw} ${target.raw}`);
       const out = firstOf(sources, (w) => namedLoss("moves", w, places, ctx, ` out of the workspace (to ${target.value})`));
       if (out) return out;
     }
@@ -230,6 +236,11 @@ export function notRecorded(abs: string, ctx: LossContext): string | undefined {
   const max = ctx.checkpoints?.max_file_bytes ?? DEFAULT_MAX_FILE_BYTES;
   if (st.isFile() && st.size > max) return `over ${size(max)}: checkpoints leave it out ([checkpoints] max_file_bytes)`;
   return undefined;
+}
+
+/** Words that all name places in the call's private `/tmp` (outside the workspace); false for none. */
+function privateTmpOnly(ws: Word[], places: Places, ctx: LossContext): boolean {
+  return ws.length > 0 && ws.every((w) => resolve(w, places, ctx)?.every((p) => within(p, PRIVATE_TMP) && !within(p, ctx.workspace)) ?? false);
 }
 
 /** Every path a word may name (one per place a `cd` may lead), or undefined when only the shell could know it. */
