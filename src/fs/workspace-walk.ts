@@ -93,6 +93,21 @@ function* walkDirectory(opts: WalkOptions, stack: IgnoreStack, counts: WalkCount
   }
 }
 
+/**
+ * Whether the ignore files exclude a workspace-relative path as a walk from the workspace root finds it: the path
+ * itself or a folder above it matches a rule of a `.gitignore` or `.ignore` on the way down.
+ */
+export function ignoredInWorkspace(workspace: string, rel: string, isDir: boolean): boolean {
+  const parts = rel.split("/").filter((p) => p !== "" && p !== ".");
+  const stack = new IgnoreStack();
+  for (let i = 0; i < parts.length; i++) {
+    const dir = parts.slice(0, i).join("/");
+    stack.push(dir, readIgnoreFiles(path.join(workspace, dir)));
+    if (stack.ignored(parts.slice(0, i + 1).join("/"), i < parts.length - 1 || isDir)) return true;
+  }
+  return false;
+}
+
 function readIgnoreFiles(dir: string, entries?: fs.Dirent[]): IgnoreFile | undefined {
   const texts: string[] = [];
   for (const name of IGNORE_FILES) {

@@ -29,18 +29,18 @@ const RAW_DISK = /^\/dev\/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|di
 const WRITE_REDIRECTS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 const SYSTEM_DIRS = ["bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "opt", "root", "sbin", "srv", "sys", "usr", "var", "proc", "Users", "System", "Library"];
 const FORK_BOMB = /([A-Za-z_:.][\w:.]*)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1\s*&/;
-const MAX_DEPTH = 4;
+export const MAX_DEPTH = 4;
 
 /**
  * Where relative paths in a line may lead: the workspace, and each directory a `cd`/`pushd` in the line moves to
  * (`unknown` when one of them only the shell could know).
  */
-interface Places {
+export interface Places {
   cwds: string[];
   unknown: boolean;
 }
 
-function placesOf(commands: SimpleCommand[], ctx: DestructiveContext): Places {
+export function placesOf(commands: SimpleCommand[], ctx: DestructiveContext): Places {
   const places: Places = { cwds: [ctx.workspace], unknown: false };
   for (const c of commands) {
     const words = unwrapped(c);
@@ -88,7 +88,7 @@ function fallbackReason(text: string, ctx: DestructiveContext): string | undefin
 }
 
 /** The words after any wrappers (`sudo -u root rm` -> `rm`), with the program's base name first. */
-function unwrapped(cmd: SimpleCommand): Word[] {
+export function unwrapped(cmd: SimpleCommand): Word[] {
   let words = cmd.words;
   for (let guard = 0; guard < 8 && words.length; guard++) {
     const program = baseName(words[0]!.value);
@@ -121,7 +121,7 @@ function unwrapped(cmd: SimpleCommand): Word[] {
   return words;
 }
 
-function baseName(program: string): string {
+export function baseName(program: string): string {
   const slash = program.lastIndexOf("/");
   return (slash >= 0 ? program.slice(slash + 1) : program).toLowerCase();
 }
@@ -204,16 +204,19 @@ function commandReason(cmd: SimpleCommand, ctx: DestructiveContext, depth: numbe
     if (fetched) return `it runs a download with ${program} without anyone reading it first`;
   }
   if (depth < MAX_DEPTH) {
-    const inner = innerCommand(program, words);
-    if (inner !== undefined) return destructiveReason(inner, ctx, depth + 1);
-    if (SHELLS.has(program)) {
-      for (const r of cmd.redirects) if (r.body !== undefined) {
-        const reason = destructiveReason(r.body, ctx, depth + 1);
-        if (reason) return reason;
-      }
+    for (const inner of innerTexts(program, words, cmd)) {
+      const reason = destructiveReason(inner, ctx, depth + 1);
+      if (reason) return reason;
     }
   }
   return undefined;
+}
+
+/** The command texts a command runs of its own: `bash -c TEXT`, `eval TEXT…`, a here-document fed to a shell. */
+export function innerTexts(program: string, words: Word[], cmd: SimpleCommand): string[] {
+  const inner = innerCommand(program, words);
+  if (inner !== undefined) return [inner];
+  return SHELLS.has(program) ? cmd.redirects.flatMap((r) => (r.body !== undefined ? [r.body] : [])) : [];
 }
 
 /** Where a recursive copy or an archive extraction writes (resolved), or undefined when the command is neither. */
@@ -244,7 +247,7 @@ function unpackTargets(program: string, args: Word[], ctx: PathContext, places: 
 }
 
 /** `--recursive` as GNU's parser takes it: whole, or abbreviated to a prefix of at least `--r`. */
-function longOption(v: string, name: string): boolean {
+export function longOption(v: string, name: string): boolean {
   const written = v.split("=", 1)[0]!;
   return written === name || (written.length >= 3 && written.startsWith("--") && name.startsWith(written));
 }
@@ -258,12 +261,7 @@ function readOnly(words: Word[], cmd: SimpleCommand, ctx: DestructiveContext): b
 
 /** `find PATH… -delete` (or `-exec rm`) on a home directory or `/`. */
 function findReason(args: Word[], ctx: DestructiveContext, places: Places): string | undefined {
-  let i = 0;
-  while (i < args.length && /^-(?:[HLP]+|D|O\d*)$/.test(args[i]!.value)) i += args[i]!.value === "-D" ? 2 : 1;
-  const starts: Word[] = [];
-  while (i < args.length && !/^[-(!,]/.test(args[i]!.value)) starts.push(args[i++]!);
-  const expression = args.slice(i).map((w) => w.value);
-  const deletes = expression.some((v, k) => v === "-delete" || (/^-(?:exec|execdir|ok|okdir)$/.test(v) && ["rm", "shred", "unlink", "rmdir", "truncate", "srm", "wipe"].includes(baseName(expression[k + 1] ?? ""))));
+  const { starts, deletes } = findParts(args);
   if (!deletes) return undefined;
   const target = starts.find((w) => rootOrHome(w, ctx, places));
   if (target) return `\`find ${target.raw} … -delete\` deletes ${describeTarget(target, ctx)}`;
@@ -271,8 +269,33 @@ function findReason(args: Word[], ctx: DestructiveContext, places: Places): stri
   return undefined;
 }
 
+/** `find`'s starting points, and whether its expression deletes what it finds (`-delete`, `-exec rm`). */
+export function findParts(args: Word[]): { starts: Word[]; deletes: boolean } {
+  let i = 0;
+  while (i < args.length && /^-(?:[HLP]+|D|O\d*)$/.test(args[i]!.value)) i += args[i]!.value === "-D" ? 2 : 1;
+  const starts: Word[] = [];
+  while (i < args.length && !/^[-(!,]/.test(args[i]!.value)) starts.push(args[i++]!);
+  const expression = args.slice(i).map((w) => w.value);
+  const deletes = expression.some((v, k) => v === "-delete" || (/^-(?:exec|execdir|ok|okdir)$/.test(v) && ["rm", "shred", "unlink", "rmdir", "truncate", "srm", "wipe"].includes(baseName(expression[k + 1] ?? ""))));
+  return { starts, deletes };
+}
+
 /** `git clean -f` whose work tree or pathspec is a home directory or `/`. */
 function gitCleanReason(args: Word[], ctx: DestructiveContext, places: Places): string | undefined {
+  const { dirs, at: i } = gitParts(args);
+  if (args[i]?.value !== "clean") return undefined;
+  const rest = args.slice(i + 1).map((w) => w.value);
+  if (!rest.some((v) => v === "--force" || (/^-[A-Za-z]*f/.test(v) && !v.startsWith("--")))) return undefined;
+  const dir = dirs.find((w) => rootOrHome(w, ctx, places));
+  if (dir) return `\`git clean\` in ${dir.raw} deletes ${describeTarget(dir, ctx)}`;
+  const pathspec = args.slice(i + 1).filter((w) => !w.value.startsWith("-")).find((w) => rootOrHome(w, ctx, places));
+  if (pathspec) return `\`git clean ${pathspec.raw}\` deletes ${describeTarget(pathspec, ctx)}`;
+  if (!dirs.length && places.cwds.some((c) => isRootOrHomePath(c, ctx))) return "`git clean -f` in your home directory deletes every file git does not track there";
+  return undefined;
+}
+
+/** Where git's own options end (`at`: the subcommand's index) and the work trees they name (`-C`, `--work-tree`). */
+export function gitParts(args: Word[]): { dirs: Word[]; at: number } {
   let i = 0;
   const dirs: Word[] = [];
   while (i < args.length && args[i]!.value.startsWith("-")) {
@@ -285,15 +308,7 @@ function gitCleanReason(args: Word[], ctx: DestructiveContext, places: Places): 
     if (v.startsWith("--work-tree=")) dirs.push({ ...args[i]!, raw: args[i]!.raw.slice(args[i]!.raw.indexOf("=") + 1) });
     i++;
   }
-  if (args[i]?.value !== "clean") return undefined;
-  const rest = args.slice(i + 1).map((w) => w.value);
-  if (!rest.some((v) => v === "--force" || (/^-[A-Za-z]*f/.test(v) && !v.startsWith("--")))) return undefined;
-  const dir = dirs.find((w) => rootOrHome(w, ctx, places));
-  if (dir) return `\`git clean\` in ${dir.raw} deletes ${describeTarget(dir, ctx)}`;
-  const pathspec = args.slice(i + 1).filter((w) => !w.value.startsWith("-")).find((w) => rootOrHome(w, ctx, places));
-  if (pathspec) return `\`git clean ${pathspec.raw}\` deletes ${describeTarget(pathspec, ctx)}`;
-  if (!dirs.length && places.cwds.some((c) => isRootOrHomePath(c, ctx))) return "`git clean -f` in your home directory deletes every file git does not track there";
-  return undefined;
+  return { dirs, at: i };
 }
 
 /**

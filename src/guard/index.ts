@@ -3,6 +3,7 @@
 // destructive payload: refused whoever approves). It is containment, not a sandbox (docs/security.md).
 import { destructiveReason } from "./destructive";
 import { gitConfigProblem } from "./git-config";
+import { textLoss, type LossContext } from "./loss";
 import { parseOptions } from "./options";
 import { normalPath, secretPath, within, type PathContext } from "./paths";
 import { GREP_OPTIONS, grepRecursive, programList, type ProgramList } from "./programs";
@@ -82,6 +83,18 @@ export function classifyCommand(command: string, ctx: GuardContext): GuardVerdic
   // A rule is offered only where one could match: a literal command that touches no credential path.
   const offer = commands.length === 1 && isLiteral(commands[0]!) && !commands[0]!.words.some((w) => sensitive(w.value, ctx)) ? suggestedPrefix(commands[0]!.words.map((w) => w.value)) : undefined;
   return prompt(`${unsafe.reason}${rulesNote}`, offer);
+}
+
+/**
+ * Why auto mode (`[sandbox] auto_run`) must still ask: the command deletes or overwrites files in bulk, or names a
+ * file rewind cannot bring back (loss.ts), in any reading of it. Nothing when it may run unasked in the sandbox.
+ */
+export function lossReason(command: string, ctx: LossContext): string | undefined {
+  for (const reading of readings(command)) {
+    const reason = textLoss(reading, ctx);
+    if (reason) return reason;
+  }
+  return undefined;
 }
 
 /** The raw command, and the extra readings the checks also look at (normalisation only adds checks). */
@@ -208,5 +221,6 @@ function isLiteral(c: SimpleCommand): boolean {
 }
 
 export { suggestedPrefix } from "./offer";
+export type { LossContext } from "./loss";
 export { programList, type ProgramList } from "./programs";
 export { addRule, loadRules, matchingRule, prefixText, removeRule, rulesFile, type PrefixRule, type RuleSet } from "./rules";

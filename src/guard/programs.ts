@@ -62,7 +62,7 @@ const find: ArgumentCheck = (args) => {
 };
 
 /** GNU sed's options (sed/sed.c). In-place editing and script files ask; scripts are read by sed.ts. */
-const SED_OPTIONS = optionTable("nrsuzEe:f:i::l:b", [
+export const SED_OPTIONS = optionTable("nrsuzEe:f:i::l:b", [
   "quiet", "silent", "expression=", "file=", "in-place==", "line-length=", "null-data", "zero-terminated", "regexp-extended",
   "separate", "sandbox", "debug", "posix", "unbuffered", "follow-symlinks", "binary", "help", "version",
 ]);

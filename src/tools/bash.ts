@@ -77,7 +77,13 @@ export function createBashTool(scope: SessionScope): Tool {
     if (outside) return { decision: "prompt", reason: ["it writes the repository's .git outside the sandbox", ...outside].join("; "), sandbox: runs, personOnly: true };
     if (verdict.decision === "prompt" && !args.secrets?.length) {
       const auto = place.autoRun(args);
-      if (auto.run) return { decision: "allow", reason: `confined by the sandbox ([sandbox] auto_run): ${verdict.reason}`, sandbox: runs };
+      if (auto.run) {
+        // Not what rewind cannot bring back: bulk deletes and overwrites, and files checkpoints leave out, still ask.
+        const { lossReason } = require("../guard/index") as typeof import("../guard/index");
+        const loss = lossReason(args.command, { workspace: scope.workspace, home, scvHome: scope.scvHome, checkpoints: scope.config.checkpoints });
+        if (loss) return { ...verdict, reason: loss, sandbox: runs };
+        return { decision: "allow", reason: `confined by the sandbox ([sandbox] auto_run): ${verdict.reason}`, sandbox: runs };
+      }
       if (auto.why) return { ...verdict, reason: `${verdict.reason}; it asks although [sandbox] auto_run is on: ${auto.why}`, sandbox: runs };
     }
     return { ...verdict, sandbox: runs };

@@ -1,7 +1,7 @@
 // The bash tool on top of the sandbox: what runs unasked inside it, what still asks, what only a person may
 // approve, and how a denial reads to the model. Real launcher (from source), real processes.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createApprovalGate } from "../../src/approval/gate";
 import { createBashTool } from "../../src/tools/bash";
@@ -31,6 +31,19 @@ test("auto_run: a command the guard would ask about runs unasked inside the sand
   expect(npm.summary).toContain("sandboxed: workspace-write");
   expect((await assess({ command: "rm -rf ~" })).guard!.decision).toBe("block");
   // A call binding secrets still asks, sandbox or not.
+});
+
+test("auto_run does not answer a command that may destroy what rewind cannot bring back: it asks, saying why", async () => {
+  const { scope, assess } = setup();
+  mkdirSync(join(scope.workspace, "build"));
+  writeFileSync(join(scope.workspace, "build", "out.o"), "o\n");
+  writeFileSync(join(scope.workspace, ".env"), "K=1\n");
+  const bulk = await assess({ command: "rm -rf build" });
+  expect(bulk.guard).toMatchObject({ decision: "prompt", reason: "it deletes files in bulk (`rm -rf`), and rewind cannot bring back the ignored, secret-like or large files among them" });
+  expect(bulk.guard!.sandbox).toStartWith("sandboxed: ");
+  expect((await assess({ command: "rm .env" })).guard!.reason).toContain("secret-like");
+  // A file checkpoints record: confined by the sandbox, /undo brings it back.
+  expect((await assess({ command: "rm build/out.o" })).guard).toMatchObject({ decision: "allow" });
 });
 
 test("without auto_run the sandboxed command asks, and the card says it runs sandboxed", async () => {
