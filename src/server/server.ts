@@ -298,11 +298,17 @@ function configureSession(conn: Connection, s: Session, p: RequestParams<"sessio
   }
   const changesProfile = profileName !== current.provider;
   const notes: string[] = [];
-  if (changesProfile && s.holdsReasoning) {
+  const held = changesProfile ? s.reasoningHeld : { openai: false, anthropic: false };
+  if (held.anthropic && profile.kind !== "anthropic") {
+    // Thinking blocks read back only at Anthropic; the OpenAI adapters leave them out.
+    notes.push("the model's earlier thinking (Anthropic thinking blocks) cannot be read by an OpenAI-compatible API and is left out; the conversation itself is carried");
+  }
+  if (held.openai) {
     const from = config.providers[current.provider];
-    // Encrypted reasoning reads back only at the endpoint that wrote it; Chat leaves it out altogether.
+    // Encrypted reasoning reads back only at the endpoint that wrote it; Chat and Anthropic leave it out altogether.
     if (profile.wire_api === "chat") notes.push("the model's earlier reasoning has no form in the Chat API and is left out; the conversation itself is carried");
-    else if (!from || from.base_url !== profile.base_url) {
+    else if (profile.kind === "anthropic") notes.push("the model's earlier reasoning (OpenAI encrypted reasoning items) cannot be read by the Anthropic API and is left out; the conversation itself is carried");
+    else if (!from || from.kind === "anthropic" || from.base_url !== profile.base_url) {
       throw new RpcError(
         ERROR_CODES.invalid_params,
         `cannot carry this conversation to "${profileName}": its history holds encrypted reasoning from ${from?.base_url ?? current.provider} that ${profile.base_url} cannot read; start a new session there (/new after switching, or scv -p ${profileName})`,
@@ -343,8 +349,8 @@ function modelSetup(conn: Connection, config: Config, profileName: string, model
   const { opts, env } = conn;
   const profile = config.providers[profileName]!;
   const apiKey = resolveApiKey(profile, env);
-  if (!apiKey && !opts.modelClientFactory && new URL(profile.base_url).hostname === "api.openai.com") {
-    throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(profileName, profile.api_key_env, join(scvHome(env), "config.toml")));
+  if (!apiKey && !opts.modelClientFactory && ["api.openai.com", "api.anthropic.com"].includes(new URL(profile.base_url).hostname)) {
+    throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(profileName, profile.api_key_env, join(scvHome(env), "config.toml"), profile.kind));
   }
   const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
   // The connection (for a remote endpoint, a TLS handshake) is made while the client sends its first prompt.
@@ -511,13 +517,14 @@ function storeCall<T>(fn: () => T): T {
   }
 }
 
-export function missingKeyMessage(profileName: string, keyEnv: string | undefined, userFile: string): string {
+export function missingKeyMessage(profileName: string, keyEnv: string | undefined, userFile: string, kind: "openai" | "anthropic" = "openai"): string {
   const where = `under [providers.${profileName}] in ${userFile}`;
   // A profile the user wrote names its key itself: with no api_key_env, OPENAI_API_KEY is not read.
   const setKey = keyEnv
     ? `set ${keyEnv} in the environment (the profile's api_key_env), or set api_key ${where}`
-    : `the profile names no key: add api_key_env = "OPENAI_API_KEY" (or api_key = "...") ${where}`;
-  return `no API key for provider "${profileName}": ${setKey}; to use any OpenAI-compatible endpoint instead, set its base_url there`;
+    : `the profile names no key: add api_key_env = "${kind === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY"}" (or api_key = "...") ${where}`;
+  const other = kind === "anthropic" ? "an Anthropic-compatible relay" : "any OpenAI-compatible endpoint";
+  return `no API key for provider "${profileName}": ${setKey}; to use ${other} instead, set its base_url there`;
 }
 
 /** Images a client attached to a prompt, checked before the turn is queued: a refusal says what to change. */
