@@ -208,6 +208,10 @@ export const PriceConfig = lazySchema((z) => z.strictObject({
   input_per_mtok: amount(),
   /** Cached input tokens; unset means the input price. */
   cached_input_per_mtok: amount().optional(),
+  /** Input written to a prompt cache (Anthropic: 5-minute writes, 1.25 × input); unset means the input price. */
+  cache_write_per_mtok: amount().optional(),
+  /** Writes to the 1-hour cache (Anthropic: 2 × input); unset means cache_write_per_mtok. */
+  cache_write_1h_per_mtok: amount().optional(),
   output_per_mtok: amount(),
 }));
 export type PriceConfig = z.infer<typeof PriceConfig>;

@@ -163,7 +163,13 @@ interface OpenBlock {
   data: string;
 }
 
-type AnthropicUsageRead = { input_tokens?: number | null; output_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null };
+type AnthropicUsageRead = {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation?: { ephemeral_1h_input_tokens?: number | null } | null;
+};
 
 /** SCV's usage from the API's: input_tokens there excludes the cache's part, here it includes it. */
 function usageOf(u: AnthropicUsageRead, thinkingChars: number): Usage {
@@ -177,6 +183,7 @@ function usageOf(u: AnthropicUsageRead, thinkingChars: number): Usage {
     // The API does not count thinking apart: about four characters a token, never more than the output.
     reasoning_tokens: Math.min(output, Math.ceil(thinkingChars / 4)),
     cache_write_tokens: write,
+    ...(u.cache_creation?.ephemeral_1h_input_tokens ? { cache_write_1h_tokens: u.cache_creation.ephemeral_1h_input_tokens } : {}),
   };
 }
 
@@ -195,7 +202,7 @@ async function* parseAnthropic(events: AsyncIterable<SseEvent>): AsyncGenerator<
   let textSeen = false;
   let started = false;
   const merge = (u: AnthropicUsageRead | null | undefined) => {
-    for (const [k, v] of Object.entries(u ?? {})) if (typeof v === "number") (counts as Record<string, number>)[k] = v;
+    for (const [k, v] of Object.entries(u ?? {})) if (typeof v === "number" || (k === "cache_creation" && v)) (counts as Record<string, unknown>)[k] = v;
   };
   const unknownNotice = (): WireItem[] => {
     if (unknown.size === 0) return [];

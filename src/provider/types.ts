@@ -84,6 +84,8 @@ export interface Usage {
   reasoning_tokens: number;
   /** Part of input_tokens written to the prompt cache (Anthropic's cache_creation_input_tokens), when reported. */
   cache_write_tokens?: number;
+  /** Part of cache_write_tokens written to the 1-hour cache (priced apart). */
+  cache_write_1h_tokens?: number;
 }
 
 export const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 });

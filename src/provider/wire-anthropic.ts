@@ -57,6 +57,7 @@ export const AnthropicUsage = lazySchema((z) => z.looseObject({
   output_tokens: count(),
   cache_creation_input_tokens: count(),
   cache_read_input_tokens: count(),
+  cache_creation: z.looseObject({ ephemeral_5m_input_tokens: count(), ephemeral_1h_input_tokens: count() }).nullish(),
 }));
 
 /** `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`: HTTP error bodies and the `error` event. */

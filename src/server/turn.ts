@@ -389,6 +389,8 @@ function addUsage(total: Usage, more: Usage) {
   total.output_tokens += more.output_tokens;
   total.cached_input_tokens += more.cached_input_tokens;
   total.reasoning_tokens += more.reasoning_tokens;
+  if (more.cache_write_tokens) total.cache_write_tokens = (total.cache_write_tokens ?? 0) + more.cache_write_tokens;
+  if (more.cache_write_1h_tokens) total.cache_write_1h_tokens = (total.cache_write_1h_tokens ?? 0) + more.cache_write_1h_tokens;
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {

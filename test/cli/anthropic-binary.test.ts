@@ -116,8 +116,8 @@ describe("anthropic only", () => {
     expect(msgs.at(-1).content.at(-1).text).toContain("Continue exactly where it stopped");
   });
 
-  test("caching: from the second request on, the conversation is read from the cache", async () => {
-    const { env, workspace } = anthropic.home();
+  test("caching: from the second request on, the conversation is read from the cache; scv usage prices reads and writes", async () => {
+    const { env, workspace } = anthropic.home('[prices."fake-model"]\ninput_per_mtok = 3\ncached_input_per_mtok = 0.3\ncache_write_per_mtok = 3.75\noutput_per_mtok = 0\n');
     fake.requests.length = 0;
     fake.queue(toolCalls([{ name: "read", arguments: { path: "none.txt" } }]), toolCalls([{ name: "read", arguments: { path: "b.txt" } }]), text("cached"));
     expect((await runBinary(["exec", "--yes", "cache"], env, workspace)).code).toBe(0);
@@ -128,6 +128,22 @@ describe("anthropic only", () => {
       const total = c.input_tokens + c.cache_creation_input_tokens + c.cache_read_input_tokens;
       expect(c.cache_read_input_tokens / total).toBeGreaterThan(0.85);
     }
+    const all = fake.requests.map((q) => q.cache!);
+    const sum = (f: (c: (typeof all)[number]) => number) => all.reduce((n, c) => n + f(c), 0);
+    const usage = await runBinary(["usage", "--since", "1d", "--by", "model", "--json"], env, workspace);
+    expect(usage.code).toBe(0);
+    const row = JSON.parse(usage.stdout).rows[0];
+    expect(row).toMatchObject({
+      key: "fake-model",
+      requests: 3,
+      input_tokens: sum((c) => c.input_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens),
+      cached_input_tokens: sum((c) => c.cache_read_input_tokens),
+      cache_write_tokens: sum((c) => c.cache_creation_input_tokens),
+    });
+    expect(row.cost).toBeCloseTo(sum((c) => c.input_tokens * 3 + c.cache_read_input_tokens * 0.3 + c.cache_creation_input_tokens * 3.75) / 1e6, 12);
+    const table = await runBinary(["usage", "--by", "model"], env, workspace);
+    expect(table.stdout).toMatch(/^fake-model\s+3\s+[\d,]+\s+[\d,]+\s+(\d+)%/m);
+    expect(Number(/^fake-model\s+3\s+[\d,]+\s+[\d,]+\s+(\d+)%/m.exec(table.stdout)![1])).toBeGreaterThan(50);
   });
 
   test("429 with retry-after is waited for and retried", async () => {
