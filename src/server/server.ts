@@ -228,10 +228,12 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
   if (conn.sessions.has(p.session_id)) throw new RpcError(ERROR_CODES.session_in_use, `session ${p.session_id} is already open on this connection`);
   let config!: Config;
   let profileName = "";
+  let storedProvider = "";
   let workspace = "";
   const { loaded, recorder } = storeCall(() =>
     store.resume(p.session_id, (stored) => {
       workspace = stored.header.workspace;
+      storedProvider = stored.provider;
       if (!isDirectory(workspace)) {
         throw new RpcError(ERROR_CODES.invalid_params, `the workspace of session ${p.session_id}, ${workspace}, no longer exists; restore it to resume the session`);
       }
@@ -267,6 +269,10 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
     ...(loaded.reasoningEffort && isReasoningEffort(loaded.reasoningEffort) ? { effort: loaded.reasoningEffort } : {}),
   });
   if (p.approval_mode) s.approvalMode = p.approval_mode;
+  const to = config.providers[profileName]!;
+  const from = config.providers[storedProvider];
+  // Resumed on a profile of the other kind: what its API cannot read is left out, and the client is told.
+  if (from && from.kind !== to.kind) loaded.warnings.push(...reasoningCrossing(s.reasoningHeld, from, storedProvider, to, profileName));
   return {
     session_id: s.id,
     workspace,
@@ -298,23 +304,7 @@ function configureSession(conn: Connection, s: Session, p: RequestParams<"sessio
   }
   const changesProfile = profileName !== current.provider;
   const notes: string[] = [];
-  const held = changesProfile ? s.reasoningHeld : { openai: false, anthropic: false };
-  if (held.anthropic && profile.kind !== "anthropic") {
-    // Thinking blocks read back only at Anthropic; the OpenAI adapters leave them out.
-    notes.push("the model's earlier thinking (Anthropic thinking blocks) cannot be read by an OpenAI-compatible API and is left out; the conversation itself is carried");
-  }
-  if (held.openai) {
-    const from = config.providers[current.provider];
-    // Encrypted reasoning reads back only at the endpoint that wrote it; Chat and Anthropic leave it out altogether.
-    if (profile.wire_api === "chat") notes.push("the model's earlier reasoning has no form in the Chat API and is left out; the conversation itself is carried");
-    else if (profile.kind === "anthropic") notes.push("the model's earlier reasoning (OpenAI encrypted reasoning items) cannot be read by the Anthropic API and is left out; the conversation itself is carried");
-    else if (!from || from.kind === "anthropic" || from.base_url !== profile.base_url) {
-      throw new RpcError(
-        ERROR_CODES.invalid_params,
-        `cannot carry this conversation to "${profileName}": its history holds encrypted reasoning from ${from?.base_url ?? current.provider} that ${profile.base_url} cannot read; start a new session there (/new after switching, or scv -p ${profileName})`,
-      );
-    }
-  }
+  if (changesProfile) notes.push(...reasoningCrossing(s.reasoningHeld, config.providers[current.provider], current.provider, profile, profileName));
   const modelName = p.model ?? (changesProfile ? profile.model : current.model);
   const effort = p.reasoning_effort ?? (changesProfile ? undefined : (current.reasoningEffort as ReasoningEffort | undefined));
   if (p.provider !== undefined || p.model !== undefined || p.reasoning_effort !== undefined) s.configure(modelSetup(conn, config, profileName, modelName, effort));
@@ -329,6 +319,29 @@ function configureSession(conn: Connection, s: Session, p: RequestParams<"sessio
     context_window: s.contextWindow,
     ...(notes.length ? { notices: notes } : {}),
   };
+}
+
+/**
+ * What a session's reasoning does when it moves to another profile: Anthropic thinking blocks and OpenAI encrypted
+ * reasoning items read back only at their own API, so the other API's adapters leave them out (said in a note);
+ * encrypted reasoning cannot move to another OpenAI endpoint at all (refused).
+ */
+function reasoningCrossing(held: { openai: boolean; anthropic: boolean }, from: Config["providers"][string] | undefined, fromName: string, to: Config["providers"][string], toName: string): string[] {
+  const notes: string[] = [];
+  if (held.anthropic && to.kind !== "anthropic") {
+    notes.push("the model's earlier thinking (Anthropic thinking blocks) cannot be read by an OpenAI-compatible API and is left out; the conversation itself is carried");
+  }
+  if (!held.openai) return notes;
+  if (to.wire_api === "chat") notes.push("the model's earlier reasoning has no form in the Chat API and is left out; the conversation itself is carried");
+  else if (to.kind === "anthropic") notes.push("the model's earlier reasoning (OpenAI encrypted reasoning items) cannot be read by the Anthropic API and is left out; the conversation itself is carried");
+  // From an Anthropic profile SCV cannot tell which endpoint wrote the reasoning it carried along: it is sent.
+  else if (from?.kind !== "anthropic" && (!from || from.base_url !== to.base_url)) {
+    throw new RpcError(
+      ERROR_CODES.invalid_params,
+      `cannot carry this conversation to "${toName}": its history holds encrypted reasoning from ${from?.base_url ?? fromName} that ${to.base_url} cannot read; start a new session there (/new after switching, or scv -p ${toName})`,
+    );
+  }
+  return notes;
 }
 
 function isReasoningEffort(value: string): value is ReasoningEffort {

@@ -188,6 +188,28 @@ test("switching a session between an OpenAI and an Anthropic profile: the histor
   }
 });
 
+test("scv exec --continue -p moves the last session to the Anthropic profile: history carried, OpenAI reasoning left out and said", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  await Bun.write(
+    `${env.SCV_HOME}/config.toml`,
+    `[provider]\nactive = "o"\n[providers.o]\nbase_url = "${fake.url}"\nmodel = "fake-model"\nmax_retries = 0\n[providers.c]\nkind = "anthropic"\nbase_url = "${fake.anthropicUrl}"\nmodel = "fake-model"\nmax_retries = 0\n`,
+  );
+  env.ANTHROPIC_API_KEY = KEY;
+  fake.queue(text("from openai", { reasoning: "openai reasoning" }));
+  expect((await runBinary(["exec", "one"], env, workspace)).code).toBe(0);
+  fake.queue(text("from claude"));
+  const r = await runBinary(["exec", "--continue", "-p", "c", "two"], env, workspace);
+  expect([r.code, r.stdout]).toEqual([0, "from claude\n"]);
+  expect(r.stderr).toContain("cannot be read by the Anthropic API and is left out");
+  const last = fake.requests.at(-1)!;
+  expect(last.path).toBe("/v1/messages");
+  expect(last.body.messages.map((m: any) => [m.role, m.content.map((b: any) => b.text)])).toEqual([
+    ["user", ["one"]],
+    ["assistant", ["from openai"]],
+    ["user", ["two"]],
+  ]);
+});
+
 test("first run: no config, only ANTHROPIC_API_KEY set: Anthropic is the provider", async () => {
   const { env, workspace } = fakeHome(fake.url);
   await Bun.write(`${env.SCV_HOME}/config.toml`, "");
