@@ -5,7 +5,8 @@
 //
 // In a test:   const fake = await startFakeModel(); fake.queue(text("hi")); ... fake.close();
 // Standalone:  bun test/fake/model-server.ts --script replies.json [--port N] [--log requests.jsonl]
-//              prints the base URL (ending in /v1) as its first stdout line; SIGTERM/SIGINT stop it.
+//              prints the base URL (ending in /v1) as its first stdout line (a kind = "anthropic" profile's
+//              base_url is the same without /v1); SIGTERM/SIGINT stop it.
 import { appendFileSync, readFileSync } from "node:fs";
 import { FakeReply, FakeScript } from "./model-replies";
 import { renderChat, renderJson, renderResponses, type Rendered } from "./model-render";
@@ -307,7 +308,7 @@ async function main(args: string[]) {
     port: argValue(args, "--port") ? Number(argValue(args, "--port")) : 0,
     onRequest: log
       ? (r) => {
-          const headers = { ...r.headers, ...(r.headers.authorization ? { authorization: "Bearer (redacted)" } : {}) };
+          const headers = { ...r.headers, ...(r.headers.authorization ? { authorization: "Bearer (redacted)" } : {}), ...(r.headers["x-api-key"] ? { "x-api-key": "(redacted)" } : {}) };
           appendFileSync(log, `${JSON.stringify({ ...r, headers })}\n`);
         }
       : undefined,
