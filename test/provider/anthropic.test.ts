@@ -161,6 +161,16 @@ describe("kind = anthropic", () => {
     expect(missing.failure?.message).toContain("claude-nope");
   });
 
+  test("\"prompt is too long\" is a context overflow (the loop compacts); adaptive thinking is sent as such", async () => {
+    fake.queue(anthropicError(400, "invalid_request_error", "prompt is too long: 250123 tokens > 200000 maximum"));
+    const end = endOf(await collect(client().stream(request())));
+    expect([end.failure?.class, end.failure?.status]).toEqual(["context_window", 400]);
+    expect(end.failure?.message).toContain("[request id req_fake_");
+    expect(anthropicBody(profile({ thinking: { type: "adaptive" } }), request(), "m").thinking).toEqual({ type: "adaptive" });
+    const budget = anthropicBody(profile({ thinking: { budget_tokens: 40_000 } }), request(), "claude-sonnet-4-5");
+    expect(budget.max_tokens).toBe(44_096); // raised above the budget when max_tokens is not set
+  });
+
   test("a stream cut mid-answer fails as a broken stream after the text it gave", async () => {
     fake.queue(cut("partial ans"));
     const events = await collect(client({ max_retries: 0 }).stream(request()));
