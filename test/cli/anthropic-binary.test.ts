@@ -221,6 +221,15 @@ test("first run: no config, only ANTHROPIC_API_KEY set: Anthropic is the provide
   expect(r.stdout).not.toContain(KEY);
 });
 
+test("an Anthropic profile at api.anthropic.com without its key refuses to start, saying which variable to set", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  await Bun.write(`${env.SCV_HOME}/config.toml`, `[provider]\nactive = "claude"\n[providers.claude]\nkind = "anthropic"\n`);
+  const r = await runBinary(["exec", "hi"], env, workspace);
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toContain('no API key for provider "claude": set ANTHROPIC_API_KEY in the environment');
+  expect(fake.requests).toHaveLength(0);
+});
+
 test("scv doctor checks the Anthropic key against GET /v1/models; /model's list comes from there too", async () => {
   const { env, workspace } = PROVIDERS[1]!.home();
   const r = await runBinary(["doctor"], env, workspace);
