@@ -98,7 +98,7 @@ export interface UsageRecorder {
   /** The turn now running (its ID and origin kind), or undefined between turns. */
   setTurn(turn: { id: string; kind: string } | undefined): void;
   /** One model request of the session's own loop (a compaction's summary request included). */
-  model(usage: Required<ReportedUsage>): void;
+  model(usage: Required<ReportedUsage> & { cache_write_tokens?: number; cache_write_1h_tokens?: number }): void;
   /** One delegated call, with the usage the agent reported (none: counted as a call of 0 tokens). */
   delegated(call: { agent: string; model?: string; transport: string; usage?: ReportedUsage | null }): void;
   /** Why the next turn or step must not start (a spending limit is reached), or undefined. */

@@ -301,7 +301,9 @@ export default defineCommand({
       await client.request("initialize", { protocol_version: 3, client: { name: "scv-exec" } });
       const common = { auto_approve: !!args.yes, questions: interactive, ...(args["accept-edits"] ? { approval_mode: "accept-edits" as const } : {}), ...(args.model ? { model: args.model } : {}), ...(args["over-budget"] ? { over_budget: true } : {}) };
       const effortParam = effort ? { reasoning_effort: effort } : {};
-      const started = resumeId ? await client.request("session.resume", { session_id: resumeId, ...common }) : await client.request("session.start", { cwd, ...common, ...effortParam });
+      // A resumed session keeps its profile unless --provider names another: then it moves there (docs/guide.md).
+      const moveTo = args.provider ? { provider: args.provider } : {};
+      const started = resumeId ? await client.request("session.resume", { session_id: resumeId, ...common, ...moveTo }) : await client.request("session.start", { cwd, ...common, ...effortParam });
       sessionId = started.session_id;
       if (resumeId) reportResumed(started);
       for (const n of started.notices ?? []) process.stderr.write(`scv exec: note: ${n}\n`);

@@ -43,10 +43,15 @@ export function loadConfig(opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {})
   // A workspace without a project file loads exactly what any other such workspace loads (its path is not part of
   // the result), so its path stays out of the key: `scv exec` run in a new directory still hits the cache.
   const projectKey = inputs.project === null ? null : (projectFile ?? null);
-  const key = JSON.stringify([userFile, projectKey, text(inputs.user), text(inputs.project), env.SCV_PROVIDER ?? null, env.SCV_MODEL ?? null]);
+  const key = JSON.stringify([userFile, projectKey, text(inputs.user), text(inputs.project), env.SCV_PROVIDER ?? null, env.SCV_MODEL ?? null, firstRunKeys(env)]);
   if (lastLoad?.key !== key) lastLoad = { key, loaded: loadThroughCheckCache(inputs, key) };
   const { loaded } = lastLoad;
   return { ...loaded, config: structuredClone(loaded.config), sources: new Map(loaded.sources) };
+}
+
+/** Which provider keys are set (never their values): a first run without providers picks its profile by them. */
+function firstRunKeys(env: NodeJS.ProcessEnv): number {
+  return (env.ANTHROPIC_API_KEY ? 1 : 0) + (env.OPENAI_API_KEY ? 2 : 0);
 }
 
 /**

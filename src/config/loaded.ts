@@ -34,3 +34,5 @@ export interface ConfigInputs {
 export const MAX_CONFIG_BYTES = MiB;
 
 export const DEFAULT_PROFILE_NAME = "openai";
+/** The profile a first run makes when only ANTHROPIC_API_KEY is set. */
+export const ANTHROPIC_PROFILE_NAME = "anthropic";

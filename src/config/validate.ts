@@ -7,7 +7,7 @@ import type { z } from "zod";
 import { join, normalize } from "node:path";
 import { userHome } from "../user-home";
 import { registeredChecks } from "./checks";
-import { ConfigError, type ConfigInputs, type ConfigText, DEFAULT_PROFILE_NAME, type LoadedConfig } from "./loaded";
+import { ANTHROPIC_PROFILE_NAME, ConfigError, type ConfigInputs, type ConfigText, DEFAULT_PROFILE_NAME, type LoadedConfig } from "./loaded";
 import {
   AgentConfig,
   ChannelsConfig,
@@ -21,6 +21,7 @@ import {
   McpServerConfig,
   MemoryConfig,
   ProviderProfile,
+  withKindDefaults,
   SandboxConfig,
   SchedulesConfig,
   WebUiConfig,
@@ -193,9 +194,17 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
   for (const p of leafPaths(project)) sources.set(p, projectFile!);
 
   const providers: Config["providers"] = {};
-  for (const [name, profile] of Object.entries(user.providers ?? {})) providers[name] = ProviderProfile.parse(profile, ONCE);
+  for (const [name, profile] of Object.entries(user.providers ?? {})) {
+    try {
+      providers[name] = withKindDefaults(ProviderProfile.parse(profile, ONCE), `providers.${name}`);
+    } catch (e) {
+      throw new ConfigError(`${userFile}: ${(e as Error).message}`);
+    }
+  }
   if (Object.keys(providers).length === 0) {
-    providers[DEFAULT_PROFILE_NAME] = ProviderProfile.parse({ api_key_env: "OPENAI_API_KEY" }, ONCE);
+    // First run: an Anthropic key alone picks Anthropic; otherwise the OpenAI default as before.
+    if (env.ANTHROPIC_API_KEY && !env.OPENAI_API_KEY) providers[ANTHROPIC_PROFILE_NAME] = withKindDefaults(ProviderProfile.parse({ kind: "anthropic" }, ONCE), "anthropic");
+    else providers[DEFAULT_PROFILE_NAME] = withKindDefaults(ProviderProfile.parse({ api_key_env: "OPENAI_API_KEY" }, ONCE), DEFAULT_PROFILE_NAME);
   }
   let active = user.provider?.active ?? (providers[DEFAULT_PROFILE_NAME] ? DEFAULT_PROFILE_NAME : Object.keys(providers)[0]!);
   if (env.SCV_PROVIDER) {
@@ -315,9 +324,18 @@ const sourcedChecks: SourcedCheck[] = [
   (c, fileOf, userFile) =>
     c.web.search === "searxng" && !c.web.searxng_url ? `${fileOf("web.search") ?? userFile}: web.searxng_url: required when web.search = "searxng"` : undefined,
   (c, fileOf, userFile) =>
-    c.web.search === "provider" && c.providers[c.provider.active]?.wire_api === "chat"
-      ? `${fileOf("web.search") ?? userFile}: web.search = "provider" uses the endpoint's hosted search, which needs the Responses API, but provider profile "${c.provider.active}" has wire_api = "chat"; set wire_api = "responses" there, or use web.search = "searxng", "brave" or "off"`
+    c.web.search === "provider" && c.providers[c.provider.active] && c.providers[c.provider.active]!.wire_api !== "responses"
+      ? `${fileOf("web.search") ?? userFile}: web.search = "provider" uses the endpoint's hosted search, which needs the Responses API, but provider profile "${c.provider.active}" has wire_api = "${c.providers[c.provider.active]!.wire_api}"; ${c.providers[c.provider.active]!.kind === "anthropic" ? "" : 'set wire_api = "responses" there, or '}use web.search = "searxng", "brave" or "off"`
       : undefined,
+  (c, _fileOf, userFile) => {
+    for (const [name, p] of Object.entries(c.providers)) {
+      const budget = p.thinking && "budget_tokens" in p.thinking ? p.thinking.budget_tokens : undefined;
+      if (budget !== undefined && p.max_tokens !== undefined && budget >= p.max_tokens) {
+        return `${userFile}: providers.${name}.thinking.budget_tokens (${budget}) must be below max_tokens (${p.max_tokens}): thinking is part of the answer's output; raise max_tokens or lower the budget`;
+      }
+    }
+    return undefined;
+  },
 ];
 function validateCrossKeys(config: Config, userFile: string, fileOf: FileOf) {
   const problems = [...crossChecks().map((c) => c(config, userFile)), ...sourcedChecks.map((c) => c(config, fileOf, userFile))].filter(

@@ -10,6 +10,7 @@ import { probeDaemon, daemonFetch } from "../daemon/client";
 import { findOrphans } from "../process/reconcile";
 import { listRunRecords, runOwnerAlive, staleRunFiles } from "../process/run-records";
 import { scheduleSummary } from "../schedules/summary";
+import { modelsRequest } from "../provider/list-models";
 import { scrubKnown } from "../text/scrub";
 import { VERSION } from "../version";
 import { launchOf } from "../mcp/launch";
@@ -76,19 +77,19 @@ export async function checkProvider(ctx: DoctorContext, config: Config): Promise
   } else lines.push(line("provider", "ok", `${where}: no key configured (an endpoint that takes none)`));
   const secrets = [key, ...Object.values(p.headers ?? {})];
   const scrub = (s: string) => scrubKnown(s, secrets);
-  const url = `${p.base_url.replace(/\/+$/, "")}/models`;
+  const { url, path, headers } = modelsRequest(p, key);
   const started = performance.now();
   try {
     const res = await fetch(url, {
       method: "GET",
       redirect: "manual",
       signal: AbortSignal.timeout(ctx.timeoutMs),
-      headers: { "user-agent": `scv/${VERSION}`, ...(p.headers ?? {}), ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      headers,
       ...(p.proxy ? { proxy: p.proxy } : {}),
     } as RequestInit);
     await res.body?.cancel();
     const ms = Math.round(performance.now() - started);
-    const status = `GET /models answered HTTP ${res.status} in ${ms} ms`;
+    const status = `GET ${path} answered HTTP ${res.status} in ${ms} ms`;
     if (res.status === 401 || res.status === 403) lines.push(line("provider", "problem", `${status}: the key was refused`, "check the key (and, for 403, the organization or region)"));
     else if (res.status >= 300 && res.status < 400) lines.push(line("provider", "problem", `${status}: a redirect`, "set base_url to the final address; SCV does not follow redirects"));
     else if (res.status >= 500) lines.push(line("provider", "warning", `${status}: the endpoint has trouble`, "try again later"));

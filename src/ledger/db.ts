@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ensurePrivateDir, tryUnlink } from "../fs/private-file";
 
 /** Bumped when the tables change: an index of another version is rebuilt from the session files. */
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 
 /** How long a write waits for another SCV process's transaction; a turn never waits longer (its entry is queued). */
 export const WRITE_WAIT_MS = 50;
@@ -38,6 +38,7 @@ const SCHEMA = [
      session TEXT NOT NULL, entry TEXT NOT NULL, at REAL NOT NULL, kind TEXT NOT NULL, origin TEXT NOT NULL, conversation TEXT,
      turn TEXT, provider TEXT, agent TEXT, model TEXT, transport TEXT,
      input INTEGER NOT NULL, cached INTEGER NOT NULL, output INTEGER NOT NULL, reasoning INTEGER NOT NULL,
+     cache_write INTEGER NOT NULL DEFAULT 0, cache_write_1h INTEGER NOT NULL DEFAULT 0,
      PRIMARY KEY(session, entry))`,
   "CREATE INDEX ledger_by_time ON ledger(at)",
   // Budget notices already given (limit and period), so the owner is told once.

@@ -22,6 +22,9 @@ export interface LedgerEntry {
   cached: number;
   output: number;
   reasoning: number;
+  /** Part of input written to a prompt cache (Anthropic), and of that the part kept an hour. */
+  cacheWrite?: number;
+  cacheWrite1h?: number;
 }
 
 /** Names the protocol client a session came from by the client name it gave in `initialize`. */

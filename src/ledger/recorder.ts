@@ -58,6 +58,8 @@ export function createUsageRecorder(o: RecorderOptions): UsageRecorder {
       cached_input_tokens: entry.cached,
       output_tokens: entry.output,
       reasoning_tokens: entry.reasoning,
+      ...(entry.cacheWrite ? { cache_write_tokens: entry.cacheWrite } : {}),
+      ...(entry.cacheWrite1h ? { cache_write_1h_tokens: entry.cacheWrite1h } : {}),
     });
     if (indexNow()) o.ledger.record(entry);
   };
@@ -68,7 +70,8 @@ export function createUsageRecorder(o: RecorderOptions): UsageRecorder {
       turn = t;
     },
     model(u) {
-      write({ kind: "model", provider: o.provider, model: o.model, input: u.input_tokens, cached: u.cached_input_tokens, output: u.output_tokens, reasoning: u.reasoning_tokens });
+      const writes = { ...(u.cache_write_tokens ? { cacheWrite: u.cache_write_tokens } : {}), ...(u.cache_write_1h_tokens ? { cacheWrite1h: u.cache_write_1h_tokens } : {}) };
+      write({ kind: "model", provider: o.provider, model: o.model, input: u.input_tokens, cached: u.cached_input_tokens, output: u.output_tokens, reasoning: u.reasoning_tokens, ...writes });
     },
     delegated(call) {
       const u = call.usage;

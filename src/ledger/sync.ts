@@ -235,12 +235,12 @@ function statements(db: Database) {
 
 export function ledgerInsert(db: Database): Statement {
   return db.query(
-    "INSERT OR IGNORE INTO ledger(session, entry, at, kind, origin, conversation, turn, provider, agent, model, transport, input, cached, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT OR IGNORE INTO ledger(session, entry, at, kind, origin, conversation, turn, provider, agent, model, transport, input, cached, output, reasoning, cache_write, cache_write_1h) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
 }
 
 export function insertEntry(stmt: Statement, e: LedgerEntry): void {
-  stmt.run(e.session, e.entry, e.at, e.kind, e.origin, e.conversation ?? null, e.turn ?? null, e.provider ?? null, e.agent ?? null, e.model ?? null, e.transport ?? null, e.input, e.cached, e.output, e.reasoning);
+  stmt.run(e.session, e.entry, e.at, e.kind, e.origin, e.conversation ?? null, e.turn ?? null, e.provider ?? null, e.agent ?? null, e.model ?? null, e.transport ?? null, e.input, e.cached, e.output, e.reasoning, e.cacheWrite ?? 0, e.cacheWrite1h ?? 0);
 }
 
 /** A ledger entry from a session file's `usage` record, checked by hand (a newer or damaged record is skipped). */
@@ -265,6 +265,8 @@ function ledgerEntryOf(session: string, r: any, channel: string | null): LedgerE
     cached: n(r.cached_input_tokens),
     output: n(r.output_tokens),
     reasoning: n(r.reasoning_tokens),
+    ...(n(r.cache_write_tokens) ? { cacheWrite: n(r.cache_write_tokens) } : {}),
+    ...(n(r.cache_write_1h_tokens) ? { cacheWrite1h: n(r.cache_write_1h_tokens) } : {}),
   };
 }
 

@@ -17,6 +17,8 @@ export interface UsageRow {
   cached_input_tokens: number;
   output_tokens: number;
   reasoning_tokens: number;
+  /** Part of input_tokens written to a prompt cache (Anthropic's cache_creation_input_tokens). */
+  cache_write_tokens: number;
   /** The cost of the priced part; undefined when no part is priced. */
   cost?: number;
   /** Tokens of models with no price: the cost leaves them out. */
@@ -40,6 +42,8 @@ interface Part {
   cached: number;
   output: number;
   reasoning: number;
+  cache_write: number;
+  cache_write_1h: number;
 }
 
 export interface UsageQuery {
@@ -55,7 +59,8 @@ export interface UsageQuery {
 export function usageTotals(db: Database, prices: Record<string, PriceConfig>, q: UsageQuery): { rows: UsageRow[]; total: UsageRow } {
   const parts = db
     .query(
-      `SELECT ${KEY[q.by]} AS key, model, count(*) AS n, sum(input) AS input, sum(cached) AS cached, sum(output) AS output, sum(reasoning) AS reasoning
+      `SELECT ${KEY[q.by]} AS key, model, count(*) AS n, sum(input) AS input, sum(cached) AS cached, sum(output) AS output, sum(reasoning) AS reasoning,
+              sum(cache_write) AS cache_write, sum(cache_write_1h) AS cache_write_1h
        FROM ledger WHERE at >= ? ${q.conversation ? "AND conversation = ?" : ""} ${q.session ? "AND session = ?" : ""} GROUP BY 1, 2`,
     )
     .all(q.since, ...(q.conversation ? [q.conversation] : []), ...(q.session ? [q.session] : [])) as Part[];
@@ -79,7 +84,7 @@ function dayOf(ms: number): string {
 }
 
 function emptyRow(key: string): UsageRow {
-  return { key, requests: 0, input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, unpriced_tokens: 0 };
+  return { key, requests: 0, input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cache_write_tokens: 0, unpriced_tokens: 0 };
 }
 
 function add(row: UsageRow, p: Part, prices: Record<string, PriceConfig>): void {
@@ -88,6 +93,7 @@ function add(row: UsageRow, p: Part, prices: Record<string, PriceConfig>): void 
   row.cached_input_tokens += p.cached;
   row.output_tokens += p.output;
   row.reasoning_tokens += p.reasoning;
+  row.cache_write_tokens += p.cache_write;
   const price = p.model ? prices[p.model] : undefined;
   if (!price) row.unpriced_tokens += p.input + p.output;
   else row.cost = (row.cost ?? 0) + costOf(price, p);
@@ -98,10 +104,18 @@ export function tokens(u: { input_tokens: number; output_tokens: number }): numb
   return u.input_tokens + u.output_tokens;
 }
 
-/** The cost of some usage at a price: cached input at its own price when one is set. */
-export function costOf(price: PriceConfig, u: { input: number; cached: number; output: number }): number {
+/**
+ * The cost of some usage at a price: cached input at its own price when one is set, and input written to a prompt
+ * cache at the write price (the 1-hour part at the 1-hour price) when one is set; unset prices are the input price.
+ */
+export function costOf(price: PriceConfig, u: { input: number; cached: number; output: number; cache_write?: number; cache_write_1h?: number }): number {
   const cached = Math.min(u.cached, u.input);
-  return ((u.input - cached) * price.input_per_mtok + cached * (price.cached_input_per_mtok ?? price.input_per_mtok) + u.output * price.output_per_mtok) / 1e6;
+  const written = Math.min(u.cache_write ?? 0, u.input - cached);
+  const hour = Math.min(u.cache_write_1h ?? 0, written);
+  const plain = u.input - cached - written;
+  const writePrice = price.cache_write_per_mtok ?? price.input_per_mtok;
+  const input = plain * price.input_per_mtok + cached * (price.cached_input_per_mtok ?? price.input_per_mtok) + (written - hour) * writePrice + hour * (price.cache_write_1h_per_mtok ?? writePrice);
+  return (input + u.output * price.output_per_mtok) / 1e6;
 }
 
 /** Local midnight of `now`'s day, and of the next day. */

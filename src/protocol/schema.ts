@@ -241,7 +241,7 @@ export const requests = {
       approval_mode: ApprovalMode,
       provider: z.string(),
       model: z.string(),
-      wire_api: z.enum(["responses", "chat"]),
+      wire_api: z.enum(["responses", "chat", "messages"]),
       reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
       context_window: ContextWindow,
       notices: Notices.optional(),

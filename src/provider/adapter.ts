@@ -5,7 +5,7 @@ import type { SseEvent } from "./sse";
 import type { ModelEvent, ModelRequest, Usage } from "./types";
 
 /** Output events a wire parser yields to the caller as they arrive. */
-export type OutputEvent = Extract<ModelEvent, { type: "text" | "refusal" | "tool_call" | "citation" | "reasoning" | "reasoning_item" }>;
+export type OutputEvent = Extract<ModelEvent, { type: "text" | "refusal" | "tool_call" | "citation" | "reasoning" | "reasoning_item" | "notice" }>;
 
 /** How one attempt ended; always a parser's last item. */
 export type WireOutcome =
@@ -31,6 +31,10 @@ export interface WireAdapter {
    * reads, or undefined when the JSON is not an answer of this API.
    */
   replayJson(json: unknown): SseEvent[] | undefined;
+  /** How the key and API version travel (default: `authorization: Bearer <key>`). */
+  authHeaders?(apiKey: string | undefined): Record<string, string>;
+  /** The API's name in messages ("the responses API"); default the profile's wire_api. */
+  apiName?: string;
 }
 
 /**

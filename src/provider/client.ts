@@ -2,6 +2,7 @@
 // stream that never throws (every failure, cancellation included, is its final `end` event).
 import type { ProviderProfile } from "../config/schema";
 import { cutShort, parseJson, type OutputEvent, type WireAdapter, type WireOutcome } from "./adapter";
+import { anthropicAdapter } from "./anthropic";
 import { chatAdapter } from "./chat";
 import { type Classified, classifyException, classifyHttp, failureOf, scrubFailure } from "./errors";
 import { responsesAdapter } from "./responses";
@@ -38,7 +39,7 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 
 /** One client per session: optional fields an endpoint rejected stay dropped for the client's life. */
 export function createModelClient(profile: ProviderProfile, opts: ModelClientOptions): ModelClient {
-  const adapter: WireAdapter = profile.wire_api === "chat" ? chatAdapter : responsesAdapter;
+  const adapter: WireAdapter = profile.kind === "anthropic" ? anthropicAdapter(profile) : profile.wire_api === "chat" ? chatAdapter : responsesAdapter;
   // A profile that turns the cache key off never sends it, as if the endpoint had refused it.
   const dropped = new Set<string>(profile.prompt_cache_key === false ? ["prompt_cache_key"] : []);
   return {
@@ -80,7 +81,7 @@ async function* runStream(
     const makeBody = () => adapter.body(request, request.model ?? profile.model, dropped);
     let body: string;
     try {
-      headers = requestHeaders(profile, opts);
+      headers = requestHeaders(profile, opts, adapter);
       body = makeBody();
     } catch (e) {
       yield { type: "end", status: "failed", failure: scrub(failureOf("config", errorText(e)).failure) };
@@ -137,7 +138,7 @@ async function* runStream(
         }
         continue;
       }
-      const failure = scrub(c.failure);
+      const failure = scrub(explained(c.failure, profile, request.model ?? profile.model));
       if (c.retryable && retries > 0) failure.message += ` (gave up after ${retries} ${retries === 1 ? "retry" : "retries"})`;
       yield { type: "end", status: "failed", failure };
       return;
@@ -233,7 +234,8 @@ async function* attempt(ctx: AttemptContext): AsyncGenerator<OutputEvent, Attemp
       if (replayed) events = fromArray(replayed);
       else if (json && typeof json === "object" && "error" in json) events = fromArray([{ event: "error", data: text }]);
       else {
-        return fail(failureOf("config", `expected an answer of the ${profile.wire_api} API but got ${type}: ${tidyText(text)}; is base_url an OpenAI-compatible API?`));
+        const api = ctx.adapter.apiName ?? profile.wire_api;
+        return fail(failureOf("config", `expected an answer of the ${api} API but got ${type}: ${tidyText(text)}; is base_url ${profile.kind === "anthropic" ? "an Anthropic Messages API (without /v1)" : "an OpenAI-compatible API"}?`));
       }
     } else events = readSse(body, { maxLineBytes: ctx.opts.maxLineBytes });
     try {
@@ -254,7 +256,7 @@ async function* attempt(ctx: AttemptContext): AsyncGenerator<OutputEvent, Attemp
   }
 }
 
-function requestHeaders(profile: ProviderProfile, opts: ModelClientOptions): Headers {
+function requestHeaders(profile: ProviderProfile, opts: ModelClientOptions, adapter: WireAdapter): Headers {
   const h = new Headers({ "content-type": "application/json", accept: "text/event-stream", "user-agent": `scv/${opts.version}` });
   for (const [name, value] of Object.entries(profile.headers)) {
     try {
@@ -263,8 +265,18 @@ function requestHeaders(profile: ProviderProfile, opts: ModelClientOptions): Hea
       throw new Error(`headers.${name} is not a valid HTTP header (name or value has forbidden characters)`);
     }
   }
-  if (opts.apiKey) h.set("authorization", `Bearer ${opts.apiKey}`);
+  if (adapter.authHeaders) for (const [name, value] of Object.entries(adapter.authHeaders(opts.apiKey))) h.set(name, value);
+  else if (opts.apiKey) h.set("authorization", `Bearer ${opts.apiKey}`);
   return h;
+}
+
+/** An auth or not-found failure names where the key came from, or the model asked for. */
+function explained(f: ModelFailure, profile: ProviderProfile, model: string): ModelFailure {
+  if ((f.class === "auth" || f.class === "forbidden") && profile.api_key_env && !profile.api_key) {
+    return { ...f, message: `${f.message} (the key is read from ${profile.api_key_env})` };
+  }
+  if (f.class === "model_not_found" && !f.message.includes(model)) return { ...f, message: `${f.message} (model "${model}" at ${safeHost(profile.base_url)})` };
+  return f;
 }
 
 function retryDelay(retry: number, c: Classified, t: Required<RetryTiming>, random: () => number): number {

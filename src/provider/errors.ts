@@ -16,6 +16,17 @@ const RETRYABLE: ReadonlySet<FailureClass> = new Set(["rate_limit", "server", "n
 const QUOTA_CODES = new Set(["insufficient_quota", "credit_balance_exhausted", "billing_hard_limit_reached", "usage_not_included"]);
 const SERVER_CODES = new Set(["server_error", "server_is_overloaded", "slow_down", "service_unavailable_error", "internal_error"]);
 
+const ANTHROPIC_TYPES: Record<string, FailureClass> = {
+  authentication_error: "auth",
+  permission_error: "forbidden",
+  not_found_error: "model_not_found",
+  rate_limit_error: "rate_limit",
+  overloaded_error: "server",
+  api_error: "server",
+  billing_error: "quota",
+  request_too_large: "invalid_request",
+};
+
 const HINTS: Record<FailureClass, string> = {
   auth: "The provider rejected the API key; set a valid key (api_key_env or api_key in the provider profile)",
   forbidden: "The provider refused access for this key, organization or region",
@@ -60,9 +71,12 @@ function classOfCode(code: string, type: string, message: string): FailureClass 
     if (c === "rate_limit_exceeded") return "rate_limit";
     if (SERVER_CODES.has(c)) return "server";
     if (c === "invalid_prompt") return "invalid_request";
+    // Anthropic's error types (docs/anthropic-wire.md).
+    const anthropic = ANTHROPIC_TYPES[c];
+    if (anthropic) return anthropic;
   }
   // Some compatible servers report an overflow with no code at all.
-  if (/context (window|length)|maximum context/i.test(message)) return "context_window";
+  if (/context (window|length)|maximum context|prompt is too long/i.test(message)) return "context_window";
   return undefined;
 }
 
@@ -119,7 +133,7 @@ export function classifyHttp(status: number, body: string, headers: Headers): Cl
   }
   if (!err && body.trim()) err = { message: tidy(body) };
   const out = classifyErrorBody(err, status, headers);
-  const requestId = headers.get("x-request-id") ?? headers.get("x-oai-request-id");
+  const requestId = headers.get("x-request-id") ?? headers.get("x-oai-request-id") ?? headers.get("request-id");
   if (requestId) out.failure.message += ` [request id ${tidy(requestId, 100)}]`;
   return out;
 }

@@ -45,3 +45,15 @@ export function imageSupportFor(model: string, profileName: string, configured?:
   if (known[2]) return { accepted: true, reason: `model "${model}" takes images` };
   return { accepted: false, reason: `model "${model}" does not take images; use a model that does, or set images = true in [providers.${profileName}] if it has learned to` };
 }
+
+/**
+ * The output limit a request to an Anthropic model asks for when its profile sets no max_tokens (the Messages API
+ * requires one): what the family allows, or 8192 for a model SCV does not know.
+ */
+export function maxOutputTokensFor(model: string): number {
+  const name = model.toLowerCase().split("/").at(-1) ?? "";
+  if (/^claude-3-haiku/.test(name)) return 4096;
+  if (/^claude-3-(5|opus|sonnet)/.test(name)) return 8192;
+  if (/^claude-/.test(name)) return 32_000;
+  return 8192;
+}

@@ -26,6 +26,8 @@ function inputItems(item: HistoryItem): ResponsesInputItem[] {
       return out;
     }
     case "reasoning":
+      // Anthropic thinking (a session moved here from an Anthropic profile) has no form in this API.
+      if (item.origin === "anthropic") return [];
       return [
         {
           type: "reasoning",

@@ -19,6 +19,13 @@ export interface ReasoningItem {
   encryptedContent: string;
   /** Summary texts the model streamed for this item (never part of the reply). */
   summary: string[];
+  /**
+   * Which API wrote it; absent is the Responses API. An Anthropic thinking block keeps its text as `summary[0]`
+   * and its signature as `encryptedContent` (a redacted one its `data`, with `redacted`); each API reads back
+   * only its own, so a session moved to the other drops them.
+   */
+  origin?: "anthropic";
+  redacted?: true;
 }
 
 /**
@@ -75,6 +82,10 @@ export interface Usage {
   cached_input_tokens: number;
   /** Part of output_tokens the model spent reasoning (0 when the endpoint reports none). */
   reasoning_tokens: number;
+  /** Part of input_tokens written to the prompt cache (Anthropic's cache_creation_input_tokens), when reported. */
+  cache_write_tokens?: number;
+  /** Part of cache_write_tokens written to the 1-hour cache (priced apart). */
+  cache_write_1h_tokens?: number;
 }
 
 export const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 });

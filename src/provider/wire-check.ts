@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import { certainlyValid, type JsonSchema } from "../fast-check/check";
 import { ChatChunk, ChatCompletion, ErrorBody, FunctionCallItem, MessageItem, ReasoningOutputItem, ResponseObject, ResponsesEvent, UrlCitation } from "./wire";
+import { AnthropicEvent, AnthropicMessageObject } from "./wire-anthropic";
 import { prebuiltWireSchemas } from "./wire-schemas" with { type: "macro" };
 
 const FAST = prebuiltWireSchemas();
@@ -50,3 +51,11 @@ export const readErrorBody = (raw: unknown) => read(ErrorBody, FAST.errorBody, r
 export const readResponseObject = (json: unknown) => read(ResponseObject, FAST.responseObject, json);
 export const readChatChunk = (json: unknown) => read(ChatChunk, FAST.chatChunk, json);
 export const readChatCompletion = (json: unknown) => read(ChatCompletion, FAST.chatCompletion, json);
+
+/** An Anthropic Messages stream event; one whose `type` names no known event is refused at once (and counted by the parser). */
+export function readAnthropicEvent(json: unknown): WireRead<z.infer<typeof AnthropicEvent>> {
+  const type = typeOf(json);
+  if (type === undefined || !Object.hasOwn(FAST.anthropicEvents, type)) return { success: false };
+  return read(AnthropicEvent, FAST.anthropicEvents[type]!, json);
+}
+export const readAnthropicMessage = (json: unknown) => read(AnthropicMessageObject, FAST.anthropicMessage, json);

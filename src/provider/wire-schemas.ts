@@ -7,6 +7,7 @@ import type { JsonSchema } from "../fast-check/check";
 import { jsonSchemaForFastCheck } from "../fast-check/json-schema";
 import { useZod } from "../lazy-schema";
 import { ChatChunk, ChatCompletion, ErrorBody, FunctionCallItem, MessageItem, ReasoningOutputItem, ResponseObject, ResponsesEvent, UrlCitation } from "./wire";
+import { AnthropicEvent, AnthropicMessageObject } from "./wire-anthropic";
 
 export interface PrebuiltWireSchemas {
   /** Each Responses stream event's schema, by its `type`. */
@@ -18,15 +19,19 @@ export interface PrebuiltWireSchemas {
   responseObject: JsonSchema;
   chatChunk: JsonSchema;
   chatCompletion: JsonSchema;
+  /** Each Anthropic Messages stream event's schema, by its `type`. */
+  anthropicEvents: Record<string, JsonSchema>;
+  anthropicMessage: JsonSchema;
 }
 
 export function prebuiltWireSchemas(): PrebuiltWireSchemas {
   useZod(z);
-  const events: Record<string, JsonSchema> = {};
-  for (const option of ResponsesEvent.options) {
-    const type = (option.shape.type as z.ZodLiteral<string>).value;
-    events[type] = jsonSchemaForFastCheck(option);
-  }
+  const byType = (options: readonly z.ZodObject[]) => {
+    const out: Record<string, JsonSchema> = {};
+    for (const option of options) out[(option.shape.type as z.ZodLiteral<string>).value] = jsonSchemaForFastCheck(option);
+    return out;
+  };
+  const events = byType(ResponsesEvent.options);
   return {
     events,
     items: { function_call: jsonSchemaForFastCheck(FunctionCallItem), message: jsonSchemaForFastCheck(MessageItem), reasoning: jsonSchemaForFastCheck(ReasoningOutputItem) },
@@ -35,5 +40,7 @@ export function prebuiltWireSchemas(): PrebuiltWireSchemas {
     responseObject: jsonSchemaForFastCheck(ResponseObject),
     chatChunk: jsonSchemaForFastCheck(ChatChunk),
     chatCompletion: jsonSchemaForFastCheck(ChatCompletion),
+    anthropicEvents: byType(AnthropicEvent.options),
+    anthropicMessage: jsonSchemaForFastCheck(AnthropicMessageObject),
   };
 }

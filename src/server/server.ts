@@ -13,6 +13,7 @@ import { REASONING_EFFORTS } from "../config/reasoning";
 import { type LoadedSession, type SessionJournal, type SessionStore, SessionStoreError } from "../sessions/index";
 import { clientOrigin, createUsageRecorder, ledgerFor } from "../ledger/index";
 import { createModelClient } from "../provider/client";
+import { reasoningCrossing } from "./reasoning-crossing";
 import { imageRef, type ImageRef } from "../provider/images";
 import { contextWindowFor, imageSupportFor } from "../provider/models";
 import type { ModelClient, ReasoningEffort } from "../provider/types";
@@ -229,10 +230,12 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
   if (conn.sessions.has(p.session_id)) throw new RpcError(ERROR_CODES.session_in_use, `session ${p.session_id} is already open on this connection`);
   let config!: Config;
   let profileName = "";
+  let storedProvider = "";
   let workspace = "";
   const { loaded, recorder } = storeCall(() =>
     store.resume(p.session_id, (stored) => {
       workspace = stored.header.workspace;
+      storedProvider = stored.provider;
       if (!isDirectory(workspace)) {
         throw new RpcError(ERROR_CODES.invalid_params, `the workspace of session ${p.session_id}, ${workspace}, no longer exists; restore it to resume the session`);
       }
@@ -268,6 +271,10 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
     ...(loaded.reasoningEffort && isReasoningEffort(loaded.reasoningEffort) ? { effort: loaded.reasoningEffort } : {}),
   });
   if (p.approval_mode) s.approvalMode = p.approval_mode;
+  const to = config.providers[profileName]!;
+  const from = config.providers[storedProvider];
+  // Resumed on a profile of the other kind: what its API cannot read is left out, and the client is told.
+  if (from && from.kind !== to.kind) loaded.warnings.push(...reasoningCrossing(s.reasoningHeld, from, storedProvider, to, profileName));
   return {
     session_id: s.id,
     workspace,
@@ -299,17 +306,7 @@ function configureSession(conn: Connection, s: Session, p: RequestParams<"sessio
   }
   const changesProfile = profileName !== current.provider;
   const notes: string[] = [];
-  if (changesProfile && s.holdsReasoning) {
-    const from = config.providers[current.provider];
-    // Encrypted reasoning reads back only at the endpoint that wrote it; Chat leaves it out altogether.
-    if (profile.wire_api === "chat") notes.push("the model's earlier reasoning has no form in the Chat API and is left out; the conversation itself is carried");
-    else if (!from || from.base_url !== profile.base_url) {
-      throw new RpcError(
-        ERROR_CODES.invalid_params,
-        `cannot carry this conversation to "${profileName}": its history holds encrypted reasoning from ${from?.base_url ?? current.provider} that ${profile.base_url} cannot read; start a new session there (/new after switching, or scv -p ${profileName})`,
-      );
-    }
-  }
+  if (changesProfile) notes.push(...reasoningCrossing(s.reasoningHeld, config.providers[current.provider], current.provider, profile, profileName));
   const modelName = p.model ?? (changesProfile ? profile.model : current.model);
   const effort = p.reasoning_effort ?? (changesProfile ? undefined : (current.reasoningEffort as ReasoningEffort | undefined));
   if (p.provider !== undefined || p.model !== undefined || p.reasoning_effort !== undefined) s.configure(modelSetup(conn, config, profileName, modelName, effort));
@@ -344,8 +341,8 @@ function modelSetup(conn: Connection, config: Config, profileName: string, model
   const { opts, env } = conn;
   const profile = config.providers[profileName]!;
   const apiKey = resolveApiKey(profile, env);
-  if (!apiKey && !opts.modelClientFactory && new URL(profile.base_url).hostname === "api.openai.com") {
-    throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(profileName, profile.api_key_env, join(scvHome(env), "config.toml")));
+  if (!apiKey && !opts.modelClientFactory && ["api.openai.com", "api.anthropic.com"].includes(new URL(profile.base_url).hostname)) {
+    throw new RpcError(ERROR_CODES.configuration, missingKeyMessage(profileName, profile.api_key_env, join(scvHome(env), "config.toml"), profile.kind));
   }
   const model = opts.modelClientFactory?.(profile, apiKey) ?? createModelClient(profile, { apiKey, version: VERSION });
   // The connection (for a remote endpoint, a TLS handshake) is made while the client sends its first prompt.
@@ -512,13 +509,14 @@ function storeCall<T>(fn: () => T): T {
   }
 }
 
-export function missingKeyMessage(profileName: string, keyEnv: string | undefined, userFile: string): string {
+export function missingKeyMessage(profileName: string, keyEnv: string | undefined, userFile: string, kind: "openai" | "anthropic" = "openai"): string {
   const where = `under [providers.${profileName}] in ${userFile}`;
   // A profile the user wrote names its key itself: with no api_key_env, OPENAI_API_KEY is not read.
   const setKey = keyEnv
     ? `set ${keyEnv} in the environment (the profile's api_key_env), or set api_key ${where}`
-    : `the profile names no key: add api_key_env = "OPENAI_API_KEY" (or api_key = "...") ${where}`;
-  return `no API key for provider "${profileName}": ${setKey}; to use any OpenAI-compatible endpoint instead, set its base_url there`;
+    : `the profile names no key: add api_key_env = "${kind === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY"}" (or api_key = "...") ${where}`;
+  const other = kind === "anthropic" ? "an Anthropic-compatible relay" : "any OpenAI-compatible endpoint";
+  return `no API key for provider "${profileName}": ${setKey}; to use ${other} instead, set its base_url there`;
 }
 
 /** Images a client attached to a prompt, checked before the turn is queued: a refusal says what to change. */

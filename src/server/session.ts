@@ -142,9 +142,11 @@ export class Session {
     return { provider: this.opts.provider, model: this.opts.modelName, ...(effort ? { reasoningEffort: effort } : {}) };
   }
 
-  /** Whether the history holds reasoning items (encrypted, readable only by the endpoint that wrote them). */
-  get holdsReasoning(): boolean {
-    return this.history.some((item) => item.role === "reasoning");
+  /** Which APIs' reasoning the history holds: OpenAI encrypted reasoning items, Anthropic thinking blocks. */
+  get reasoningHeld(): { openai: boolean; anthropic: boolean } {
+    const held = { openai: false, anthropic: false };
+    for (const item of this.history) if (item.role === "reasoning") held[item.origin === "anthropic" ? "anthropic" : "openai"] = true;
+    return held;
   }
 
   /**

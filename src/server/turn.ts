@@ -51,6 +51,12 @@ export interface TurnDeps {
   promptFromPerson?: boolean;
 }
 
+/** Stop reasons after which the model continues its answer in a further request (Anthropic's `max_tokens`, `pause_turn`). */
+const CONTINUED = new Set(["max_tokens", "pause_turn"]);
+/** How many times one answer is continued before the turn ends as incomplete. */
+const MAX_CONTINUATIONS = 3;
+const CONTINUE_PROMPT = "[Your answer was cut off at the output limit (max_tokens). Continue exactly where it stopped, without repeating anything.]";
+
 /** Rounds a Stop hook may send the model back to work in one turn; then the turn ends anyway (docs/hooks.md). */
 export const MAX_STOP_HOOK_ROUNDS = 3;
 
@@ -116,6 +122,9 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
   };
 
   let stopRounds = 0;
+  /** Text of earlier steps an answer cut by max_tokens or paused (pause_turn) gave before it was continued. */
+  let carried = "";
+  let continuations = 0;
   /** A hook said `continue: false` during a tool call: the turn ends after it. */
   const halt: { by?: { command: string; reason: string } } = {};
   for (let step = 0; step < scope.config.tools.max_steps; step++) {
@@ -139,19 +148,29 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
       if (result.ended === "failed" && result.failure?.class === "context_window") context.overflowed = true;
       else context.overflowed = false;
     }
-    const { text, calls, citations } = result;
+    const { calls, citations } = result;
+    const text = carried + result.text;
     refused ||= result.refused;
     const flags = { ...(refused ? { refusal: true as const } : {}) };
     if (result.ended === "cancelled" || signal.aborted) {
-      if (text) history.push({ role: "assistant", content: text });
+      if (result.text) history.push({ role: "assistant", content: result.text });
       return { status: "cancelled", reply: text, usage, ...flags };
     }
     if (result.ended === "failed") {
-      if (text) history.push({ role: "assistant", content: text });
+      if (result.text) history.push({ role: "assistant", content: result.text });
       const f = result.failure ?? { class: "stream", message: "the model stream ended without a result" };
       return { status: "failed", reply: text, usage, error: { class: f.class, message: f.message }, ...flags };
     }
     history.push(...result.items);
+    if (calls.length === 0 && result.ended === "incomplete" && CONTINUED.has(result.reason ?? "") && continuations < MAX_CONTINUATIONS) {
+      // The answer goes on in the next request: a paused turn as it stands, a cut one asked to continue.
+      continuations++;
+      carried = text;
+      if (result.reason === "max_tokens") history.push({ role: "user", content: CONTINUE_PROMPT });
+      deps.emit("model.notice", { session_id: scope.sessionId, turn_id: turnId, message: `the answer ${result.reason === "max_tokens" ? "reached the output limit (max_tokens)" : "was paused by the provider (pause_turn)"}; SCV asks the model to continue (${continuations} of ${MAX_CONTINUATIONS})` });
+      continue;
+    }
+    carried = "";
     if (calls.length === 0) {
       const reply = withSources(text, citations);
       if (result.ended === "incomplete") {
@@ -370,6 +389,8 @@ function addUsage(total: Usage, more: Usage) {
   total.output_tokens += more.output_tokens;
   total.cached_input_tokens += more.cached_input_tokens;
   total.reasoning_tokens += more.reasoning_tokens;
+  if (more.cache_write_tokens) total.cache_write_tokens = (total.cache_write_tokens ?? 0) + more.cache_write_tokens;
+  if (more.cache_write_1h_tokens) total.cache_write_1h_tokens = (total.cache_write_1h_tokens ?? 0) + more.cache_write_1h_tokens;
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {

@@ -81,6 +81,9 @@ export const UsageEntry = lazySchema((z) => z.object({
   cached_input_tokens: z.number(),
   output_tokens: z.number(),
   reasoning_tokens: z.number(),
+  /** Part of input_tokens written to a prompt cache (Anthropic), and of that the part kept an hour. */
+  cache_write_tokens: z.number().optional(),
+  cache_write_1h_tokens: z.number().optional(),
 }));
 export type UsageEntry = z.infer<typeof UsageEntry>;
 

@@ -2,7 +2,7 @@
 // (shared/reference/providers-wire.md §1.2-1.4 for Responses, §2 for Chat Completions).
 import type { FakeCallSpec, FakeReply, FakeUsage } from "./model-replies";
 
-export type StreamReply = Exclude<FakeReply, { kind: "http_error" | "json" }>;
+export type StreamReply = Exclude<FakeReply, { kind: "http_error" | "json" | "raw" }>;
 export type JsonReply = Extract<FakeReply, { kind: "json" }>;
 export interface Rendered {
   frames: string[];

@@ -56,6 +56,8 @@ export const FakeReply = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("failed"), code: z.string(), message: z.string() }),
   z.strictObject({ kind: z.literal("incomplete"), text: z.string(), reason: z.enum(["max_output_tokens", "content_filter"]).optional() }),
   /** The flat `error` event (Responses) / `data: {"error":...}` (Chat), after `text` if given. */
+  /** SSE frames sent verbatim (`event: x\ndata: {...}\n\n`), for event orders and types no other reply makes. */
+  z.strictObject({ kind: z.literal("raw"), frames: z.array(z.string()) }),
   z.strictObject({
     kind: z.literal("mid_stream_error"),
     text: z.string().optional(),

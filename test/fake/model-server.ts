@@ -1,13 +1,17 @@
-// A scripted fake OpenAI-compatible endpoint on 127.0.0.1 speaking both wire APIs over real HTTP:
-// POST /v1/responses and POST /v1/chat/completions. Each request takes the next queued reply, rendered in the
+// A scripted fake model endpoint on 127.0.0.1 speaking three wire APIs over real HTTP: POST /v1/responses and
+// POST /v1/chat/completions (OpenAI) and POST /v1/messages (Anthropic, anthropic-render.ts and anthropic-checks.ts,
+// with a prompt cache priced like the API's). Each request takes the next queued reply, rendered in the
 // format of the path it came to. Requests are recorded and checked for the invariants the real API enforces.
 //
 // In a test:   const fake = await startFakeModel(); fake.queue(text("hi")); ... fake.close();
 // Standalone:  bun test/fake/model-server.ts --script replies.json [--port N] [--log requests.jsonl]
-//              prints the base URL (ending in /v1) as its first stdout line; SIGTERM/SIGINT stop it.
+//              prints the base URL (ending in /v1) as its first stdout line (a kind = "anthropic" profile's
+//              base_url is the same without /v1); SIGTERM/SIGINT stop it.
 import { appendFileSync, readFileSync } from "node:fs";
 import { FakeReply, FakeScript } from "./model-replies";
 import { renderChat, renderJson, renderResponses, type Rendered } from "./model-render";
+import { anthropicErrorBody, renderAnthropic, renderAnthropicJson, type CacheCounts } from "./anthropic-render";
+import { anthropicRequestProblem, FakePromptCache } from "./anthropic-checks";
 
 export * from "./model-replies";
 
@@ -18,11 +22,15 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The parsed JSON body (undefined if it was not JSON). */
   body: any;
+  /** /v1/messages: how the fake's prompt cache priced the request's input. */
+  cache?: CacheCounts;
 }
 
 export interface FakeModel {
   /** The base_url to configure: `http://127.0.0.1:<port>/v1`. */
   url: string;
+  /** The base_url of a kind = "anthropic" profile: `http://127.0.0.1:<port>` (the API's paths start with /v1). */
+  anthropicUrl: string;
   queue(...replies: FakeReply[]): void;
   /** Every request received, in order, including rejected ones. */
   requests: RecordedRequest[];
@@ -47,6 +55,8 @@ export interface FakeModelOptions {
   contextWindowTokens?: number;
   /** Top-level request fields this endpoint does not know: a request carrying one gets HTTP 400 naming it. */
   rejectFields?: string[];
+  /** /v1/messages: the only x-api-key accepted (any when unset); another gets 401 authentication_error. */
+  anthropicKey?: string;
   /** Computes a reply from the request; undefined takes the next queued reply. */
   respond?: (body: any, request: RecordedRequest) => FakeReply | undefined;
 }
@@ -130,6 +140,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   const requests: RecordedRequest[] = [];
   const reasoningIssued: { id: string; encrypted_content: string }[] = [];
   const stalls = new Set<() => void>(); // hanging responses to release on close()
+  const promptCache = new FakePromptCache();
 
   const stall = (signal: AbortSignal) =>
     new Promise<void>((resolve) => {
@@ -161,6 +172,33 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     });
   };
 
+  /** POST /v1/messages, the Anthropic Messages API: its checks, errors in its shape, the prompt cache's pricing. */
+  const messages = async (record: RecordedRequest, raw: string, n: number, signal: AbortSignal): Promise<Response> => {
+    const { body, headers } = record;
+    const common = { "request-id": `req_fake_${n}` };
+    const fail = (status: number, type: string, message: string, extra: Record<string, string> = {}) => Response.json(anthropicErrorBody(type, message), { status, headers: { ...common, ...extra } });
+    if (opts.anthropicKey && headers["x-api-key"] !== opts.anthropicKey) return fail(401, "authentication_error", "invalid x-api-key");
+    if (body === undefined) return fail(400, "invalid_request_error", "There was an error parsing the body of your request.");
+    const problem = anthropicRequestProblem(body, headers);
+    if (problem) return fail(400, "invalid_request_error", problem);
+    const tokens = Math.ceil(raw.length / 4);
+    if (opts.contextWindowTokens && tokens > opts.contextWindowTokens) return fail(400, "invalid_request_error", `prompt is too long: ${tokens} tokens > ${opts.contextWindowTokens} maximum`);
+    const reply = opts.respond?.(body, record) ?? replies.shift();
+    if (!reply) return fail(500, "api_error", `fake model: the script ran out of replies (request #${n} to /v1/messages); queue another reply`, { "x-should-retry": "false" });
+    if (reply.kind === "http_error") {
+      const text = typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {});
+      return new Response(text, { status: reply.status, headers: { "content-type": typeof reply.body === "string" ? "text/plain; charset=utf-8" : "application/json", ...common, ...reply.headers } });
+    }
+    if (reply.kind === "hang" && !reply.text) {
+      await stall(signal);
+      return new Response(null, { status: 499 });
+    }
+    record.cache = promptCache.price(body);
+    if (reply.kind === "json") return Response.json(renderAnthropicJson(reply, body, record.cache), { headers: common });
+    const rendered = reply.kind === "raw" ? { frames: reply.frames, end: "close" as const, reasoning: [] } : renderAnthropic(reply, body, record.cache);
+    return new Response(stream(rendered, signal), { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...common } });
+  };
+
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: opts.port ?? 0,
@@ -180,10 +218,16 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       requests.push(record);
       opts.onRequest?.(record);
       const n = requests.length;
+      if (req.method === "GET" && path === "/v1/models" && opts.models && headers["anthropic-version"]) {
+        if (opts.anthropicKey && headers["x-api-key"] !== opts.anthropicKey) return Response.json(anthropicErrorBody("authentication_error", "invalid x-api-key"), { status: 401 });
+        const data = opts.models.map((id) => ({ type: "model", id, display_name: id, created_at: "2025-09-29T00:00:00Z" }));
+        return Response.json({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+      }
       if (req.method === "GET" && path === "/v1/models" && opts.models) {
         return Response.json({ object: "list", data: opts.models.map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "fake" })) });
       }
       const isResponses = path === "/v1/responses";
+      if (req.method === "POST" && path === "/v1/messages") return messages(record, raw, n, req.signal);
       if (req.method !== "POST" || (!isResponses && path !== "/v1/chat/completions")) {
         return errorResponse(404, `Invalid URL (${req.method} ${path})`);
       }
@@ -213,7 +257,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
         return new Response(null, { status: 499 });
       }
       if (reply.kind === "json") return Response.json(renderJson(reply, body, isResponses), { headers: common });
-      const rendered = isResponses ? renderResponses(reply, body) : renderChat(reply, body);
+      const rendered = reply.kind === "raw" ? { frames: reply.frames, end: "close" as const, reasoning: [] } : isResponses ? renderResponses(reply, body) : renderChat(reply, body);
       reasoningIssued.push(...rendered.reasoning);
       return new Response(stream(rendered, req.signal), {
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...common },
@@ -223,6 +267,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
 
   return {
     url: `http://127.0.0.1:${server.port}/v1`,
+    anthropicUrl: `http://127.0.0.1:${server.port}`,
     queue: (...more) => {
       for (const r of more) replies.push(FakeReply.parse(r));
     },
@@ -263,7 +308,7 @@ async function main(args: string[]) {
     port: argValue(args, "--port") ? Number(argValue(args, "--port")) : 0,
     onRequest: log
       ? (r) => {
-          const headers = { ...r.headers, ...(r.headers.authorization ? { authorization: "Bearer (redacted)" } : {}) };
+          const headers = { ...r.headers, ...(r.headers.authorization ? { authorization: "Bearer (redacted)" } : {}), ...(r.headers["x-api-key"] ? { "x-api-key": "(redacted)" } : {}) };
           appendFileSync(log, `${JSON.stringify({ ...r, headers })}\n`);
         }
       : undefined,

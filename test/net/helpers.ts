@@ -1,7 +1,7 @@
 // Shared setup for the network tests: config, a tool context, an injected resolver, and the port-aware
 // loopback exception. Nothing here switches a global; every override travels through scope.services.net.
 import { tmpdir } from "node:os";
-import { AgentConfig, ChannelsConfig, CheckpointsConfig, type Config, MemoryConfig, ProviderProfile, SandboxConfig, SchedulesConfig, SessionsConfig, SkillsConfig, ToolsConfig, WebConfig, WebUiConfig } from "../../src/config/schema";
+import { AgentConfig, ChannelsConfig, CheckpointsConfig, type Config, MemoryConfig, ProviderProfile, withKindDefaults, SandboxConfig, SchedulesConfig, SessionsConfig, SkillsConfig, ToolsConfig, WebConfig, WebUiConfig } from "../../src/config/schema";
 import type { LookupFn, NetOverrides } from "../../src/net";
 import type { ToolCallContext } from "../../src/tools/tool";
 import { makeCallContext, makeScope } from "../fake/scope";
@@ -9,7 +9,7 @@ import { makeCallContext, makeScope } from "../fake/scope";
 export function testConfig(web: Partial<Config["web"]> = {}, extra: { wire_api?: "responses" | "chat"; outputLimit?: number } = {}): Config {
   return {
     provider: { active: "openai" },
-    providers: { openai: ProviderProfile.parse({ wire_api: extra.wire_api ?? "responses" }) },
+    providers: { openai: withKindDefaults(ProviderProfile.parse({ wire_api: extra.wire_api ?? "responses" }), "openai") },
     tools: ToolsConfig.parse(extra.outputLimit ? { output_limit_bytes: extra.outputLimit } : {}),
     web: WebConfig.parse(web),
     agent: AgentConfig.parse({}),

@@ -1,5 +1,5 @@
 // Shared setup for provider tests: a profile pointed at the fake, fast retry timing, event collection.
-import { ProviderProfile } from "../../src/config/schema";
+import { ProviderProfile, withKindDefaults } from "../../src/config/schema";
 import { createModelClient, type ModelClientOptions } from "../../src/provider/client";
 import type { HistoryItem, ModelEvent, ModelRequest } from "../../src/provider/types";
 
@@ -9,7 +9,7 @@ export type Wire = (typeof WIRES)[number];
 export const TEST_KEY = "sk-proj-TESTKEY0123456789abcdefSECRET";
 
 export function profile(baseUrl: string, wire: Wire, extra: Record<string, unknown> = {}): ProviderProfile {
-  return ProviderProfile.parse({ base_url: baseUrl, wire_api: wire, model: "gpt-test", ...extra });
+  return withKindDefaults(ProviderProfile.parse({ base_url: baseUrl, wire_api: wire, model: "gpt-test", ...extra }), "test");
 }
 
 export function client(baseUrl: string, wire: Wire, extra: Record<string, unknown> = {}, opts: Partial<ModelClientOptions> = {}) {

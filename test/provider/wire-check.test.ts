@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { useZod } from "../../src/lazy-schema";
 import { ChatChunk, ChatCompletion, ErrorBody, FunctionCallItem, MessageItem, ReasoningOutputItem, ResponseObject, ResponsesEvent, UrlCitation } from "../../src/provider/wire";
-import { readChatChunk, readChatCompletion, readErrorBody, readOutputItem, readResponseObject, readResponsesEvent, readUrlCitation } from "../../src/provider/wire-check";
+import { readAnthropicEvent, readAnthropicMessage, readChatChunk, readChatCompletion, readErrorBody, readOutputItem, readResponseObject, readResponsesEvent, readUrlCitation } from "../../src/provider/wire-check";
+import { AnthropicEvent, AnthropicMessageObject } from "../../src/provider/wire-anthropic";
 import { variants } from "../fast-check/variants";
 
 useZod(z);
@@ -47,6 +48,28 @@ const CHUNKS: Record<string, unknown>[] = [
   { id: "chatcmpl-D", choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: "tool_calls" }], usage: null },
   { id: "chatcmpl-D", choices: [], usage: { prompt_tokens: 61, completion_tokens: 16, total_tokens: 77, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } } },
   { error: { message: "overloaded", type: "server_error", param: null, code: null } },
+];
+
+/** Anthropic Messages stream events as the API sends them (docs/anthropic-wire.md), one of each type SCV reads. */
+const A_USAGE = { input_tokens: 12, cache_creation_input_tokens: 310, cache_read_input_tokens: 4100, output_tokens: 1, cache_creation: { ephemeral_5m_input_tokens: 310, ephemeral_1h_input_tokens: 0 }, service_tier: "standard" };
+const A_EVENTS: Record<string, unknown>[] = [
+  { type: "message_start", message: { id: "msg_01X", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [], stop_reason: null, stop_sequence: null, usage: A_USAGE } },
+  { type: "ping" },
+  { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
+  { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "Let me look" } },
+  { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "EqQBCkgIARABGAIiQL" } },
+  { type: "content_block_stop", index: 0 },
+  { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
+  { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "Reading it." } },
+  { type: "content_block_stop", index: 1 },
+  { type: "content_block_start", index: 2, content_block: { type: "tool_use", id: "toolu_01A", name: "read", input: {} } },
+  { type: "content_block_delta", index: 2, delta: { type: "input_json_delta", partial_json: '{"path": "a.txt"}' } },
+  { type: "content_block_stop", index: 2 },
+  { type: "content_block_start", index: 3, content_block: { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix" } },
+  { type: "content_block_stop", index: 3 },
+  { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 87 } },
+  { type: "message_stop" },
+  { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
 ];
 
 /** Variants of the value and of each object nested in it (the first element standing for an array's). */
@@ -95,6 +118,18 @@ describe("the stream readers agree with zod", () => {
     for (const v of nearby(completion)) expectSameAsZod(readChatCompletion, ChatCompletion, v);
   });
 
+  test("Anthropic events and a whole message, real and nearby", () => {
+    let checked = 0;
+    for (const event of A_EVENTS) for (const v of nearby(event)) {
+      expectSameAsZod(readAnthropicEvent, AnthropicEvent, v);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(500);
+    const whole = { id: "msg_01X", type: "message", role: "assistant", content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "toolu_1", name: "read", input: { path: "a" } }], stop_reason: "tool_use", usage: A_USAGE };
+    for (const v of nearby(whole)) expectSameAsZod(readAnthropicMessage, AnthropicMessageObject, v);
+    for (const v of [{ type: "future_event" }, { type: "message_stop " }, { type: 7 }, null]) expect([readAnthropicEvent(v).success, AnthropicEvent.safeParse(v).success]).toEqual([false, false]);
+  });
+
   test("an event of an unknown type is refused at once, as zod's discriminated union does", () => {
     for (const v of [{ type: "response.in_progress" }, { type: "response.output_text.delta ", delta: "x" }, { type: 7 }, { error: { message: "m" } }, "x", null]) {
       expect(readResponsesEvent(v).success).toBe(false);
@@ -108,7 +143,7 @@ describe("a whole stream is read without zod", () => {
   const READ_CHAT = join(import.meta.dir, "../../src/provider/chat.ts");
 
   /** Runs the adapter over the events in a fresh process: what it yielded, and whether zod was loaded. */
-  function readInFreshProcess(module: string, adapter: string, events: unknown[]) {
+  function readInFreshProcess(module: string, adapter: string, events: unknown[], made = adapter) {
     const dir = mkdtempSync(join(tmpdir(), "scv-wire-check-"));
     try {
       const script = join(dir, "read.ts");
@@ -118,7 +153,7 @@ describe("a whole stream is read without zod", () => {
 const events = ${JSON.stringify(events.map((e) => ({ event: "message", data: typeof e === "string" ? e : JSON.stringify(e) })))};
 async function* source() { yield* events; }
 const items = [];
-for await (const item of ${adapter}.parse(source())) items.push(item);
+for await (const item of ${made}.parse(source())) items.push(item);
 process.stdout.write(JSON.stringify({ zod: "__zod_globalConfig" in globalThis, items }));
 `,
       );
@@ -147,6 +182,17 @@ process.stdout.write(JSON.stringify({ zod: "__zod_globalConfig" in globalThis, i
   test("Chat: a tool call with usage", () => {
     const read = readInFreshProcess(READ_CHAT, "chatAdapter", [CHUNKS[0], CHUNKS[1], CHUNKS[2], CHUNKS[3], "[DONE]"]);
     expect(read.items.map((i) => i.type)).toEqual(["text", "tool_call", "done"]);
+    expect(read.zod).toBe(false);
+  });
+
+  test("Anthropic: thinking, text and a tool call, with usage", () => {
+    const read = readInFreshProcess(join(import.meta.dir, "../../src/provider/anthropic.ts"), "anthropicAdapter", A_EVENTS.slice(0, 16), "anthropicAdapter({})");
+    expect(read.items.map((i) => i.type)).toEqual(["reasoning", "reasoning_item", "text", "tool_call", "reasoning_item", "done"]);
+    expect(read.items.at(-1)).toEqual({
+      type: "done",
+      status: "completed",
+      usage: { input_tokens: 12 + 310 + 4100, output_tokens: 87, cached_input_tokens: 4100, reasoning_tokens: 3, cache_write_tokens: 310 },
+    });
     expect(read.zod).toBe(false);
   });
 

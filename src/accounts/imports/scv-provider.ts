@@ -33,6 +33,7 @@ export function activeProviderCopy(config: Config, env: Readonly<Record<string, 
     const where = p.api_key_env ? `the variable ${p.api_key_env} named by api_key_env is not set in this shell` : "it has neither api_key nor api_key_env";
     throw new LoginError(`SCV's active provider "${name}" has no key to copy: ${where}. Set it, then run this again`);
   }
+  if (p.wire_api === "messages") throw new LoginError(`SCV's active provider "${name}" is an Anthropic (kind = "anthropic") profile; only an OpenAI-compatible one can be copied`);
   return {
     name,
     kind: p.kind,
