@@ -66,7 +66,7 @@ export default defineCommand({
     cwd: { type: "string", alias: "C", valueHint: "DIR", description: "workspace directory (default: current directory)" },
     json: { type: "boolean", description: "print protocol events as JSONL on stdout" },
     yes: { type: "boolean", alias: "y", description: "approve every tool call without asking (auto_approve)" },
-    "accept-edits": { type: "boolean", description: "run edit and write inside the workspace unasked (secret-like paths, commands, network and MCP still ask)" },
+    "accept-edits": { type: "boolean", description: "run edit and write inside the workspace unasked (secret-like paths, network and MCP still ask; commands run unasked inside the sandbox, and one that needs more asks)" },
     provider: { type: "string", alias: "p", valueHint: "NAME", description: "provider profile to use (overrides provider.active)" },
     model: { type: "string", alias: "m", valueHint: "MODEL", description: "model to use for this run" },
     "output-last-message": { type: "string", alias: "o", valueHint: "FILE", description: "also write the final reply to FILE" },

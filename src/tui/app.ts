@@ -470,7 +470,7 @@ class TuiApp {
   /** Shift-Tab and /mode: how this session (and the next ones of this run) ask. */
   private async setApprovalMode(mode: ApprovalMode) {
     this.approvalMode = mode;
-    this.view.say(mode === "accept-edits" ? "accept edits on: edit and write inside the workspace run unasked (not secret-like paths; commands, network and MCP still ask) · Shift-Tab turns it off" : "accept edits off: every change asks first", this.theme.dim);
+    this.view.say(mode === "accept-edits" ? "accept edits on: edit and write inside the workspace run unasked (not secret-like paths; network and MCP still ask; commands run unasked inside the sandbox, and one that needs more asks) · Shift-Tab turns it off" : "accept edits off: file changes ask first; commands run unasked inside the sandbox, and one that needs more asks", this.theme.dim);
     this.requestRender();
     if (this.sessionId && this.client) await this.client.request("session.configure", { session_id: this.sessionId, approval_mode: mode }).catch((e) => this.view.say(`could not switch: ${(e as Error).message}`, this.theme.red));
     this.requestRender();

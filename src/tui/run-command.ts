@@ -59,7 +59,7 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
       case "mode": {
         const wanted = arg.toLowerCase().replace(/[\s_]+/g, "-");
         if (!wanted) {
-          view.say(ctx.mode() === "accept-edits" ? "mode: accept edits (edit and write inside the workspace run unasked) · /mode ask or Shift-Tab to ask again" : "mode: ask (every change asks first) · /mode accept-edits or Shift-Tab to accept edits");
+          view.say(ctx.mode() === "accept-edits" ? "mode: accept edits (edit and write inside the workspace run unasked) · /mode ask or Shift-Tab to ask again" : "mode: ask (file changes ask first; commands run unasked inside the sandbox, and one that needs more asks) · /mode accept-edits or Shift-Tab to accept edits");
         } else if (wanted === "ask" || wanted === "accept-edits") await ctx.setMode(wanted);
         else view.say("/mode takes ask or accept-edits (Shift-Tab switches between them)", theme.yellow);
         break;
