@@ -53,7 +53,8 @@ export async function runRewindCommand(deps: { id: string; scv: { request<T = an
   }
   if (answer.outcome.outcome === "cancelled" || answer.outcome.optionId !== "allow-once") return "Not restored: nothing changed.";
   try {
-    const r = await deps.scv.request<any>("session.rewind", { session_id: deps.id, ...params, apply: true });
+    // The plan shown is the plan applied: a file changed since it was shown makes the restore stop and say so.
+    const r = await deps.scv.request<any>("session.rewind", { session_id: deps.id, ...params, apply: true, ...(plan.plan_id ? { plan_id: plan.plan_id } : {}) });
     const kept = r.kept?.length ? ` Kept (changed outside SCV): ${r.kept.join(", ")}.` : "";
     const conv = r.conversation_rewound !== undefined ? ` ${r.conversation_rewound} turns left the conversation.` : "";
     return `Restored: ${r.restored?.length ?? 0} restored, ${r.created?.length ?? 0} created, ${r.deleted?.length ?? 0} deleted.${kept}${conv}`;
