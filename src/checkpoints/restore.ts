@@ -62,22 +62,28 @@ export function planRestore(store: CheckpointStore, workspace: string, maxFileBy
   const current = stateOf(now.files);
   const changes: PlannedChange[] = [];
   const paths = new Set([...target.keys(), ...current.keys()]);
-  for (const rel of [...paths].sort()) {
-    const t = target.get(rel);
-    const c = current.get(rel);
-    if (t && c && t.hash === c.hash && t.mode === c.mode) continue;
-    if (!safeRelative(rel)) continue;
-    const action = !t ? "delete" : c ? "restore" : "create";
-    const known = last?.get(rel);
-    const outside = last !== undefined && (known?.hash !== c?.hash || (known && c && known.mode !== c.mode));
-    changes.push({ path: rel, action, diff: describe(store, workspace, rel, c, t), ...(outside ? { changedOutside: true } : {}) });
+  const tree = new FolderTree(workspace);
+  try {
+    for (const rel of [...paths].sort()) {
+      const t = target.get(rel);
+      const c = current.get(rel);
+      if (t && c && t.hash === c.hash && t.mode === c.mode) continue;
+      if (!safeRelative(rel)) continue;
+      const action = !t ? "delete" : c ? "restore" : "create";
+      const known = last?.get(rel);
+      const outside = last !== undefined && (known?.hash !== c?.hash || (known && c && known.mode !== c.mode));
+      changes.push({ path: rel, action, diff: describe(store, tree, rel, c, t), ...(outside ? { changedOutside: true } : {}) });
+    }
+  } finally {
+    tree.close();
   }
   return { changes, target, now };
 }
 
-function describe(store: CheckpointStore, workspace: string, rel: string, c: FileState | undefined, t: FileState | undefined): string {
+/** A short diff from the file now (read without following a link) to its recorded content. */
+function describe(store: CheckpointStore, tree: FolderTree, rel: string, c: FileState | undefined, t: FileState | undefined): string {
   try {
-    const before = c ? fs.readFileSync(`${workspace}/${rel}`) : Buffer.alloc(0);
+    const before = c ? tree.read(rel) : Buffer.alloc(0);
     const after = t ? store.objects.get(t.hash) : Buffer.alloc(0);
     if (isText(before) && isText(after)) {
       const d = unifiedDiff(before.toString("utf8"), after.toString("utf8"), DIFF_LIMITS);
@@ -205,16 +211,10 @@ function changedSincePlan(tree: FolderTree, plan: RestorePlan, p: Prepared): boo
   if (!st.isFile() || (st.mode & 0o777) !== known.mode) return true;
   const seen = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: st.mode & 0o777 };
   if (!changedSince(seen, known, plan.now.lookedAt)) return false;
-  let fd: number;
   try {
-    fd = fs.openSync(tree.at(p.dir, p.name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    return ObjectStore.hash(tree.read(p.change.path)) !== known.hash;
   } catch {
     return true;
-  }
-  try {
-    return !fs.fstatSync(fd).isFile() || ObjectStore.hash(fs.readFileSync(fd)) !== known.hash;
-  } finally {
-    fs.closeSync(fd);
   }
 }
 

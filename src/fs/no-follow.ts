@@ -65,6 +65,21 @@ export class FolderTree {
     return this.open(rel, opts.create === true);
   }
 
+  /**
+   * The content of the regular file `rel` (a path below the root), read without following a link in any part:
+   * throws when a folder on the way or the file itself is a link, or the file is no regular file.
+   */
+  read(rel: string): Buffer {
+    const cut = rel.lastIndexOf("/");
+    const fd = fs.openSync(this.at(cut === -1 ? "" : rel.slice(0, cut), rel.slice(cut + 1)), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    try {
+      if (!fs.fstatSync(fd).isFile()) throw new Error(`${JSON.stringify(rel)} is not a regular file`);
+      return fs.readFileSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
   /** Forgets `rel` and every folder below it (after it was removed). */
   forget(rel: string): void {
     for (const [k, f] of this.opened) {
