@@ -4,7 +4,7 @@
 // live and after a resume; a summary that stands only for kept turns stays.
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { fakeHome, fakeModelForFile } from "../fake/binary";
-import { text } from "../fake/model-server";
+import { startFakeModel, text } from "../fake/model-server";
 import { stdioSessions } from "../fake/stdio-session";
 
 setDefaultTimeout(60_000);
@@ -69,4 +69,28 @@ test("a rewind to a turn a compaction left verbatim keeps the summary of the tur
   expect(input).toContain("KEPT-PROMPT-3");
   expect(input).not.toContain("OLD-PROMPT");
   expect(input).not.toContain("GONE-PROMPT-4");
+});
+
+test("a compaction made inside a turn is undone by a rewind to before that turn (once refused)", async () => {
+  const isSummary = (body: any) => typeof body.instructions === "string" && body.instructions.startsWith("You are compacting");
+  const model = await startFakeModel({ respond: (body) => (isSummary(body) ? text("SUMMARY-MARK of the early turns") : text(`ok.${PAD}`)) });
+  try {
+    const h = fakeHome(model.url, CONFIG);
+    const { s, sid, turn } = await open(h);
+    await turn("KEPT-PROMPT-1 the target is berlin-3.");
+    let n = 2;
+    // Turns of about 1200 tokens each until one compacts inside itself (the threshold, before its request).
+    for (; n < 12 && !s.messages.some((m) => m.method === "session.compacted"); n++) await turn(`GONE-PROMPT-${n}.${PAD}`);
+    const compacted = s.messages.find((m) => m.method === "session.compacted")!.params;
+    expect(compacted).toMatchObject({ reason: "threshold", turn_id: `t${n - 1}` });
+    const rewound = await s.call("session.rewind", { session_id: sid, to_turn: "t1", files: false, apply: true });
+    expect(rewound.error).toBeUndefined();
+    await turn("after the rewind");
+    const input = JSON.stringify(model.requests.at(-1)!.body.input);
+    expect(input).not.toContain("SUMMARY-MARK");
+    expect(input).toContain("KEPT-PROMPT-1");
+    expect(input).not.toContain("GONE-PROMPT");
+  } finally {
+    await model.close();
+  }
 });
