@@ -28,7 +28,9 @@ import { ACP_ERRORS, AcpError, AcpPeer } from "./rpc";
 import { AcpSession } from "./session";
 import { editorMcpServers } from "./mcp";
 import type { Profiles } from "./modes";
+import { configuredSecrets } from "../config/configured-secrets";
 import { loadConfig, scvHome } from "../config/load";
+import { scrubSecrets } from "../text/scrub";
 import { join } from "node:path";
 
 export interface AcpAgentOptions {
@@ -127,8 +129,21 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
     return list.length ? { mcp_servers: list } : {};
   };
 
+  /** The key scrubber for what a session sends the editor: the workspace's configured keys, and key formats. */
+  const maskFor = (workspace: string): ((text: string) => string) => {
+    let secrets: string[] = [];
+    try {
+      const config = loadConfig({ cwd: workspace, env: opts.env }).config;
+      secrets = configuredSecrets(config, opts.env, config.provider.active);
+    } catch {
+      // a configuration that does not load opens no session either; key formats are still masked
+    }
+    return (text) => scrubSecrets(text, secrets);
+  };
+
   const open = (id: string, workspace: string, provider: string | undefined, mcp: ReturnType<typeof mcpOf>) => {
     const s = new AcpSession({
+      mask: maskFor(workspace),
       id,
       workspace,
       scv,

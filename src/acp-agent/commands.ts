@@ -24,7 +24,7 @@ export function rewindCommandOf(text: string): Record<string, unknown> | undefin
 }
 
 /** Runs a rewind command in the session: its plan as a permission request, then the restore if allowed. Returns the reply text. */
-export async function runRewindCommand(deps: { id: string; scv: { request<T = any>(method: string, params: unknown): Promise<T> }; peer: AcpPeer }, params: Record<string, unknown>, callId: string): Promise<string> {
+export async function runRewindCommand(deps: { id: string; scv: { request<T = any>(method: string, params: unknown): Promise<T> }; peer: AcpPeer; mask(text: string): string }, params: Record<string, unknown>, callId: string): Promise<string> {
   if (typeof params.invalid === "string") return params.invalid;
   let plan: any;
   try {
@@ -35,7 +35,7 @@ export async function runRewindCommand(deps: { id: string; scv: { request<T = an
   const lines = [`Restore ${plan.describes ?? "the files"}:`];
   for (const c of plan.changes) {
     lines.push(`${c.action} ${c.path}${c.changed_outside ? " (changed outside SCV since its last checkpoint: kept)" : ""}`);
-    if (c.diff) lines.push(...String(c.diff).split("\n").map((l) => `    ${l}`));
+    if (c.diff) lines.push(...deps.mask(String(c.diff)).split("\n").map((l) => `    ${l}`));
   }
   if (!plan.changes.length && params.to_turn === undefined) lines.push("nothing: the files already match");
   if (params.to_turn !== undefined) lines.push(`The conversation after ${params.to_turn} is rewound too.`);
@@ -53,7 +53,8 @@ export async function runRewindCommand(deps: { id: string; scv: { request<T = an
   }
   if (answer.outcome.outcome === "cancelled" || answer.outcome.optionId !== "allow-once") return "Not restored: nothing changed.";
   try {
-    const r = await deps.scv.request<any>("session.rewind", { session_id: deps.id, ...params, apply: true });
+    // The plan shown is the plan applied: a file changed since it was shown makes the restore stop and say so.
+    const r = await deps.scv.request<any>("session.rewind", { session_id: deps.id, ...params, apply: true, ...(plan.plan_id ? { plan_id: plan.plan_id } : {}) });
     const kept = r.kept?.length ? ` Kept (changed outside SCV): ${r.kept.join(", ")}.` : "";
     const conv = r.conversation_rewound !== undefined ? ` ${r.conversation_rewound} turns left the conversation.` : "";
     return `Restored: ${r.restored?.length ?? 0} restored, ${r.created?.length ?? 0} created, ${r.deleted?.length ?? 0} deleted.${kept}${conv}`;

@@ -25,6 +25,8 @@ export interface AcpSessionDeps {
   scv: ScvClient;
   peer: AcpPeer;
   log(line: string): void;
+  /** The key scrubber (configured keys and well-known key formats) for file text and output sent to the editor. */
+  mask(text: string): string;
 }
 
 /** What the editor's choice sends back in approval.resolve. */
@@ -144,7 +146,7 @@ export class AcpSession {
   replay(r: Pick<RequestResult<"session.resume">, "turns" | "plan">): void {
     for (const t of r.turns) {
       if (t.origin.kind === "user") this.update({ sessionUpdate: "user_message_chunk", content: { type: "text", text: t.prompt } });
-      (t.calls ?? []).forEach((c, i) => this.update(replayedCall(this.workspace, `${t.turn_id}-replay-${i + 1}`, c)));
+      (t.calls ?? []).forEach((c, i) => this.update(replayedCall(this.workspace, `${t.turn_id}-replay-${i + 1}`, c, this.deps.mask)));
       if (t.reply) this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t.reply } });
     }
     if (r.plan?.length) this.update(planUpdate(r.plan));
@@ -204,13 +206,13 @@ export class AcpSession {
       case "tool.started":
         return this.toolStarted(p);
       case "tool.progress":
-        return this.update({ sessionUpdate: "tool_call_update", toolCallId: p.call_id, status: "in_progress", content: [textContent(p.line)] });
+        return this.update({ sessionUpdate: "tool_call_update", toolCallId: p.call_id, status: "in_progress", content: [textContent(this.deps.mask(p.line))] });
       case "tool.completed": {
         const call: CallState = this.calls.get(p.call_id) ?? { title: p.tool, kind: "other" };
         this.calls.delete(p.call_id);
         const written = call.path ? this.editorWrites.get(call.path) : undefined;
         if (call.path) this.editorWrites.delete(call.path);
-        return this.update(toolCallFinished(p, { ...call, ...(written !== undefined ? { after: written } : {}) }));
+        return this.update(toolCallFinished(p, { ...call, ...(written !== undefined ? { after: written } : {}) }, this.deps.mask));
       }
       case "approval.requested":
         return void this.approve(p);
@@ -234,7 +236,7 @@ export class AcpSession {
     // The file's text before an edit, read before the call is approved and runs, for the diff after it.
     const before = kind === "edit" && path ? fileTextForDiff(path) : undefined;
     this.calls.set(p.call_id, { title: p.label, kind, ...(path ? { path, before } : {}) });
-    this.update(toolCallStarted(this.workspace, p));
+    this.update(toolCallStarted(this.workspace, p, this.deps.mask));
   }
 
   private turnEnded(p: Ended): void {
@@ -267,7 +269,10 @@ export class AcpSession {
       kind,
       status: "pending",
       // The change whole, for the editor's own diff view, then SCV's summary (the card a terminal shows).
-      content: [...(p.change ? [{ type: "diff", path: p.change.path, oldText: p.change.old_text, newText: p.change.new_text }] : []), textContent(p.summary)],
+      content: [
+        ...(p.change ? [{ type: "diff", path: p.change.path, oldText: p.change.old_text === null ? null : this.deps.mask(p.change.old_text), newText: this.deps.mask(p.change.new_text) }] : []),
+        textContent(this.deps.mask(p.summary)),
+      ],
       ...(call?.path ? { locations: [{ path: call.path }] } : {}),
     };
     let answer;

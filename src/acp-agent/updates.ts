@@ -33,6 +33,16 @@ export function fileTextForDiff(path: string): string | undefined | null {
   }
 }
 
+/** A JSON value with `mask` run over its text (the scrubber knows JSON-escaped keys); unreadable after it: its text. */
+function maskedJson(value: unknown, mask: (text: string) => string): unknown {
+  const text = mask(JSON.stringify(value));
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 export function textContent(text: string) {
   return { type: "content", content: { type: "text", text } };
 }
@@ -44,8 +54,8 @@ export function consoleBlock(output: string): string {
   return `${fence}console\n${output.replace(/\n$/, "")}\n${fence}`;
 }
 
-/** The update that opens a tool call. */
-export function toolCallStarted(workspace: string, p: NotificationParams<"tool.started">): Record<string, unknown> {
+/** The update that opens a tool call; its arguments (a write's content) pass through `mask` too. */
+export function toolCallStarted(workspace: string, p: NotificationParams<"tool.started">, mask: (text: string) => string): Record<string, unknown> {
   const path = toolPath(workspace, p.arguments);
   return {
     sessionUpdate: "tool_call",
@@ -53,38 +63,45 @@ export function toolCallStarted(workspace: string, p: NotificationParams<"tool.s
     title: p.label,
     kind: toolKind(p),
     status: "pending",
-    ...(p.arguments ? { rawInput: p.arguments } : {}),
+    ...(p.arguments ? { rawInput: maskedJson(p.arguments, mask) } : {}),
     ...(path ? { locations: [{ path }] } : {}),
   };
 }
 
-/** What a finished call shows: the file's diff for an edit, a console block for a command, else its output. */
+/**
+ * What a finished call shows: the file's diff for an edit, a console block for a command, else its output. The
+ * file texts are read from disk (or are what went through the editor), so `mask` (the session's key scrubber)
+ * runs over them and over the output: a key in a file is never sent to the editor raw.
+ */
 export function toolCallFinished(
   p: NotificationParams<"tool.completed">,
   shown: { kind: string; path?: string; before?: string | null; after?: string },
+  mask: (text: string) => string,
 ): Record<string, unknown> {
   const content: unknown[] = [];
   if (p.ok && shown.kind === "edit" && shown.path && shown.before !== null) {
     // What the call wrote through the editor, else the file on disk now.
     const after = shown.after ?? fileTextForDiff(shown.path);
-    if (typeof after === "string") content.push({ type: "diff", path: shown.path, oldText: shown.before ?? null, newText: after });
+    if (typeof after === "string") content.push({ type: "diff", path: shown.path, oldText: shown.before === undefined ? null : mask(shown.before), newText: mask(after) });
   }
-  if (content.length === 0 && p.output) content.push(textContent(shown.kind === "execute" ? consoleBlock(p.output) : p.output));
+  const output = p.output ? mask(p.output) : p.output;
+  if (content.length === 0 && output) content.push(textContent(shown.kind === "execute" ? consoleBlock(output) : output));
   return {
     sessionUpdate: "tool_call_update",
     toolCallId: p.call_id,
     status: p.ok ? "completed" : "failed",
     content,
-    rawOutput: { output: p.output, ...(p.display ? { display: p.display } : {}), ...(p.denied ? { denied: true } : {}) },
+    rawOutput: { output, ...(p.display ? { display: p.display } : {}), ...(p.denied ? { denied: true } : {}) },
   };
 }
 
 /** A stored call (session.resume `turns[].calls`) as one finished tool call: its diff, else its output in short. */
-export function replayedCall(workspace: string, id: string, call: RequestResult<"session.resume">["turns"][number]["calls"] extends (infer C)[] | undefined ? C : never): Record<string, unknown> {
+export function replayedCall(workspace: string, id: string, call: RequestResult<"session.resume">["turns"][number]["calls"] extends (infer C)[] | undefined ? C : never, mask: (text: string) => string): Record<string, unknown> {
   const path = toolPath(workspace, call.path ? { path: call.path } : undefined);
   const content: unknown[] = [];
-  if (call.diff && path) content.push({ type: "diff", path, ...hunkTexts(call.diff) });
-  else if (call.output) content.push(textContent(call.kind === "execute" ? consoleBlock(call.output) : call.output));
+  // Stored records are scrubbed when written; masked again here with today's keys (a key configured since).
+  if (call.diff && path) content.push({ type: "diff", path, ...hunkTexts(mask(call.diff)) });
+  else if (call.output) content.push(textContent(call.kind === "execute" ? consoleBlock(mask(call.output)) : mask(call.output)));
   return {
     sessionUpdate: "tool_call",
     toolCallId: id,

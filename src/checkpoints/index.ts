@@ -4,14 +4,18 @@
 import type { Config } from "../config/schema";
 import type { TurnCheckpoints } from "../scope";
 import { CheckpointRecorder } from "./recorder";
-import { applyRewind, previewRewind, type RewindDone, type RewindPoint, type RewindPreview, rewindPoints, type RewindSetup, type RewindTarget, undoRedoTurns } from "./rewind";
+import { RestoreChangedError } from "./restore";
+import { applyRewind, planDifferences, planEntries, previewRewind, type RewindDone, type RewindPoint, type RewindPreview, rewindPoints, type RewindSetup, type RewindTarget, undoRedoTurns } from "./rewind";
 import { CheckpointStore } from "./store";
 
 export { CheckpointStore } from "./store";
-export { RestoreUnavailableError } from "./restore";
+export { RestoreChangedError, RestoreUnavailableError } from "./restore";
 export { planLines, type RewindPoint, type RewindPreview, type RewindTarget, type RewindDone, turnNumber } from "./rewind";
 
 const stores = new Map<string, CheckpointStore>();
+
+/** How many shown plans a session remembers, to name what changed when an older one is confirmed. */
+const SHOWN_PLANS = 8;
 
 /** The checkpoint store under `home` (one per home and process). */
 export function checkpointStore(home: string): CheckpointStore {
@@ -24,6 +28,8 @@ export function checkpointStore(home: string): CheckpointStore {
 export class SessionCheckpoints implements TurnCheckpoints {
   private readonly recorder: CheckpointRecorder;
   private readonly setup: RewindSetup;
+  /** Plans shown lately (id → each file's entry), so a confirmation of one that no longer holds names the files. */
+  private readonly shown = new Map<string, Map<string, string>>();
 
   constructor(opts: { home: string; sessionId: string; workspace: string; config: Config["checkpoints"]; openSessions(): ReadonlySet<string>; sessionExists?(id: string): boolean }) {
     const store = checkpointStore(opts.home);
@@ -49,10 +55,22 @@ export class SessionCheckpoints implements TurnCheckpoints {
   }
 
   preview(target: RewindTarget): RewindPreview {
-    return previewRewind(this.setup, target);
+    const preview = previewRewind(this.setup, target);
+    this.shown.delete(preview.id);
+    this.shown.set(preview.id, planEntries(preview.plan));
+    if (this.shown.size > SHOWN_PLANS) this.shown.delete(this.shown.keys().next().value!);
+    return preview;
   }
 
-  apply(preview: RewindPreview, overwrite: readonly string[]): RewindDone {
+  /**
+   * Restores a plan made just now. `confirmed`: the id of the plan the person was shown and confirmed (made in an
+   * earlier request); when the plan differs now, nothing is restored and RestoreChangedError names the files.
+   */
+  apply(preview: RewindPreview, overwrite: readonly string[], confirmed?: string): RewindDone {
+    if (confirmed !== undefined && confirmed !== preview.id) {
+      const shown = this.shown.get(confirmed);
+      throw new RestoreChangedError(shown ? planDifferences(shown, planEntries(preview.plan)) : []);
+    }
     const done = applyRewind(this.setup, preview, overwrite);
     this.recorder.restored(done.after.files, done.after.lookedAt);
     return done;

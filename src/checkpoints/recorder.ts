@@ -2,7 +2,7 @@
 // one stat walk compared with what the last one saw (size, mtime, ctime, inode, mode); only files that differ
 // are read and hashed, and only content not stored yet is written. A recording that fails (a full disk) never
 // fails the turn: it is skipped, logged, and said once as a notice.
-import * as fs from "node:fs";
+import { FolderTree } from "../fs/no-follow";
 import type { LogEntry } from "./log";
 import { changedSince, scanWorkspace } from "./scan";
 import type { CheckpointStore, KnownFile } from "./store";
@@ -40,21 +40,28 @@ export function snapshot(store: CheckpointStore, workspace: string, maxFileBytes
   const scan = scanWorkspace(workspace, maxFileBytes);
   const files = new Map<string, KnownFile>();
   const changed = new Set<string>();
-  for (const [rel, seen] of scan.files) {
-    const before = previous?.files.get(rel);
-    if (before && !changedSince(seen, before, previous!.lookedAt)) {
-      (seen as KnownFile).hash = before.hash; // the walk's own record, completed: no copy per file
-      files.set(rel, seen as KnownFile);
-      continue;
+  // Read through folder descriptors without following a link: a file or folder swapped for a link after the walk
+  // (to a key the sandbox hides) is left out, never copied into the store for a restore to bring into the workspace.
+  let tree: FolderTree | undefined;
+  try {
+    for (const [rel, seen] of scan.files) {
+      const before = previous?.files.get(rel);
+      if (before && !changedSince(seen, before, previous!.lookedAt)) {
+        (seen as KnownFile).hash = before.hash; // the walk's own record, completed: no copy per file
+        files.set(rel, seen as KnownFile);
+        continue;
+      }
+      changed.add(rel);
+      let data: Buffer;
+      try {
+        data = (tree ??= new FolderTree(workspace)).read(rel);
+      } catch {
+        continue; // removed, unreadable or a link since the walk saw it
+      }
+      files.set(rel, { ...seen, size: data.length, hash: store.objects.put(data) });
     }
-    changed.add(rel);
-    let data: Buffer;
-    try {
-      data = fs.readFileSync(`${workspace}/${rel}`);
-    } catch {
-      continue; // removed or unreadable since the walk saw it
-    }
-    files.set(rel, { ...seen, size: data.length, hash: store.objects.put(data) });
+  } finally {
+    tree?.close();
   }
   if (previous) for (const rel of previous.files.keys()) if (!files.has(rel)) changed.add(rel);
   return { files, lookedAt, skipped: scan.skipped, changed };

@@ -17,6 +17,8 @@ export interface RewindSetup {
 }
 
 export interface RewindPreview {
+  /** The plan's identity: the same only when a plan made again names the same files, as they are now, to the same ends. */
+  id: string;
   /** What is restored, in words (`the files as they were after t1`). */
   describes: string;
   root: string;
@@ -107,7 +109,27 @@ export function previewRewind(setup: RewindSetup, target: RewindTarget, previous
     last = new Map(); // unknown: every file present now counts as changed outside SCV, so nothing is replaced unasked
   }
   const plan = planRestore(store, setup.workspace, setup.maxFileBytes, target_, last, previous);
-  return { describes, root, plan, ...extra };
+  return { id: planId(describes, planEntries(plan)), describes, root, plan, ...extra };
+}
+
+/** Each file a plan changes, with what it is now and what it becomes (hash and mode), as one comparable string. */
+export function planEntries(plan: RestorePlan): Map<string, string> {
+  const out = new Map<string, string>();
+  const state = (f: { hash: string; mode: number } | undefined) => (f ? `${f.hash}:${f.mode & 0o777}` : "-");
+  for (const c of plan.changes) out.set(c.path, `${c.action} ${c.changedOutside ? "outside" : "ours"} ${state(plan.now.files.get(c.path))} ${state(plan.target.get(c.path))}`);
+  return out;
+}
+
+function planId(describes: string, entries: Map<string, string>): string {
+  const hash = new Bun.CryptoHasher("sha256").update(describes);
+  for (const [path, entry] of entries) hash.update(`\0${path}\0${entry}`);
+  return hash.digest("hex").slice(0, 24);
+}
+
+/** The files whose entry differs between a plan shown earlier and the one made now (in either). */
+export function planDifferences(shown: Map<string, string>, now: Map<string, string>): string[] {
+  const paths = new Set([...shown.keys(), ...now.keys()]);
+  return [...paths].filter((p) => shown.get(p) !== now.get(p)).sort();
 }
 
 export interface RewindDone extends RestoreResult {

@@ -167,7 +167,7 @@ const rewind = defineCommand({
     if (!/^t\d+$/.test(to)) return fail("rewind", `--to ${args.to}: a turn looks like t2 or 2 (t0: before the first turn)`, 2);
     const files = !args["conversation-only"];
     const conversation = !args["files-only"];
-    const [{ storedSessionCheckpoints, planLines, RestoreUnavailableError }, { loadConfig }, { checkRewind }] = await Promise.all([
+    const [{ storedSessionCheckpoints, planLines, RestoreChangedError, RestoreUnavailableError }, { loadConfig }, { checkRewind }] = await Promise.all([
       import("../checkpoints/index"),
       import("../config/load"),
       import("../sessions/rewind"),
@@ -180,25 +180,37 @@ const rewind = defineCommand({
         if (files && !existsSync(workspace)) throw new Error(`the session's workspace ${workspace} no longer exists; restore it first, or rewind with --conversation-only`);
         const config = loadConfig({ cwd: existsSync(workspace) ? workspace : process.cwd(), env: process.env }).config;
         const checkpoints = storedSessionCheckpoints(scvHome(), args.id, workspace, config.checkpoints);
-        let preview: ReturnType<typeof checkpoints.preview> | undefined;
-        if (files) {
-          try {
-            preview = checkpoints.preview({ turn: to });
-          } catch (e) {
-            if (!(e instanceof RestoreUnavailableError && conversation && e.message.startsWith("no turn after"))) throw e;
-            process.stdout.write(`files: ${e.message}\n`);
+        const overwrite = (args.overwrite ?? "").split(",").map((p) => p.trim()).filter(Boolean);
+        // The plan shown is the plan applied: a file changed while the person read it stops the restore, which
+        // names it; on a terminal the new plan is shown and asked about again, with --yes the command fails.
+        for (;;) {
+          let preview: ReturnType<typeof checkpoints.preview> | undefined;
+          if (files) {
+            try {
+              preview = checkpoints.preview({ turn: to });
+            } catch (e) {
+              if (!(e instanceof RestoreUnavailableError && conversation && e.message.startsWith("no turn after"))) throw e;
+              process.stdout.write(`files: ${e.message}\n`);
+            }
           }
-        }
-        if (preview) process.stdout.write(`${printable(planLines(preview).join("\n"))}\n`);
-        if (conversation) process.stdout.write(`conversation: ${dropped} turn${dropped === 1 ? "" : "s"} after ${to} leave it (they stay in the session file)\n`);
-        if (!args.yes) {
-          if (!isatty(0)) throw new Error("not applied: confirm with --yes (no terminal to ask on)");
-          if (!(await confirm("Apply? [y/N] "))) throw new Error("not applied");
-        }
-        if (preview) {
-          const done = checkpoints.apply(preview, (args.overwrite ?? "").split(",").map((p) => p.trim()).filter(Boolean));
+          if (preview) process.stdout.write(`${printable(planLines(preview).join("\n"))}\n`);
+          if (conversation) process.stdout.write(`conversation: ${dropped} turn${dropped === 1 ? "" : "s"} after ${to} leave it (they stay in the session file)\n`);
+          if (!args.yes) {
+            if (!isatty(0)) throw new Error("not applied: confirm with --yes (no terminal to ask on)");
+            if (!(await confirm("Apply? [y/N] "))) throw new Error("not applied");
+          }
+          if (!preview) break;
+          let done: ReturnType<typeof checkpoints.apply>;
+          try {
+            done = checkpoints.apply(preview, overwrite);
+          } catch (e) {
+            if (!(e instanceof RestoreChangedError) || args.yes) throw e;
+            process.stdout.write(`${printable(e.message)}\n`);
+            continue;
+          }
           process.stdout.write(`files: ${done.restored.length} restored, ${done.created.length} created, ${done.deleted.length} deleted\n`);
-          for (const k of done.kept) process.stdout.write(`kept ${printable(k)}: changed outside SCV since its last checkpoint (restore it anyway with --overwrite ${printable(k)})\n`);
+          for (const k of done.kept) process.stdout.write(`kept ${printable(k)}: changed outside SCV since its last checkpoint, or created meanwhile (restore it anyway with --overwrite ${printable(k)})\n`);
+          break;
         }
         if (conversation) append({ type: "rewound", turn: to });
       });

@@ -1,6 +1,7 @@
 // Private files under SCV_HOME (records, markers, credentials SCV writes for agents): directories 0700, files
 // 0600, written through a temporary file in the same directory and a rename, so a reader never sees half.
-import { chmodSync, closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, mkdirSync, renameSync, unlinkSync } from "node:fs";
+import { createExclusiveFile } from "./no-follow";
 
 /** Creates dir (and missing parents) 0700, and tightens dir itself if it already existed. */
 export function ensurePrivateDir(dir: string): void {
@@ -15,14 +16,7 @@ export interface PrivateWrite {
 
 /** Creates `file`, which must not exist yet (never through a symlink), with mode 0600, and writes `data` durably. */
 export function createPrivateFile(file: string, data: string | Uint8Array, opts: PrivateWrite = {}): void {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  try {
-    if (typeof data === "string") writeSync(fd, data); // two calls: writeSync has separate overloads for each
-    else writeSync(fd, data);
-    if (opts.durable !== false) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  createExclusiveFile(file, data, opts);
 }
 
 /** Writes `data` to `file` with mode 0600, atomically and (unless `durable: false`) durably: fsync before the rename. */

@@ -9,6 +9,7 @@ import { randomHex } from "../digest";
 import { basename, join } from "node:path";
 import type { z } from "zod";
 import { lazySchema } from "../lazy-schema";
+import { cutUtf8 } from "../text/cut";
 import { tryUnlink } from "../fs/private-file";
 import { bootId, ownerIdentity, readStateJson } from "./delegation-records";
 import { readStat } from "./procfs";
@@ -31,6 +32,14 @@ const ownedDir = (scvHome: string) => join(scvHome, "state", "tmp");
 export function ownerTag(): string {
   const me = ownerIdentity();
   return `${me.pid}-${me.startTime}`;
+}
+
+/**
+ * A temporary name beside `name` (`.<name>.<owner>.<hex>.scv-tmp`): hidden, unpredictable, and with its owner in
+ * it, so a later write in the same folder can tell a killed writer's file (ownerGone). Create it O_EXCL.
+ */
+export function temporaryName(name: string): string {
+  return `.${cutUtf8(name, 100)}.${ownerTag()}.${randomHex(6)}${TEMP_SUFFIX}`;
 }
 
 const OWNER_IN_NAME = /\.(\d+)(?:-(\d+))?\.[0-9a-f]+\.scv-tmp$/;

@@ -266,7 +266,7 @@ export const requests = {
   },
   "session.rewind": {
     description:
-      "Rewinds the session. Exactly one of `to_turn` (keep that turn, undo every later one; `t0` is before the first), `undo` (the files of the last turn that changed them) or `redo` (put back what the last undo undid). `files` and `conversation` say what is rewound (defaults: both for `to_turn`, files only for `undo`/`redo`; the conversation is never rewound by undo or redo). Without `apply` nothing changes: the result is the plan (`changes`: each file restored, created or deleted, with a short diff; `changed_outside` marks a file changed outside SCV since its last checkpoint). With `apply: true` the files are restored (all prepared before any is replaced, so a damaged checkpoint changes nothing) except files changed outside SCV that `overwrite` does not name (`*` names all), which are kept and listed in `kept`; a conversation rewind appends a `rewound` record, so the session file stays append-only and a resume continues from the rewound history. Refused while a turn runs. Files outside the workspace are never covered.",
+      "Rewinds the session. Exactly one of `to_turn` (keep that turn, undo every later one; `t0` is before the first), `undo` (the files of the last turn that changed them) or `redo` (put back what the last undo undid). `files` and `conversation` say what is rewound (defaults: both for `to_turn`, files only for `undo`/`redo`; the conversation is never rewound by undo or redo). Without `apply` nothing changes: the result is the plan (`changes`: each file restored, created or deleted, with a short diff; `changed_outside` marks a file changed outside SCV since its last checkpoint). The plan's `plan_id` names it: a client that showed a plan passes it back with `apply: true`, and when the plan made then differs (a file changed since it was shown, or the rewind's target), nothing changes and the error (invalid params, `data.changed`: the files that differ) says so; show the plan again and ask. With `apply: true` the files are restored (all prepared before any is replaced, so a damaged checkpoint or a file changed since the plan changes nothing; no folder on the way is followed if it became a symbolic link, and every file is created O_EXCL|O_NOFOLLOW) except files changed outside SCV that `overwrite` does not name (`*` names all), which are kept and listed in `kept`; a conversation rewind appends a `rewound` record, so the session file stays append-only and a resume continues from the rewound history. Refused while a turn runs. Files outside the workspace are never covered.",
     params: lazySchema((z) => z.strictObject({
       session_id: SessionId,
       to_turn: z.string().min(1).optional().describe("a turn ID such as t3 (t0: before the first turn)"),
@@ -276,9 +276,11 @@ export const requests = {
       conversation: z.boolean().optional(),
       apply: z.boolean().optional(),
       overwrite: z.array(z.string()).max(10000).optional(),
+      plan_id: z.string().max(100).optional().describe("with apply: the plan_id of the plan the person confirmed; nothing is restored when the plan differs now"),
     })),
     result: lazySchema((z) => z.object({
       describes: z.string().optional().describe("what the files are restored to, in words"),
+      plan_id: z.string().optional().describe("the plan's identity, to pass back with apply: true"),
       changes: z.array(z.object({ path: z.string(), action: z.enum(["restore", "create", "delete"]), diff: z.string(), changed_outside: z.boolean().optional() })),
       applied: z.boolean(),
       restored: z.array(z.string()).optional(),

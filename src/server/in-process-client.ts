@@ -3,7 +3,7 @@
 import type { NotificationArgs } from "../protocol/schema";
 import { createServerConnection, type ServerOptions } from "./server";
 
-type Message = { id?: number; method?: string; params?: unknown; result?: any; error?: { code: number; message: string } };
+type Message = { id?: number; method?: string; params?: unknown; result?: any; error?: { code: number; message: string; data?: unknown } };
 
 export function createInProcessClient(opts: Omit<ServerOptions, "send"> & { onNotification(...notification: NotificationArgs): void }) {
   let nextId = 1;
@@ -17,7 +17,7 @@ export function createInProcessClient(opts: Omit<ServerOptions, "send"> & { onNo
       else if (typeof msg.id === "number" && pending.has(msg.id)) {
         const p = pending.get(msg.id)!;
         pending.delete(msg.id);
-        if (msg.error) p.reject(Object.assign(new Error(msg.error.message), { code: msg.error.code }));
+        if (msg.error) p.reject(Object.assign(new Error(msg.error.message), { code: msg.error.code, data: msg.error.data }));
         else p.resolve(msg.result);
       }
     },

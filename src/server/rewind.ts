@@ -1,6 +1,6 @@
 // session.checkpoints and session.rewind: a live session's rewind points, and rewinding its files (through its
 // checkpoints, src/checkpoints) and its conversation (a `rewound` record in its session file).
-import { RestoreUnavailableError, SessionCheckpoints } from "../checkpoints/index";
+import { RestoreChangedError, RestoreUnavailableError, SessionCheckpoints } from "../checkpoints/index";
 import { RpcError } from "../protocol/rpc";
 import { ERROR_CODES, type RequestParams, type RequestResult } from "../protocol/schema";
 import type { Session } from "./session";
@@ -48,6 +48,7 @@ export function rewindSession(s: Session, p: RequestParams<"session.rewind">): R
     }
     if (preview) {
       result.describes = preview.describes;
+      result.plan_id = preview.id;
       result.changes = preview.plan.changes.map((c) => ({ path: c.path, action: c.action, diff: c.diff, ...(c.changedOutside ? { changed_outside: true } : {}) }));
     }
   }
@@ -63,9 +64,11 @@ export function rewindSession(s: Session, p: RequestParams<"session.rewind">): R
   if (conversation) rewindConversation(true);
   if (preview && cp) {
     try {
-      const done = cp.apply(preview, p.overwrite ?? []);
+      const done = cp.apply(preview, p.overwrite ?? [], p.plan_id);
       Object.assign(result, { restored: done.restored, created: done.created, deleted: done.deleted, kept: done.kept });
     } catch (e) {
+      // Changed since the plan was shown: the client shows the new plan (this result's fields) and asks again.
+      if (e instanceof RestoreChangedError) throw new RpcError(ERROR_CODES.invalid_params, e.message, { changed: e.paths, plan_id: preview.id });
       throw new RpcError(ERROR_CODES.internal_error, (e as Error).message);
     }
   }

@@ -170,7 +170,8 @@ export class Session {
   /**
    * Rewinds the conversation to the end of `turn` (`t0`: before the first): a `rewound` record is appended (the
    * session file stays append-only) and the history is read back from the file, so this session and a later
-   * resume both continue without the later turns. Refused while a turn runs, or across a compaction.
+   * resume both continue without the later turns. Refused while a turn runs. A compaction that summarised a
+   * rewound turn (in a turn or between turns) is undone with it: its summary leaves, the items it replaced come back.
    */
   rewindConversation(turn: string, opts: { check?: boolean } = {}): { dropped: number } {
     const journal = this.scope.journal;

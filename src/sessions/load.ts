@@ -2,6 +2,9 @@
 // conversations and the background jobs. A turn with no end record was cut off by the process dying: it is
 // `interrupted`, and its history items are left out of the replayed history (they may end mid tool call, which
 // no model would accept). A torn last record, the trace of a write cut off by a SIGKILL, is skipped with a warning.
+// A compaction's summary stands for the turns whose items it replaced (and the turn it was made in): when one of
+// those turns leaves the history (a rewind, an interruption), the compaction is undone first (its originals come
+// back in its summary's place), so no summary of a turn that left outlives it, wherever the `/compact` was made.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { KiB } from "../fs/safe-read";
 import type { PlanItem } from "../plan/plan";
@@ -122,7 +125,9 @@ class SessionParser {
   private readonly conversations = new Map<string, StoredConversation>();
   private readonly jobs = new Map<string, StoredJob>();
   // The replay keeps, per history item, the turn that added it, so an interrupted turn's items can be dropped.
-  private readonly replay: { turn?: string; item: StoredItem }[] = [];
+  private readonly replay: ReplayEntry[] = [];
+  /** The compactions applied to the replay, in order, with the entries each replaced and the turns it stands for. */
+  private readonly applied: AppliedCompaction[] = [];
 
   constructor(private readonly file: string) {}
 
@@ -158,7 +163,7 @@ class SessionParser {
     const loaded = this.loaded;
     if (!loaded) throw notASession(this.file);
     loaded.completeBytes = completeBytes;
-    dropTurnItems(this.replay, new Set(loaded.turns.filter((t) => t.ended_at === undefined).map((t) => t.turn_id)));
+    this.dropTurns(new Set(loaded.turns.filter((t) => t.ended_at === undefined).map((t) => t.turn_id)));
     loaded.history = this.replay.map((e) => e.item);
     loaded.conversations = [...this.conversations.values()];
     loaded.jobs = [...this.jobs.values()];
@@ -214,17 +219,23 @@ class SessionParser {
         if (!turn) break;
         Object.assign(turn, { status: r.status, reply: r.reply, usage: r.usage, ended_at: r.at, ...(r.error ? { error: r.error } : {}) });
         // A resume marks the turns cut off before it; from then on the live history no longer held their items.
-        if (r.status === "interrupted") dropTurnItems(replay, new Set([r.turn]));
+        if (r.status === "interrupted") this.dropTurns(new Set([r.turn]));
         break;
       }
       case "compacted": {
-        loaded.compactions.push({ at: r.at, turn: r.turn, summary: r.summary, replaced: r.replaced });
-        const current = replay.slice(r.start, r.start + r.replaced.length).map((e) => JSON.stringify(e.item));
-        if (current.length !== r.replaced.length || current.some((c, k) => c !== JSON.stringify(r.replaced[k]))) {
+        const record: StoredCompaction = { at: r.at, turn: r.turn, summary: r.summary, replaced: r.replaced };
+        loaded.compactions.push(record);
+        const originals = replay.slice(r.start, r.start + r.replaced.length);
+        if (originals.length !== r.replaced.length || originals.some((e, k) => JSON.stringify(e.item) !== JSON.stringify(r.replaced[k]))) {
           warnings.push(`${file}: a compaction record does not match the history before it; kept the history uncompacted`);
           break;
         }
-        replay.splice(r.start, r.replaced.length, ...r.summary.map((item) => ({ turn: r.turn, item })));
+        // The turns the summary stands for: those of the items it replaced (an earlier summary's included) and the one it was made in.
+        const covers = new Set<string>(originals.flatMap((e) => e.covers ?? (e.turn ? [e.turn] : [])));
+        if (r.turn) covers.add(r.turn);
+        const summary = r.summary.map((item) => ({ ...(r.turn ? { turn: r.turn } : {}), item, covers: [...covers] }));
+        replay.splice(r.start, r.replaced.length, ...summary);
+        this.applied.push({ record, summary, originals, covers });
         break;
       }
       case "conversation": {
@@ -252,13 +263,45 @@ class SessionParser {
         // The turns after the named one leave the replayed history and the turn list (a resume shows the rewound conversation).
         const keep = handleNumber(r.turn, "t");
         const gone = loaded.turns.filter((t) => handleNumber(t.turn_id, "t") > keep);
-        dropTurnItems(replay, new Set(gone.map((t) => t.turn_id)));
+        this.dropTurns(new Set(gone.map((t) => t.turn_id)));
         loaded.turns = loaded.turns.filter((t) => handleNumber(t.turn_id, "t") <= keep);
         for (const t of gone) turns.delete(t.turn_id);
         break;
       }
     }
   }
+
+  /**
+   * Takes turns' items out of the replayed history. Every compaction that stands for one of them is undone first,
+   * newest first (its summary leaves, the items it replaced come back), so no summary of a dropped turn stays.
+   */
+  private dropTurns(turns: Set<string>): void {
+    if (turns.size === 0) return;
+    for (let i = this.applied.length - 1; i >= 0; i--) {
+      const c = this.applied[i]!;
+      if (![...c.covers].some((t) => turns.has(t))) continue;
+      this.applied.splice(i, 1);
+      const at = this.replay.indexOf(c.summary[0]!);
+      if (at !== -1 && c.summary.every((e, k) => this.replay[at + k] === e)) this.replay.splice(at, c.summary.length, ...c.originals);
+      const listed = this.loaded?.compactions.indexOf(c.record) ?? -1;
+      if (listed !== -1) this.loaded!.compactions.splice(listed, 1);
+    }
+    dropTurnItems(this.replay, turns);
+  }
+}
+
+/** A replayed history item: the turn that added it; a compaction summary's also the turns it stands for. */
+interface ReplayEntry {
+  turn?: string;
+  item: StoredItem;
+  covers?: string[];
+}
+
+interface AppliedCompaction {
+  record: StoredCompaction;
+  summary: ReplayEntry[];
+  originals: ReplayEntry[];
+  covers: Set<string>;
 }
 
 function dropTurnItems(replay: { turn?: string }[], turns: Set<string>): void {

@@ -1,5 +1,6 @@
 // What rewinding a session's conversation to a turn means, checked the same way for a live session and a stored
-// one: the turn must exist, and no compaction may lie after it (its summary stands for turns before it too).
+// one: the turn must exist. A compaction after it is undone by the rewind (src/sessions/load.ts), so the summary of a
+// rewound turn never stays in the history, whether the compaction ran in a turn or between turns (`/compact`).
 import { handleNumber, type LoadedSession } from "./load";
 
 /** How many turns would leave the conversation; throws with the reason when the rewind cannot be done. */
@@ -7,7 +8,5 @@ export function checkRewind(loaded: LoadedSession, turn: string): { dropped: num
   const keep = handleNumber(turn, "t");
   if (turn !== "t0" && keep === 0) throw new Error(`"${turn}" is not a turn (turns look like t1, t2; t0 is before the first)`);
   if (keep > 0 && !loaded.turns.some((t) => t.turn_id === turn)) throw new Error(`the session has no turn ${turn} in its conversation (see scv sessions show)`);
-  const compacted = loaded.compactions.find((c) => c.turn && handleNumber(c.turn, "t") > keep);
-  if (compacted) throw new Error(`the conversation was compacted in ${compacted.turn}, after ${turn}; it cannot be rewound past that (the files still can)`);
   return { dropped: loaded.turns.filter((t) => handleNumber(t.turn_id, "t") > keep).length };
 }

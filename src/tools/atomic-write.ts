@@ -2,15 +2,15 @@
 // destination through a descriptor of the checked directory, flushed, and installed by link (create, which never
 // clobbers) or rename (replace); the directory is then flushed so the new name survives a crash. Stale temporary
 // files of killed writers in that directory are swept first.
-// Generic (no tool knowledge beyond the create/replace wording): it belongs on the ground floor (src/fs/) once
-// that exists; it lives beside the write code until then.
+// The no-follow folder access and the temporary name are shared with the checkpoint restore (fs/no-follow.ts,
+// process/owned-files.ts); this file keeps what needs the tools' wording and the owned-file records.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { randomHex, sha256Hex } from "../digest";
+import { sha256Hex } from "../digest";
 import type { EditorFiles } from "../fs/editor-files";
-import { ownerGone, ownerTag, recordOwnedFile, TEMP_SUFFIX } from "../process/owned-files";
+import { CREATE_EXCLUSIVE, folderBase, openFolder } from "../fs/no-follow";
+import { ownerGone, recordOwnedFile, TEMP_SUFFIX, temporaryName } from "../process/owned-files";
 import { ToolError } from "../errors";
-import { cutUtf8 } from "../text/cut";
 import { assertOpenedInside, resolveInWorkspace } from "../fs/workspace-paths";
 
 /** Mode of a created file, before the umask (a replaced file keeps its permission bits). */
@@ -42,7 +42,7 @@ export async function writeAtomically(w: AtomicWrite): Promise<void> {
   const dirFd = openDirectory(dir, w.requested);
   // Paths through /proc/self/fd/N act like openat(): they reach the directory we opened and checked, even if a
   // component of `dir` is swapped for a symlink afterwards. Without /proc, fall back to the checked path.
-  const base = fs.existsSync(`/proc/self/fd/${dirFd}`) ? `/proc/self/fd/${dirFd}` : dir;
+  const base = folderBase(dirFd, dir);
   const inDir = (n: string) => `${base}/${n}`;
   let temp: string | undefined;
   const owned: (() => void)[] = [];
@@ -117,14 +117,13 @@ async function writeTemporary(
   replaced: fs.Stats | undefined,
   record: (temp: string) => void,
 ): Promise<string> {
-  const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
   for (let attempt = 0; ; attempt++) {
     // The owner (PID and start time) is in the name, so a later write here can tell a killed writer's file.
-    const temp = `.${cutUtf8(name, 100)}.${ownerTag()}.${randomHex(6)}${TEMP_SUFFIX}`;
+    const temp = temporaryName(name);
     record(temp);
     let fh: fs.promises.FileHandle;
     try {
-      fh = await fs.promises.open(inDir(temp), flags, 0o600); // private until complete
+      fh = await fs.promises.open(inDir(temp), CREATE_EXCLUSIVE, 0o600); // private until complete
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST" && attempt < 5) continue;
       throw new ToolError(`cannot create a temporary file next to the destination: ${errCode(e)}`);
@@ -224,7 +223,7 @@ function createParents(dir: string, requested: string): void {
 
 function openDirectory(dir: string, requested: string): number {
   try {
-    return fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+    return openFolder(dir);
   } catch (e) {
     const code = errCode(e);
     const shown = JSON.stringify(requested);

@@ -132,7 +132,9 @@ export class RewindFlow {
         for (const line of String(c.diff).split("\n").filter(Boolean)) view.say(`      ${sanitize(line)}`, line.startsWith("+") ? theme.green : line.startsWith("-") ? theme.red : theme.dim);
       }
       if (params.conversation) view.say(`  conversation: the turns after ${String(params.to_turn)} leave it (the session file keeps them)`);
-      this.step = { kind: "confirm", params: full, outside: plan.changes.some((c: { changed_outside?: boolean }) => c.changed_outside) };
+      // The plan shown is the plan applied: its id goes back with the confirmation (a file changed since is named, then asked again).
+      const confirm = plan.plan_id ? { ...full, plan_id: plan.plan_id } : full;
+      this.step = { kind: "confirm", params: confirm, outside: plan.changes.some((c: { changed_outside?: boolean }) => c.changed_outside) };
     } catch (e) {
       view.say(`cannot rewind: ${(e as Error).message}`, theme.yellow);
     }
@@ -149,7 +151,14 @@ export class RewindFlow {
       view.say(`rewound: ${parts.join("; ") || "nothing to change"}`, theme.green);
       for (const k of r.kept ?? []) view.say(`kept ${sanitize(k)}: changed outside SCV since its last checkpoint`, theme.yellow);
     } catch (e) {
-      view.say(`rewind failed: ${(e as Error).message}`, theme.red);
+      const changed = (e as { data?: { changed?: unknown } }).data?.changed;
+      if (changed === undefined) view.say(`rewind failed: ${(e as Error).message}`, theme.red);
+      else {
+        // Files changed after the plan was shown: nothing was restored; the new plan is shown and asked about again.
+        view.say(`not rewound: ${(e as Error).message}`, theme.yellow);
+        const { apply: _a, overwrite: _o, plan_id: _p, ...again } = params;
+        return this.preview(again);
+      }
     }
     this.ctx.requestRender();
   }

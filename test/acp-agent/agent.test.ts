@@ -113,6 +113,39 @@ describe("scv acp", () => {
     expect(readFileSync(join(workspace, "conf.ts"), "utf8")).toContain("const b = 3;");
   });
 
+  test("the provider key in a file is masked in the diff of a completed write and edit, and in session/load's replay", async () => {
+    const key = "plainProviderKey4f9a8b7c6d5e3210";
+    const home = fakeHome(fake.url, `api_key = "${key}"\n`);
+    const { e, workspace } = editor({ home, answer: () => "allow-once" });
+    writeFileSync(join(workspace, "conf.ts"), `const a = 1;\nconst key = "${key}";\nconst b = 2;\n`);
+    await initialize(e);
+    const s = await e.request("session/new", { cwd: workspace, mcpServers: [] });
+    fake.queue(
+      toolCalls([{ id: "e1", name: "edit", arguments: { path: "conf.ts", edits: [{ old_text: "const b = 2;", new_text: "const b = 3;" }] } }]),
+      toolCalls([{ id: "w1", name: "write", arguments: { path: "new.ts", content: `export const k = "${key}";\n`, mode: "create" } }]),
+      text("done"),
+    );
+    expect((await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "edit" }] })).stopReason).toBe("end_turn");
+    expect(readFileSync(join(workspace, "new.ts"), "utf8")).toContain(key); // the file itself is written as asked
+    for (const id of ["e1", "w1"]) {
+      const done = e.updates.find((u) => u.update.sessionUpdate === "tool_call_update" && u.update.toolCallId === id && u.update.status === "completed")!.update;
+      expect(done.content[0].type).toBe("diff");
+      expect(done.content[0].newText).toContain("***");
+    }
+    const edited = e.updates.find((u) => u.update.toolCallId === "e1" && u.update.status === "completed")!.update.content[0];
+    expect(edited.oldText).toContain("const b = 2;");
+    expect(edited.newText).toContain("const b = 3;");
+    expect(JSON.stringify(e.updates)).not.toContain(key);
+    expect(JSON.stringify(e.permissions)).not.toContain(key);
+    // session/load replays the stored calls: masked there too.
+    await e.stop();
+    const { e: e2 } = editor({ home });
+    await initialize(e2);
+    await e2.request("session/load", { sessionId: s.sessionId, cwd: workspace, mcpServers: [] });
+    expect(e2.updates.some((u) => u.update.toolCallId?.includes("replay"))).toBe(true);
+    expect(JSON.stringify(e2.updates)).not.toContain(key);
+  });
+
   test("modes: approve-all runs calls unasked; set_mode refuses an unknown mode", async () => {
     const { e, workspace } = editor({ answer: () => "reject-once" });
     await initialize(e);

@@ -2,54 +2,25 @@
 // a created file) rewound to turn 1 (files and conversation), conversation only and files only (from the CLI),
 // /undo and /redo over the protocol, a stand-in delegated agent's edit restored, a file changed meanwhile kept
 // and named, node_modules never copied, a damaged object reported.
-import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { afterEach, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BASH, FAKE_AGENT } from "../fake/agent-harness";
 import { CODEX_OK } from "../fake/agent-streams";
-import { fakeHome, runBinary } from "../fake/binary";
-import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
-import { startStdioServer } from "../fake/stdio-client";
+import { fakeHome, fakeModelForFile, runBinary } from "../fake/binary";
+import { text, toolCalls } from "../fake/model-server";
+import { stdioSessions } from "../fake/stdio-session";
 
 // Creating 20,000 files and running the binary take seconds on a loaded machine.
 setDefaultTimeout(120_000);
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(() => fake.close());
-
-const roots: string[] = [];
-const servers: ReturnType<typeof startStdioServer>[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.proc.kill("SIGKILL");
-    await s.proc.exited;
-  }
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-  fake.clear();
-});
+const fake = fakeModelForFile();
+const open = stdioSessions(fake);
+afterEach(() => fake.clear());
 
 function home(extraConfig = "", extraEnv: Record<string, string> = {}) {
   const base = fakeHome(fake.url, extraConfig);
-  roots.push(join(base.home, ".."));
   return { ...base, env: { ...base.env, ...extraEnv } };
-}
-
-async function open(h: ReturnType<typeof home>) {
-  const s = startStdioServer(h.env, h.workspace);
-  servers.push(s);
-  await s.call("initialize", { protocol_version: 3 });
-  const sid = (await s.call("session.start", { cwd: h.workspace, auto_approve: true })).result.session_id as string;
-  const turn = async (prompt: string, ...replies: Parameters<FakeModel["queue"]>) => {
-    fake.queue(...replies);
-    const { turn_id } = (await s.call("turn.start", { session_id: sid, prompt })).result;
-    const ended = await s.waitFor((m) => m.method === "turn.ended" && m.params.turn_id === turn_id, 30_000);
-    expect(ended.params.status).toBe("completed");
-    return turn_id as string;
-  };
-  return { s, sid, turn };
 }
 
 const write = (path: string, content: string, mode = "replace") => ({ name: "write", arguments: { path, content, mode } });
@@ -89,10 +60,7 @@ test("rewind to turn 1 (files and conversation): files as before turn 2, the cre
   expect(input).not.toContain("third change");
   await s.call("session.close", { session_id: sid });
   // A new server resumes the rewound history.
-  const s2 = startStdioServer(h.env, h.workspace);
-  servers.push(s2);
-  await s2.call("initialize", { protocol_version: 3 });
-  const resumed = (await s2.call("session.resume", { session_id: sid })).result;
+  const resumed = (await open(h, sid)).opened;
   expect(resumed.turns.map((t: any) => t.prompt)).toEqual(["first change", "after the rewind"]);
   // The checkpoint store lives under SCV_HOME, private, and nothing of it is in the workspace.
   expect(readdirSync(h.workspace).sort()).toEqual(["a.txt", "b.txt"]);
