@@ -29,7 +29,7 @@ export interface ChatCommandContext {
   /** Ends the episode: the next message starts a new session (background jobs of the old one keep running). */
   startOver(): void;
   /** session.rewind on the conversation's session (the owner's /undo). */
-  rewind(sessionId: string, params: { undo?: boolean; apply?: boolean }): Promise<RewindAnswer>;
+  rewind(sessionId: string, params: { undo?: boolean; apply?: boolean; plan_id?: string }): Promise<RewindAnswer>;
 }
 
 export interface ChatCommand {
@@ -134,7 +134,7 @@ async function skills(c: ChatCommandContext): Promise<void> {
 }
 
 /** A shown /undo waiting for its confirmation (the same /undo again), by session: it stands for UNDO_CONFIRM_MS. */
-const pendingUndo = new Map<string, { at: number; plan: string }>();
+const pendingUndo = new Map<string, { at: number; plan: string; planId?: string }>();
 const UNDO_CONFIRM_MS = 5 * 60_000;
 const SHOWN_FILES = 20;
 
@@ -154,14 +154,15 @@ async function undo(c: ChatCommandContext): Promise<void> {
   if (pending && pending.plan === key && Date.now() - pending.at < UNDO_CONFIRM_MS) {
     pendingUndo.delete(session.id);
     try {
-      const done = await c.rewind(session.id, { undo: true, apply: true });
+      // The plan the owner saw is the plan applied: a file changed since is refused by the server, named again.
+      const done = await c.rewind(session.id, { undo: true, apply: true, ...(pending.planId ? { plan_id: pending.planId } : {}) });
       const kept = done.kept?.length ? ` Kept, because they changed outside SCV since its checkpoint: ${done.kept.join(", ")}.` : "";
       return c.reply(`Undone: ${done.restored?.length ?? 0} restored, ${done.created?.length ?? 0} created, ${done.deleted?.length ?? 0} deleted.${kept}`, "system");
     } catch (e) {
       return c.reply(`Undo failed, nothing was changed: ${(e as Error).message}`, "system");
     }
   }
-  pendingUndo.set(session.id, { at: Date.now(), plan: key });
+  pendingUndo.set(session.id, { at: Date.now(), plan: key, ...(plan.plan_id ? { planId: plan.plan_id } : {}) });
   const lines = [`/undo would restore ${plan.describes ?? "the files before the last turn"}:`];
   for (const ch of plan.changes.slice(0, SHOWN_FILES)) {
     lines.push(`${ch.action} ${ch.path}${ch.changed_outside ? " (changed outside SCV since: kept)" : ""}`);

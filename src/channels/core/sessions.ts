@@ -151,7 +151,7 @@ export class SessionLink {
   }
 
   /** session.rewind on one of these sessions (the chat owner's /undo). */
-  rewind(sessionId: string, params: { undo?: boolean; redo?: boolean; apply?: boolean }): Promise<RewindAnswer> {
+  rewind(sessionId: string, params: { undo?: boolean; redo?: boolean; apply?: boolean; plan_id?: string }): Promise<RewindAnswer> {
     return this.client.request<RewindAnswer>("session.rewind", { session_id: sessionId, ...params });
   }
 
