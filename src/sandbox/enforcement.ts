@@ -52,7 +52,7 @@ export function describeEnforcement(settings: { mode: SandboxMode; network: bool
   else missing.push("signal scoping (Landlock ABI 6): a sandboxed command can signal processes of the same user outside it");
   const available = abi > 0 || ns;
   const summary = available
-    ? `${settings.mode} (${abi ? `Landlock ABI ${abi}` : "no Landlock"}${ns ? ", namespaces" : ", no namespaces"}${settings.network ? ", network allowed" : ""})`
+    ? `${settings.mode} (${abi ? `Landlock ABI ${abi}` : "no Landlock"}${ns ? (support.userns ? ", namespaces in a user namespace" : ", namespaces") : ", no namespaces"}${settings.network ? ", network allowed" : ""})`
     : "no sandbox on this machine: the kernel offers neither Landlock nor namespaces";
   const whole = abi >= 6 && ns;
   return { available, mode: settings.mode, landlockAbi: abi, enforced, missing, namespaces: ns, whole, summary };

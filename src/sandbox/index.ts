@@ -8,7 +8,7 @@ import { ownerTag, PRIVATE_TMP_PREFIX, TEMP_SUFFIX } from "../process/owned-file
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startProcess, type RunningProcess, type RunOptions, type RunResult } from "../process";
-import { LAUNCHER_ARG, PROBE_ARG, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
+import { LAUNCHER_ARG, LAUNCHER_ENV, PROBE_ARG, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
 import { describeEnforcement, type Enforcement } from "./enforcement";
 import { socketsToHide } from "./sockets";
 
@@ -42,7 +42,7 @@ export function sandboxSupport(scvHome?: string): SandboxSupport {
       // not kept yet, or unreadable: probe
     }
   }
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...LAUNCHER_ENV };
   const r = Bun.spawnSync([...launcherPrefix(), LAUNCHER_ARG, PROBE_ARG], { cwd: "/", env, stdout: "pipe", stderr: "pipe" });
   try {
     support = JSON.parse(r.stdout.toString()) as SandboxSupport;
@@ -140,11 +140,11 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
     hidden: support.namespaces ? [...settings.hidden, ...socketsToHide(settings.allowUnixSockets ?? [], [...writable, privateTmp])] : settings.hidden,
     network: settings.network,
     tmpdir: privateTmp,
-    expect: { namespaces: support.namespaces, landlock: support.landlockAbi > 0 },
+    expect: { namespaces: support.namespaces, landlock: support.landlockAbi > 0, ...(support.userns ? { userns: true } : {}) },
   };
   // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
   return {
-    opts: { ...opts, cwd: "/", argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
+    opts: { ...opts, cwd: "/", env: { ...opts.env, ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
     done: () => {
       removeQuietly(privateTmp);
       const created = guarded.filter((p) => !before.has(p) && exists(p));

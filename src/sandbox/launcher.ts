@@ -3,11 +3,11 @@
 // executes the command in place, so the command has the launcher's pid, group and session. It loads nothing but
 // bun:ffi and node:fs (cli/main.ts sends it here before config, zod or the CLI load). When it cannot apply what
 // the policy expects it prints one line and exits with LAUNCHER_FAILED_EXIT: the command never runs unconfined.
-import { accessSync, constants, writeSync } from "node:fs";
+import { accessSync, constants, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { createRuleset, FS, holdersOf, landlockAbi, READ, WRITE } from "./landlock";
 import { buildView, enterNamespaces, sealedExclusions } from "./mounts";
-import { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, parsePolicy, PROBE_ARG, type SandboxPolicy, type SandboxSupport } from "./policy";
+import { LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, parsePolicy, PROBE_ARG, type SandboxPolicy, type SandboxSupport } from "./policy";
 import { cstr, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, ptr, SYS, sys, sysError } from "./sys";
 
 /** Device nodes a command may read and write: the harmless ones every program expects. */
@@ -46,12 +46,14 @@ function confine(policy: SandboxPolicy): Record<string, string> {
   // Hidden paths the mount namespace covered need no Landlock exclusion (which walks every directory above them).
   let covered = new Set<string>();
   if (policy.expect.namespaces) {
-    enterNamespaces(policy.network);
+    enterNamespaces(policy.network, !!policy.expect.userns);
     covered = buildView(policy, writable);
     namespaces = true;
   }
   const hidden = policy.hidden.filter((p) => !covered.has(p));
   const env = { ...(process.env as Record<string, string>) };
+  // The launcher's own engine settings (LAUNCHER_ENV) are not the command's.
+  for (const key of Object.keys(LAUNCHER_ENV)) delete env[key];
   // /tmp is the private directory in the namespace; without one the command is told the private path itself.
   const tmp = namespaces ? "/tmp" : policy.tmpdir;
   env.TMPDIR = tmp;
@@ -123,15 +125,41 @@ function resolveProgram(name: string, path: string | undefined): string {
   return name;
 }
 
-/** What this kernel lets the launcher enforce; the probe tries the namespaces in its own throwaway process. */
+/**
+ * What this kernel lets the launcher enforce; the probe tries the namespaces in its own throwaway process: as root
+ * directly, else (or where root lacks CAP_SYS_ADMIN, as in a container) inside a user namespace.
+ */
 function probe(): SandboxSupport {
   const landlock = landlockAbi();
-  try {
-    enterNamespaces(false);
-    const attr = new BigUint64Array([1n, 0n, 0n, 0n]); // the read-only view needs mount_setattr (Linux 5.12)
-    if (Number(sys().syscall(SYS.mount_setattr, -100n, BigInt(ptr(cstr("/"))), 0x8000n, BigInt(ptr(attr)), 32n)) !== 0) throw sysError("mount_setattr");
-    return { landlockAbi: landlock, namespaces: true };
-  } catch (e) {
-    return { landlockAbi: landlock, namespaces: false, namespacesProblem: e instanceof Error ? e.message : String(e) };
+  const attempts = process.getuid?.() === 0 ? [false, true] : [true];
+  let problem = "";
+  for (const asUser of attempts) {
+    try {
+      enterNamespaces(false, asUser);
+      const attr = new BigUint64Array([1n, 0n, 0n, 0n]); // the read-only view needs mount_setattr (Linux 5.12)
+      if (Number(sys().syscall(SYS.mount_setattr, -100n, BigInt(ptr(cstr("/"))), 0x8000n, BigInt(ptr(attr)), 32n)) !== 0) throw sysError("mount_setattr");
+      return { landlockAbi: landlock, namespaces: true, ...(asUser ? { userns: true } : {}) };
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      problem = asUser ? `${why}${usernsFix()}` : why;
+    }
   }
+  return { landlockAbi: landlock, namespaces: false, namespacesProblem: problem };
+}
+
+/** Why this kernel refuses an ordinary user a user namespace, with the one-line fix, when it says so. */
+function usernsFix(): string {
+  const read = (f: string) => {
+    try {
+      return readFileSync(f, "utf8").trim();
+    } catch {
+      return undefined;
+    }
+  };
+  if (read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") === "1") {
+    return '; Ubuntu\'s AppArmor restricts unprivileged user namespaces: allow them for scv with a profile, e.g. /etc/apparmor.d/scv holding `abi <abi/4.0>, include <tunables/global> profile scv /path/to/scv flags=(unconfined) { userns, }` (the path of your scv), then `sudo apparmor_parser -r /etc/apparmor.d/scv`';
+  }
+  if (read("/proc/sys/kernel/unprivileged_userns_clone") === "0") return "; unprivileged user namespaces are off: `sudo sysctl -w kernel.unprivileged_userns_clone=1` (and in /etc/sysctl.d/ to keep it)";
+  if (read("/proc/sys/user/max_user_namespaces") === "0") return "; user namespaces are off: `sudo sysctl -w user.max_user_namespaces=15000` (and in /etc/sysctl.d/ to keep it)";
+  return "";
 }

@@ -3,15 +3,16 @@
 // the private temporary directory (shown at /tmp) writable, `.git`/`.scv` read-only again, hidden directories
 // covered by an empty inaccessible tmpfs and hidden files (sockets too) by /dev/null.
 //
-// A Bun process has threads, so it cannot enter a new user namespace (unshare(CLONE_NEWUSER) needs a
-// single-threaded caller): this needs CAP_SYS_ADMIN (root). Without it, Landlock works alone (see launcher.ts).
-import { lstatSync, mkdirSync, readdirSync } from "node:fs";
+// As root the namespaces need nothing more; as an ordinary user they come inside a user namespace of the
+// launcher's own (enterNamespaces). Where the kernel refuses that, Landlock works alone (see launcher.ts).
+import { lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   AT_FDCWD,
   AT_RECURSIVE,
   CLONE_NEWNET,
   CLONE_NEWNS,
+  CLONE_NEWUSER,
   check,
   cstr,
   MOUNT_ATTR_RDONLY,
@@ -33,11 +34,37 @@ import {
 } from "./sys";
 import type { SandboxPolicy } from "./policy";
 
-/** Enters new mount (and, without network, network) namespaces; throws with the reason when the kernel refuses. */
-export function enterNamespaces(network: boolean): void {
-  check(sys().unshare(CLONE_NEWNS | (network ? 0 : CLONE_NEWNET)), "unshare of a mount and network namespace");
+/**
+ * Enters new mount (and, without network, network) namespaces; throws with the reason when the kernel refuses.
+ * `asUser`: first a user namespace of its own that maps only this user's uid and gid to themselves (no setgroups),
+ * which gives the launcher the capabilities to build its view there while the command still sees its own ids.
+ * The kernel gives a user namespace only to a single-threaded process (the launcher runs without the concurrent
+ * JIT for that: policy.ts LAUNCHER_ENV), so this is the launcher's first work.
+ */
+export function enterNamespaces(network: boolean, asUser: boolean): void {
+  const net = network ? 0 : CLONE_NEWNET;
+  if (asUser) {
+    const threads = readdirSync("/proc/self/task").length;
+    if (threads > 1) throw new Error(`the launcher runs ${threads} threads, and the kernel gives a user namespace only to a single-threaded process`);
+    const uid = process.getuid!();
+    const gid = process.getgid!();
+    check(sys().unshare(CLONE_NEWUSER | CLONE_NEWNS | net), "unshare of a user, mount and network namespace");
+    writeIdMap("/proc/self/setgroups", "deny");
+    writeIdMap("/proc/self/uid_map", `${uid} ${uid} 1`);
+    writeIdMap("/proc/self/gid_map", `${gid} ${gid} 1`);
+  } else {
+    check(sys().unshare(CLONE_NEWNS | net), "unshare of a mount and network namespace");
+  }
   // Nothing done here may reach the machine's own mounts.
   mount(null, "/", null, MS_REC | MS_PRIVATE, null);
+}
+
+function writeIdMap(file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (e) {
+    throw new Error(`writing ${file} failed (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
 }
 
 const exists = (p: string) => {

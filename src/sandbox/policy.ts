@@ -27,9 +27,19 @@ export interface SandboxPolicy {
   network: boolean;
   /** The command's private temporary directory (created by the parent, removed after the run). */
   tmpdir: string;
-  /** What the parent promised to the person (from the probe): the launcher fails rather than do less. */
-  expect: { namespaces: boolean; landlock: boolean };
+  /**
+   * What the parent promised to the person (from the probe): the launcher fails rather than do less. `userns`:
+   * the namespaces come with a user namespace of the launcher's own (SCV runs as an ordinary user).
+   */
+  expect: { namespaces: boolean; landlock: boolean; userns?: boolean };
 }
+
+/**
+ * The launcher's environment: without JavaScriptCore's concurrent JIT and warm-up thread and mimalloc's scavenger
+ * thread, the launcher stays one thread until it has entered its namespaces (the kernel gives a user namespace only
+ * to a single-threaded process). The launcher removes these variables before the command runs.
+ */
+export const LAUNCHER_ENV = { BUN_JSC_useConcurrentJIT: "0", BUN_JSC_useWarmUpMarkedBlocks: "0", MIMALLOC_SCAVENGER: "0" } as const;
 
 /** The argument that turns the `scv` binary into the launcher: `scv __sandbox <policy-json> <argv…>`. */
 export const LAUNCHER_ARG = "__sandbox";
@@ -43,9 +53,14 @@ export const LAUNCHER_FAILED_PREFIX = "scv sandbox: ";
 export interface SandboxSupport {
   /** 0 when Landlock is unavailable. */
   landlockAbi: number;
-  /** A private mount and network namespace could be made (needs CAP_SYS_ADMIN: a Bun process cannot make a user namespace). */
+  /**
+   * A private mount and network namespace could be made: directly (root, CAP_SYS_ADMIN) or, for an ordinary
+   * user, inside a user namespace of the launcher's own (`userns`).
+   */
   namespaces: boolean;
-  /** Why not, when namespaces is false. */
+  /** The namespaces need a user namespace (SCV runs as an ordinary user). */
+  userns?: boolean;
+  /** Why not, when namespaces is false, with the one-line fix where there is one. */
   namespacesProblem?: string;
 }
 

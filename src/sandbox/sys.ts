@@ -66,6 +66,7 @@ function errno(): number {
 }
 
 export const CLONE_NEWNS = 0x00020000;
+export const CLONE_NEWUSER = 0x10000000;
 export const CLONE_NEWNET = 0x40000000;
 export const MS_RDONLY = 1;
 export const MS_NOSUID = 2;

@@ -28,7 +28,7 @@ const SECRETS = [
   ".codex/auth.json", ".claude/.credentials.json", ".grok/auth.json", ".bash_history", ".zsh_history", ".python_history",
 ];
 
-function makeLayout(extraConfig: string): Layout {
+function makeLayout(extraConfig: string, owner?: number): Layout {
   const root = mkdtempSync(join(BASE, "scv-sandbox-escapes-"));
   const home = join(root, "home");
   const scvHome = join(root, "scv-home");
@@ -57,8 +57,19 @@ function makeLayout(extraConfig: string): Layout {
   writeFileSync(join(ws, ".scv", "config.toml"), "# project\n");
   symlinkSync(join(outside, "existing-link"), join(ws, "link-out"));
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, SCV_HOME: scvHome };
+  if (owner !== undefined) chownTree(root, owner);
   return { root, home, scvHome, ws, outside, env };
 }
+
+/** The throwaway root given to an ordinary user (the table's second run). */
+function chownTree(root: string, uid: number): void {
+  const r = Bun.spawnSync(["chown", "-R", `${uid}:${uid}`, root]);
+  if (!r.success) throw new Error(r.stderr.toString());
+}
+
+/** A throwaway uid with no name, no groups and no_new_privs: SCV as an ordinary user. */
+export const ORDINARY_UID = 47012;
+const asUser = (uid: number | undefined, argv: string[]) => (uid === undefined ? argv : ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--no-new-privs", ...argv]);
 
 /** Counts what reached the loopback listeners: tokens `A<n>` sent over TCP, UDP and an abstract Unix socket. */
 class Listeners {
@@ -157,7 +168,7 @@ function attempts(): Attempt[] {
   write("hard link out of the workspace", (l) => `ln README ${o("w14")(l)}`, created(o("w14")));
   write("hard link an outside file in, then write it", (l) => `ln ${o("existing-7")(l)} hl2 && echo PWNED >> hl2`, content(o("existing-7"), "PWNED"));
   write("chmod outside", (l) => `chmod 666 ${o("mode-8")(l)}`, (l) => (statSync(o("mode-8")(l)).mode & 0o777) !== 0o600);
-  write("chown outside", (l) => `chown 1:1 ${o("mode-9")(l)}`, (l) => statSync(o("mode-9")(l)).uid !== 0);
+  write("chown outside", (l) => `chown 1:1 ${o("mode-9")(l)}`, (l) => statSync(o("mode-9")(l)).uid === 1);
   write("touch -d (times) outside", (l) => `touch -d 2001-01-01 ${o("mode-10")(l)}`, (l) => statSync(o("mode-10")(l)).mtimeMs < 1e12);
   write("mkfifo outside", (l) => `mkfifo ${o("w15")(l)}`, created(o("w15")));
   write("symlink outside", (l) => `ln -s /etc/passwd ${o("w16")(l)}`, (l) => {
@@ -268,10 +279,10 @@ interface RunOutcome {
   stderr: string;
 }
 
-async function runTable(sandbox: boolean, listeners: Listeners): Promise<RunOutcome & { layout: Layout; total: number }> {
-  const layout = makeLayout(sandbox ? "" : `mode = "off"\n`);
-  const table = attempts();
-  const victim = Bun.spawn(["sleep", "300"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+async function runTable(sandbox: boolean, listeners: Listeners, uid?: number): Promise<RunOutcome & { layout: Layout; total: number }> {
+  const layout = makeLayout(sandbox ? "" : `mode = "off"\n`, uid);
+  const table = attempts().filter((a) => uid === undefined || !ROOT_ONLY.has(a.name));
+  const victim = Bun.spawn(asUser(uid, ["sleep", "300"]), { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   writeFileSync(join(layout.ws, "victim.pid"), `${victim.pid}\n`);
   // Each payload is decoded and evaluated by the shell, so the lexical guard cannot read (or block) it: what is
   // tested is the sandbox alone, as when the guard is fooled.
@@ -283,7 +294,7 @@ async function runTable(sandbox: boolean, listeners: Listeners): Promise<RunOutc
   // One call per step: calls of one step may run together, and some attempts (renaming .git) would spoil others.
   for (const call of calls) fake.queue(toolCalls([call]));
   fake.queue(text("done"));
-  const scv = Bun.spawn([requireBinary(), "exec", ...(sandbox ? [] : ["--yes"]), "go"], { cwd: layout.ws, env: layout.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const scv = Bun.spawn(asUser(uid, [requireBinary(), "exec", ...(sandbox ? [] : ["--yes"]), "go"]), { cwd: layout.ws, env: layout.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const { guardOf } = await import("../fake/proc");
   for (let i = 0; i < 200; i++) {
     const guard = guardOf(scv.pid);
@@ -331,5 +342,35 @@ test("at least 100 escape attempts: none gets out of the sandbox, every one gets
   expect({ code: on.code, stderr: on.code ? on.stderr : "" }).toEqual({ code: 0, stderr: "" });
   expect(on.escaped).toEqual([]);
   // The control: each attempt works without the sandbox, so none of the above passed by being broken.
+  expect(off.held).toEqual([]);
+}, 240_000);
+
+/**
+ * Left out of the ordinary user's table: attempts only root could make even without a sandbox (their control
+ * would fail), and renicing SCV, which an ordinary user may do to its own processes: without a PID namespace
+ * (docs/security.md, "Processes of the same user") the sandbox does not stop it.
+ */
+const ROOT_ONLY = new Set<string>([
+  "chown outside",
+  "chroot and write outside",
+  "nsenter into SCV's mount namespace",
+  "unshare a new namespace and write outside",
+  "root capabilities (CapEff: modules, raw I/O, mounts)",
+  "renice SCV",
+]);
+
+test.skipIf(process.getuid?.() !== 0)("as an ordinary user (a throwaway uid, no_new_privs): the same table, none gets out; every one gets through with the sandbox off", async () => {
+  const probe = Bun.spawnSync(asUser(ORDINARY_UID, [requireBinary(), "__sandbox", "--probe"]), { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", BUN_JSC_useConcurrentJIT: "0", BUN_JSC_useWarmUpMarkedBlocks: "0", MIMALLOC_SCAVENGER: "0" } });
+  console.log(`the probe as uid ${ORDINARY_UID}: ${probe.stdout.toString().trim()}`);
+  const on = await runTable(true, listeners, ORDINARY_UID);
+  roots.push(on.layout.root);
+  for (const leak of LEAKS) rmSync(leak, { force: true });
+  const off = await runTable(false, listeners, ORDINARY_UID);
+  roots.push(off.layout.root);
+  console.log(`sandbox escapes as uid ${ORDINARY_UID}: ${on.total} attempts, ${on.escaped.length} got out with the sandbox on; ${off.escaped.length} of ${off.total} got through with it off`);
+  if (off.held.length) console.log(`held with the sandbox off: ${off.held.join("; ")}`);
+  expect(JSON.parse(probe.stdout.toString())).toMatchObject({ namespaces: true, userns: true });
+  expect({ code: on.code, stderr: on.code ? on.stderr : "" }).toEqual({ code: 0, stderr: "" });
+  expect(on.escaped).toEqual([]);
   expect(off.held).toEqual([]);
 }, 240_000);
