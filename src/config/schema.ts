@@ -224,6 +224,23 @@ export const FeishuChannelConfig = lazySchema((z) => z.strictObject({
   account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
 }));
 
+/** `[channels.telegram]`: a Telegram bot over the Bot API's long polling (docs/channels.md). The token never lives in config. */
+export const TelegramChannelConfig = lazySchema((z) => z.strictObject({
+  enabled: z.boolean().default(true),
+  /** The environment variable holding the bot token @BotFather gave. */
+  token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "name an environment variable").default("TELEGRAM_BOT_TOKEN"),
+  /** The owner's numeric Telegram user ID; default: the one `scv channels telegram pair` recorded. */
+  owner: z.string().regex(/^[1-9][0-9]{0,19}$/, "a Telegram user ID is a number such as 123456789").optional(),
+  /** Users other than the owner who get answers (tool-free); empty: anyone who writes to the bot. */
+  allowed_users: z.array(z.string().regex(/^[1-9][0-9]{0,19}$/, "a Telegram user ID is a number such as 123456789")).default([]),
+  /** The Bot API server; a self-hosted one (telegram-bot-api) or a test server. */
+  base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).default("https://api.telegram.org"),
+  /** Proxy variables in the environment are ignored; name a proxy here if Telegram must go through one. */
+  proxy: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional(),
+  account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
+}));
+export type TelegramChannelConfig = z.infer<typeof TelegramChannelConfig>;
+
 export const ChannelsConfig = lazySchema((z) => z.strictObject({
   /** Where chat logs and kept files live; default $SCV_HOME/archive. */
   archive_dir: z.string().min(1).optional(),
@@ -244,6 +261,7 @@ export const ChannelsConfig = lazySchema((z) => z.strictObject({
   dir: DirChannelConfig.optional(),
   wechat: WechatChannelConfig.optional(),
   feishu: FeishuChannelConfig.optional(),
+  telegram: TelegramChannelConfig.optional(),
 }));
 
 /** An MCP server's name: it prefixes its tools (`<server>__<tool>`), so no `__` and no other separators. */

@@ -1,0 +1,190 @@
+// The Telegram channel through the real daemon (dist/scv daemon run) against a fake Bot API on 127.0.0.1:
+// pairing by a one-time code, a reply split at 4096 characters and rendered as HTML, a parse error falling back
+// to plain text, 429 retry_after waited out, a SIGKILL between getUpdates and the reply, a group that is
+// answered only when it names the bot, 401 stopping the channel, `scv doctor`'s getMe, and the token in no
+// file SCV wrote.
+import { afterEach, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fakeModelForFile } from "../fake/binary";
+import { type FakeTelegram, OWNER_ID, STRANGER_ID, startFakeTelegram } from "../fake/telegram-server";
+import { text } from "../fake/model-server";
+import { type Bridge, channelStatus, cleanupBridges, killDaemon, makeBridge, startDaemon, waitFor } from "./helpers";
+
+const fake = fakeModelForFile();
+let tg: FakeTelegram;
+afterEach(async () => {
+  await cleanupBridges();
+  await tg?.close();
+  fake.clear();
+  fake.requests.length = 0;
+});
+
+const SCV = join(import.meta.dir, "../../dist/scv");
+
+/** A bridge whose only channel is Telegram against the fake Bot API; the token in TELEGRAM_BOT_TOKEN. */
+async function telegramBridge(extra = "", token?: string): Promise<Bridge> {
+  tg = await startFakeTelegram({ pollMs: 500 });
+  const b = makeBridge(fake.url);
+  const file = join(b.home, "config.toml");
+  const config = readFileSync(file, "utf8").replace(/\[channels\.dir\][\s\S]*$/, "");
+  writeFileSync(file, `${config}[channels.telegram]\nbase_url = "${tg.url}"\n${extra}\n`);
+  b.env.TELEGRAM_BOT_TOKEN = token ?? tg.token;
+  return b;
+}
+
+async function scv(b: Bridge, args: string[]) {
+  const p = Bun.spawn([SCV, ...args], { env: b.env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [code, stdout, stderr] = await Promise.all([p.exited, new Response(p.stdout).text(), new Response(p.stderr).text()]);
+  return { code, stdout, stderr };
+}
+
+const state = async (b: Bridge) => (await channelStatus(b)).find((c) => c.kind === "telegram");
+const connected = (b: Bridge) => waitFor(async () => (await state(b))?.state === "connected", 10_000, `the channel to connect; log:\n${b.logText()}`);
+const sentTo = (chat: number) => tg.sent.filter((s) => s.chat_id === String(chat));
+
+/** Every file under `dir`, as text. */
+function everyFile(dir: string): Array<{ path: string; text: string }> {
+  const out: Array<{ path: string; text: string }> = [];
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const p = join(e.parentPath, e.name);
+    if (e.isFile()) out.push({ path: p, text: readFileSync(p, "latin1") });
+  }
+  return out;
+}
+
+test("pairing makes the owner; a 5,000-character reply is split on a line, rendered as HTML; the token is in no file", async () => {
+  const b = await telegramBridge();
+  await startDaemon(b);
+  await connected(b);
+
+  // Before pairing, the owner's messages get a tool-free session; a wrong code pairs nobody.
+  tg.say("/start WRONGCODE");
+  await waitFor(() => sentTo(OWNER_ID).length >= 1, 10_000, "the answer to a wrong code");
+  expect(sentTo(OWNER_ID)[0]!.text).toContain("not a pairing code");
+
+  const pair = await scv(b, ["channels", "telegram", "pair"]);
+  expect(pair.code).toBe(0);
+  const code = /pairing code: ([A-Z0-9]{8})/.exec(pair.stdout)![1]!;
+  expect(pair.stdout).toContain(`/start ${code}`);
+  expect(pair.stdout + pair.stderr).not.toContain(tg.token);
+  // A group cannot pair, and the code is still good afterwards.
+  tg.say(`/start ${code}`, { chat: -100500, from: STRANGER_ID });
+  tg.say(`/start ${code}`);
+  await waitFor(() => sentTo(OWNER_ID).length >= 2, 10_000, `the pairing answer; log:\n${b.logText()}`);
+  expect(sentTo(OWNER_ID)[1]!.text).toContain("Paired");
+  const ownerFile = join(b.home, "state", "channels", "telegram", "default", "owner.json");
+  expect(JSON.parse(readFileSync(ownerFile, "utf8")).user_id).toBe(String(OWNER_ID));
+  expect(statSync(ownerFile).mode & 0o777).toBe(0o600);
+  // The code works once: someone else sending it later is not made the owner.
+  tg.say(`/start ${code}`, { from: STRANGER_ID });
+  await waitFor(() => sentTo(STRANGER_ID).length >= 1, 10_000, "the stranger's answer");
+  expect(sentTo(STRANGER_ID)[0]!.text).toContain("not a pairing code");
+  expect(JSON.parse(readFileSync(ownerFile, "utf8")).user_id).toBe(String(OWNER_ID));
+
+  const line = (n: number, c: string) => `${String(n).padStart(3, "0")} ${c.repeat(95)}`; // 99 characters
+  const long = Array.from({ length: 50 }, (_, i) => line(i, "x")).join("\n"); // 50 × 99 + 49 = 4999
+  fake.queue(text(`**Bold** & <tags> \`a<b\`\n${long}`));
+  const asked = tg.say("write a lot");
+  await waitFor(() => sentTo(OWNER_ID).length >= 4, 15_000, `the split reply; log:\n${b.logText()}`);
+  const parts = sentTo(OWNER_ID).slice(2);
+  expect(parts.every((p) => p.parse_mode === "HTML")).toBe(true);
+  expect(parts[0]!.text.startsWith("<b>Bold</b> &amp; &lt;tags&gt; <code>a&lt;b</code>\n000 ")).toBe(true);
+  expect(parts[0]!.reply_to).toBe(asked);
+  expect(parts[1]!.reply_to).toBeUndefined();
+  // Cut at a line boundary: every line whole, in order, nothing lost.
+  const lines = parts.map((p) => p.text).join("\n").split("\n").slice(1);
+  expect(lines).toEqual(long.split("\n"));
+  expect(parts.every((p) => p.text.length <= 4096)).toBe(true);
+  // The owner's session has tools now; typing was shown.
+  expect(JSON.stringify(fake.requests.at(-1)!.body.tools ?? [])).toContain("chat_attach");
+  expect(tg.calls.some((c) => c.method === "sendChatAction" && c.body.action === "typing" && c.body.chat_id === String(OWNER_ID))).toBe(true);
+
+  expect((await scv(b, ["config", "show"])).stdout).not.toContain(tg.token);
+  const doctor = await scv(b, ["doctor"]);
+  expect(doctor.stdout).toContain("the token is accepted: the bot is @scv_test_bot");
+  expect(doctor.stdout + doctor.stderr).not.toContain(tg.token);
+  await killDaemon(b, "SIGTERM");
+  const written = everyFile(b.root).filter((f) => !f.path.endsWith("config.toml"));
+  expect(written.length).toBeGreaterThan(5);
+  const secretParts = [tg.token, tg.token.split(":")[1]!, encodeURIComponent(tg.token)];
+  expect(written.filter((f) => secretParts.some((s) => f.text.includes(s))).map((f) => f.path)).toEqual([]);
+  expect(b.logText()).not.toContain(tg.token.split(":")[1]!);
+}, 90_000);
+
+test("HTML Telegram cannot parse goes as plain text; a 429 is waited out for retry_after seconds", async () => {
+  const b = await telegramBridge(`owner = "${OWNER_ID}"`);
+  await startDaemon(b);
+  await connected(b);
+  tg.script.sendMessage = [
+    [400, { ok: false, error_code: 400, description: "Bad Request: can't parse entities: Unsupported start tag \"x\" at byte offset 0" }],
+    [429, { ok: false, error_code: 429, description: "Too Many Requests: retry after 2", parameters: { retry_after: 2 } }],
+  ];
+  fake.queue(text("a **plain** answer"));
+  tg.say("hello");
+  await waitFor(() => sentTo(OWNER_ID).length >= 1, 15_000, `the reply; log:\n${b.logText()}`);
+  const attempts = tg.calls.filter((c) => c.method === "sendMessage");
+  expect(attempts.map((a) => a.body.parse_mode ?? "plain")).toEqual(["HTML", "plain", "plain"]);
+  expect(sentTo(OWNER_ID)[0]!.text).toBe("a **plain** answer");
+  expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThanOrEqual(1900);
+  expect(sentTo(OWNER_ID)).toHaveLength(1);
+}, 60_000);
+
+test("SIGKILL between getUpdates and the reply: after the restart the reply arrives once and the update is not answered again", async () => {
+  const b = await telegramBridge(`owner = "${OWNER_ID}"`);
+  await startDaemon(b);
+  await connected(b);
+  // The Bot API fails every send for now: the reply waits in the outbox.
+  tg.script.sendMessage = Array.from({ length: 50 }, () => [502, { ok: false, error_code: 502, description: "Bad Gateway" }] as [number, unknown]);
+  fake.queue(text("the one answer"));
+  tg.say("question");
+  await waitFor(() => tg.calls.filter((c) => c.method === "sendMessage").length >= 1, 15_000, `a send attempt; log:\n${b.logText()}`);
+  await killDaemon(b, "SIGKILL");
+  // As if the offset had never moved past the update: Telegram hands it over again.
+  tg.unconfirm();
+  tg.script.sendMessage = [];
+  await startDaemon(b);
+  await waitFor(() => sentTo(OWNER_ID).length >= 1, 15_000, `the reply after the restart; log:\n${b.logText()}`);
+  // The redelivered update was read (the offset moved past it) and dropped as seen.
+  await waitFor(() => tg.confirmedUpTo() > 0 && tg.calls.filter((c) => c.method === "getUpdates").length >= 3, 10_000, "more polls");
+  await Bun.sleep(1500);
+  expect(sentTo(OWNER_ID).map((s) => s.text)).toEqual(["the one answer"]);
+  expect(fake.requests).toHaveLength(1);
+}, 60_000);
+
+test("in a group only a message naming the bot or replying to it is answered; a stranger gets no tools; a malformed update is skipped", async () => {
+  const b = await telegramBridge(`owner = "${OWNER_ID}"`);
+  await startDaemon(b);
+  await connected(b);
+  const group = -100777;
+  tg.push({ message: { message_id: 1, chat: { id: 5, type: "private" } } }); // no date, no sender: malformed
+  tg.say("just chatting", { chat: group, from: STRANGER_ID });
+  fake.queue(text("group answer"), text("reply answer"));
+  tg.say("@scv_test_bot what time is it?", { chat: group, from: STRANGER_ID, entities: [{ type: "mention", offset: 0, length: 13 }] });
+  await waitFor(() => sentTo(group).length >= 1, 15_000, `the group answer; log:\n${b.logText()}`);
+  tg.say("and you?", { chat: group, from: STRANGER_ID, reply_to_bot: true });
+  await waitFor(() => sentTo(group).length >= 2, 15_000, "the reply answer");
+  expect(fake.requests).toHaveLength(2);
+  const prompt = JSON.stringify(fake.requests[0]!.body.input ?? fake.requests[0]!.body.messages);
+  expect(prompt).toContain("what time is it?");
+  expect(prompt).not.toContain("@scv_test_bot");
+  expect(JSON.stringify(fake.requests[0]!.body.tools ?? [])).toBe("[]");
+  expect(b.logText()).toContain("is malformed and was skipped");
+  expect(b.logText()).toContain("a group message not addressed to the bot");
+}, 60_000);
+
+test("a rejected token stops the channel with the reason; scv doctor says so", async () => {
+  const b = await telegramBridge("", "123456789:AAwrongwrongwrongwrongwrongwrongwro");
+  await startDaemon(b);
+  await waitFor(async () => (await state(b))?.state === "paused", 10_000, `the channel to stop; log:\n${b.logText()}`);
+  expect((await state(b)).reason).toContain("Telegram rejected the bot token (401");
+  expect(b.logText()).toContain("check TELEGRAM_BOT_TOKEN");
+  const doctor = await scv(b, ["doctor"]);
+  expect(doctor.stdout).toContain("Telegram rejected the bot token");
+  expect(doctor.stdout).not.toContain("AAwrongwrong");
+  expect(b.logText()).not.toContain("AAwrongwrong");
+  // It does not keep hammering the Bot API.
+  const calls = tg.calls.length;
+  await Bun.sleep(1500);
+  expect(tg.calls.length).toBe(calls);
+}, 60_000);
