@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeModelForFile } from "../fake/binary";
 import { type FakeTelegram, OWNER_ID, STRANGER_ID, startFakeTelegram } from "../fake/telegram-server";
-import { text } from "../fake/model-server";
+import { startFakeModel, text } from "../fake/model-server";
 import { type Bridge, channelStatus, cleanupBridges, killDaemon, makeBridge, startDaemon, waitFor } from "./helpers";
 
 const fake = fakeModelForFile();
@@ -23,9 +23,9 @@ afterEach(async () => {
 const SCV = join(import.meta.dir, "../../dist/scv");
 
 /** A bridge whose only channel is Telegram against the fake Bot API; the token in TELEGRAM_BOT_TOKEN. */
-async function telegramBridge(extra = "", token?: string): Promise<Bridge> {
+async function telegramBridge(extra = "", token?: string, modelUrl = fake.url): Promise<Bridge> {
   tg = await startFakeTelegram({ pollMs: 500 });
-  const b = makeBridge(fake.url);
+  const b = makeBridge(modelUrl);
   const file = join(b.home, "config.toml");
   const config = readFileSync(file, "utf8").replace(/\[channels\.dir\][\s\S]*$/, "");
   writeFileSync(file, `${config}[channels.telegram]\nbase_url = "${tg.url}"\n${extra}\n`);
@@ -187,4 +187,32 @@ test("a rejected token stops the channel with the reason; scv doctor says so", a
   const calls = tg.calls.length;
   await Bun.sleep(1500);
   expect(tg.calls.length).toBe(calls);
+}, 60_000);
+
+test("a streamed reply is one message: sent as a draft, edited at a safe rate, then edited into the finished HTML reply", async () => {
+  const model = await startFakeModel({ frameDelayMs: 60 });
+  try {
+    const b = await telegramBridge(`owner = "${OWNER_ID}"`, undefined, model.url);
+    await startDaemon(b);
+    await connected(b);
+    const answer = `**Done.** ${"streaming words ".repeat(14).trim()}`; // 60 frames of 4 characters: about 4 s
+    model.queue(text(answer));
+    const asked = tg.say("stream please");
+    await waitFor(() => tg.calls.some((c) => c.method === "editMessageText" && c.body.parse_mode === "HTML"), 20_000, `the finished reply; log:\n${b.logText()}`);
+    const sends = tg.calls.filter((c) => c.method === "sendMessage");
+    expect(sends).toHaveLength(1); // the draft; the finished reply is an edit of it
+    expect(sends[0]!.body.parse_mode).toBeUndefined();
+    expect(sends[0]!.body.reply_parameters.message_id).toBe(asked);
+    const edits = tg.calls.filter((c) => c.method === "editMessageText");
+    expect(edits.length).toBeGreaterThanOrEqual(2);
+    expect(edits.every((e) => e.body.message_id === tg.sent[0]!.message_id)).toBe(true);
+    const streamed = [sends[0]!, ...edits.slice(0, -1)];
+    for (let i = 1; i < streamed.length; i++) expect(streamed[i]!.at - streamed[i - 1]!.at).toBeGreaterThanOrEqual(1400);
+    // Each draft is a longer start of the answer; the last edit is the whole answer as HTML.
+    for (const d of streamed) expect(answer.startsWith(d.body.text)).toBe(true);
+    expect(edits.at(-1)!.body.text).toBe(`<b>Done.</b> ${"streaming words ".repeat(14).trim()}`);
+    expect(tg.sent).toHaveLength(1);
+  } finally {
+    await model.close();
+  }
 }, 60_000);

@@ -105,4 +105,10 @@ export interface ChannelAdapter {
   send(message: OutboundMessage): Promise<SendResult>;
   /** Shows or clears "typing…" where the platform has it. */
   typing?(conversation: string, on: boolean): Promise<void>;
+  /**
+   * The reply so far of the turn answering `inReplyTo`, while it streams (the text of the model's current step;
+   * it starts over after a tool call). Best effort and not durable: the finished reply still comes through
+   * `send` with the same `inReplyTo`, and the adapter may turn its draft into that reply.
+   */
+  draft?(d: { conversation: string; inReplyTo: string; text: string }): void;
 }

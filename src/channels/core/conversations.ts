@@ -46,8 +46,8 @@ interface Conversation {
   session?: HostedSession;
   /** Sessions ended by /new whose background jobs still run; closed once those are reported. */
   retired: HostedSession[];
-  /** The queued message whose turn runs now. */
-  running?: { record: QueuedInbound; sessionId: string };
+  /** The queued message whose turn runs now, and its reply so far (streamed to adapters that show drafts). */
+  running?: { record: QueuedInbound; sessionId: string; draft?: string };
   pumping: boolean;
   /** When a message last came in or a turn last ended (ms): an idle session is closed after session_idle_seconds. */
   lastActive: number;
@@ -114,6 +114,14 @@ export class Conversations {
         if (!conv || conv.running?.record.scheduled) return void this.sessions.answerQuestion(sessionId, q.clarify_id);
         conv.question = { sessionId, clarifyId: q.clarify_id, choices: q.choices ?? [] };
         this.reply(conv, undefined, questionText(q.question, q.choices ?? [], this.opts.config.tools.clarify_timeout_seconds), []);
+      },
+      streamed: (sessionId: string, text: string | undefined) => {
+        const conv = this.bySession.get(sessionId);
+        const run = conv?.running;
+        const adapter = conv?.channel.adapter;
+        if (!run || !adapter?.draft || run.record.scheduled || run.sessionId !== sessionId) return;
+        run.draft = text === undefined ? "" : (run.draft ?? "") + text;
+        if (run.draft.trim()) adapter.draft({ conversation: conv!.id, inReplyTo: run.record.id, text: run.draft });
       },
       questionSettled: (sessionId: string, clarifyId: string) => {
         const conv = this.bySession.get(sessionId);

@@ -47,6 +47,8 @@ export interface SessionEvents {
   question?(sessionId: string, q: { clarify_id: string; question: string; choices?: string[] }): void;
   /** A question was settled (answered, timed out, its turn cancelled). */
   questionSettled?(sessionId: string, clarifyId: string): void;
+  /** A runTurn turn's streamed text: `text` is the next piece; undefined when a tool call starts (the shown text starts over). */
+  streamed?(sessionId: string, text: string | undefined): void;
 }
 
 export type RewindAnswer = import("../../protocol/schema").RequestResult<"session.rewind">;
@@ -57,6 +59,8 @@ export class SessionLink {
   private readonly attachments = new Map<string, Attachment[]>();
   private readonly waiters = new Map<string, (end: TurnEnd) => void>();
   private readonly endedEarly = new Map<string, TurnEnd>();
+  /** Turns runTurn started (`<session>/<turn>`), whose text is streamed to the conversation. */
+  private readonly promptedTurns = new Set<string>();
   private readonly client: ReturnType<typeof createInProcessClient>;
   private readonly ready: Promise<unknown>;
   /** Sessions whose approvals a person answers through the live hub. */
@@ -132,8 +136,10 @@ export class SessionLink {
   async runTurn(sessionId: string, prompt: string, images: string[] = []): Promise<TurnResult> {
     const { turn_id } = await this.client.request<{ turn_id: string }>("turn.start", { session_id: sessionId, prompt, ...(images.length ? { images } : {}) });
     const key = `${sessionId}/${turn_id}`;
+    if (!this.endedEarly.has(key)) this.promptedTurns.add(key);
     const end = this.endedEarly.get(key) ?? (await new Promise<TurnEnd>((resolve) => this.waiters.set(key, resolve)));
     this.endedEarly.delete(key);
+    this.promptedTurns.delete(key);
     return { end, attachments: this.takeAttachments(key) };
   }
 
@@ -193,6 +199,12 @@ export class SessionLink {
         if (turns.size === 1) this.events.activity(sessionId, true);
         break;
       }
+      case "assistant.delta":
+        if (this.promptedTurns.has(`${sessionId}/${p.turn_id}`)) this.events.streamed?.(sessionId, p.text);
+        break;
+      case "tool.started":
+        if (this.promptedTurns.has(`${sessionId}/${p.turn_id}`)) this.events.streamed?.(sessionId, undefined);
+        break;
       case "tool.completed": {
         const key = `${sessionId}/${p.turn_id}`;
         if (p.chat_attachment) this.attachments.set(key, [...(this.attachments.get(key) ?? []), p.chat_attachment as Attachment]);

@@ -13,6 +13,7 @@ import { MAX_INBOUND_FILE, safeFileName } from "../core/media";
 import { SeenLog } from "../core/seen-log";
 import { sleep } from "../core/sleep";
 import { TelegramApi, TelegramError } from "./api";
+import { Drafts } from "./drafts";
 import { splitText, toHtml } from "./format";
 import { type Bot, type FileToFetch, messageIdOf, pairingCode, readMessage } from "./inbound";
 import { saveOwner, storedOwner, takePairingCode, telegramDir } from "./store";
@@ -26,6 +27,7 @@ const MAX_FLOOD_WAIT_S = 120;
 const CLOUD_FILE_LIMIT = 20 * 1000 * 1000;
 const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
 const TYPING_EVERY_MS = 4000;
+const PARSE_ERROR = /can't parse entities|unsupported start tag|can't find end tag/i;
 
 export class TelegramAdapter implements ChannelAdapter {
   readonly kind = "telegram";
@@ -38,6 +40,7 @@ export class TelegramAdapter implements ChannelAdapter {
   private api?: TelegramApi;
   private bot?: Bot;
   private sent?: SeenLog;
+  private drafts?: Drafts;
   private readonly typingTimers = new Map<string, ReturnType<typeof setInterval>>();
 
   constructor(
@@ -80,6 +83,7 @@ export class TelegramAdapter implements ChannelAdapter {
     this.api = api;
     ensurePrivateDir(this.dir);
     this.sent ??= new SeenLog(join(this.dir, "sent.jsonl"), { keep: 20_000, idsPerRecord: 1, what: "sent parts log", maxBytes: 16 * MiB });
+    this.drafts ??= new Drafts(this.dir, ctx.log);
     ctx.setState({ state: "connected" });
     ctx.log(`polling as @${this.bot.username}`);
     await this.poll(api, ctx, signal);
@@ -197,12 +201,15 @@ export class TelegramAdapter implements ChannelAdapter {
     if (!api || !sent) return { status: "retry", error: "the Telegram channel is not connected yet" };
     const replyTo = messageIdOf(message.inReplyTo);
     try {
+      // A streamed draft of this reply becomes its first part.
+      const draft = message.inReplyTo ? await this.drafts?.close(message.inReplyTo) : undefined;
       const parts = splitText(message.text);
       for (const [i, part] of parts.entries()) {
         const key = `${message.idempotencyKey}:${i}`;
         if (sent.has(key)) continue;
         const reply = i === 0 && replyTo ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } } : {};
-        await this.sendText(api, message.conversation, part, reply);
+        if (i === 0 && draft && draft.chat === message.conversation) await this.finishDraft(api, draft.chat, draft.messageId, part, reply);
+        else await this.sendText(api, message.conversation, part, reply);
         sent.add(key);
       }
       for (const [i, f] of message.files.entries()) {
@@ -211,6 +218,7 @@ export class TelegramAdapter implements ChannelAdapter {
         await this.withFloodWait(() => this.sendFile(api, message.conversation, f.path, f.name));
         sent.add(key);
       }
+      if (message.inReplyTo) this.drafts?.forget(message.inReplyTo);
       return { status: "sent" };
     } catch (e) {
       const err = e as TelegramError;
@@ -225,8 +233,25 @@ export class TelegramAdapter implements ChannelAdapter {
     try {
       await send({ text: toHtml(part), parse_mode: "HTML" });
     } catch (e) {
-      if (!(e instanceof TelegramError) || e.status !== 400 || !/can't parse entities|unsupported start tag|can't find end tag/i.test(e.message)) throw e;
+      if (!(e instanceof TelegramError) || e.status !== 400 || !PARSE_ERROR.test(e.message)) throw e;
       await send({ text: part });
+    }
+  }
+
+  /** The draft edited into the reply's first part (HTML, else plain); a draft that is gone gets a new message. */
+  private async finishDraft(api: TelegramApi, chatId: string, messageId: number, part: string, reply: object): Promise<void> {
+    const edit = (body: Record<string, unknown>) => this.withFloodWait(() => api.call("editMessageText", { chat_id: chatId, message_id: messageId, link_preview_options: { is_disabled: true }, ...body }, Ignored));
+    try {
+      try {
+        await edit({ text: toHtml(part), parse_mode: "HTML" });
+      } catch (e) {
+        if (!(e instanceof TelegramError) || e.status !== 400 || !PARSE_ERROR.test(e.message)) throw e;
+        await edit({ text: part });
+      }
+    } catch (e) {
+      if (!(e instanceof TelegramError) || e.status !== 400) throw e;
+      if (/message is not modified/i.test(e.message)) return;
+      await this.sendText(api, chatId, part, reply); // deleted, too old to edit: the part goes as a new message
     }
   }
 
@@ -249,6 +274,10 @@ export class TelegramAdapter implements ChannelAdapter {
         await Bun.sleep(Math.max(1, e.retryAfter ?? 1) * 1000);
       }
     }
+  }
+
+  draft(d: { conversation: string; inReplyTo: string; text: string }): void {
+    if (this.api && this.drafts) this.drafts.update(this.api, d.inReplyTo, d.conversation, messageIdOf(d.inReplyTo), d.text);
   }
 
   /** "typing…" lasts 5 s on Telegram: sent again every 4 s while a turn runs. */
