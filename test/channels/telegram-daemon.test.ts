@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeModelForFile } from "../fake/binary";
 import { type FakeTelegram, OWNER_ID, STRANGER_ID, startFakeTelegram } from "../fake/telegram-server";
-import { startFakeModel, text } from "../fake/model-server";
+import { startFakeModel, text, toolCalls } from "../fake/model-server";
 import { type Bridge, channelStatus, cleanupBridges, killDaemon, makeBridge, startDaemon, waitFor } from "./helpers";
 
 const fake = fakeModelForFile();
@@ -216,3 +216,55 @@ test("a streamed reply is one message: sent as a draft, edited at a safe rate, t
     await model.close();
   }
 }, 60_000);
+
+/** Presses a button of a message the bot sent, as the owner (a callback_query update). */
+function press(message: { message_id: number; chat_id: string; text: string }, data: string, from = OWNER_ID): string {
+  const id = `cbq${Math.random().toString(36).slice(2, 10)}`;
+  tg.push({ callback_query: { id, from: { id: from, is_bot: false, first_name: "Owner" }, chat_instance: "-77", data, message: { message_id: message.message_id, from: { id: tg.bot.id, is_bot: true, first_name: "SCV", username: tg.bot.username }, chat: { id: Number(message.chat_id), type: "private", first_name: "Owner" }, date: Math.floor(Date.now() / 1000), text: message.text.replace(/<[^>]+>/g, "") } } });
+  return id;
+}
+const keyboardOf = (call: { body: any }) => (call.body.reply_markup?.inline_keyboard ?? []) as Array<Array<{ text: string; callback_data: string }>>;
+
+test("an approval is a card with buttons: Allow once runs the call, the card says so; a second press finds it no longer waiting", async () => {
+  const b = await telegramBridge(`owner = "${OWNER_ID}"`);
+  fake.queue(toolCalls([{ name: "write", arguments: { path: "tg.txt", content: "by button\n", mode: "create" } }]), text("written"));
+  await startDaemon(b);
+  await connected(b);
+  tg.say("write the file");
+  await waitFor(() => tg.calls.some((c) => c.method === "sendMessage" && keyboardOf(c).length), 20_000, `the approval card; log:\n${b.logText()}`);
+  const cardCall = tg.calls.find((c) => c.method === "sendMessage" && keyboardOf(c).length)!;
+  const buttons = keyboardOf(cardCall)[0]!;
+  expect(buttons.map((x) => x.text)).toEqual(["Allow once", "Always", "Deny"]);
+  expect(visible(cardCall.body.text)).toContain("SCV asks to run write");
+  const card = tg.sent.find((m) => m.text === cardCall.body.text)!;
+  const first = press(card, buttons[0]!.callback_data);
+  await waitFor(() => sentTo(OWNER_ID).some((m) => m.text === "written"), 20_000, `the reply; log:\n${b.logText()}`);
+  expect(readFileSync(join(b.workspace, "tg.txt"), "utf8")).toBe("by button\n");
+  const ack = tg.calls.find((c) => c.method === "answerCallbackQuery" && c.body.callback_query_id === first)!;
+  expect(ack.body.text).toBe("Chosen: Allowed once");
+  const edit = tg.calls.find((c) => c.method === "editMessageText" && c.body.message_id === card.message_id)!;
+  expect(edit.body.text).toEndWith("→ Allowed once");
+  expect(edit.body.reply_markup).toBeUndefined();
+  // A press on the same card later: acknowledged, nothing runs.
+  const late = press(card, buttons[2]!.callback_data);
+  await waitFor(() => tg.calls.some((c) => c.method === "answerCallbackQuery" && c.body.callback_query_id === late), 10_000, "the late press's answer");
+  expect(tg.calls.find((c) => c.method === "answerCallbackQuery" && c.body.callback_query_id === late)!.body.text).toBe("SCV is no longer waiting for this.");
+  expect(fake.requests).toHaveLength(2);
+}, 60_000);
+
+test("the model's question comes with its choices as buttons; a press answers it", async () => {
+  const b = await telegramBridge(`owner = "${OWNER_ID}"`);
+  fake.queue(toolCalls([{ name: "clarify", arguments: { question: "Which database?", choices: ["SQLite", "PostgreSQL"] } }]), text("Setting up PostgreSQL."));
+  await startDaemon(b);
+  await connected(b);
+  tg.say("set up storage");
+  await waitFor(() => tg.calls.some((c) => c.method === "sendMessage" && keyboardOf(c).length), 20_000, `the question; log:\n${b.logText()}`);
+  const q = tg.calls.find((c) => c.method === "sendMessage" && keyboardOf(c).length)!;
+  expect(keyboardOf(q).map((row) => row[0]!.text)).toEqual(["SQLite", "PostgreSQL"]);
+  press(tg.sent.find((m) => m.text === q.body.text)!, keyboardOf(q)[1]![0]!.callback_data);
+  await waitFor(() => sentTo(OWNER_ID).some((m) => m.text === "Setting up PostgreSQL."), 20_000, `the reply; log:\n${b.logText()}`);
+  const outputs = (fake.requests.at(-1)!.body.input as any[]).filter((i) => i.type === "function_call_output").map((i) => String(i.output));
+  expect(outputs).toEqual(["The person answered: PostgreSQL"]);
+}, 60_000);
+
+const visible = (html: string) => html.replace(/<[^>]+>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");

@@ -26,7 +26,19 @@ export interface InboundMessage {
   quote?: string;
   /** A voice message's transcript, if the platform gives one. */
   transcript?: string;
+  /** A button the person pressed (its `data`): answers the card it was on, never becomes a prompt. */
+  answers?: string;
 }
+
+/** A button on a card (an approval, the model's question): `data` comes back in InboundMessage.answers. */
+export interface Button {
+  label: string;
+  /** At most 64 bytes (Telegram's limit for callback data). */
+  data: string;
+}
+
+/** What a pressed button did: what it chose, or why nothing (the card is no longer waiting, not the owner's). */
+export type ButtonOutcome = { chosen: string } | { stale: string };
 
 export interface OutboundFile {
   /** A private copy inside $SCV_HOME/state/media/outbox. */
@@ -43,6 +55,8 @@ export interface OutboundMessage {
   files: OutboundFile[];
   /** The platform ID of the message this answers; absent on unprompted messages (background reports). */
   inReplyTo?: string;
+  /** Rows of buttons under the message (adapters with `buttons`); the text says how to answer without them. */
+  buttons?: Button[][];
 }
 
 /**
@@ -70,7 +84,7 @@ export interface AdapterContext {
    * Hands an inbound message to the core. Resolves once it is durably queued (or known as a duplicate); only
    * then may the adapter acknowledge it to the platform (or delete it from its source).
    */
-  receive(message: InboundMessage): Promise<void>;
+  receive(message: InboundMessage): Promise<ButtonOutcome | void>;
   setState(state: ChannelState): void;
   /** Held messages of this conversation may be sent again (the owner wrote, a token was refreshed). */
   release(conversation?: string): void;
@@ -98,6 +112,11 @@ export interface ChannelAdapter {
    * unasked as an owner's chat does; default unasked.
    */
   readonly approvals?: "ask";
+  /**
+   * The platform shows buttons (OutboundMessage.buttons) and reports presses (InboundMessage.answers): the
+   * model's questions get their choices as buttons, and with `approvals: "ask"` approvals are cards in the chat.
+   */
+  readonly buttons?: boolean;
   /** The owner's direct conversation, where failures and interrupted turns are reported. */
   ownerConversation(): string;
   /** Receives until `signal` aborts; resolves then. A thrown error is logged and the core reconnects with backoff. */

@@ -11,7 +11,8 @@ import { ensurePrivateDir, writePrivateFileAtomic } from "../../fs/private-file"
 import { readBoundedTextIfExists } from "../../fs/safe-read";
 import type { Config } from "../../config/schema";
 import type { HostedSession } from "../../server/hosted-session";
-import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
+import type { Button, ButtonOutcome, ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
+import { APPROVAL_CHOSEN, approvalButtons, approvalText, cardToken, parseButton, questionButtons } from "./cards";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
 import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, questionText, rateLimitNotice, replyFor, replyId, replyText, stoppedJobsNotice, CANNOT_ANSWER_NOW, type TurnEnd } from "./messages";
@@ -23,7 +24,7 @@ import { type Access, accessFor, formerOwners, isOwner, sameAccess, SenderRate }
 import { answerFromText } from "../../tools/clarify";
 import { type ChatCommandContext, chatCommand, commandArg } from "./commands";
 import { TurnSlots } from "./turn-slots";
-import type { LiveHub } from "./live";
+import type { ApprovalRequested, LiveHub } from "./live";
 
 export interface ChannelRuntime {
   /** `<kind>/<account>` */
@@ -55,6 +56,8 @@ interface Conversation {
   closing?: Promise<void>;
   /** The model's open question (clarify) to the owner: their next message answers it. */
   question?: { sessionId: string; clarifyId: string; choices: string[] };
+  /** Approval cards waiting for a button, by card token (adapters with buttons and approvals "ask"). */
+  cards: Map<string, { sessionId: string; answer(a: { approved: boolean; always?: boolean }): Promise<void> }>;
 }
 
 export interface ConversationOptions {
@@ -113,7 +116,15 @@ export class Conversations {
         // A schedule's run has nobody at hand: it goes on without an answer, as a pipe's does.
         if (!conv || conv.running?.record.scheduled) return void this.sessions.answerQuestion(sessionId, q.clarify_id);
         conv.question = { sessionId, clarifyId: q.clarify_id, choices: q.choices ?? [] };
-        this.reply(conv, undefined, questionText(q.question, q.choices ?? [], this.opts.config.tools.clarify_timeout_seconds), []);
+        const buttons = conv.channel.adapter.buttons ? questionButtons(q.clarify_id, q.choices ?? []) : [];
+        this.reply(conv, undefined, questionText(q.question, q.choices ?? [], this.opts.config.tools.clarify_timeout_seconds), [], "scv", buttons);
+      },
+      approval: (sessionId: string, request: ApprovalRequested, answer: (a: { approved: boolean; always?: boolean }) => Promise<void>) => {
+        const conv = this.bySession.get(sessionId);
+        if (!conv?.channel.adapter.buttons || conv.channel.adapter.approvals !== "ask") return false;
+        conv.cards.set(cardToken(request.approval_id), { sessionId, answer });
+        this.reply(conv, undefined, approvalText(request), [], "system", approvalButtons(request.approval_id));
+        return true;
       },
       streamed: (sessionId: string, text: string | undefined) => {
         const conv = this.bySession.get(sessionId);
@@ -197,8 +208,9 @@ export class Conversations {
   }
 
   /** A new message from the adapter: dedupe, save its files, queue it durably, log it; returns once queued. */
-  receive(channel: ChannelRuntime, arrived: InboundMessage): void {
+  receive(channel: ChannelRuntime, arrived: InboundMessage): ButtonOutcome | undefined {
     this.channels.set(channel.key, channel);
+    if (arrived.answers !== undefined) return this.pressed(channel, arrived);
     if (channel.inbound.has(arrived.id)) return;
     const message = capInbound(arrived); // before queueing: a 17 MiB text must never become a queue record
     const conv = this.conversation(channel, message.conversation, message.direct);
@@ -239,6 +251,33 @@ export class Conversations {
       return;
     }
     void this.pump(conv);
+  }
+
+  /** A button pressed on a card: answers the question or approval it belongs to, if that still waits. */
+  private pressed(channel: ChannelRuntime, arrived: InboundMessage): ButtonOutcome {
+    const stale = { stale: "SCV is no longer waiting for this." };
+    if (channel.inbound.has(arrived.id)) return stale;
+    channel.inbound.skip(arrived.id);
+    if (!isOwner(channel, arrived)) return { stale: "Only the owner of this SCV answers its questions." };
+    const conv = this.conversation(channel, arrived.conversation, arrived.direct);
+    const b = parseButton(arrived.answers ?? "");
+    if (b?.kind === "q" && conv.question && cardToken(conv.question.clarifyId) === b.token) {
+      const choice = conv.question.choices[b.index];
+      if (choice === undefined) return stale;
+      const { sessionId, clarifyId } = conv.question;
+      conv.question = undefined;
+      conv.log.add({ author: "owner", text: choice });
+      void this.sessions.answerQuestion(sessionId, clarifyId, choice);
+      return { chosen: choice };
+    }
+    const card = b?.kind === "a" ? conv.cards.get(b.token) : undefined;
+    if (b?.kind === "a" && card) {
+      conv.cards.delete(b.token);
+      conv.log.add({ author: "owner", text: `[${APPROVAL_CHOSEN[b.choice]}]` });
+      void card.answer({ approved: b.choice !== "deny", always: b.choice === "always" });
+      return { chosen: APPROVAL_CHOSEN[b.choice] };
+    }
+    return stale;
   }
 
   /**
@@ -288,6 +327,7 @@ export class Conversations {
       mediaDir: conversationMediaDir(this.opts.scvHome, place),
       stateFile: join(stateDir, `${conversationDirName(place.conversation)}.json`),
       retired: [],
+      cards: new Map(),
       pumping: false,
       lastActive: Date.now(),
     };
@@ -355,6 +395,7 @@ export class Conversations {
         ended = end;
       } finally {
         conv.running = undefined;
+        conv.cards.clear(); // the turn's approvals ended with it
         conv.lastActive = Date.now();
       }
     } finally {
@@ -532,7 +573,7 @@ export class Conversations {
   }
 
   /** Queues a message in the outbox (and the log). `record` is the message it answers, if any. */
-  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[], author: "scv" | "system" = "scv") {
+  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[], author: "scv" | "system" = "scv", buttons: Button[][] = []) {
     const sent = attachments.slice(0, MAX_FILES_PER_REPLY);
     const dropped = attachments.slice(MAX_FILES_PER_REPLY);
     const captions = sent.filter((a) => a.caption).map((a) => `${a.name}: ${a.caption}`);
@@ -547,6 +588,7 @@ export class Conversations {
       text: body,
       files,
       ...(record && !record.scheduled ? { inReplyTo: record.id } : {}),
+      ...(buttons.length ? { buttons } : {}),
     });
     const logged: LoggedFile[] = sent.map((a) => ({ name: a.name, state: "sent" }));
     conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}) });

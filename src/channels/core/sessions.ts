@@ -47,6 +47,11 @@ export interface SessionEvents {
   question?(sessionId: string, q: { clarify_id: string; question: string; choices?: string[] }): void;
   /** A question was settled (answered, timed out, its turn cancelled). */
   questionSettled?(sessionId: string, clarifyId: string): void;
+  /**
+   * An approval for a session opened with askApprovals: true when the conversation shows it as a card (answered
+   * with `answer`); false leaves it to the live hub (the web page), or denies it when there is none.
+   */
+  approval?(sessionId: string, request: import("./live").ApprovalRequested, answer: (a: { approved: boolean; always?: boolean }) => Promise<void>): boolean;
   /** A runTurn turn's streamed text: `text` is the next piece; undefined when a tool call starts (the shown text starts over). */
   streamed?(sessionId: string, text: string | undefined): void;
 }
@@ -126,7 +131,7 @@ export class SessionLink {
   }
 
   private opened(sessionId: string, params: SessionStart): HostedSession {
-    if (params.askApprovals && this.live) this.asking.add(sessionId);
+    if (params.askApprovals && (this.live || this.events.approval)) this.asking.add(sessionId);
     const c = params.channel;
     this.live?.opened(sessionId, c ? (c.kind === "web" ? "web chat" : `${c.kind}/${c.account} ${c.conversation}`) : this.clientName, c?.kind);
     return this.sessions.get(sessionId)!;
@@ -211,13 +216,18 @@ export class SessionLink {
         break;
       }
       case "approval.requested":
-        if (this.live && this.asking.has(sessionId)) {
-          this.live.ask(p, async (a) => {
+        if (this.asking.has(sessionId)) {
+          // A card in the chat (its "always" keeps the rule, or approves the tool for the session) and/or the web page's card.
+          const inChat = this.events.approval?.(sessionId, p, async (a) => {
+            const remember = a.approved && a.always ? { remember: p.rule_prefix || p.rememberable ? ("workspace" as const) : ("session" as const) } : {};
+            await this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: a.approved, ...remember }).catch(() => {});
+          });
+          this.live?.ask(p, async (a) => {
             const remember = a.approved && a.always && (p.rule_prefix || p.rememberable) ? { remember: "workspace" as const } : {};
             const reason = !a.approved && a.reason ? { reason: a.reason } : {};
             await this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: a.approved, ...remember, ...reason }).catch(() => {});
           });
-          break;
+          if (inChat || this.live) break;
         }
         // Owner sessions approve unasked and others have no tools; nobody in a chat can answer a request.
         void this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: false }).catch(() => {});

@@ -8,7 +8,7 @@ import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../fs/pr
 import { MiB, readBoundedBytes } from "../../fs/safe-read";
 import { registerSecretSource } from "../../text/scrub";
 import type { TelegramChannelConfig } from "../../config/schema";
-import type { AdapterContext, ChannelAdapter, InboundFile, OutboundMessage, SendResult } from "../core/adapter";
+import type { AdapterContext, ButtonOutcome, ChannelAdapter, InboundFile, OutboundMessage, SendResult } from "../core/adapter";
 import { MAX_INBOUND_FILE, safeFileName } from "../core/media";
 import { SeenLog } from "../core/seen-log";
 import { sleep } from "../core/sleep";
@@ -17,7 +17,7 @@ import { Drafts } from "./drafts";
 import { splitText, toHtml } from "./format";
 import { type Bot, type FileToFetch, messageIdOf, pairingCode, readMessage } from "./inbound";
 import { saveOwner, storedOwner, takePairingCode, telegramDir } from "./store";
-import { File, Ignored, SentMessage, Update, UpdateId, UpdateList, User } from "./wire";
+import { type CallbackQuery, File, Ignored, SentMessage, Update, UpdateId, UpdateList, User } from "./wire";
 
 /** Seconds one getUpdates waits for news. */
 const POLL_SECONDS = 25;
@@ -34,6 +34,8 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly account: string;
   readonly ownerHint = "no owner is paired, so every Telegram chat is tool-free: run `scv channels telegram pair` and send the bot /start CODE from your own account";
   readonly where: string;
+  readonly buttons = true;
+  readonly approvals?: "ask";
   private readonly dir: string;
   private readonly downloadDir: string;
   private paired: string;
@@ -53,6 +55,7 @@ export class TelegramAdapter implements ChannelAdapter {
     this.downloadDir = join(this.dir, "downloads");
     this.paired = storedOwner(scvHome, cfg.account);
     this.where = `token from $${cfg.token_env}`;
+    if (cfg.approvals === "ask") this.approvals = "ask";
   }
 
   get owner(): string {
@@ -130,11 +133,7 @@ export class TelegramAdapter implements ChannelAdapter {
     const updateId = (raw as { update_id: number }).update_id;
     if (!parsed.success) return ctx.log(`update ${updateId} is malformed and was skipped: ${parsed.error.issues.slice(0, 2).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
     const u = parsed.data;
-    if (u.callback_query) {
-      // No card is waiting for a button in this version: say so rather than leave the button spinning.
-      await this.api!.call("answerCallbackQuery", { callback_query_id: u.callback_query.id, text: "SCV is no longer waiting for this." }, Ignored).catch(() => {});
-      return;
-    }
+    if (u.callback_query) return this.pressed(u.callback_query, ctx);
     const m = u.message;
     if (!m) return ctx.log(`update ${updateId} carries nothing SCV reads; skipped`);
     const code = pairingCode(m);
@@ -153,6 +152,26 @@ export class TelegramAdapter implements ChannelAdapter {
     } finally {
       for (const p of downloaded) tryUnlink(p);
     }
+  }
+
+  /**
+   * A button pressed on a card: the core answers the question or approval (or says it no longer waits); the
+   * press is acknowledged (Telegram shows a spinner until then) and the card edited to say what was chosen,
+   * its buttons gone.
+   */
+  private async pressed(q: CallbackQuery, ctx: AdapterContext): Promise<void> {
+    const m = q.message;
+    let outcome: ButtonOutcome | void = { stale: "SCV is no longer waiting for this." };
+    if (m && q.data) {
+      const direct = m.chat.type === "private";
+      outcome = await ctx.receive({ id: `cb:${q.id}`, conversation: String(m.chat.id), from: String(q.from.id), direct, text: "", files: [], answers: q.data });
+    }
+    const said = outcome && "chosen" in outcome ? `Chosen: ${outcome.chosen}` : (outcome?.stale ?? "SCV is no longer waiting for this.");
+    await this.api!.call("answerCallbackQuery", { callback_query_id: q.id, text: said }, Ignored).catch((e) => ctx.log(`could not acknowledge a button: ${(e as Error).message}`));
+    if (!m) return;
+    const shown = m.text ?? m.caption ?? "";
+    const mark = outcome && "chosen" in outcome ? `→ ${outcome.chosen}` : "(no longer waiting)";
+    await this.api!.call("editMessageText", { chat_id: m.chat.id, message_id: m.message_id, text: `${shown}\n\n${mark}`.slice(0, 4096) }, Ignored).catch((e) => ctx.log(`could not update a card: ${(e as Error).message}`));
   }
 
   /** `/start CODE` in a private chat: the pending code makes its sender the owner, once. */
@@ -204,10 +223,11 @@ export class TelegramAdapter implements ChannelAdapter {
       // A streamed draft of this reply becomes its first part.
       const draft = message.inReplyTo ? await this.drafts?.close(message.inReplyTo) : undefined;
       const parts = splitText(message.text);
+      const keyboard = message.buttons?.length ? { reply_markup: { inline_keyboard: message.buttons.map((row) => row.map((b) => ({ text: b.label, callback_data: b.data }))) } } : {};
       for (const [i, part] of parts.entries()) {
         const key = `${message.idempotencyKey}:${i}`;
         if (sent.has(key)) continue;
-        const reply = i === 0 && replyTo ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } } : {};
+        const reply = { ...(i === 0 && replyTo ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } } : {}), ...(i === parts.length - 1 ? keyboard : {}) };
         if (i === 0 && draft && draft.chat === message.conversation) await this.finishDraft(api, draft.chat, draft.messageId, part, reply);
         else await this.sendText(api, message.conversation, part, reply);
         sent.add(key);
