@@ -243,6 +243,24 @@ export const TelegramChannelConfig = lazySchema((z) => z.strictObject({
 }));
 export type TelegramChannelConfig = z.infer<typeof TelegramChannelConfig>;
 
+/**
+ * `[transcription]`: voice messages turned into text on every channel (docs/channels.md): an OpenAI-compatible
+ * `/audio/transcriptions` endpoint of a provider profile, or a local command that reads a file and prints text.
+ */
+export const TranscriptionConfig = lazySchema((z) => z.strictObject({
+  /** A `[providers.<name>]` profile: its base_url (…/v1) and key are used for `<base_url>/audio/transcriptions`. */
+  provider: z.string().regex(/^[A-Za-z0-9_-]+$/, "name a [providers.<name>] profile").optional(),
+  model: z.string().min(1).max(128).default("whisper-1"),
+  /** A local program and its arguments; `{file}` is replaced with the audio file's path. It prints the text. */
+  command: z.array(z.string().min(1)).min(1, "name the program and its arguments").optional(),
+  /** Audio larger than this is refused with the reason. */
+  max_mb: z.number().positive("must be greater than 0").max(1000).default(20),
+  timeout_seconds: positiveInt(3600).default(120),
+  /** An ISO-639-1 hint such as "en" (the endpoint's `language`); default: detected. */
+  language: z.string().regex(/^[a-z]{2,3}$/, "an ISO-639-1 code such as en").optional(),
+}));
+export type TranscriptionConfig = z.infer<typeof TranscriptionConfig>;
+
 export const ChannelsConfig = lazySchema((z) => z.strictObject({
   /** Where chat logs and kept files live; default $SCV_HOME/archive. */
   archive_dir: z.string().min(1).optional(),
@@ -418,6 +436,7 @@ export const ConfigFile = lazySchema((z) => z.strictObject({
   hooks: HooksConfig.optional(),
   web_ui: WebUiConfig.partial().optional(),
   sandbox: SandboxConfig.partial().optional(),
+  transcription: TranscriptionConfig.optional(),
 }));
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -441,6 +460,8 @@ export interface Config {
   hooks?: HooksConfig;
   web_ui: z.infer<typeof WebUiConfig>;
   sandbox: z.infer<typeof SandboxConfig>;
+  /** Absent when not configured: voice messages are kept as audio files, not turned into text. */
+  transcription?: TranscriptionConfig;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -481,6 +502,7 @@ export const USER_ONLY_KEYS = [
   "hooks",
   "web_ui",
   "sandbox",
+  "transcription",
 ] as const;
 
 /** What a project file may set on a server the user file defines: narrowing only, never what runs or where. */

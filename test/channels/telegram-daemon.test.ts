@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fakeModelForFile } from "../fake/binary";
 import { type FakeTelegram, OWNER_ID, STRANGER_ID, startFakeTelegram } from "../fake/telegram-server";
 import { startFakeModel, text, toolCalls } from "../fake/model-server";
+import { startFakeTranscriber } from "../fake/transcription-server";
 import { type Bridge, channelStatus, cleanupBridges, killDaemon, makeBridge, startDaemon, waitFor } from "./helpers";
 
 const fake = fakeModelForFile();
@@ -268,3 +269,38 @@ test("the model's question comes with its choices as buttons; a press answers it
 }, 60_000);
 
 const visible = (html: string) => html.replace(/<[^>]+>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+
+test("a voice note is turned into text by the transcription endpoint: shown back as heard, answered; a failure is said", async () => {
+  const stt = await startFakeTranscriber();
+  try {
+    const sttConfig = `\n[providers.stt]\nbase_url = "${stt.url}"\nmodel = "unused"\napi_key_env = "STT_KEY"\n[transcription]\nprovider = "stt"\nmodel = "whisper-1"\n`;
+    const b = await telegramBridge(`owner = "${OWNER_ID}"\n${sttConfig}`);
+    b.env.STT_KEY = stt.key;
+    const voice = Buffer.concat([Buffer.from("OggS\u0000\u0002"), Buffer.alloc(3000, 1)]);
+    tg.addFile("voice-1", voice, "voice/file_1.oga");
+    tg.addFile("voice-2", voice, "voice/file_2.oga");
+    stt.answers.push("please send me the report");
+    fake.queue(text("Sending the report."), text("I could not hear that one."));
+    await startDaemon(b);
+    await connected(b);
+    const voiceNote = (id: string) => ({ voice: { file_id: id, file_unique_id: `u-${id}`, duration: 3, mime_type: "audio/ogg", file_size: voice.length } });
+    tg.say("", { extra: { text: undefined, ...voiceNote("voice-1") } });
+    await waitFor(() => sentTo(OWNER_ID).some((m) => m.text === "Sending the report."), 20_000, `the reply; log:\n${b.logText()}`);
+    expect(sentTo(OWNER_ID).map((m) => visible(m.text))).toEqual(["heard: “please send me the report”", "Sending the report."]);
+    expect(stt.requests).toHaveLength(1);
+    expect(stt.requests[0]).toMatchObject({ model: "whisper-1", size: voice.length, auth: `Bearer ${stt.key}` });
+    const prompt = JSON.stringify(fake.requests[0]!.body.input ?? fake.requests[0]!.body.messages);
+    expect(prompt).toContain("[voice message (3 s), transcribed by SCV (it may mishear): please send me the report]");
+    expect(prompt).toMatch(/\[file from the user: [^\]]*file_1\.oga\]|\[file from the user: [^\]]*voice-\d+\.ogg\]/);
+
+    stt.answers.push([503, "overloaded"]);
+    tg.say("", { extra: { text: undefined, ...voiceNote("voice-2") } });
+    await waitFor(() => sentTo(OWNER_ID).some((m) => m.text === "I could not hear that one."), 20_000, `the second reply; log:\n${b.logText()}`);
+    expect(visible(sentTo(OWNER_ID)[2]!.text)).toBe("[SCV could not turn your voice message into text: the transcription endpoint answered HTTP 503: overloaded. The audio is kept with the message.]");
+    const second = JSON.stringify(fake.requests[1]!.body.input ?? fake.requests[1]!.body.messages);
+    expect(second).toContain("arrived without text: turning it into text failed: the transcription endpoint answered HTTP 503: overloaded; the audio file is saved]");
+    expect(b.logText()).not.toContain(stt.key);
+  } finally {
+    await stt.close();
+  }
+}, 60_000);

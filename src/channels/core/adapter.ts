@@ -9,6 +9,8 @@ export interface InboundFile {
   error?: string;
   /** The folder the file must really lie in (checked on the opened file): a sender-named path's channel folder. */
   within?: string;
+  /** A voice message or audio file without the platform's transcript: [transcription] turns it into text. */
+  voice?: { seconds?: number };
 }
 
 export interface InboundMessage {

@@ -15,7 +15,8 @@ import type { Button, ButtonOutcome, ChannelAdapter, InboundMessage, OutboundFil
 import { APPROVAL_CHOSEN, approvalButtons, approvalText, cardToken, parseButton, questionButtons } from "./cards";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, questionText, rateLimitNotice, replyFor, replyId, replyText, stoppedJobsNotice, CANNOT_ANSWER_NOW, type TurnEnd } from "./messages";
+import { transcribe } from "./transcribe";
+import { ACCESS_CHANGED, capInbound, heardNotice, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, questionText, rateLimitNotice, replyFor, replyId, replyText, stoppedJobsNotice, CANNOT_ANSWER_NOW, type TurnEnd } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
@@ -218,7 +219,10 @@ export class Conversations {
     const owner = isOwner(channel, message);
     if (!owner && !this.withinRate(conv, message)) return;
     const files = saveInboundFiles(message.files, conv.mediaDir, { scvHome: this.opts.scvHome, channelDir: channel.inbound.dir });
+    const at = message.transcript ? -1 : message.files.findIndex((f) => f.voice);
+    const voice = at >= 0 ? { name: files[at]!.name, ...(files[at]!.path ? { path: files[at]!.path } : {}), ...(message.files[at]!.voice?.seconds ? { seconds: message.files[at]!.voice!.seconds } : {}) } : undefined;
     const record = channel.inbound.add({
+      ...(voice ? { voice } : {}),
       id: message.id,
       conversation: message.conversation,
       from: message.from,
@@ -382,6 +386,7 @@ export class Conversations {
     try {
       if (!this.accepting) return; // a planned stop began while it waited: it stays queued for the next start
       const access = accessFor(conv.channel, record);
+      if (record.voice && !record.voice.done) await this.hear(conv, record);
       const session = await this.openSession(conv, access);
       record.state = "running";
       conv.channel.inbound.update(record); // from here a restart reports it instead of running it again
@@ -403,6 +408,33 @@ export class Conversations {
     }
     conv.channel.inbound.remove(record);
     if (record.scheduled && ended) this.opts.scheduleSettled?.(record.id, ended.status === "completed" ? "answered" : "failed", ended.error?.message ?? (ended.status === "cancelled" ? "stopped" : undefined));
+  }
+
+  /**
+   * A voice message turned into text ([transcription]) before its turn: the person is shown what SCV heard, or
+   * why it could not, and the outcome is kept on the queued record (a restart does not transcribe it again).
+   */
+  private async hear(conv: Conversation, record: QueuedInbound): Promise<void> {
+    const voice = record.voice!;
+    if (!this.opts.config.transcription) voice.done = "off";
+    else {
+      const result = voice.path ? await transcribe(this.opts.config, this.opts.env, voice.path) : { error: "the audio file was not saved" };
+      if ("text" in result) {
+        voice.done = "text";
+        record.transcript = capInbound({ id: "", conversation: "", from: "", direct: true, text: "", files: [], transcript: result.text }).transcript;
+      } else {
+        voice.done = "failed";
+        voice.error = result.error;
+        this.opts.log(`channel ${conv.channel.key}: message ${record.id}: ${result.error}`);
+      }
+    }
+    if (voice.done !== "off") {
+      // Queued before the record says so: a crash in between transcribes again, and the same ID is queued once.
+      const text = heardNotice(voice, record.transcript);
+      this.opts.outbox.add({ id: `h-${record.seq}`, channel: conv.channel.key, conversation: conv.id, text, inReplyTo: record.id });
+      conv.log.add({ author: "system", text });
+    }
+    conv.channel.inbound.update(record);
   }
 
   /** The session a conversation had before a restart, and the access it was opened for, from its durable state. */

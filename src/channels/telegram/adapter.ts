@@ -146,9 +146,7 @@ export class TelegramAdapter implements ChannelAdapter {
     const downloaded: string[] = [];
     try {
       const files = await this.fetchFiles(read.files, updateId, downloaded, ctx);
-      const voice = read.files.find((f) => f.kind === "voice" || f.kind === "audio");
-      const text = voice && !read.text ? `[a ${voice.kind === "voice" ? "voice message" : "audio file"}${voice.duration ? ` (${voice.duration} s)` : ""} arrived without text: no transcription is configured; the audio file is saved]` : read.text;
-      await ctx.receive({ id: read.id, conversation: read.conversation, from: read.from, direct: read.direct, text, files, ...(read.quote ? { quote: read.quote } : {}) });
+      await ctx.receive({ id: read.id, conversation: read.conversation, from: read.from, direct: read.direct, text: read.text, files, ...(read.quote ? { quote: read.quote } : {}) });
     } finally {
       for (const p of downloaded) tryUnlink(p);
     }
@@ -205,10 +203,10 @@ export class TelegramAdapter implements ChannelAdapter {
         const path = join(this.downloadDir, `${updateId}-${files.length}-${safeFileName(f.name)}`);
         writePrivateFileAtomic(path, bytes);
         downloaded.push(path);
-        files.push({ name: f.name, path });
+        files.push({ name: f.name, path, ...(f.kind === "voice" || f.kind === "audio" ? { voice: f.duration ? { seconds: f.duration } : {} } : {}) });
       } catch (e) {
         ctx.log(`update ${updateId}: could not fetch ${f.name}: ${(e as Error).message}`);
-        files.push({ name: f.name, error: (e as Error).message });
+        files.push({ name: f.name, error: (e as Error).message, ...(f.kind === "voice" || f.kind === "audio" ? { voice: f.duration ? { seconds: f.duration } : {} } : {}) });
       }
     }
     return files;
