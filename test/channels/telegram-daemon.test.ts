@@ -304,3 +304,28 @@ test("a voice note is turned into text by the transcription endpoint: shown back
     await stt.close();
   }
 }, 60_000);
+
+test("another poller (409) stops the channel with the reason; a document is saved, a photo whose file is gone is named as not saved", async () => {
+  const b = await telegramBridge(`owner = "${OWNER_ID}"`);
+  const pdf = Buffer.from("%PDF-1.4 the quarterly report");
+  tg.addFile("doc-1", pdf, "documents/file_7.pdf");
+  fake.queue(text("Got the report."));
+  await startDaemon(b);
+  await connected(b);
+  tg.say("", { extra: { text: undefined, caption: "read this", document: { file_id: "doc-1", file_unique_id: "u-doc-1", file_name: "report.pdf", mime_type: "application/pdf", file_size: pdf.length }, photo: [{ file_id: "gone", file_unique_id: "u-gone", width: 90, height: 90 }] } });
+  await waitFor(() => sentTo(OWNER_ID).some((m) => m.text === "Got the report."), 20_000, `the reply; log:\n${b.logText()}`);
+  const prompt = JSON.stringify(fake.requests[0]!.body.input ?? fake.requests[0]!.body.messages);
+  expect(prompt).toContain("read this");
+  const saved = /\[file from the user: ([^\]]*report\.pdf)\]/.exec(prompt)![1]!;
+  expect(readFileSync(saved)).toEqual(pdf);
+  expect(prompt).toContain("could not be saved: Telegram getFile failed (400: Bad Request: invalid file_id)");
+  // Nothing of the download is left in the channel's own directory.
+  expect(readdirSync(join(b.home, "state", "channels", "telegram", "default", "downloads"))).toEqual([]);
+
+  tg.script.getUpdates = [[409, { ok: false, error_code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running" }]];
+  await waitFor(async () => (await state(b))?.state === "paused", 15_000, `the channel to stop; log:\n${b.logText()}`);
+  expect((await state(b)).reason).toContain("another program is reading this bot's updates");
+  expect(b.logText()).toContain("terminated by other getUpdates request");
+  const doctor = await scv(b, ["doctor"]);
+  expect(doctor.stdout).toMatch(/channel telegram\/default.*stopped: another program/);
+}, 60_000);

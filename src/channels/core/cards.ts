@@ -5,7 +5,7 @@
 import { sha256Hex } from "../../digest";
 import { riskInWords } from "../../scope";
 import { ellipsize } from "../../text/cut";
-import type { Button } from "./adapter";
+import type { Button, ButtonOutcome } from "./adapter";
 import type { ApprovalRequested } from "./live";
 
 export function cardToken(id: string): string {
@@ -48,3 +48,34 @@ export function parseButton(data: string): PressedButton | undefined {
 }
 
 export const APPROVAL_CHOSEN = { once: "Allowed once", always: "Allowed always", deny: "Denied" } as const;
+
+export const STALE_CARD = "SCV is no longer waiting for this.";
+
+/** The cards of one conversation that may wait for a button: the model's question, and open approvals. */
+export interface CardHolder {
+  question?: { sessionId: string; clarifyId: string; choices: string[] };
+  cards: Map<string, { sessionId: string; answer(a: { approved: boolean; always?: boolean }): Promise<void> }>;
+  log: { add(entry: { author: "owner"; text: string }): void };
+}
+
+/** A pressed button's data answers the conversation's waiting question or approval, or finds it no longer waits. */
+export function answerPress(holder: CardHolder, data: string, answerQuestion: (sessionId: string, clarifyId: string, answer: string) => void): ButtonOutcome {
+  const b = parseButton(data);
+  const q = holder.question;
+  if (b?.kind === "q" && q && cardToken(q.clarifyId) === b.token) {
+    const choice = q.choices[b.index];
+    if (choice === undefined) return { stale: STALE_CARD };
+    holder.question = undefined;
+    holder.log.add({ author: "owner", text: choice });
+    answerQuestion(q.sessionId, q.clarifyId, choice);
+    return { chosen: choice };
+  }
+  const card = b?.kind === "a" ? holder.cards.get(b.token) : undefined;
+  if (b?.kind === "a" && card) {
+    holder.cards.delete(b.token);
+    holder.log.add({ author: "owner", text: `[${APPROVAL_CHOSEN[b.choice]}]` });
+    void card.answer({ approved: b.choice !== "deny", always: b.choice === "always" });
+    return { chosen: APPROVAL_CHOSEN[b.choice] };
+  }
+  return { stale: STALE_CARD };
+}

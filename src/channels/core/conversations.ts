@@ -12,11 +12,11 @@ import { readBoundedTextIfExists } from "../../fs/safe-read";
 import type { Config } from "../../config/schema";
 import type { HostedSession } from "../../server/hosted-session";
 import type { Button, ButtonOutcome, ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
-import { APPROVAL_CHOSEN, approvalButtons, approvalText, cardToken, parseButton, questionButtons } from "./cards";
+import { answerPress, approvalButtons, approvalText, cardToken, questionButtons, STALE_CARD } from "./cards";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
-import { transcribe } from "./transcribe";
-import { ACCESS_CHANGED, capInbound, heardNotice, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, questionText, rateLimitNotice, replyFor, replyId, replyText, stoppedJobsNotice, CANNOT_ANSWER_NOW, type TurnEnd } from "./messages";
+import { hearVoice } from "./transcribe";
+import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, questionText, rateLimitNotice, replyFor, replyId, replyText, stoppedJobsNotice, CANNOT_ANSWER_NOW, type TurnEnd } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
 import { type Attachment, SessionLink, type TurnResult } from "./sessions";
@@ -257,31 +257,13 @@ export class Conversations {
     void this.pump(conv);
   }
 
-  /** A button pressed on a card: answers the question or approval it belongs to, if that still waits. */
+  /** A button pressed on a card: answers the question or approval it belongs to, if that still waits (cards.ts). */
   private pressed(channel: ChannelRuntime, arrived: InboundMessage): ButtonOutcome {
-    const stale = { stale: "SCV is no longer waiting for this." };
-    if (channel.inbound.has(arrived.id)) return stale;
+    if (channel.inbound.has(arrived.id)) return { stale: STALE_CARD };
     channel.inbound.skip(arrived.id);
     if (!isOwner(channel, arrived)) return { stale: "Only the owner of this SCV answers its questions." };
     const conv = this.conversation(channel, arrived.conversation, arrived.direct);
-    const b = parseButton(arrived.answers ?? "");
-    if (b?.kind === "q" && conv.question && cardToken(conv.question.clarifyId) === b.token) {
-      const choice = conv.question.choices[b.index];
-      if (choice === undefined) return stale;
-      const { sessionId, clarifyId } = conv.question;
-      conv.question = undefined;
-      conv.log.add({ author: "owner", text: choice });
-      void this.sessions.answerQuestion(sessionId, clarifyId, choice);
-      return { chosen: choice };
-    }
-    const card = b?.kind === "a" ? conv.cards.get(b.token) : undefined;
-    if (b?.kind === "a" && card) {
-      conv.cards.delete(b.token);
-      conv.log.add({ author: "owner", text: `[${APPROVAL_CHOSEN[b.choice]}]` });
-      void card.answer({ approved: b.choice !== "deny", always: b.choice === "always" });
-      return { chosen: APPROVAL_CHOSEN[b.choice] };
-    }
-    return stale;
+    return answerPress(conv, arrived.answers ?? "", (sessionId, clarifyId, answer) => void this.sessions.answerQuestion(sessionId, clarifyId, answer));
   }
 
   /**
@@ -415,24 +397,11 @@ export class Conversations {
    * why it could not, and the outcome is kept on the queued record (a restart does not transcribe it again).
    */
   private async hear(conv: Conversation, record: QueuedInbound): Promise<void> {
-    const voice = record.voice!;
-    if (!this.opts.config.transcription) voice.done = "off";
-    else {
-      const result = voice.path ? await transcribe(this.opts.config, this.opts.env, voice.path) : { error: "the audio file was not saved" };
-      if ("text" in result) {
-        voice.done = "text";
-        record.transcript = capInbound({ id: "", conversation: "", from: "", direct: true, text: "", files: [], transcript: result.text }).transcript;
-      } else {
-        voice.done = "failed";
-        voice.error = result.error;
-        this.opts.log(`channel ${conv.channel.key}: message ${record.id}: ${result.error}`);
-      }
-    }
-    if (voice.done !== "off") {
+    const notice = await hearVoice(record, this.opts.config, this.opts.env, (line) => this.opts.log(`channel ${conv.channel.key}: ${line}`));
+    if (notice) {
       // Queued before the record says so: a crash in between transcribes again, and the same ID is queued once.
-      const text = heardNotice(voice, record.transcript);
-      this.opts.outbox.add({ id: `h-${record.seq}`, channel: conv.channel.key, conversation: conv.id, text, inReplyTo: record.id });
-      conv.log.add({ author: "system", text });
+      this.opts.outbox.add({ id: `h-${record.seq}`, channel: conv.channel.key, conversation: conv.id, text: notice, inReplyTo: record.id });
+      conv.log.add({ author: "system", text: notice });
     }
     conv.channel.inbound.update(record);
   }

@@ -9,6 +9,8 @@ import type { Config, TranscriptionConfig } from "../../config/schema";
 import { readBoundedBytes } from "../../fs/safe-read";
 import { scrubKnown } from "../../text/scrub";
 import { ellipsize } from "../../text/cut";
+import type { QueuedInbound } from "./inbound";
+import { capInbound, heardNotice } from "./messages";
 
 export type Transcript = { text: string } | { error: string };
 
@@ -129,4 +131,26 @@ async function bounded(stream: ReadableStream<Uint8Array>, max: number): Promise
     size += chunk.length;
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Transcribes a queued voice message (when [transcription] is set), noting the outcome on the record (the caller
+ * saves it); returns what the person is shown (`heard: …`, or why not), or nothing when transcription is off.
+ */
+export async function hearVoice(record: QueuedInbound, config: Config, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<string | undefined> {
+  const voice = record.voice!;
+  if (!config.transcription) {
+    voice.done = "off";
+    return undefined;
+  }
+  const result = voice.path ? await transcribe(config, env, voice.path) : { error: "the audio file was not saved" };
+  if ("text" in result) {
+    voice.done = "text";
+    record.transcript = capInbound({ id: "", conversation: "", from: "", direct: true, text: "", files: [], transcript: result.text }).transcript;
+  } else {
+    voice.done = "failed";
+    voice.error = result.error;
+    log(`message ${record.id}: ${result.error}`);
+  }
+  return heardNotice(voice, record.transcript);
 }
