@@ -163,8 +163,8 @@ const logout = signInCommand("logout", "Forget a channel's stored login (a runni
 
 const pair = defineCommand({
   meta: { name: "pair", description: "Print a one-time code; the first private chat that sends the bot /start CODE within 10 minutes becomes the owner" },
-  args: { account: { type: "string", valueHint: "NAME", description: "the account in [channels.telegram] (default: its account, else default)" } },
-  async run({ args }) {
+  args: {},
+  async run() {
     if (await refusedWhenDelegated("telegram pair")) return;
     const config = configured("telegram pair");
     if (!config) return;
@@ -174,12 +174,7 @@ const pair = defineCommand({
       process.exitCode = 78;
       return;
     }
-    const account = args.account ?? telegram.account;
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(account)) {
-      process.stderr.write("scv channels telegram pair: --account takes 1-64 letters, digits, _ and -\n");
-      process.exitCode = 2;
-      return;
-    }
+    const account = telegram.account;
     if (telegram.owner) {
       process.stderr.write(`scv channels telegram pair: the owner is set in [channels.telegram] owner (${telegram.owner}); remove that line to pair another account\n`);
       process.exitCode = 1;

@@ -64,6 +64,7 @@ test("pairing makes the owner; a 5,000-character reply is split on a line, rende
   await waitFor(() => sentTo(OWNER_ID).length >= 1, 10_000, "the answer to a wrong code");
   expect(sentTo(OWNER_ID)[0]!.text).toContain("not a pairing code");
 
+  expect((await scv(b, ["channels", "telegram", "pair", "--account", "x"])).code).toBe(2);
   const pair = await scv(b, ["channels", "telegram", "pair"]);
   expect(pair.code).toBe(0);
   const code = /pairing code: ([A-Z0-9]{8})/.exec(pair.stdout)![1]!;
