@@ -239,6 +239,12 @@ test("an approval is a card with buttons: Allow once runs the call, the card say
   expect(buttons.map((x) => x.text)).toEqual(["Allow once", "Always", "Deny"]);
   expect(visible(cardCall.body.text)).toContain("SCV asks to run write");
   const card = tg.sent.find((m) => m.text === cardCall.body.text)!;
+  // Someone else's press (a forwarded card, a forged callback) answers nothing.
+  const forged = press(card, buttons[0]!.callback_data, STRANGER_ID);
+  await waitFor(() => tg.calls.some((c) => c.method === "answerCallbackQuery" && c.body.callback_query_id === forged), 10_000, "the forged press's answer");
+  expect(tg.calls.find((c) => c.method === "answerCallbackQuery" && c.body.callback_query_id === forged)!.body.text).toBe("Only the owner of this SCV answers its questions.");
+  expect(fake.requests).toHaveLength(1);
+  expect(tg.calls.some((c) => c.method === "editMessageText" && c.body.message_id === card.message_id)).toBe(false); // the card still waits
   const first = press(card, buttons[0]!.callback_data);
   await waitFor(() => sentTo(OWNER_ID).some((m) => m.text === "written"), 20_000, `the reply; log:\n${b.logText()}`);
   expect(readFileSync(join(b.workspace, "tg.txt"), "utf8")).toBe("by button\n");

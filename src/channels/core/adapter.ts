@@ -39,8 +39,11 @@ export interface Button {
   data: string;
 }
 
-/** What a pressed button did: what it chose, or why nothing (the card is no longer waiting, not the owner's). */
-export type ButtonOutcome = { chosen: string } | { stale: string };
+/**
+ * What a pressed button did: what it chose; `stale`: the card no longer waits (say so on the card); `refused`:
+ * the presser may not answer it (the card still waits for the owner: leave it as it is).
+ */
+export type ButtonOutcome = { chosen: string } | { stale: string } | { refused: string };
 
 export interface OutboundFile {
   /** A private copy inside $SCV_HOME/state/media/outbox. */

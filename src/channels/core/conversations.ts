@@ -261,7 +261,7 @@ export class Conversations {
   private pressed(channel: ChannelRuntime, arrived: InboundMessage): ButtonOutcome {
     if (channel.inbound.has(arrived.id)) return { stale: STALE_CARD };
     channel.inbound.skip(arrived.id);
-    if (!isOwner(channel, arrived)) return { stale: "Only the owner of this SCV answers its questions." };
+    if (!isOwner(channel, arrived)) return { refused: "Only the owner of this SCV answers its questions." };
     const conv = this.conversation(channel, arrived.conversation, arrived.direct);
     return answerPress(conv, arrived.answers ?? "", (sessionId, clarifyId, answer) => void this.sessions.answerQuestion(sessionId, clarifyId, answer));
   }

@@ -164,9 +164,9 @@ export class TelegramAdapter implements ChannelAdapter {
       const direct = m.chat.type === "private";
       outcome = await ctx.receive({ id: `cb:${q.id}`, conversation: String(m.chat.id), from: String(q.from.id), direct, text: "", files: [], answers: q.data });
     }
-    const said = outcome && "chosen" in outcome ? `Chosen: ${outcome.chosen}` : (outcome?.stale ?? "SCV is no longer waiting for this.");
+    const said = !outcome ? "SCV is no longer waiting for this." : "chosen" in outcome ? `Chosen: ${outcome.chosen}` : "stale" in outcome ? outcome.stale : outcome.refused;
     await this.api!.call("answerCallbackQuery", { callback_query_id: q.id, text: said }, Ignored).catch((e) => ctx.log(`could not acknowledge a button: ${(e as Error).message}`));
-    if (!m) return;
+    if (!m || (outcome && "refused" in outcome)) return; // the card still waits for the owner
     const shown = m.text ?? m.caption ?? "";
     const mark = outcome && "chosen" in outcome ? `→ ${outcome.chosen}` : "(no longer waiting)";
     await this.api!.call("editMessageText", { chat_id: m.chat.id, message_id: m.message_id, text: `${shown}\n\n${mark}`.slice(0, 4096) }, Ignored).catch((e) => ctx.log(`could not update a card: ${(e as Error).message}`));
