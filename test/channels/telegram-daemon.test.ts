@@ -329,7 +329,14 @@ test("another poller (409) stops the channel with the reason; a document is save
   // Nothing of the download is left in the channel's own directory.
   expect(readdirSync(join(b.home, "state", "channels", "telegram", "default", "downloads"))).toEqual([]);
 
-  tg.script.getUpdates = [[409, { ok: false, error_code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running" }]];
+  // One 409 (a daemon that was just stopping) is tried again; one that persists stops the channel.
+  const conflict = [409, { ok: false, error_code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running" }] as [number, unknown];
+  tg.script.getUpdates = [conflict];
+  await waitFor(() => b.logText().includes("trying again in 3 s"), 10_000, "a retried conflict");
+  const polls = tg.calls.filter((c) => c.method === "getUpdates").length;
+  await waitFor(() => tg.calls.filter((c) => c.method === "getUpdates").length > polls, 10_000, "a poll after the conflict");
+  expect((await state(b)).state).toBe("connected");
+  tg.script.getUpdates = [conflict, conflict, conflict];
   await waitFor(async () => (await state(b))?.state === "paused", 15_000, `the channel to stop; log:\n${b.logText()}`);
   expect((await state(b)).reason).toContain("another program is reading this bot's updates");
   expect(b.logText()).toContain("terminated by other getUpdates request");

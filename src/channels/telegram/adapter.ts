@@ -27,6 +27,9 @@ const MAX_FLOOD_WAIT_S = 120;
 const CLOUD_FILE_LIMIT = 20 * 1000 * 1000;
 const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
 const TYPING_EVERY_MS = 4000;
+/** Consecutive 409 answers to getUpdates, CONFLICT_WAIT_MS apart, that stop the channel. */
+const CONFLICTS_TO_STOP = 3;
+const CONFLICT_WAIT_MS = 3000;
 const PARSE_ERROR = /can't parse entities|unsupported start tag|can't find end tag/i;
 
 export class TelegramAdapter implements ChannelAdapter {
@@ -101,12 +104,20 @@ export class TelegramAdapter implements ChannelAdapter {
 
   private async poll(api: TelegramApi, ctx: AdapterContext, signal: AbortSignal): Promise<void> {
     let offset: number | undefined;
+    let conflicts = 0;
     while (!signal.aborted) {
       let updates: unknown[];
       try {
         updates = await api.call("getUpdates", { ...(offset !== undefined ? { offset } : {}), timeout: POLL_SECONDS, allowed_updates: ["message", "callback_query"] }, UpdateList, { signal, timeoutMs: (POLL_SECONDS + 15) * 1000 });
+        conflicts = 0;
       } catch (e) {
         if (signal.aborted) return;
+        // A 409 can be a daemon that is just stopping (its last poll): only a conflict that persists stops the channel.
+        if (e instanceof TelegramError && e.status === 409 && ++conflicts < CONFLICTS_TO_STOP) {
+          ctx.log(`${e.message}; trying again in ${CONFLICT_WAIT_MS / 1000} s`);
+          await sleep(CONFLICT_WAIT_MS, signal);
+          continue;
+        }
         const fatal = fatalReason(e, this.cfg.token_env);
         if (fatal) return this.stopped(ctx, signal, fatal);
         if (e instanceof TelegramError && e.status === 429) {
