@@ -235,6 +235,8 @@ export const TelegramChannelConfig = lazySchema((z) => z.strictObject({
   allowed_users: z.array(z.string().regex(/^[1-9][0-9]{0,19}$/, "a Telegram user ID is a number such as 123456789")).default([]),
   /** `ask`: a tool call that needs approval in the owner's chat is a card with buttons (allow once, always, deny); `auto`: approved unasked, as on the other channels. */
   approvals: z.enum(["ask", "auto"]).default("ask"),
+  /** A reply still streaming after 1.5 s is shown as one message edited as it grows; false: only the finished reply is sent. */
+  stream: z.boolean().default(true),
   /** The Bot API server; a self-hosted one (telegram-bot-api) or a test server. */
   base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).default("https://api.telegram.org"),
   /** Proxy variables in the environment are ignored; name a proxy here if Telegram must go through one. */

@@ -55,7 +55,7 @@ function everyFile(dir: string): Array<{ path: string; text: string }> {
 }
 
 test("pairing makes the owner; a 5,000-character reply is split on a line, rendered as HTML; the token is in no file", async () => {
-  const b = await telegramBridge();
+  const b = await telegramBridge("stream = false"); // the parts as sent, however long the fake model takes to stream them
   await startDaemon(b);
   await connected(b);
 

@@ -235,7 +235,7 @@ describe("[transcription] and [channels.telegram]", () => {
   });
   test("telegram defaults, and an owner that is not a user ID is refused", () => {
     const ok = setup(`[channels.telegram]\n`);
-    expect(loadConfig({ cwd: ok.ws, env: ok.env }).config.channels.telegram).toEqual({ enabled: true, token_env: "TELEGRAM_BOT_TOKEN", allowed_users: [], approvals: "ask", base_url: "https://api.telegram.org", account: "default" });
+    expect(loadConfig({ cwd: ok.ws, env: ok.env }).config.channels.telegram).toEqual({ enabled: true, token_env: "TELEGRAM_BOT_TOKEN", allowed_users: [], approvals: "ask", stream: true, base_url: "https://api.telegram.org", account: "default" });
     const bad = setup(`[channels.telegram]\nowner = "@me"\n`);
     expect(errorOf(() => loadConfig({ cwd: bad.ws, env: bad.env }))).toContain("a Telegram user ID is a number");
   });

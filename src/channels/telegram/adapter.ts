@@ -306,7 +306,7 @@ export class TelegramAdapter implements ChannelAdapter {
   }
 
   draft(d: { conversation: string; inReplyTo: string; text: string }): void {
-    if (this.api && this.drafts) this.drafts.update(this.api, d.inReplyTo, d.conversation, messageIdOf(d.inReplyTo), d.text);
+    if (this.api && this.drafts && this.cfg.stream) this.drafts.update(this.api, d.inReplyTo, d.conversation, messageIdOf(d.inReplyTo), d.text);
   }
 
   /** "typing…" lasts 5 s on Telegram: sent again every 4 s while a turn runs. */
