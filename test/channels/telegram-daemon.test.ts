@@ -10,6 +10,7 @@ import { fakeModelForFile } from "../fake/binary";
 import { type FakeTelegram, OWNER_ID, STRANGER_ID, startFakeTelegram } from "../fake/telegram-server";
 import { startFakeModel, text, toolCalls } from "../fake/model-server";
 import { startFakeTranscriber } from "../fake/transcription-server";
+import { makePng } from "../fake/png";
 import { type Bridge, channelStatus, cleanupBridges, killDaemon, makeBridge, startDaemon, waitFor } from "./helpers";
 
 const fake = fakeModelForFile();
@@ -342,4 +343,27 @@ test("another poller (409) stops the channel with the reason; a document is save
   expect(b.logText()).toContain("terminated by other getUpdates request");
   const doctor = await scv(b, ["doctor"]);
   expect(doctor.stdout).toMatch(/channel telegram\/default.*stopped: another program/);
+}, 60_000);
+
+test("a photo reaches a model that takes images as an image (the largest size Telegram offers)", async () => {
+  const b = await telegramBridge(`owner = "${OWNER_ID}"`);
+  const file = join(b.home, "config.toml");
+  writeFileSync(file, readFileSync(file, "utf8").replace("max_retries = 0\n", "max_retries = 0\nimages = true\n"));
+  const small = makePng(4, 4);
+  const large = makePng(32, 18);
+  tg.addFile("small", small, "photos/file_1.jpg");
+  tg.addFile("large", large, "photos/file_2.jpg");
+  fake.queue(text("A gradient."));
+  await startDaemon(b);
+  await connected(b);
+  const sizes = [
+    { file_id: "small", file_unique_id: "us", width: 4, height: 4, file_size: small.length },
+    { file_id: "large", file_unique_id: "ul", width: 32, height: 18, file_size: large.length },
+  ];
+  tg.say("", { extra: { text: undefined, caption: "what is this?", photo: sizes } });
+  await waitFor(() => sentTo(OWNER_ID).some((m) => m.text === "A gradient."), 20_000, `the reply; log:\n${b.logText()}`);
+  const user = fake.requests[0]!.body.input.at(-1);
+  expect(user.content[0].text).toContain("what is this?");
+  expect(user.content[1]).toEqual({ type: "input_image", image_url: `data:image/png;base64,${large.toString("base64")}`, detail: "auto" });
+  expect(tg.calls.filter((c) => c.method === "getFile").map((c) => c.body.file_id)).toEqual(["large"]);
 }, 60_000);
