@@ -6,6 +6,7 @@ import { DirAdapter } from "./dir/adapter";
 import { WechatAdapter } from "./wechat/adapter";
 import { FeishuAdapter } from "./feishu/adapter";
 import { WebAdapter } from "./web/adapter";
+import { TelegramAdapter } from "./telegram/adapter";
 
 /** A relative `path` is taken from $SCV_HOME, whatever directory the daemon was started in. */
 export function configuredAdapters(config: Config, scvHome: string, env: NodeJS.ProcessEnv = process.env): ChannelAdapter[] {
@@ -29,6 +30,8 @@ export function configuredAdapters(config: Config, scvHome: string, env: NodeJS.
   }
   const feishu = config.channels.feishu;
   if (feishu?.enabled) adapters.push(new FeishuAdapter(feishu, scvHome, env));
+  const telegram = config.channels.telegram;
+  if (telegram?.enabled) adapters.push(new TelegramAdapter(telegram, scvHome, env));
   if (config.web_ui.enabled) adapters.push(new WebAdapter({ autoApprove: config.web_ui.auto_approve }));
   return adapters;
 }

@@ -161,7 +161,46 @@ function signInCommand(action: "login" | "logout", description: string) {
 const login = signInCommand("login", "Log a channel in: `scv channels login wechat` shows a QR code to scan with the owner's WeChat; `scv channels login feishu [--app-id cli_…] [--brand feishu|lark]`");
 const logout = signInCommand("logout", "Forget a channel's stored login (a running daemon stops the channel)");
 
+const pair = defineCommand({
+  meta: { name: "pair", description: "Print a one-time code; the first private chat that sends the bot /start CODE within 10 minutes becomes the owner" },
+  args: {},
+  async run() {
+    if (await refusedWhenDelegated("telegram pair")) return;
+    const config = configured("telegram pair");
+    if (!config) return;
+    const telegram = config.channels.telegram;
+    if (!telegram?.enabled) {
+      process.stderr.write("scv channels telegram pair: no Telegram channel is configured; add\n  [channels.telegram]\n  enabled = true\nto $SCV_HOME/config.toml (the bot token comes from $TELEGRAM_BOT_TOKEN), then start the daemon\n");
+      process.exitCode = 78;
+      return;
+    }
+    const account = telegram.account;
+    if (telegram.owner) {
+      process.stderr.write(`scv channels telegram pair: the owner is set in [channels.telegram] owner (${telegram.owner}); remove that line to pair another account\n`);
+      process.exitCode = 1;
+      return;
+    }
+    const { newPairingCode, storedOwner } = await import("../channels/telegram/store");
+    const home = scvHome();
+    const before = storedOwner(home, account);
+    const { code, expires } = newPairingCode(home, account);
+    const until = new Date(expires).toISOString().slice(11, 16);
+    process.stdout.write(
+      `pairing code: ${code}\n` +
+        `From your own Telegram account, open a private chat with the bot and send:\n  /start ${code}\n` +
+        `The code works once, until ${until} UTC (10 minutes); the daemon must be running.` +
+        (before ? ` The current owner (user ${before}) stays the owner until the code is used.` : "") +
+        "\n",
+    );
+  },
+});
+
+const telegram = defineCommand({
+  meta: { name: "telegram", description: "Telegram: `scv channels telegram pair` makes the owner" },
+  subCommands: { pair },
+});
+
 export default defineCommand({
   meta: { name: "channels", description: "Chat channels the daemon hosts" },
-  subCommands: { list, status, login, logout },
+  subCommands: { list, status, login, logout, telegram },
 });

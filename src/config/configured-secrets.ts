@@ -18,5 +18,6 @@ export function configuredSecrets(config: Config, env: NodeJS.ProcessEnv, active
     server.bearer_token_env ? env[server.bearer_token_env] : undefined,
   ]);
   const bindings = (config.tools.secret_bindings ?? []).map((b) => env[b.source.slice("env:".length)]);
-  return [...profiles.flatMap(([, p]) => ofProfile(p)), ...search, ...mcp, ...bindings].filter((v): v is string => !!v);
+  const telegram = config.channels.telegram ? [env[config.channels.telegram.token_env]] : [];
+  return [...profiles.flatMap(([, p]) => ofProfile(p)), ...search, ...mcp, ...bindings, ...telegram].filter((v): v is string => !!v);
 }

@@ -280,6 +280,45 @@ export const FeishuChannelConfig = lazySchema((z) => z.strictObject({
   account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
 }));
 
+/** `[channels.telegram]`: a Telegram bot over the Bot API's long polling (docs/channels.md). The token never lives in config. */
+export const TelegramChannelConfig = lazySchema((z) => z.strictObject({
+  enabled: z.boolean().default(true),
+  /** The environment variable holding the bot token @BotFather gave. */
+  token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "name an environment variable").default("TELEGRAM_BOT_TOKEN"),
+  /** The owner's numeric Telegram user ID; default: the one `scv channels telegram pair` recorded. */
+  owner: z.string().regex(/^[1-9][0-9]{0,19}$/, "a Telegram user ID is a number such as 123456789").optional(),
+  /** Users other than the owner who get answers (tool-free); empty: anyone who writes to the bot. */
+  allowed_users: z.array(z.string().regex(/^[1-9][0-9]{0,19}$/, "a Telegram user ID is a number such as 123456789")).default([]),
+  /** `ask`: a tool call that needs approval in the owner's chat is a card with buttons (allow once, always, deny); `auto`: approved unasked, as on the other channels. */
+  approvals: z.enum(["ask", "auto"]).default("ask"),
+  /** A reply still streaming after 1.5 s is shown as one message edited as it grows; false: only the finished reply is sent. */
+  stream: z.boolean().default(true),
+  /** The Bot API server; a self-hosted one (telegram-bot-api) or a test server. */
+  base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).default("https://api.telegram.org"),
+  /** Proxy variables in the environment are ignored; name a proxy here if Telegram must go through one. */
+  proxy: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional(),
+  account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ and -").default("default"),
+}));
+export type TelegramChannelConfig = z.infer<typeof TelegramChannelConfig>;
+
+/**
+ * `[transcription]`: voice messages turned into text on every channel (docs/channels.md): an OpenAI-compatible
+ * `/audio/transcriptions` endpoint of a provider profile, or a local command that reads a file and prints text.
+ */
+export const TranscriptionConfig = lazySchema((z) => z.strictObject({
+  /** A `[providers.<name>]` profile: its base_url (…/v1) and key are used for `<base_url>/audio/transcriptions`. */
+  provider: z.string().regex(/^[A-Za-z0-9_-]+$/, "name a [providers.<name>] profile").optional(),
+  model: z.string().min(1).max(128).default("whisper-1"),
+  /** A local program and its arguments; `{file}` is replaced with the audio file's path. It prints the text. */
+  command: z.array(z.string().min(1)).min(1, "name the program and its arguments").optional(),
+  /** Audio larger than this is refused with the reason. */
+  max_mb: z.number().positive("must be greater than 0").max(1000).default(20),
+  timeout_seconds: positiveInt(3600).default(120),
+  /** An ISO-639-1 hint such as "en" (the endpoint's `language`); default: detected. */
+  language: z.string().regex(/^[a-z]{2,3}$/, "an ISO-639-1 code such as en").optional(),
+}));
+export type TranscriptionConfig = z.infer<typeof TranscriptionConfig>;
+
 export const ChannelsConfig = lazySchema((z) => z.strictObject({
   /** Where chat logs and kept files live; default $SCV_HOME/archive. */
   archive_dir: z.string().min(1).optional(),
@@ -300,6 +339,7 @@ export const ChannelsConfig = lazySchema((z) => z.strictObject({
   dir: DirChannelConfig.optional(),
   wechat: WechatChannelConfig.optional(),
   feishu: FeishuChannelConfig.optional(),
+  telegram: TelegramChannelConfig.optional(),
 }));
 
 /** An MCP server's name: it prefixes its tools (`<server>__<tool>`), so no `__` and no other separators. */
@@ -458,6 +498,7 @@ export const ConfigFile = lazySchema((z) => z.strictObject({
   hooks: HooksConfig.optional(),
   web_ui: WebUiConfig.partial().optional(),
   sandbox: SandboxConfig.partial().optional(),
+  transcription: TranscriptionConfig.optional(),
 }));
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -481,6 +522,8 @@ export interface Config {
   hooks?: HooksConfig;
   web_ui: z.infer<typeof WebUiConfig>;
   sandbox: z.infer<typeof SandboxConfig>;
+  /** Absent when not configured: voice messages are kept as audio files, not turned into text. */
+  transcription?: TranscriptionConfig;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -522,6 +565,7 @@ export const USER_ONLY_KEYS = [
   "hooks",
   "web_ui",
   "sandbox",
+  "transcription",
 ] as const;
 
 /** What a project file may set on a server the user file defines: narrowing only, never what runs or where. */

@@ -17,6 +17,7 @@ import {
   HooksConfig,
   type CrossCheck,
   MCP_PROJECT_NARROWING_KEYS,
+  TranscriptionConfig,
   McpConfig,
   McpServerConfig,
   MemoryConfig,
@@ -240,6 +241,12 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
     web_ui: mergeSection(WebUiConfig, user.web_ui),
     sandbox: mergeSection(SandboxConfig, user.sandbox),
   };
+  if (user.transcription) {
+    const t = TranscriptionConfig.parse(user.transcription, ONCE);
+    if ((t.provider === undefined) === (t.command === undefined)) throw new ConfigError(`${userFile}: transcription: set either provider (a [providers.<name>] profile with an /audio/transcriptions endpoint) or command (a local program that prints the text), not ${t.provider ? "both" : "neither"}`);
+    if (t.provider && !providers[t.provider]) throw new ConfigError(`${userFile}: transcription.provider: no provider profile named "${t.provider}"; defined: ${Object.keys(providers).join(", ")}`);
+    config.transcription = t;
+  }
   const roots = writableRootProblem(config.sandbox.writable_roots, env);
   if (roots) throw new ConfigError(`${userFile}: sandbox.writable_roots: ${roots}`);
   config.agents = ConfigFile.shape.agents.parse(user.agents ?? {}, ONCE) ?? {};

@@ -133,7 +133,7 @@ export async function daemonRunning(ctx: DoctorContext): Promise<boolean> {
 export async function checkDaemon(ctx: DoctorContext, config: Config | undefined): Promise<DoctorLine[]> {
   const home = scvHome(ctx.env as NodeJS.ProcessEnv);
   const probe = await probeDaemon(home, Math.min(ctx.timeoutMs, 2000));
-  const channels = config ? (["dir", "wechat", "feishu"] as const).filter((k) => config.channels[k]) : [];
+  const channels = config ? (["dir", "wechat", "feishu", "telegram"] as const).filter((k) => config.channels[k]) : [];
   if (probe.state !== "running") {
     if (!channels.length) return [line("daemon", "ok", "not running (no chat channels are configured)")];
     return [line("daemon", "problem", `not running, so the configured channels (${channels.join(", ")}) answer nobody`, "`scv daemon start` (or `scv daemon install` for a service)")];
@@ -147,6 +147,7 @@ export async function checkDaemon(ctx: DoctorContext, config: Config | undefined
       const held = Number(c.outbound_held) || 0;
       const failed = Number(c.outbound_failed) || 0;
       if (c.state === "connected" && !held && !failed) lines.push(line(area, "ok", "connected"));
+      else if (c.state === "paused" && c.kind === "telegram") lines.push(line(area, "problem", `stopped: ${c.reason ?? "unknown reason"}`, "fix what it says, then `scv daemon restart`"))
       else if (c.state === "logged_out") lines.push(line(area, "problem", `logged out${c.reason ? ` (${c.reason})` : ""}`, `\`scv channels login ${c.kind}\``));
       else lines.push(line(area, "warning", `${c.state}${c.reason ? ` (${c.reason})` : ""}${held ? `, ${held} held` : ""}${failed ? `, ${failed} failed` : ""}${c.last_error ? `; last error: ${c.last_error}` : ""}`, "`scv channels status` for details"));
     }

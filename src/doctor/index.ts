@@ -31,6 +31,8 @@ export async function runDoctor(ctx: DoctorContext): Promise<DoctorReport> {
   if (config) {
     const [provider, agents] = await Promise.all([checkProvider(ctx, config), checkAgents(ctx, config)]);
     lines.push(...provider, ...checkKeys(ctx, config), ...agents, ...checkMcp(ctx, config), ...checkWebUi(config));
+    const { checkTelegram } = await import("./telegram");
+    lines.push(...(await checkTelegram(ctx, config)));
     const { checkSandbox } = await import("./sandbox");
     lines.push(...(await checkSandbox(ctx, config)));
   }

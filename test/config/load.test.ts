@@ -111,6 +111,8 @@ describe("project files", () => {
     [`[provider]\nactive = "openai"\n`, "provider"],
     [`[skills]\nroots = ["/srv/skills"]\n`, "skills.roots"],
     [`[sessions]\nkeep_days = 1\n`, "sessions"],
+    [`[transcription]\ncommand = ["/tmp/x"]\n`, "transcription"],
+    [`[channels.telegram]\nbase_url = "http://evil.test"\n`, "channels"],
   ] as const) {
     test(`refuses user-only ${key}`, () => {
       const { env, ws } = setup(undefined, toml);
@@ -215,5 +217,26 @@ describe("model loop keys", () => {
     expect(msg).toContain('wire_api = "chat"');
     const ok = setup(`[providers.local]\nwire_api = "responses"\n[web]\nsearch = "provider"\n`);
     expect(loadConfig({ cwd: ok.ws, env: ok.env }).config.web.search).toBe("provider");
+  });
+});
+
+describe("[transcription] and [channels.telegram]", () => {
+  test("transcription takes a provider profile or a command, not both or neither, and names a profile that exists", () => {
+    const ok = setup(`[transcription]\nprovider = "openai"\n`);
+    expect(loadConfig({ cwd: ok.ws, env: ok.env }).config.transcription).toMatchObject({ provider: "openai", model: "whisper-1", max_mb: 20, timeout_seconds: 120 });
+    const none = setup();
+    expect(loadConfig({ cwd: none.ws, env: none.env }).config.transcription).toBeUndefined();
+    const both = setup(`[transcription]\nprovider = "openai"\ncommand = ["whisper-cli", "-f", "{file}"]\n`);
+    expect(errorOf(() => loadConfig({ cwd: both.ws, env: both.env }))).toContain("transcription: set either provider");
+    const neither = setup(`[transcription]\nmodel = "whisper-1"\n`);
+    expect(errorOf(() => loadConfig({ cwd: neither.ws, env: neither.env }))).toContain("not neither");
+    const missing = setup(`[transcription]\nprovider = "stt"\n`);
+    expect(errorOf(() => loadConfig({ cwd: missing.ws, env: missing.env }))).toContain('transcription.provider: no provider profile named "stt"');
+  });
+  test("telegram defaults, and an owner that is not a user ID is refused", () => {
+    const ok = setup(`[channels.telegram]\n`);
+    expect(loadConfig({ cwd: ok.ws, env: ok.env }).config.channels.telegram).toEqual({ enabled: true, token_env: "TELEGRAM_BOT_TOKEN", allowed_users: [], approvals: "ask", stream: true, base_url: "https://api.telegram.org", account: "default" });
+    const bad = setup(`[channels.telegram]\nowner = "@me"\n`);
+    expect(errorOf(() => loadConfig({ cwd: bad.ws, env: bad.env }))).toContain("a Telegram user ID is a number");
   });
 });

@@ -9,6 +9,8 @@ export interface InboundFile {
   error?: string;
   /** The folder the file must really lie in (checked on the opened file): a sender-named path's channel folder. */
   within?: string;
+  /** A voice message or audio file without the platform's transcript: [transcription] turns it into text. */
+  voice?: { seconds?: number };
 }
 
 export interface InboundMessage {
@@ -26,7 +28,22 @@ export interface InboundMessage {
   quote?: string;
   /** A voice message's transcript, if the platform gives one. */
   transcript?: string;
+  /** A button the person pressed (its `data`): answers the card it was on, never becomes a prompt. */
+  answers?: string;
 }
+
+/** A button on a card (an approval, the model's question): `data` comes back in InboundMessage.answers. */
+export interface Button {
+  label: string;
+  /** At most 64 bytes (Telegram's limit for callback data). */
+  data: string;
+}
+
+/**
+ * What a pressed button did: what it chose; `stale`: the card no longer waits (say so on the card); `refused`:
+ * the presser may not answer it (the card still waits for the owner: leave it as it is).
+ */
+export type ButtonOutcome = { chosen: string } | { stale: string } | { refused: string };
 
 export interface OutboundFile {
   /** A private copy inside $SCV_HOME/state/media/outbox. */
@@ -43,6 +60,8 @@ export interface OutboundMessage {
   files: OutboundFile[];
   /** The platform ID of the message this answers; absent on unprompted messages (background reports). */
   inReplyTo?: string;
+  /** Rows of buttons under the message (adapters with `buttons`); the text says how to answer without them. */
+  buttons?: Button[][];
 }
 
 /**
@@ -70,7 +89,7 @@ export interface AdapterContext {
    * Hands an inbound message to the core. Resolves once it is durably queued (or known as a duplicate); only
    * then may the adapter acknowledge it to the platform (or delete it from its source).
    */
-  receive(message: InboundMessage): Promise<void>;
+  receive(message: InboundMessage): Promise<ButtonOutcome | void>;
   setState(state: ChannelState): void;
   /** Held messages of this conversation may be sent again (the owner wrote, a token was refreshed). */
   release(conversation?: string): void;
@@ -98,6 +117,11 @@ export interface ChannelAdapter {
    * unasked as an owner's chat does; default unasked.
    */
   readonly approvals?: "ask";
+  /**
+   * The platform shows buttons (OutboundMessage.buttons) and reports presses (InboundMessage.answers): the
+   * model's questions get their choices as buttons, and with `approvals: "ask"` approvals are cards in the chat.
+   */
+  readonly buttons?: boolean;
   /** The owner's direct conversation, where failures and interrupted turns are reported. */
   ownerConversation(): string;
   /** Receives until `signal` aborts; resolves then. A thrown error is logged and the core reconnects with backoff. */
@@ -105,4 +129,10 @@ export interface ChannelAdapter {
   send(message: OutboundMessage): Promise<SendResult>;
   /** Shows or clears "typing…" where the platform has it. */
   typing?(conversation: string, on: boolean): Promise<void>;
+  /**
+   * The reply so far of the turn answering `inReplyTo`, while it streams (the text of the model's current step;
+   * it starts over after a tool call). Best effort and not durable: the finished reply still comes through
+   * `send` with the same `inReplyTo`, and the adapter may turn its draft into that reply.
+   */
+  draft?(d: { conversation: string; inReplyTo: string; text: string }): void;
 }

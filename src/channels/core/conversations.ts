@@ -12,9 +12,11 @@ import { ensurePrivateDir, writePrivateFileAtomic } from "../../fs/private-file"
 import { readBoundedTextIfExists } from "../../fs/safe-read";
 import type { Config } from "../../config/schema";
 import type { HostedSession } from "../../server/hosted-session";
-import type { ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
+import type { Button, ButtonOutcome, ChannelAdapter, InboundMessage, OutboundFile } from "./adapter";
+import { answerPress, approvalButtons, approvalText, cardToken, questionButtons, STALE_CARD } from "./cards";
 import type { InboundStore, QueuedInbound } from "./inbound";
 import { saveInboundFiles } from "./media";
+import { hearVoice } from "./transcribe";
 import { ACCESS_CHANGED, capInbound, failedMessageNotice, filesNotSentNotice, inboundImages, interruptedNotice, MAX_FILES_PER_REPLY, promptFor, questionText, rateLimitNotice, replyFor, replyId, replyText, stoppedJobsNotice, CANNOT_ANSWER_NOW, type TurnEnd } from "./messages";
 import type { Outbox } from "./outbox";
 import { openSessionStore } from "../../sessions/index";
@@ -24,7 +26,7 @@ import { type Access, accessFor, formerOwners, isOwner, sameAccess, SenderRate }
 import { answerFromText } from "../../tools/clarify";
 import { type ChatCommandContext, chatCommand, commandArg } from "./commands";
 import { TurnSlots } from "./turn-slots";
-import type { LiveHub } from "./live";
+import type { ApprovalRequested, LiveHub } from "./live";
 
 export interface ChannelRuntime {
   /** `<kind>/<account>` */
@@ -47,8 +49,8 @@ interface Conversation {
   session?: HostedSession;
   /** Sessions ended by /new whose background jobs still run; closed once those are reported. */
   retired: HostedSession[];
-  /** The queued message whose turn runs now. */
-  running?: { record: QueuedInbound; sessionId: string };
+  /** The queued message whose turn runs now, and its reply so far (streamed to adapters that show drafts). */
+  running?: { record: QueuedInbound; sessionId: string; draft?: string };
   pumping: boolean;
   /** When a message last came in or a turn last ended (ms): an idle session is closed after session_idle_seconds. */
   lastActive: number;
@@ -56,6 +58,8 @@ interface Conversation {
   closing?: Promise<void>;
   /** The model's open question (clarify) to the owner: their next message answers it. */
   question?: { sessionId: string; clarifyId: string; choices: string[] };
+  /** Approval cards waiting for a button, by card token (adapters with buttons and approvals "ask"). */
+  cards: Map<string, { sessionId: string; answer(a: { approved: boolean; always?: boolean }): Promise<void> }>;
 }
 
 export interface ConversationOptions {
@@ -114,7 +118,23 @@ export class Conversations {
         // A schedule's run has nobody at hand: it goes on without an answer, as a pipe's does.
         if (!conv || conv.running?.record.scheduled) return void this.sessions.answerQuestion(sessionId, q.clarify_id);
         conv.question = { sessionId, clarifyId: q.clarify_id, choices: q.choices ?? [] };
-        this.reply(conv, undefined, questionText(q.question, q.choices ?? [], this.opts.config.tools.clarify_timeout_seconds), []);
+        const buttons = conv.channel.adapter.buttons ? questionButtons(q.clarify_id, q.choices ?? []) : [];
+        this.reply(conv, undefined, questionText(q.question, q.choices ?? [], this.opts.config.tools.clarify_timeout_seconds), [], "scv", buttons);
+      },
+      approval: (sessionId: string, request: ApprovalRequested, answer: (a: { approved: boolean; always?: boolean }) => Promise<void>) => {
+        const conv = this.bySession.get(sessionId);
+        if (!conv?.channel.adapter.buttons || conv.channel.adapter.approvals !== "ask") return false;
+        conv.cards.set(cardToken(request.approval_id), { sessionId, answer });
+        this.reply(conv, undefined, approvalText(request), [], "system", approvalButtons(request.approval_id));
+        return true;
+      },
+      streamed: (sessionId: string, text: string | undefined) => {
+        const conv = this.bySession.get(sessionId);
+        const run = conv?.running;
+        const adapter = conv?.channel.adapter;
+        if (!run || !adapter?.draft || run.record.scheduled || run.sessionId !== sessionId) return;
+        run.draft = text === undefined ? "" : (run.draft ?? "") + text;
+        if (run.draft.trim()) adapter.draft({ conversation: conv!.id, inReplyTo: run.record.id, text: run.draft });
       },
       questionSettled: (sessionId: string, clarifyId: string) => {
         const conv = this.bySession.get(sessionId);
@@ -190,8 +210,9 @@ export class Conversations {
   }
 
   /** A new message from the adapter: dedupe, save its files, queue it durably, log it; returns once queued. */
-  receive(channel: ChannelRuntime, arrived: InboundMessage): void {
+  receive(channel: ChannelRuntime, arrived: InboundMessage): ButtonOutcome | undefined {
     this.channels.set(channel.key, channel);
+    if (arrived.answers !== undefined) return this.pressed(channel, arrived);
     if (channel.inbound.has(arrived.id)) return;
     const message = capInbound(arrived); // before queueing: a 17 MiB text must never become a queue record
     const conv = this.conversation(channel, message.conversation, message.direct);
@@ -199,7 +220,10 @@ export class Conversations {
     const owner = isOwner(channel, message);
     if (!owner && !this.withinRate(conv, message)) return;
     const files = saveInboundFiles(message.files, conv.mediaDir, { scvHome: this.opts.scvHome, channelDir: channel.inbound.dir });
+    const at = message.transcript ? -1 : message.files.findIndex((f) => f.voice);
+    const voice = at >= 0 ? { name: files[at]!.name, ...(files[at]!.path ? { path: files[at]!.path } : {}), ...(message.files[at]!.voice?.seconds ? { seconds: message.files[at]!.voice!.seconds } : {}) } : undefined;
     const record = channel.inbound.add({
+      ...(voice ? { voice } : {}),
       id: message.id,
       conversation: message.conversation,
       from: message.from,
@@ -232,6 +256,15 @@ export class Conversations {
       return;
     }
     void this.pump(conv);
+  }
+
+  /** A button pressed on a card: answers the question or approval it belongs to, if that still waits (cards.ts). */
+  private pressed(channel: ChannelRuntime, arrived: InboundMessage): ButtonOutcome {
+    if (channel.inbound.has(arrived.id)) return { stale: STALE_CARD };
+    channel.inbound.skip(arrived.id);
+    if (!isOwner(channel, arrived)) return { refused: "Only the owner of this SCV answers its questions." };
+    const conv = this.conversation(channel, arrived.conversation, arrived.direct);
+    return answerPress(conv, arrived.answers ?? "", (sessionId, clarifyId, answer) => void this.sessions.answerQuestion(sessionId, clarifyId, answer));
   }
 
   /**
@@ -281,6 +314,7 @@ export class Conversations {
       mediaDir: conversationMediaDir(this.opts.scvHome, place),
       stateFile: join(stateDir, `${conversationDirName(place.conversation)}.json`),
       retired: [],
+      cards: new Map(),
       pumping: false,
       lastActive: Date.now(),
     };
@@ -335,6 +369,7 @@ export class Conversations {
     try {
       if (!this.accepting) return; // a planned stop began while it waited: it stays queued for the next start
       const access = accessFor(conv.channel, record);
+      if (record.voice && !record.voice.done) await this.hear(conv, record);
       const session = await this.openSession(conv, access);
       record.state = "running";
       conv.channel.inbound.update(record); // from here a restart reports it instead of running it again
@@ -348,6 +383,7 @@ export class Conversations {
         ended = end;
       } finally {
         conv.running = undefined;
+        conv.cards.clear(); // the turn's approvals ended with it
         conv.lastActive = Date.now();
       }
     } finally {
@@ -355,6 +391,20 @@ export class Conversations {
     }
     conv.channel.inbound.remove(record);
     if (record.scheduled && ended) this.opts.scheduleSettled?.(record.id, ended.status === "completed" ? "answered" : "failed", ended.error?.message ?? (ended.status === "cancelled" ? "stopped" : undefined));
+  }
+
+  /**
+   * A voice message turned into text ([transcription]) before its turn: the person is shown what SCV heard, or
+   * why it could not, and the outcome is kept on the queued record (a restart does not transcribe it again).
+   */
+  private async hear(conv: Conversation, record: QueuedInbound): Promise<void> {
+    const notice = await hearVoice(record, this.opts.config, this.opts.env, (line) => this.opts.log(`channel ${conv.channel.key}: ${line}`));
+    if (notice) {
+      // Queued before the record says so: a crash in between transcribes again, and the same ID is queued once.
+      this.opts.outbox.add({ id: `h-${record.seq}`, channel: conv.channel.key, conversation: conv.id, text: notice, inReplyTo: record.id });
+      conv.log.add({ author: "system", text: notice });
+    }
+    conv.channel.inbound.update(record);
   }
 
   /** The session a conversation had before a restart, and the access it was opened for, from its durable state. */
@@ -529,7 +579,7 @@ export class Conversations {
   }
 
   /** Queues a message in the outbox (and the log). `record` is the message it answers, if any. */
-  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[], author: "scv" | "system" = "scv") {
+  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[], author: "scv" | "system" = "scv", buttons: Button[][] = []) {
     const sent = attachments.slice(0, MAX_FILES_PER_REPLY);
     const dropped = attachments.slice(MAX_FILES_PER_REPLY);
     const captions = sent.filter((a) => a.caption).map((a) => `${a.name}: ${a.caption}`);
@@ -544,6 +594,7 @@ export class Conversations {
       text: body,
       files,
       ...(record && !record.scheduled ? { inReplyTo: record.id } : {}),
+      ...(buttons.length ? { buttons } : {}),
     });
     const logged: LoggedFile[] = sent.map((a) => ({ name: a.name, state: "sent" }));
     conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}) });

@@ -18,6 +18,8 @@ export interface QueuedInbound {
   text: string;
   quote?: string;
   transcript?: string;
+  /** A voice message to turn into text before its turn (the saved audio file), and what came of it. */
+  voice?: { path?: string; name: string; seconds?: number; done?: "text" | "failed" | "off"; error?: string };
   files: LoggedFile[];
   received: string;
   /** `running` once its turn started: after a restart such a message is reported as interrupted, not re-run. */

@@ -44,12 +44,28 @@ export function inboundImages(record: QueuedInbound, session: HostedSession): { 
 export function promptFor(record: QueuedInbound, notes: string[] = []): string {
   const parts = [record.text];
   if (record.quote) parts.push(`[quoting: ${record.quote}]`);
-  if (record.transcript) parts.push(`[voice message transcript: ${record.transcript}]`);
+  const v = record.voice;
+  if (v?.done === "text" && record.transcript) parts.push(`[voice message${seconds(v.seconds)}, transcribed by SCV (it may mishear): ${record.transcript}]`);
+  else if (record.transcript) parts.push(`[voice message transcript: ${record.transcript}]`);
+  else if (v) {
+    const why = v.done === "failed" ? `turning it into text failed: ${v.error ?? "unknown reason"}` : "no [transcription] is configured, so it was not turned into text";
+    parts.push(`[a voice message${seconds(v.seconds)} arrived without text: ${why}; the audio file is saved]`);
+  }
   for (const f of record.files) {
     parts.push(f.path ? `[file from the user: ${f.path}]` : `[file ${f.name} could not be saved: ${f.reason ?? "unknown reason"}]`);
   }
   parts.push(...notes);
   return parts.filter(Boolean).join("\n") || "(an empty message)";
+}
+
+function seconds(s: number | undefined): string {
+  return s ? ` (${Math.round(s)} s)` : "";
+}
+
+/** What the person is shown of their voice message: what SCV heard, or why it could not tell. */
+export function heardNotice(voice: NonNullable<QueuedInbound["voice"]>, transcript: string | undefined): string {
+  if (voice.done === "text" && transcript) return `heard: “${ellipsize(transcript, 1000)}”`;
+  return `[SCV could not turn your voice message into text: ${voice.error ?? "unknown reason"}. The audio is kept with the message.]`;
 }
 
 /** What someone other than the owner is told when a spending limit stops their turn: no figures, no config keys. */

@@ -9,7 +9,7 @@ import { outboxMediaDir } from "../../chatlog/paths";
 import { ensurePrivateDir, tryUnlink, writePrivateFileAtomic } from "../../fs/private-file";
 import { MiB } from "../../fs/safe-read";
 import { readRecord } from "./record-files";
-import type { ChannelAdapter, OutboundFile, SendResult } from "./adapter";
+import type { Button, ChannelAdapter, OutboundFile, SendResult } from "./adapter";
 import { sequenceId } from "./record-files";
 import { Wakeable } from "./sleep";
 import { ellipsize } from "../../text/cut";
@@ -24,6 +24,7 @@ export interface DeliveryRecord {
   text: string;
   files: OutboundFile[];
   inReplyTo?: string;
+  buttons?: Button[][];
   state: "pending" | "held" | "sent" | "failed";
   attempts: number;
   nextAt: number;
@@ -96,7 +97,7 @@ export class Outbox {
   }
 
   /** Queues a message; an ID already known (a step repeated after a crash) keeps the existing record. */
-  add(message: { id?: string; channel: string; conversation: string; text: string; files?: OutboundFile[]; inReplyTo?: string }): DeliveryRecord {
+  add(message: { id?: string; channel: string; conversation: string; text: string; files?: OutboundFile[]; inReplyTo?: string; buttons?: Button[][] }): DeliveryRecord {
     const existing = message.id ? this.records.get(message.id) : undefined;
     if (existing) {
       for (const f of message.files ?? []) this.discard(f.path);
@@ -111,6 +112,7 @@ export class Outbox {
       text: message.text,
       files: message.files ?? [],
       ...(message.inReplyTo ? { inReplyTo: message.inReplyTo } : {}),
+      ...(message.buttons?.length ? { buttons: message.buttons } : {}),
       state: "pending",
       attempts: 0,
       nextAt: 0,
@@ -207,7 +209,7 @@ export class Outbox {
     if (badFile) result = { status: "refused", error: `${badFile.name} is no longer a regular file in the outbox` };
     else {
       try {
-        result = await adapter.send({ idempotencyKey: record.id, conversation: record.conversation, text, files: record.files, inReplyTo: record.inReplyTo });
+        result = await adapter.send({ idempotencyKey: record.id, conversation: record.conversation, text, files: record.files, inReplyTo: record.inReplyTo, ...(record.buttons ? { buttons: record.buttons } : {}) });
       } catch (e) {
         result = { status: "retry", error: (e as Error).message };
       }

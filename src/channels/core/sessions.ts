@@ -47,6 +47,13 @@ export interface SessionEvents {
   question?(sessionId: string, q: { clarify_id: string; question: string; choices?: string[] }): void;
   /** A question was settled (answered, timed out, its turn cancelled). */
   questionSettled?(sessionId: string, clarifyId: string): void;
+  /**
+   * An approval for a session opened with askApprovals: true when the conversation shows it as a card (answered
+   * with `answer`); false leaves it to the live hub (the web page), or denies it when there is none.
+   */
+  approval?(sessionId: string, request: import("./live").ApprovalRequested, answer: (a: { approved: boolean; always?: boolean }) => Promise<void>): boolean;
+  /** A runTurn turn's streamed text: `text` is the next piece; undefined when a tool call starts (the shown text starts over). */
+  streamed?(sessionId: string, text: string | undefined): void;
 }
 
 export type RewindAnswer = import("../../protocol/schema").RequestResult<"session.rewind">;
@@ -57,6 +64,8 @@ export class SessionLink {
   private readonly attachments = new Map<string, Attachment[]>();
   private readonly waiters = new Map<string, (end: TurnEnd) => void>();
   private readonly endedEarly = new Map<string, TurnEnd>();
+  /** Turns runTurn started (`<session>/<turn>`), whose text is streamed to the conversation. */
+  private readonly promptedTurns = new Set<string>();
   private readonly client: ReturnType<typeof createInProcessClient>;
   private readonly ready: Promise<unknown>;
   /** Sessions whose approvals a person answers through the live hub. */
@@ -122,7 +131,7 @@ export class SessionLink {
   }
 
   private opened(sessionId: string, params: SessionStart): HostedSession {
-    if (params.askApprovals && this.live) this.asking.add(sessionId);
+    if (params.askApprovals && (this.live || this.events.approval)) this.asking.add(sessionId);
     const c = params.channel;
     this.live?.opened(sessionId, c ? (c.kind === "web" ? "web chat" : `${c.kind}/${c.account} ${c.conversation}`) : this.clientName, c?.kind);
     return this.sessions.get(sessionId)!;
@@ -132,8 +141,10 @@ export class SessionLink {
   async runTurn(sessionId: string, prompt: string, images: string[] = []): Promise<TurnResult> {
     const { turn_id } = await this.client.request<{ turn_id: string }>("turn.start", { session_id: sessionId, prompt, ...(images.length ? { images } : {}) });
     const key = `${sessionId}/${turn_id}`;
+    if (!this.endedEarly.has(key)) this.promptedTurns.add(key);
     const end = this.endedEarly.get(key) ?? (await new Promise<TurnEnd>((resolve) => this.waiters.set(key, resolve)));
     this.endedEarly.delete(key);
+    this.promptedTurns.delete(key);
     return { end, attachments: this.takeAttachments(key) };
   }
 
@@ -193,19 +204,30 @@ export class SessionLink {
         if (turns.size === 1) this.events.activity(sessionId, true);
         break;
       }
+      case "assistant.delta":
+        if (this.promptedTurns.has(`${sessionId}/${p.turn_id}`)) this.events.streamed?.(sessionId, p.text);
+        break;
+      case "tool.started":
+        if (this.promptedTurns.has(`${sessionId}/${p.turn_id}`)) this.events.streamed?.(sessionId, undefined);
+        break;
       case "tool.completed": {
         const key = `${sessionId}/${p.turn_id}`;
         if (p.chat_attachment) this.attachments.set(key, [...(this.attachments.get(key) ?? []), p.chat_attachment as Attachment]);
         break;
       }
       case "approval.requested":
-        if (this.live && this.asking.has(sessionId)) {
-          this.live.ask(p, async (a) => {
+        if (this.asking.has(sessionId)) {
+          // A card in the chat (its "always" keeps the rule, or approves the tool for the session) and/or the web page's card.
+          const inChat = this.events.approval?.(sessionId, p, async (a) => {
+            const remember = a.approved && a.always ? { remember: p.rule_prefix || p.rememberable ? ("workspace" as const) : ("session" as const) } : {};
+            await this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: a.approved, ...remember }).catch(() => {});
+          });
+          this.live?.ask(p, async (a) => {
             const remember = a.approved && a.always && (p.rule_prefix || p.rememberable) ? { remember: "workspace" as const } : {};
             const reason = !a.approved && a.reason ? { reason: a.reason } : {};
             await this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: a.approved, ...remember, ...reason }).catch(() => {});
           });
-          break;
+          if (inChat || this.live) break;
         }
         // Owner sessions approve unasked and others have no tools; nobody in a chat can answer a request.
         void this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: false }).catch(() => {});

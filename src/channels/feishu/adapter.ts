@@ -161,11 +161,11 @@ export class FeishuAdapter implements ChannelAdapter {
         const path = join(this.downloadDir, `${safeFileName(event.event_id)}-${files.length}`);
         writePrivateFileAtomic(path, bytes);
         downloaded.push(path);
-        files.push({ name: r.type === "image" ? imageName(r.key, bytes) : r.name, path });
+        files.push({ name: r.type === "image" ? imageName(r.key, bytes) : r.name, path, ...(r.voice ? { voice: r.voice } : {}) });
       } catch (e) {
         const err = feishuError(e, this.api!.creds.appId);
         if (err.retryable && Date.now() - event.received < DOWNLOAD_PATIENCE_MS) throw err;
-        files.push({ name: r.name, error: err.message });
+        files.push({ name: r.name, error: err.message, ...(r.voice ? { voice: r.voice } : {}) });
       }
     }
     const quote = m.parent_id ? await this.quoted(m.parent_id) : undefined;

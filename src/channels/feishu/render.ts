@@ -11,6 +11,8 @@ export interface Resource {
   key: string;
   type: "image" | "file";
   name: string;
+  /** A voice message (Feishu gives no transcript): the core turns it into text when [transcription] is set. */
+  voice?: { seconds?: number };
 }
 
 export interface InboundContent {
@@ -71,9 +73,10 @@ export function inboundContent(messageType: string, content: string, mentions: M
       if (c.file_key) resources.push({ key: c.file_key, type: "file", name: c.file_name || `${c.file_key}.mp4` });
       return { text: "", resources };
     case "audio": {
-      if (c.file_key) resources.push({ key: c.file_key, type: "file", name: `voice-${c.file_key}.opus` });
-      const seconds = c.duration ? ` (${Math.round(Number(c.duration) / 1000)} s)` : "";
-      return { text: `[a voice message${seconds} arrived without text: Feishu gives no transcript; the audio file is saved]`, resources };
+      // Feishu gives no transcript: the core says so to the model, or turns the audio into text ([transcription]).
+      const seconds = c.duration ? Math.round(Number(c.duration) / 1000) : undefined;
+      if (c.file_key) resources.push({ key: c.file_key, type: "file", name: `voice-${c.file_key}.opus`, voice: seconds ? { seconds } : {} });
+      return { text: "", resources };
     }
     default:
       return { text: `[a Feishu ${messageType} message, which SCV cannot read]`, resources };

@@ -69,7 +69,12 @@ export async function toInbound(msg: WeixinMessage, id: string, client: IlinkCli
     if (item.text_item) texts.push(item.text_item.text ?? "");
     else if (item.voice_item) {
       if (item.voice_item.text) transcripts.push(item.voice_item.text);
-      else await save(`${stem}-voice-${n + 1}.silk`, () => downloadMedia(client, item.voice_item!.media, signal));
+      else {
+        // No transcript from WeChat: the core turns the SILK audio into text when [transcription] is set.
+        await save(`${stem}-voice-${n + 1}.silk`, () => downloadMedia(client, item.voice_item!.media, signal));
+        const playtime = item.voice_item.playtime;
+        files[files.length - 1]!.voice = playtime ? { seconds: Math.round(playtime / 1000) } : {};
+      }
     } else if (item.image_item) {
       const image = item.image_item;
       await save(`${stem}-image-${n + 1}`, () => downloadMedia(client, image.media, signal, image.aeskey), sniffImageExt);

@@ -28,12 +28,12 @@ test("rich text: paragraphs, links, code and embedded images", () => {
   expect(c.resources).toEqual([{ key: "img_1", type: "image", name: "img_1.png" }]);
 });
 
-test("images, files and voice become resources; voice tells the model there is no transcript", () => {
+test("images, files and voice become resources; a voice message is marked voice (the core says there is no transcript, or transcribes it)", () => {
   expect(inboundContent("image", '{"image_key":"img_9"}', [], BOT).resources).toEqual([{ key: "img_9", type: "image", name: "img_9.png" }]);
   expect(inboundContent("file", '{"file_key":"f_1","file_name":"a.pdf"}', [], BOT).resources).toEqual([{ key: "f_1", type: "file", name: "a.pdf" }]);
   const voice = inboundContent("audio", '{"file_key":"f_2","duration":4200}', [], BOT);
-  expect(voice.text).toContain("voice message (4 s) arrived without text");
-  expect(voice.resources).toEqual([{ key: "f_2", type: "file", name: "voice-f_2.opus" }]);
+  expect(voice.text).toBe("");
+  expect(voice.resources).toEqual([{ key: "f_2", type: "file", name: "voice-f_2.opus", voice: { seconds: 4 } }]);
   expect(inboundContent("sticker", "{}", [], BOT).text).toBe("[a Feishu sticker message, which SCV cannot read]");
   expect(inboundContent("text", "not json", [], BOT).text).toBe("");
 });
