@@ -97,7 +97,7 @@ export function sandboxNotice(settings: SandboxSettings | undefined): string | u
   if (!e.missing.length) return undefined;
   return settings.required
     ? `the sandbox is required ([sandbox] required = true) but this machine cannot enforce ${e.missing.join("; ")}: bash commands are refused`
-    : `the sandbox runs with what this machine offers (${e.summary}); not enforced: ${e.missing.join("; ")}`;
+    : `the sandbox runs with what this machine offers (${e.summary}); not enforced: ${e.missing.join("; ")}${settings.autoRun && !settings.autoRunPartial && !e.whole ? '; so commands the guard asks about ask instead of running unasked ([sandbox] auto_run = "always" runs them anyway)' : ""}`;
 }
 
 /** RunOptions rewritten to start through the launcher, and the private temporary directory to remove after. */
