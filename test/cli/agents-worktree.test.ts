@@ -1,0 +1,70 @@
+// Background delegations in worktrees of their own, end to end through dist/scv: two stand-in agents edit the same
+// file, each in its worktree on its own branch; the first merges, the second's conflict is reported and not applied.
+import { expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fakeHome, fakeModelForFile, runBinary } from "../fake/binary";
+import { text, toolCalls } from "../fake/model-server";
+
+const fake = fakeModelForFile();
+
+function git(cwd: string, ...args: string[]): string {
+  const r = Bun.spawnSync(["git", "-C", cwd, "-c", "user.name=t", "-c", "user.email=t@t", ...args], { stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
+  return r.stdout.toString().trim();
+}
+
+test("two background jobs with worktree: true edit the same file apart; merge applies one, reports the other's conflict", async () => {
+  const { BASH, FAKE_AGENT, signIn } = await import("../fake/agent-harness");
+  const { env, workspace, home } = fakeHome(fake.url, `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`);
+  signIn(home, "dsh");
+  git(workspace, "init", "-q", "-b", "main");
+  writeFileSync(join(workspace, "shared.txt"), "original\n");
+  git(workspace, "add", "-A");
+  git(workspace, "commit", "-qm", "start");
+  const agentOut = join(home, "agent-out.txt");
+  writeFileSync(agentOut, "edited shared.txt");
+  const call = (prompt: string) => ({ name: "agent", arguments: { agent: "dsh", prompt, background: true, worktree: true } });
+  fake.queue(toolCalls([call("edit shared.txt one way"), call("edit shared.txt another way")]), text("Started both."), text("Reported."), text("Reported."));
+  const agentEnv = { ...env, FAKE_AGENT_STDOUT: agentOut, FAKE_AGENT_WRITE: "shared.txt=edited by @ID@" };
+  const r = await runBinary(["exec", "--json", "--yes", "edit in parallel"], agentEnv, workspace);
+  expect(r.code).toBe(0);
+  // Nothing reached the person's tree; each job's report names its branch and commits.
+  expect(readFileSync(join(workspace, "shared.txt"), "utf8")).toBe("original\n");
+  expect(git(workspace, "status", "--porcelain")).toBe("");
+  const bodies = fake.requests.map((q) => JSON.stringify(q.body)).join("\n");
+  expect(bodies).toContain("on branch scv/");
+  expect(bodies).toContain("1 commit, 1 file changed");
+  const listed = JSON.parse((await runBinary(["agents", "worktrees", "--json"], env, workspace)).stdout).worktrees as { job: string; path: string }[];
+  expect(listed.map((w) => w.job).sort()).toEqual(["job-1", "job-2"]);
+  for (const w of listed) expect(w.path.startsWith(join(home, "worktrees"))).toBe(true);
+
+  const first = await runBinary(["agents", "merge", "job-1"], env, workspace);
+  expect(first.stderr).toBe("");
+  expect(first.stdout).toContain("(fast-forward, 1 commit)");
+  const merged = readFileSync(join(workspace, "shared.txt"), "utf8");
+  expect(merged).toStartWith("edited by ");
+  const head = git(workspace, "rev-parse", "HEAD");
+  const second = await runBinary(["agents", "merge", "job-2"], env, workspace);
+  expect(second.code).toBe(1);
+  expect(second.stderr).toContain("conflicts in shared.txt; nothing was applied");
+  expect(git(workspace, "rev-parse", "HEAD")).toBe(head);
+  expect(git(workspace, "status", "--porcelain")).toBe("");
+  expect(readFileSync(join(workspace, "shared.txt"), "utf8")).toBe(merged);
+  const discarded = await runBinary(["agents", "discard", "job-2"], env, workspace);
+  expect(discarded.code).toBe(0);
+  expect(git(workspace, "branch", "--list", "scv/*")).toBe("");
+  for (const w of listed) expect(existsSync(w.path)).toBe(false);
+}, 30_000);
+
+test("worktree: true outside a git repository is refused with the reason, and nothing is left behind", async () => {
+  const { BASH, FAKE_AGENT, signIn } = await import("../fake/agent-harness");
+  const { env, workspace, home } = fakeHome(fake.url, `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`);
+  signIn(home, "dsh");
+  fake.clear();
+  fake.queue(toolCalls([{ name: "agent", arguments: { agent: "dsh", prompt: "edit", background: true, worktree: true } }]), text("Could not."));
+  const r = await runBinary(["exec", "--yes", "edit in a worktree"], env, workspace);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain("not in a git repository");
+  expect(existsSync(join(home, "worktrees"))).toBe(false);
+}, 30_000);
