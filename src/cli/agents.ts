@@ -213,11 +213,19 @@ const worktrees = defineCommand({
   meta: { name: "worktrees", description: "The background jobs' git worktrees (branch, commits, path) of every repository" },
   args: { json: { type: "boolean", description: "print JSON" } },
   async run({ args }) {
-    const { listWorktrees } = await import("../agents/worktree");
-    const rows = listWorktrees(scvHome());
+    const { listWorktrees, reconcileWorktrees } = await import("../agents/worktree");
+    const { existsSync } = await import("node:fs");
+    // As at start-up: a dead job's worktree with nothing unmerged goes; one with work stays, marked.
+    const { removed, kept } = reconcileWorktrees(scvHome(), (pid) => existsSync(`/proc/${pid}`));
+    for (const r of removed) process.stderr.write(`scv agents worktrees: removed ${terminalSafe(r.branch)}: its job's process is gone and nothing in it was unmerged\n`);
+    const orphaned = new Set(kept.map((r) => r.branch));
+    const rows = listWorktrees(scvHome()).map((r) => ({ ...r, ...(orphaned.has(r.branch) ? { orphaned: true } : {}) }));
     if (args.json) return void process.stdout.write(`${JSON.stringify({ worktrees: rows }, null, 2)}\n`);
     if (!rows.length) return void process.stdout.write("no worktrees\n");
-    for (const r of rows) process.stdout.write(`${terminalSafe(`${r.job}  ${r.session}  ${r.branch}  ${r.path}  (repository ${r.repo})`)}\n`);
+    for (const r of rows) {
+      const note = r.orphaned ? "  [its job's process is gone: merge or discard it]" : "";
+      process.stdout.write(`${terminalSafe(`${r.job}  ${r.session}  ${r.branch}  ${r.path}  (repository ${r.repo})${note}`)}\n`);
+    }
   },
 });
 

@@ -3,7 +3,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, fakeModelForFile, runBinary } from "../fake/binary";
+import { fakeHome, fakeModelForFile, requireBinary, runBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 
 const fake = fakeModelForFile();
@@ -68,3 +68,43 @@ test("worktree: true outside a git repository is refused with the reason, and no
   expect(r.stderr).toContain("not in a git repository");
   expect(existsSync(join(home, "worktrees"))).toBe(false);
 }, 30_000);
+
+test("SCV killed mid-job: reconcile keeps the worktree with work in it (listed as orphaned) and removes one without", async () => {
+  const { BASH, FAKE_AGENT, signIn } = await import("../fake/agent-harness");
+  const { readdirSync } = await import("node:fs");
+  const { env, workspace, home } = fakeHome(fake.url, `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`);
+  signIn(home, "dsh");
+  git(workspace, "init", "-q", "-b", "main");
+  writeFileSync(join(workspace, "shared.txt"), "original\n");
+  git(workspace, "add", "-A");
+  git(workspace, "commit", "-qm", "start");
+  const agentOut = join(home, "agent-out.txt");
+  writeFileSync(agentOut, "working");
+  const { hang } = await import("../fake/model-server");
+  fake.clear();
+  const call = { name: "agent", arguments: { agent: "dsh", prompt: "long edit", background: true, worktree: true } };
+  fake.queue(toolCalls([call, call]), hang("waiting "));
+  const agentEnv = { ...env, FAKE_AGENT_STDOUT: agentOut, FAKE_AGENT_SLEEP: "300", FAKE_AGENT_WRITE: "shared.txt=half done" };
+  const proc = Bun.spawn([requireBinary(), "exec", "--yes", "edit"], { cwd: workspace, env: agentEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const wt = join(home, "worktrees");
+  const deadline = Date.now() + 20_000;
+  const edited = () => (existsSync(wt) ? readdirSync(wt).filter((d) => d !== "records" && existsSync(join(wt, d, "shared.txt")) && readFileSync(join(wt, d, "shared.txt"), "utf8") === "half done\n") : []);
+  while (edited().length < 2) {
+    if (Date.now() > deadline) throw new Error("the jobs never edited their worktrees");
+    await Bun.sleep(50);
+  }
+  proc.kill("SIGKILL");
+  await proc.exited;
+  // One job's edit is put back by hand, as if it had done nothing: only the other holds unmerged work.
+  const [idle] = edited();
+  git(join(wt, idle!), "checkout", "--", "shared.txt");
+  const listed = await runBinary(["agents", "worktrees"], env, workspace);
+  expect(listed.stderr).toContain(`removed scv/${idle}: its job's process is gone and nothing in it was unmerged`);
+  expect(listed.stdout).toContain("[its job's process is gone: merge or discard it]");
+  expect(listed.stdout.trim().split("\n")).toHaveLength(1);
+  expect(existsSync(join(wt, idle!))).toBe(false);
+  await runBinary(["agents", "kill", "--orphans"], env, workspace); // the killed SCV's agents
+  const left = JSON.parse((await runBinary(["agents", "worktrees", "--json"], env, workspace)).stdout).worktrees[0];
+  expect((await runBinary(["agents", "discard", left.job], env, workspace)).code).toBe(0);
+  expect(git(workspace, "worktree", "list").split("\n")).toHaveLength(1);
+}, 40_000);

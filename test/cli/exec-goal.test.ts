@@ -149,3 +149,25 @@ describe("compaction keeps the goal", () => {
     expect(next).toContain(`Active goal: keep working until the check \`${check.replace(/\\/g, "\\\\")}\` passes`);
   });
 });
+
+test("a goal whose SCV was killed goes on when the session is continued, and ends when its check passes", async () => {
+  const { hang } = await import("../fake/model-server");
+  const { env, workspace } = fakeHome(fake.url);
+  fake.queue(hang("thinking "));
+  const proc = Bun.spawn([requireBinary(), "exec", "--yes", "--until", "test -f ok.txt", "make ok.txt"], { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  while (!out.includes("thinking")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+  }
+  proc.kill("SIGKILL");
+  await proc.exited;
+  fake.clear();
+  fake.queue(toolCalls([{ name: "write", arguments: { path: "ok.txt", content: "ok", mode: "create" } }]), text("made it"));
+  const r = await runBinary(["exec", "--continue", "--yes", "go on"], env, workspace);
+  expect(r.stderr).toContain("the goal goes on: until `test -f ok.txt` passes (attempt 2 of 10)");
+  expect(r.stderr).toContain("goal reached: the check passed on attempt 2");
+  expect(r.code).toBe(0);
+}, 30_000);
