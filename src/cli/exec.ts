@@ -50,19 +50,20 @@ function reportResumed(r: { session_id: string; turns: { status: string }[]; job
 }
 
 /** --until and its budget as turn.start's `goal`; a bad number exits 2 saying which. */
-function goalOption(args: { until?: string; "max-attempts"?: string; "max-seconds"?: string; "max-tokens"?: string }) {
-  const numbers = { max_attempts: args["max-attempts"], max_seconds: args["max-seconds"], max_tokens: args["max-tokens"] };
+function goalOption(args: { until?: string; "max-attempts"?: string; "max-seconds"?: string; "max-tokens"?: string; "check-timeout"?: string }) {
+  const numbers = { max_attempts: args["max-attempts"], max_seconds: args["max-seconds"], max_tokens: args["max-tokens"], check_timeout_seconds: args["check-timeout"] };
+  const flag = (key: string) => (key === "check_timeout_seconds" ? "--check-timeout" : `--${key.replace("_", "-")}`);
   if (args.until === undefined) {
     const given = Object.entries(numbers).find(([, v]) => v !== undefined);
-    if (given) usage(`--${given[0].replace("_", "-")} only applies with --until CHECK`);
+    if (given) usage(`${flag(given[0])} only applies with --until CHECK`);
     return undefined;
   }
   if (!args.until.trim()) usage("--until needs the check command, e.g. --until \"bun test\"");
-  const goal: { check: string; max_attempts?: number; max_seconds?: number; max_tokens?: number } = { check: args.until };
+  const goal: { check: string; max_attempts?: number; max_seconds?: number; max_tokens?: number; check_timeout_seconds?: number } = { check: args.until };
   for (const [key, text] of Object.entries(numbers)) {
     if (text === undefined) continue;
     const n = Number(text);
-    if (!/^\d+$/.test(text) || n < 1) usage(`--${key.replace("_", "-")} ${text}: give a whole number of at least 1 (a budget of zero would stop before the first attempt)`);
+    if (!/^\d+$/.test(text) || n < 1) usage(`${flag(key)} ${text}: give a whole number of at least 1 (a budget of zero would stop before the first attempt)`);
     goal[key as keyof typeof numbers] = n;
   }
   return goal;
@@ -103,6 +104,7 @@ export default defineCommand({
     "max-attempts": { type: "string", valueHint: "N", description: "with --until: turns at most (default 10)" },
     "max-seconds": { type: "string", valueHint: "N", description: "with --until: wall time at most (default 1800)" },
     "max-tokens": { type: "string", valueHint: "N", description: "with --until: model tokens at most (default 2000000)" },
+    "check-timeout": { type: "string", valueHint: "N", description: "with --until: seconds one run of the check may take (default 600)" },
   },
   async run({ args, rawArgs }) {
     const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { requestSubreaper }, { askApproval, askApprovalWithReason }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =

@@ -488,6 +488,7 @@ export const notifications = {
       max_attempts: z.number().int(),
       passed: z.boolean(),
       exit_code: z.number().int().optional(),
+      timed_out: z.literal(true).optional().describe("the check ran past its timeout and was killed"),
       last_line: z.string(),
       tokens: z.number().int().describe("model tokens the goal's turns used so far"),
       seconds: z.number().int().describe("wall time since the goal began"),

@@ -78,6 +78,7 @@ export class GoalDriver {
       max_attempts: goal.budget.max_attempts,
       passed: checked.passed,
       ...(checked.exitCode !== undefined ? { exit_code: checked.exitCode } : {}),
+      ...(checked.timedOut ? { timed_out: true as const } : {}),
       last_line: lastLine(checked.output),
       tokens: goal.tokens + tokensOf(outcome.usage),
       seconds: goal.seconds(),

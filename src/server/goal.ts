@@ -85,7 +85,7 @@ export class GoalRun {
   /** Which budget is spent after this attempt, in words, or undefined. */
   spent(): string | undefined {
     const b = this.budget;
-    if (this.attempt >= b.max_attempts) return `all ${b.max_attempts} attempts were used`;
+    if (this.attempt >= b.max_attempts) return b.max_attempts === 1 ? "its one attempt was used" : `all ${b.max_attempts} attempts were used`;
     if (this.tokens >= b.max_tokens) return `the token budget was spent (${this.tokens} of ${b.max_tokens})`;
     if (this.seconds() >= b.max_seconds) return `the wall time was spent (${this.seconds()} of ${b.max_seconds} s)`;
     return undefined;
@@ -141,7 +141,7 @@ export function goalEventLines(
     case "goal.started":
       return [{ text: `goal: until \`${p.check}\` passes (${budgetLine(p.budget)})`, tone: "dim" }];
     case "goal.progress": {
-      const how = p.passed ? "passed" : p.exit_code !== undefined ? `failed (exit ${p.exit_code})` : "failed";
+      const how = p.passed ? "passed" : p.timed_out ? "timed out and was killed" : p.exit_code !== undefined ? `failed (exit ${p.exit_code})` : "failed";
       return [{ text: `goal: attempt ${p.attempt} of ${p.max_attempts}: the check ${how}${p.last_line ? `: ${p.last_line}` : ""}`, tone: p.passed ? "ok" : "warn" }];
     }
     case "goal.ended": {

@@ -101,6 +101,18 @@ test("bad budgets and a check the guard refuses are stopped with the reason", as
   expect(refused.stderr).toContain("goal stopped (refused)");
 });
 
+test("a check that hangs is killed at its timeout and counts as failed; the stop says so", async () => {
+  const { env, workspace } = fakeHome(fake.url);
+  fake.queue(text("done"));
+  const t0 = Date.now();
+  const r = await runBinary(["exec", "--yes", "--check-timeout", "1", "--max-attempts", "1", "--until", "sleep 30", "x"], env, workspace);
+  expect(r.code).toBe(1);
+  expect(Date.now() - t0).toBeLessThan(20_000);
+  expect(r.stderr).toContain("goal: attempt 1 of 1: the check timed out and was killed");
+  expect(r.stderr).toContain("timeout after 1s (killed)");
+  expect(r.stderr).toContain("goal stopped (budget) after 1 attempt: its one attempt was used");
+});
+
 test("Ctrl-C while the check runs ends the goal at once and leaves nothing running", async () => {
   const { env, workspace } = fakeHome(fake.url);
   fake.queue(text("done, checking"));
