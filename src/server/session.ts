@@ -22,7 +22,7 @@ import type { GoalRequest } from "./goal";
 import { goalNote } from "./goal";
 import { SessionCheckpoints } from "../checkpoints/index";
 import { currentPlan } from "../plan/plan";
-import { filesInPinned, pinnedTask } from "./task-pin";
+import { type FollowedTask, followTask, pinnedTask } from "./task-pin";
 
 interface QueuedTurn {
   turnId: string;
@@ -92,7 +92,7 @@ export class Session {
   /** The goal the session works towards, if any (turn.start `goal`). */
   readonly goals: GoalDriver;
   /** The person's prompts and the files changed so far: every compaction's summary carries them (task-pin.ts). */
-  private readonly task = { prompts: [] as string[], files: new Set<string>() };
+  private readonly task: FollowedTask = { prompts: [], files: new Set<string>() };
 
   constructor(private readonly opts: SessionOptions) {
     this.context = { ...opts.context };
@@ -136,7 +136,7 @@ export class Session {
     }
     this.hooks = sessionHooks(this.scope, opts.emit, () => this.running?.turnId || undefined);
     this.goals = this.goalDriver();
-    this.followTask(opts.restored);
+    this.opts.emit = followTask(this.task, this.history, opts.restored, opts.emit);
     const open = opts.restored?.goal;
     if (open) {
       const attempts = (opts.restored?.turns ?? []).filter((t) => handleNumber(t.turn_id, "t") >= handleNumber(open.turn, "t")).length;
@@ -511,35 +511,6 @@ export class Session {
     this.recordEnd(turn.turnId, outcome);
     this.opts.emit("turn.ended", { ...ids, ...outcome, origin: turn.origin });
     this.goals.turnEnded(turn.turnId, outcome, check);
-  }
-
-  /**
-   * Keeps what a compaction must not lose: the person's prompts (a resumed session's from its record) and the files
-   * its calls changed (tool.completed with a `path`; a resumed session's from its history and earlier summary).
-   */
-  private followTask(restored: LoadedSession | undefined): void {
-    for (const t of restored?.turns ?? []) if (t.origin.kind === "user") this.task.prompts.push(t.prompt);
-    for (const item of this.history) {
-      if (item.role === "summary") for (const f of filesInPinned(item.content)) this.task.files.add(f);
-      if (item.role !== "assistant") continue;
-      for (const call of item.toolCalls ?? []) {
-        if (call.name !== "edit" && call.name !== "write") continue;
-        try {
-          const path = (JSON.parse(call.arguments) as { path?: unknown }).path;
-          if (typeof path === "string") this.task.files.add(path);
-        } catch {
-          // arguments the model got wrong changed nothing
-        }
-      }
-    }
-    const emit = this.opts.emit;
-    this.opts.emit = (method, params) => {
-      if (method === "tool.completed") {
-        const p = params as { ok?: boolean; path?: unknown };
-        if (p.ok && typeof p.path === "string") this.task.files.add(p.path);
-      }
-      emit(method, params);
-    };
   }
 
   private turnDeps(turn: QueuedTurn): TurnDeps {

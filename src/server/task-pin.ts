@@ -2,7 +2,10 @@
 // first prompt and later instructions, verbatim where short), the active goal and its check, the plan and the
 // files changed so far. The complaint this answers: an agent that forgets its task at compaction.
 import { planLines, type PlanItem } from "../plan/plan";
+import type { HistoryItem } from "../provider/types";
+import type { LoadedSession } from "../sessions/index";
 import { PINNED_END, PINNED_START } from "./compaction";
+import type { Emit } from "./turn";
 
 /** The first prompt is kept whole up to this many characters, each later one up to LATER_CHARS; the newest LATER_KEPT. */
 const FIRST_CHARS = 4000;
@@ -50,4 +53,38 @@ function clip(text: string, max: number): string {
   if (one.length <= max) return one;
   const head = Math.floor(max * 0.7);
   return `${one.slice(0, head)} […${one.length - max} characters cut…] ${one.slice(one.length - (max - head))}`;
+}
+
+/** What a session follows for its pinned part: the person's prompts and the files changed so far. */
+export interface FollowedTask {
+  prompts: string[];
+  files: Set<string>;
+}
+
+/**
+ * Fills `task` from a resumed session (its person's prompts, the files its history's edit and write calls and its
+ * earlier pinned part name) and returns `emit` wrapped to add each file a call changes (tool.completed `path`).
+ */
+export function followTask(task: FollowedTask, history: readonly HistoryItem[], restored: LoadedSession | undefined, emit: Emit): Emit {
+  for (const t of restored?.turns ?? []) if (t.origin.kind === "user") task.prompts.push(t.prompt);
+  for (const item of history) {
+    if (item.role === "summary") for (const f of filesInPinned(item.content)) task.files.add(f);
+    if (item.role !== "assistant") continue;
+    for (const call of item.toolCalls ?? []) {
+      if (call.name !== "edit" && call.name !== "write") continue;
+      try {
+        const path = (JSON.parse(call.arguments) as { path?: unknown }).path;
+        if (typeof path === "string") task.files.add(path);
+      } catch {
+        // arguments the model got wrong changed nothing
+      }
+    }
+  }
+  return (method, params) => {
+    if (method === "tool.completed") {
+      const p = params as { ok?: boolean; path?: unknown };
+      if (p.ok && typeof p.path === "string") task.files.add(p.path);
+    }
+    emit(method, params);
+  };
 }
