@@ -59,7 +59,7 @@ export function agentCallSchema(config: Config, offered: OfferedAgent[], inRepos
       type: "boolean",
       description: `Return a job handle at once; the result comes in a [SCV background report] turn. At most ${config.agent.max_background} at once.`,
     };
-    if (inRepository) properties.worktree = { type: "boolean", description: "With background: its own git worktree and branch (parallel writers); agent_merge merges it" };
+    if (inRepository) properties.worktree = { type: "boolean", description: "With background: its own git worktree and branch (default while another job works here); agent_merge merges it" };
   }
   return { type: "object", properties, required: preferred ? ["prompt"] : ["agent", "prompt"], additionalProperties: false };
 }

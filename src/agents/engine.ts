@@ -7,7 +7,7 @@ import { maxDelegationDepth } from "../process/delegations";
 import type { SessionScope, ToolRisk } from "../scope";
 import type { AgentRunContext } from "./call-context";
 import type { AgentCallResult } from "./result";
-import { jobsFor } from "./jobs";
+import { COMMAND_JOB, jobsFor } from "./jobs";
 import { defaultAgent } from "./offer";
 import { type AgentCallArgs, type CallPlan, planCall } from "./plan";
 import { delegatingWorkSection } from "./prompt";
@@ -60,6 +60,24 @@ export function checkWorktree(scope: SessionScope, args: { background?: boolean;
     checkWorktreePossible(scope.workspace);
   } catch (e) {
     throw new ToolError((e as Error).message);
+  }
+}
+
+/**
+ * Whether a background call that did not say gets a worktree: in a git repository where another agent job of this
+ * session is running (two writers in one checkout collide), when one can be made there. An explicit `worktree`
+ * stands.
+ */
+export function worktreeByDefault(scope: SessionScope, args: { background?: boolean; worktree?: boolean }): boolean {
+  if (args.worktree !== undefined || !args.background || scope.config.agent.max_background === 0) return args.worktree === true;
+  if (!jobsFor(scope).running().some((j) => j.agent !== COMMAND_JOB)) return false;
+  const { checkWorktreePossible, looksLikeGitRepository } = require("./worktree") as typeof import("./worktree");
+  if (!looksLikeGitRepository(scope.workspace)) return false;
+  try {
+    checkWorktreePossible(scope.workspace);
+    return true;
+  } catch {
+    return false; // no worktree can be made here: the job works in the checkout, as without one
   }
 }
 

@@ -126,7 +126,8 @@ export type MergeOutcome = { merged: true; how: "fast-forward" | "merge commit" 
 export function mergeWorktree(home: string, r: WorktreeRecord): MergeOutcome {
   const { commits } = finishWorktree(r);
   const dirty = git(r.repo, ["status", "--porcelain", "--untracked-files=no"]).out;
-  if (dirty) throw new WorktreeError(`${r.repo} has uncommitted changes (${dirty.split("\n").length} files); commit or stash them before merging ${r.branch}`);
+  const n = dirty.split("\n").length;
+  if (dirty) throw new WorktreeError(`${r.repo} has uncommitted changes (${n} file${n === 1 ? "" : "s"}); commit or stash them before merging ${r.branch}`);
   if (!commits.length) {
     discardWorktree(home, r);
     return { merged: true, how: "nothing to merge", commits };

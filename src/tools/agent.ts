@@ -6,7 +6,7 @@ import { lazySchema } from "../lazy-schema";
 import { approvalSummary } from "../agents/approval-summary";
 import { agentCallSchema } from "../agents/call-schema";
 import { looksLikeGitRepository } from "../agents/worktree";
-import { callAgentName, checkBackground, checkWorktree, delegationAllowed, planFor, runPlannedCall } from "../agents/engine";
+import { callAgentName, checkBackground, checkWorktree, delegationAllowed, planFor, runPlannedCall, worktreeByDefault } from "../agents/engine";
 import { agentSessionState, rememberPlan, takePlan } from "../agents/service";
 import type { SessionScope } from "../scope";
 import { defineTool, type Tool, type ToolCallContext } from "./tool";
@@ -32,6 +32,8 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
   if (!delegationAllowed(scope)) return undefined;
   const state = agentSessionState(scope);
   if (state.offered.length === 0) return undefined;
+  /** Whether each assessed call runs in a worktree (asked or by default), so its approval and its run agree. */
+  const inWorktree = new Map<string, boolean>();
   return defineTool({
     name: "agent",
     kind: "other",
@@ -42,19 +44,24 @@ export function createAgentTool(scope: SessionScope): Tool | undefined {
       rememberPlan(state, ctx.callId, planFor(state, scope, args));
       checkBackground(scope, args);
       checkWorktree(scope, args);
+      inWorktree.set(ctx.callId, worktreeByDefault(scope, args));
       return "delegate";
     },
     summary: (args, ctx) => {
       const p = state.plans.get(ctx.callId) ?? planFor(state, scope, args);
       const summary = approvalSummary(p, scope.workspace);
-      const where = args.worktree ? "\nRuns in a git worktree of its own, on a new branch from HEAD outside your files; merge it afterwards (agent_merge, scv agents merge JOB) or discard it." : "";
+      const own = inWorktree.get(ctx.callId) ?? args.worktree === true;
+      const why = own && args.worktree === undefined ? " (by default: another agent job is working in this repository)" : "";
+      const where = own ? `\nRuns in a git worktree of its own${why}, on a new branch from HEAD outside your files; merge it afterwards (agent_merge, scv agents merge JOB) or discard it.` : "";
       return args.background ? `${summary}\nRuns as a background job: the turn continues while the agent works.${where}` : summary;
     },
     label: (args) => `agent ${callAgentName(state, scope, args)}: ${args.prompt.trim().split("\n", 1)[0]}`,
     async execute(args, ctx) {
       const p = takePlan(state, ctx.callId) ?? planFor(state, scope, args);
       const turn = { signal: ctx.signal, progress: (line: string) => ctx.progress(line), outputLimitBytes: ctx.outputLimitBytes, approve: ctx.approve };
-      return runPlannedCall(scope, state, p, turn, args.background === true, args.worktree === true);
+      const own = inWorktree.get(ctx.callId) ?? args.worktree === true;
+      inWorktree.delete(ctx.callId);
+      return runPlannedCall(scope, state, p, turn, args.background === true, own);
     },
   });
 }

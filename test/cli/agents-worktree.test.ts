@@ -108,3 +108,29 @@ test("SCV killed mid-job: reconcile keeps the worktree with work in it (listed a
   expect((await runBinary(["agents", "discard", left.job], env, workspace)).code).toBe(0);
   expect(git(workspace, "worktree", "list").split("\n")).toHaveLength(1);
 }, 40_000);
+
+test("a background job started while another works in the repository gets a worktree by default; a merge into a dirty tree is refused", async () => {
+  const { BASH, FAKE_AGENT, signIn } = await import("../fake/agent-harness");
+  const { env, workspace, home } = fakeHome(fake.url, `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`);
+  signIn(home, "dsh");
+  git(workspace, "init", "-q", "-b", "main");
+  writeFileSync(join(workspace, "shared.txt"), "original\n");
+  git(workspace, "add", "-A");
+  git(workspace, "commit", "-qm", "start");
+  const agentOut = join(home, "agent-out.txt");
+  writeFileSync(agentOut, "edited");
+  fake.clear();
+  const call = { name: "agent", arguments: { agent: "dsh", prompt: "edit shared.txt", background: true } };
+  fake.queue(toolCalls([call, call]), text("Started both."), text("Reported."), text("Reported."));
+  const r = await runBinary(["exec", "--yes", "edit twice"], { ...env, FAKE_AGENT_STDOUT: agentOut, FAKE_AGENT_SLEEP: "1", FAKE_AGENT_WRITE: "shared.txt=edited by @ID@" }, workspace);
+  expect(r.code).toBe(0);
+  // The first job worked in the checkout (nothing else was running), the second in its own worktree.
+  expect(readFileSync(join(workspace, "shared.txt"), "utf8")).toStartWith("edited by ");
+  const listed = JSON.parse((await runBinary(["agents", "worktrees", "--json"], env, workspace)).stdout).worktrees as { job: string }[];
+  expect(listed.map((w) => w.job)).toEqual(["job-2"]);
+  const refused = await runBinary(["agents", "merge", "job-2"], env, workspace);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain("has uncommitted changes (1 file); commit or stash them before merging scv/");
+  expect(readFileSync(join(workspace, "shared.txt"), "utf8")).toStartWith("edited by ");
+  expect((await runBinary(["agents", "discard", "job-2"], env, workspace)).code).toBe(0);
+}, 30_000);
