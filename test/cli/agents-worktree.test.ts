@@ -14,7 +14,8 @@ function git(cwd: string, ...args: string[]): string {
   return r.stdout.toString().trim();
 }
 
-test("two background jobs with worktree: true edit the same file apart; merge applies one, reports the other's conflict", async () => {
+/** A fake home offering the stand-in agent dsh, and a workspace that is a git repository with one commit. */
+async function repositoryHome(agentSays: string) {
   const { BASH, FAKE_AGENT, signIn } = await import("../fake/agent-harness");
   const { env, workspace, home } = fakeHome(fake.url, `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`);
   signIn(home, "dsh");
@@ -23,7 +24,12 @@ test("two background jobs with worktree: true edit the same file apart; merge ap
   git(workspace, "add", "-A");
   git(workspace, "commit", "-qm", "start");
   const agentOut = join(home, "agent-out.txt");
-  writeFileSync(agentOut, "edited shared.txt");
+  writeFileSync(agentOut, agentSays);
+  return { env, workspace, home, agentOut };
+}
+
+test("two background jobs with worktree: true edit the same file apart; merge applies one, reports the other's conflict", async () => {
+  const { env, workspace, home, agentOut } = await repositoryHome("edited shared.txt");
   const call = (prompt: string) => ({ name: "agent", arguments: { agent: "dsh", prompt, background: true, worktree: true } });
   fake.queue(toolCalls([call("edit shared.txt one way"), call("edit shared.txt another way")]), text("Started both."), text("Reported."), text("Reported."));
   const agentEnv = { ...env, FAKE_AGENT_STDOUT: agentOut, FAKE_AGENT_WRITE: "shared.txt=edited by @ID@" };
@@ -110,15 +116,7 @@ test("SCV killed mid-job: reconcile keeps the worktree with work in it (listed a
 }, 40_000);
 
 test("a background job started while another works in the repository gets a worktree by default; a merge into a dirty tree is refused", async () => {
-  const { BASH, FAKE_AGENT, signIn } = await import("../fake/agent-harness");
-  const { env, workspace, home } = fakeHome(fake.url, `[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n`);
-  signIn(home, "dsh");
-  git(workspace, "init", "-q", "-b", "main");
-  writeFileSync(join(workspace, "shared.txt"), "original\n");
-  git(workspace, "add", "-A");
-  git(workspace, "commit", "-qm", "start");
-  const agentOut = join(home, "agent-out.txt");
-  writeFileSync(agentOut, "edited");
+  const { env, workspace, home, agentOut } = await repositoryHome("edited");
   fake.clear();
   const call = { name: "agent", arguments: { agent: "dsh", prompt: "edit shared.txt", background: true } };
   fake.queue(toolCalls([call, call]), text("Started both."), text("Reported."), text("Reported."));
