@@ -116,7 +116,7 @@ test("SCV killed mid-job: reconcile keeps the worktree with work in it (listed a
 }, 40_000);
 
 test("a background job started while another works in the repository gets a worktree by default; a merge into a dirty tree is refused", async () => {
-  const { env, workspace, home, agentOut } = await repositoryHome("edited");
+  const { env, workspace, agentOut } = await repositoryHome("edited");
   fake.clear();
   const call = { name: "agent", arguments: { agent: "dsh", prompt: "edit shared.txt", background: true } };
   fake.queue(toolCalls([call, call]), text("Started both."), text("Reported."), text("Reported."));
