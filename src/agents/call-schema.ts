@@ -16,7 +16,7 @@ const text = (description: string): JsonSchema => ({ type: "string", description
  * written as JSON Schema rather than built with zod and converted, which cost every session start half a
  * millisecond; AgentArgs (lenient, so planCall can say exactly what was wrong) checks the calls.
  */
-export function agentCallSchema(config: Config, offered: OfferedAgent[]): JsonSchema {
+export function agentCallSchema(config: Config, offered: OfferedAgent[], inRepository = false): JsonSchema {
   const names = offered.map((o) => o.descriptor.name);
   const preferred = defaultAgent(config, offered);
   const how = preferred
@@ -59,6 +59,7 @@ export function agentCallSchema(config: Config, offered: OfferedAgent[]): JsonSc
       type: "boolean",
       description: `Return a job handle at once; the result comes in a [SCV background report] turn. At most ${config.agent.max_background} at once.`,
     };
+    if (inRepository) properties.worktree = { type: "boolean", description: "With background: its own git worktree and branch (default while another job works here); agent_merge merges it" };
   }
   return { type: "object", properties, required: preferred ? ["prompt"] : ["agent", "prompt"], additionalProperties: false };
 }

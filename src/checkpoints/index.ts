@@ -6,6 +6,7 @@ import type { TurnCheckpoints } from "../scope";
 import { CheckpointRecorder } from "./recorder";
 import { RestoreChangedError } from "./restore";
 import { applyRewind, planDifferences, planEntries, previewRewind, type RewindDone, type RewindPoint, type RewindPreview, rewindPoints, type RewindSetup, type RewindTarget, undoRedoTurns } from "./rewind";
+import { turnPoints } from "./log";
 import { CheckpointStore } from "./store";
 
 export { CheckpointStore } from "./store";
@@ -47,6 +48,12 @@ export class SessionCheckpoints implements TurnCheckpoints {
 
   points(): RewindPoint[] {
     return rewindPoints(this.setup);
+  }
+
+  /** Whether `turn` changed the workspace: its files after differ from before (false when it recorded nothing). */
+  changed(turn: string): boolean {
+    const point = turnPoints(this.setup.store.log(this.setup.sessionId)).find((p) => p.turn === turn);
+    return !!point?.after && point.after !== point.before;
   }
 
   /** The turn /undo would undo and the one /redo would put back (from the log; nothing is walked). */

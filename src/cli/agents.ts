@@ -1,4 +1,4 @@
-// `scv agents ps|kill|gc|login|logout|import|status`: delegations of this SCV_HOME seen from any SCV process, transcript
+// `scv agents ps|kill|merge|discard|worktrees|gc|login|logout|import|status`: delegations of this SCV_HOME seen from any SCV process, transcript
 // cleanup, and signing the delegated agents in and out of their private homes.
 import { terminalSafe } from "../text/terminal-safe";
 import { defineCommand } from "./command";
@@ -178,7 +178,58 @@ const status = defineCommand({
   },
 });
 
+const merge = defineCommand({
+  meta: { name: "merge", description: "Merge a background job's worktree branch into the current branch (fast-forward or a merge commit; a conflict is aborted and reported)" },
+  args: { job: { type: "positional", required: true, description: "the job handle (job-1) or its branch (scv/…)" } },
+  async run({ args }) {
+    const { findWorktree, mergeWorktree } = await import("../agents/worktree");
+    try {
+      const record = findWorktree(scvHome(), process.cwd(), args.job);
+      const r = mergeWorktree(scvHome(), record);
+      if (r.merged) process.stdout.write(`merged ${record.branch} (${r.how}, ${r.commits.length} commit${r.commits.length === 1 ? "" : "s"}); its worktree was removed\n`);
+      else fail("merge", terminalSafe(r.message));
+    } catch (e) {
+      fail("merge", terminalSafe((e as Error).message));
+    }
+  },
+});
+
+const discard = defineCommand({
+  meta: { name: "discard", description: "Remove a background job's worktree and its branch (its work is lost)" },
+  args: { job: { type: "positional", required: true, description: "the job handle (job-1) or its branch (scv/…)" } },
+  async run({ args }) {
+    const { discardWorktree, findWorktree } = await import("../agents/worktree");
+    try {
+      const record = findWorktree(scvHome(), process.cwd(), args.job);
+      discardWorktree(scvHome(), record);
+      process.stdout.write(`discarded ${record.branch} and its worktree ${terminalSafe(record.path)}\n`);
+    } catch (e) {
+      fail("discard", terminalSafe((e as Error).message));
+    }
+  },
+});
+
+const worktrees = defineCommand({
+  meta: { name: "worktrees", description: "The background jobs' git worktrees (branch, commits, path) of every repository" },
+  args: { json: { type: "boolean", description: "print JSON" } },
+  async run({ args }) {
+    const { listWorktrees, reconcileWorktrees } = await import("../agents/worktree");
+    const { existsSync } = await import("node:fs");
+    // As at start-up: a dead job's worktree with nothing unmerged goes; one with work stays, marked.
+    const { removed, kept } = reconcileWorktrees(scvHome(), (pid) => existsSync(`/proc/${pid}`));
+    for (const r of removed) process.stderr.write(`scv agents worktrees: removed ${terminalSafe(r.branch)}: its job's process is gone and nothing in it was unmerged\n`);
+    const orphaned = new Set(kept.map((r) => r.branch));
+    const rows = listWorktrees(scvHome()).map((r) => ({ ...r, ...(orphaned.has(r.branch) ? { orphaned: true } : {}) }));
+    if (args.json) return void process.stdout.write(`${JSON.stringify({ worktrees: rows }, null, 2)}\n`);
+    if (!rows.length) return void process.stdout.write("no worktrees\n");
+    for (const r of rows) {
+      const note = r.orphaned ? "  [its job's process is gone: merge or discard it]" : "";
+      process.stdout.write(`${terminalSafe(`${r.job}  ${r.session}  ${r.branch}  ${r.path}  (repository ${r.repo})${note}`)}\n`);
+    }
+  },
+});
+
 export default defineCommand({
-  meta: { name: "agents", description: "Delegated agents: running delegations, stopping them, transcript cleanup, sign-in" },
-  subCommands: { ps, kill, gc, login, logout, import: importCommand, status },
+  meta: { name: "agents", description: "Delegated agents: running delegations, stopping them, worktrees, transcript cleanup, sign-in" },
+  subCommands: { ps, kill, merge, discard, worktrees, gc, login, logout, import: importCommand, status },
 });

@@ -5,6 +5,7 @@
 import { prefixText } from "../guard/prefix-text";
 import type { NotificationArgs, NotificationParams } from "../protocol/schema";
 import { planLines } from "../plan/plan";
+import { goalEventLines } from "../server/goal";
 import { riskInWords } from "../scope";
 import { type Style, styleFor } from "../terminal/style";
 import { ellipsize } from "../text/cut";
@@ -58,6 +59,8 @@ export class ExecRenderer {
    */
   private streamed: string[] = [];
   private streamedEndsLine = true;
+  /** The text streamed before the latest call line (a goal's check follows the model's last text). */
+  private streamedBeforeCall = "";
   private waitTimer: ReturnType<typeof setInterval> | undefined;
   /**
    * Not on a terminal a start line cannot be completed in place, so it waits: a quick call becomes one line
@@ -102,6 +105,15 @@ export class ExecRenderer {
         return;
       case "session.compacted":
         if (!this.json) this.line(this.s.dim(`· compacted ${counted(p.turns, "earlier turn")} into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`));
+        return;
+      case "goal.started":
+      case "goal.progress":
+      case "goal.ended":
+        if (this.json) return;
+        for (const l of goalEventLines(...([method, p] as Parameters<typeof goalEventLines>))) {
+          const paint = l.tone === "ok" ? this.s.green : l.tone === "warn" ? this.s.yellow : l.tone === "fail" ? this.s.red : this.s.dim;
+          this.line(paint(safe(l.text)));
+        }
         return;
       case "tool.started":
         return this.onToolStarted(p);
@@ -257,10 +269,13 @@ export class ExecRenderer {
     }
     if (p.turn_id !== mainTurn) return;
     // What the stream did not carry (a Sources list added at the end) follows what it did.
-    const streamed = this.streamed.join("");
+    // A goal's check runs after the model's last text: that text was streamed before the check's call line.
+    const ended = !this.streamed.length && !!p.reply && p.reply === this.streamedBeforeCall; // its line already ended
+    const streamed = ended ? p.reply : this.streamed.join("");
+    this.streamedBeforeCall = "";
     const rest = p.reply.startsWith(streamed) ? p.reply.slice(streamed.length) : `\n${p.reply}`;
     this.stdout.write(this.reply(rest));
-    const whole = rest || streamed;
+    const whole = rest || (ended ? "" : streamed);
     if (whole && !whole.endsWith("\n")) this.stdout.write("\n");
     this.streamed = [];
     this.streamedEndsLine = true;
@@ -303,6 +318,7 @@ export class ExecRenderer {
   }
 
   private endStdoutLine() {
+    this.streamedBeforeCall = this.streamed.join("");
     if (!this.streamedEndsLine) this.stdout.write("\n");
     this.streamed = [];
     this.streamedEndsLine = true;

@@ -49,6 +49,31 @@ function reportResumed(r: { session_id: string; turns: { status: string }[]; job
   }
 }
 
+/** --until and its budget as turn.start's `goal`; a bad number exits 2 saying which. */
+function goalOption(args: { until?: string; "max-attempts"?: string; "max-seconds"?: string; "max-tokens"?: string; "check-timeout"?: string }) {
+  const numbers = { max_attempts: args["max-attempts"], max_seconds: args["max-seconds"], max_tokens: args["max-tokens"], check_timeout_seconds: args["check-timeout"] };
+  const flag = (key: string) => (key === "check_timeout_seconds" ? "--check-timeout" : `--${key.replace("_", "-")}`);
+  if (args.until === undefined) {
+    const given = Object.entries(numbers).find(([, v]) => v !== undefined);
+    if (given) usage(`${flag(given[0])} only applies with --until CHECK`);
+    return undefined;
+  }
+  if (!args.until.trim()) usage("--until needs the check command, e.g. --until \"bun test\"");
+  const goal: { check: string; max_attempts?: number; max_seconds?: number; max_tokens?: number; check_timeout_seconds?: number } = { check: args.until };
+  for (const [key, text] of Object.entries(numbers)) {
+    if (text === undefined) continue;
+    const n = Number(text);
+    if (!/^\d+$/.test(text) || n < 1) usage(`${flag(key)} ${text}: give a whole number of at least 1 (a budget of zero would stop before the first attempt)`);
+    goal[key as keyof typeof numbers] = n;
+  }
+  return goal;
+}
+
+function usage(message: string): never {
+  process.stderr.write(`scv exec: ${message}\n`);
+  process.exit(2);
+}
+
 export default defineCommand({
   meta: { name: "exec", description: "Run one turn on PROMPT (or - to read it from stdin) and print the reply" },
   notes:
@@ -75,6 +100,11 @@ export default defineCommand({
     effort: { type: "string", valueHint: "EFFORT", description: `reasoning effort for this run: ${REASONING_EFFORTS.join(", ")}` },
     image: { type: "string", alias: "i", valueHint: "FILE", description: "attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeatable" },
     "over-budget": { type: "boolean", description: "run even though a spending limit ([limits] in config.toml) is reached, this once" },
+    until: { type: "string", valueHint: "CHECK", description: "keep working until the shell command CHECK passes (exit 0): it runs after each turn, and its failure starts the next (docs/guide.md, Goals)" },
+    "max-attempts": { type: "string", valueHint: "N", description: "with --until: turns at most (default 10)" },
+    "max-seconds": { type: "string", valueHint: "N", description: "with --until: wall time at most (default 1800)" },
+    "max-tokens": { type: "string", valueHint: "N", description: "with --until: model tokens at most (default 2000000)" },
+    "check-timeout": { type: "string", valueHint: "N", description: "with --until: seconds one run of the check may take (default 600)" },
   },
   async run({ args, rawArgs }) {
     const [{ ConfigError, loadConfig, scvHome }, { reconcileAtStartup }, { requestSubreaper }, { askApproval, askApprovalWithReason }, { createInProcessClient }, { createExecRenderer }, { openSessionStore }] =
@@ -120,6 +150,7 @@ export default defineCommand({
     const { recordRunsIn, hurryAllRuns } = await import("../process/index");
     recordRunsIn(scvHome(env)); // recorded before each run starts, so a later SCV stops what a killed one left
     void reconcileAtStartup(scvHome(env));
+    const goal = goalOption(args);
     const prompt = await readPrompt(args.prompt);
     if (!prompt) {
       process.stderr.write("scv exec: the prompt is empty; pass it as an argument or on stdin with `-`\n");
@@ -136,6 +167,9 @@ export default defineCommand({
     const pendingJobs = new Set<string>();
     let mainStatus: keyof typeof EXIT | undefined;
     let interrupted = false;
+    /** With --until: the goal runs until goal.ended, which decides how exec ends. */
+    let goalRunning = !!goal;
+    let goalEnded: keyof typeof EXIT | undefined;
     const maybeFinish = () => {
       if (!mainStatus) return;
       if (pendingJobs.size === 0) finish(mainStatus);
@@ -145,7 +179,7 @@ export default defineCommand({
     const endedEarly = new Map<string, { reply: string; status: keyof typeof EXIT }>();
     const mainEnded = (p: { reply: string; status: keyof typeof EXIT }) => {
       lastReply = p.reply;
-      mainStatus = p.status;
+      mainStatus = goalEnded ?? p.status;
       maybeFinish();
     };
     const render = createExecRenderer({ stdout: process.stdout, stderr: process.stderr, json: !!args.json });
@@ -157,6 +191,8 @@ export default defineCommand({
       indexLater: true,
       onNotification(...notification) {
         const [method, p] = notification;
+        // A goal's later attempts are turns SCV starts: each is the one shown, in turn.
+        if (method === "turn.started" && p.origin?.kind === "goal" && goalRunning) mainTurn = p.turn_id;
         if (args.json) process.stdout.write(`${JSON.stringify({ method, params: p })}\n`);
         render.notify(mainTurn, ...notification);
         switch (method) {
@@ -174,7 +210,16 @@ export default defineCommand({
             // Settled without this terminal (timed out, the turn cancelled): stop asking.
             questionsOpen.get(p.clarify_id)?.abort();
             break;
+          case "goal.ended":
+            goalRunning = false;
+            goalEnded = p.status === "passed" ? "completed" : p.status === "cancelled" ? "cancelled" : "failed";
+            if (mainTurn) mainEnded({ reply: lastReply, status: goalEnded });
+            break;
           case "turn.ended":
+            if (goalRunning && (p.turn_id === mainTurn || !mainTurn)) {
+              lastReply = p.reply; // the goal goes on (or its end follows at once)
+              break;
+            }
             if (p.origin?.kind === "background") {
               for (const job of p.origin.jobs ?? []) pendingJobs.delete(String(job));
               if (p.reply) lastReply = p.reply;
@@ -308,9 +353,15 @@ export default defineCommand({
       if (resumeId) reportResumed(started);
       for (const n of started.notices ?? []) process.stderr.write(`scv exec: note: ${n}\n`);
       const images = repeatedOption(rawArgs, "--image", "-i").map((f) => resolvePath(cwd, f));
-      mainTurn = (await client.request("turn.start", { session_id: sessionId, prompt, ...(images.length ? { images } : {}) })).turn_id;
+      if (!goal && started.goal) {
+        // A resumed session's goal goes on with this turn: exec waits for it as for its own.
+        goalRunning = true;
+        render.note(`scv exec: the goal goes on: until \`${terminalSafe(started.goal.check)}\` passes (attempt ${started.goal.attempts + 1} of ${started.goal.budget.max_attempts})`);
+      }
+      mainTurn = (await client.request("turn.start", { session_id: sessionId, prompt, ...(images.length ? { images } : {}), ...(goal ? { goal } : {}) })).turn_id;
       const early = endedEarly.get(mainTurn);
       if (early) mainEnded(early);
+      if (goalEnded && !mainStatus) mainEnded({ reply: lastReply, status: goalEnded });
     } catch (e) {
       process.stderr.write(`scv exec: ${(e as Error).message}\n`);
       await client.closeAll();

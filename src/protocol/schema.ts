@@ -1,6 +1,6 @@
 // Client protocol v3: every message SCV's server accepts or sends, in one place. docs/protocol.md is generated
 // from this module (scripts/protocol-doc.ts) and the server validates every request against it.
-import type { z } from "zod";
+import type { z, z as Zod } from "zod";
 import { lazySchema } from "../lazy-schema";
 
 import { REASONING_EFFORTS } from "../config/schema";
@@ -42,10 +42,27 @@ const Usage = lazySchema((z) => z.object({
 export const Origin = lazySchema((z) => z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("user") }),
   z.object({ kind: z.literal("background"), jobs: z.array(z.string()).describe("job handles reported in this turn") }),
+  z.object({ kind: z.literal("goal"), attempt: z.number().int().describe("the goal's attempt this turn is (2 and on: SCV started it with the failed check's output)") }),
 ]));
 export type Origin = z.infer<typeof Origin>;
 
 const PlanItems = lazySchema((z) => z.array(z.object({ text: z.string(), status: z.enum(PLAN_STATUSES) })));
+
+const budget = (z: typeof Zod, what: string) =>
+  z.number().int(`${what} must be a whole number`).positive(`${what} must be at least 1 (a budget of zero would stop before the first attempt; leave it out for the default)`);
+/** A goal on turn.start: the check and its budget (defaults in goal.started). */
+const Goal = lazySchema((z) =>
+  z
+    .strictObject({
+      check: z.string().refine((s) => s.trim().length > 0, "goal.check must be a shell command, not empty").describe("the shell command that passes (exit 0) when the work is done, e.g. `bun test`"),
+      max_attempts: budget(z, "goal.max_attempts").optional().describe("turns at most (default 10)"),
+      max_tokens: budget(z, "goal.max_tokens").optional().describe("model tokens (input and output) the goal's turns may use at most (default 2,000,000)"),
+      max_seconds: budget(z, "goal.max_seconds").optional().describe("wall time at most (default 1800): the running turn is stopped when it is spent"),
+      check_timeout_seconds: budget(z, "goal.check_timeout_seconds").optional().describe("how long one run of the check may take (default 600, at most tools.max_timeout_seconds); a check that hangs is killed and counts as failed"),
+    })
+    .describe("keep working until `check` passes, within the budget"),
+);
+const GoalBudget = lazySchema((z) => z.object({ max_attempts: z.number().int(), max_tokens: z.number().int(), max_seconds: z.number().int(), check_timeout_seconds: z.number().int(), repeat_limit: z.number().int() }));
 
 /** MCP servers a client brings (an editor's, over ACP): a program to start or a streamable HTTP URL. */
 /**
@@ -187,15 +204,17 @@ export const requests = {
       warnings: z.array(z.string()).describe("records that could not be read back, such as a torn last record"),
       notices: Notices.optional(),
       plan: PlanItems.optional().describe("the model's last task list (plan.updated), when it made one"),
+      goal: z.object({ check: z.string(), attempts: z.number().int(), budget: GoalBudget }).optional().describe("a goal the session was working towards when it was closed: it goes on with the next turn (its check runs after it), until it ends as goal.ended says"),
     })),
   },
   "turn.start": {
     description:
-      "Queues a user prompt. Returns at once; the turn's events follow as notifications. A prompt sent while a turn runs waits for it. `images` attaches image files (PNG, JPEG, GIF, WebP; absolute paths the server can read) for a model that takes images; the session keeps the paths, not the bytes, and a session whose model does not take images refuses them with the reason.",
+      "Queues a user prompt. Returns at once; the turn's events follow as notifications. A prompt sent while a turn runs waits for it. `images` attaches image files (PNG, JPEG, GIF, WebP; absolute paths the server can read) for a model that takes images; the session keeps the paths, not the bytes, and a session whose model does not take images refuses them with the reason. `goal` keeps the work going until `goal.check` passes: after each turn SCV runs the check as a `bash` call (sandboxed, guarded and shown like any), and while it fails starts another turn (origin `goal`) with its exit code and the end of its output, within the budget; `goal.started`, `goal.progress` and `goal.ended` report it. Refused while another goal runs.",
     params: lazySchema((z) => z.strictObject({
       session_id: SessionId,
       prompt: z.string().min(1, "prompt must not be empty"),
       images: z.array(z.string().min(1)).max(16, "at most 16 images per prompt").optional(),
+      goal: Goal.optional(),
     })),
     result: lazySchema((z) => z.object({ turn_id: TurnId, queued: z.boolean() })),
   },
@@ -458,6 +477,38 @@ export const notifications = {
     description:
       "The model replaced its task list (the `plan` tool): every step with its status, `pending`, `in_progress` (at most one) or `done`. An empty list clears it. A client shows it while the work goes on; `session.resume` returns the last one.",
     params: lazySchema((z) => z.object({ session_id: SessionId, items: PlanItems })),
+  },
+  "goal.started": {
+    description: "A goal began (turn.start `goal`): the check and the budget it runs within, defaults filled in. `repeat_limit`: the same failing output this many times in a row with no file changed stops it.",
+    params: lazySchema((z) => z.object({ ...inTurn, check: z.string(), budget: GoalBudget })),
+  },
+  "goal.progress": {
+    description: "The check ran after attempt `attempt` of `max_attempts`: `passed`, its `exit_code` (absent when it did not run or was killed) and its output's last line.",
+    params: lazySchema((z) => z.object({
+      ...inTurn,
+      attempt: z.number().int(),
+      max_attempts: z.number().int(),
+      passed: z.boolean(),
+      exit_code: z.number().int().optional(),
+      timed_out: z.literal(true).optional().describe("the check ran past its timeout and was killed"),
+      last_line: z.string(),
+      tokens: z.number().int().describe("model tokens the goal's turns used so far"),
+      seconds: z.number().int().describe("wall time since the goal began"),
+    })),
+  },
+  "goal.ended": {
+    description:
+      "A goal stopped. `status`: `passed` (the check exited 0), `budget` (attempts, tokens or wall time spent), `repeated` (the same failure `repeat_limit` times with no file changed), `gave_up` (the model said the check cannot pass), `refused` (the check could not run: the guard refused it or nobody approved it), `failed` (a turn failed: the model or a limit), `cancelled` (turn.cancel, Ctrl-C, /stop). `reason` says why in words; `output` is the end of the last check's output.",
+    params: lazySchema((z) => z.object({
+      session_id: SessionId,
+      turn_id: TurnId.optional().describe("the last attempt's turn"),
+      status: z.enum(["passed", "budget", "repeated", "gave_up", "refused", "failed", "cancelled"]),
+      reason: z.string(),
+      check: z.string(),
+      attempts: z.number().int(),
+      exit_code: z.number().int().optional(),
+      output: z.string().optional(),
+    })),
   },
   "turn.ended": {
     description: "The final event of a turn.",

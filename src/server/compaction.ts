@@ -44,7 +44,7 @@ Keep, precisely and completely:
 - decisions made and why;
 - exact file paths, commands, URLs, names and identifiers that matter;
 - what was done and what the results were (conclusions, not full tool outputs);
-- open tasks and the next steps;
+- open tasks, open questions and the next steps;
 - every agent handle and job handle (delegated agents, background jobs) with what it is doing and its last known status.
 
 If the transcript begins with an earlier summary, carry everything in it that still matters into the new one. Write plain text with short headed sections. Do not address the user and do not add anything that is not in the transcript.`;
@@ -188,6 +188,8 @@ export interface CompactDeps {
   signal: AbortSignal;
   /** Added to the summariser's instructions: what the session keeps apart from history (the owner's memory). */
   note?: string;
+  /** Put at the head of the summary as it is (the person's task, the goal, the plan, files changed): never summarised. */
+  pinned?: string;
 }
 
 /**
@@ -224,7 +226,7 @@ export async function compactHistory(history: HistoryItem[], deps: CompactDeps, 
     return { ok: false, message: `the model could not summarise the session: ${why}`, failure: failure ?? { class: "stream", message: why }, usage };
   }
   const turns = older.reduce((n, item) => n + (item.role === "user" ? 1 : item.role === "summary" ? item.turns : 0), 0);
-  const summary: SummaryItem = { role: "summary", content: text.trim(), turns };
+  const summary: SummaryItem = { role: "summary", content: deps.pinned ? `${deps.pinned}\n\n${text.trim()}` : text.trim(), turns };
   const replaced = history.splice(0, split, summary);
   const tokensAfter = deps.fixedTokens + estimateTokens(requestView(history, Math.max(1, deps.turnStart - split + 1)));
   const newTurns = turns - (replaced[0]?.role === "summary" ? replaced[0].turns : 0);
@@ -268,7 +270,8 @@ function transcriptOf(items: readonly HistoryItem[], maxChars: number): string {
   for (const item of items) {
     switch (item.role) {
       case "summary":
-        entries.push(`Earlier summary (covering ${item.turns} turns):\n${item.content}`);
+        // What SCV pinned is pinned again by the session, up to date: the summariser need not carry it.
+        entries.push(`Earlier summary (covering ${item.turns} turns):\n${withoutPinned(item.content)}`);
         break;
       case "user":
         entries.push(`User: ${headAndTail(item.content, LIMITS.message, "cut for the summary")}${imagesNote(item.images)}`);
@@ -297,6 +300,16 @@ function transcriptOf(items: readonly HistoryItem[], maxChars: number): string {
   }
   if (dropped) entries.splice(keepFirst, 0, `[${dropped} older transcript entries were left out to fit]`);
   return headAndTail(entries.join("\n\n"), maxChars, "cut to fit the summary request");
+}
+
+/** Where the part of a summary SCV wrote itself begins and ends (src/server/task-pin.ts). */
+export const PINNED_START = "## Kept by SCV at every compaction";
+export const PINNED_END = "## End of what SCV kept";
+
+function withoutPinned(content: string): string {
+  if (!content.startsWith(PINNED_START)) return content;
+  const end = content.indexOf(PINNED_END);
+  return end < 0 ? content : content.slice(end + PINNED_END.length).trim();
 }
 
 function imagesNote(images: ImageRef[] | undefined): string {

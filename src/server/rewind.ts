@@ -13,7 +13,7 @@ function checkpointsOf(s: Session): SessionCheckpoints | undefined {
 export function sessionCheckpoints(s: Session): RequestResult<"session.checkpoints"> {
   const cp = checkpointsOf(s);
   const stored = s.scope.journal?.store.load(s.id);
-  const userTurns = (stored?.turns ?? []).filter((t) => t.origin.kind === "user");
+  const userTurns = (stored?.turns ?? []).filter((t) => t.origin.kind === "user" || t.origin.kind === "goal");
   if (!cp) return { enabled: false, turns: userTurns.map((t) => ({ turn_id: t.turn_id, prompt: t.prompt, files: false, reason: "checkpoints are off in this session" })) };
   const points = cp.points();
   const turns = userTurns.map((t) => {

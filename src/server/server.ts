@@ -129,7 +129,13 @@ export function createServerConnection(opts: ServerOptions): ServerConnection {
         requireInit();
         const s = session(p.session_id);
         const images = attachedImages(s, p.images);
-        const { turnId, queued } = s.startTurn(p.prompt, images);
+        let started: { turnId: string; queued: boolean };
+        try {
+          started = s.startTurn(p.prompt, images, p.goal);
+        } catch (e) {
+          throw new RpcError(ERROR_CODES.invalid_params, (e as Error).message);
+        }
+        const { turnId, queued } = started;
         return { turn_id: turnId, queued };
       },
       async "turn.cancel"(p) {
@@ -288,6 +294,7 @@ function resumeSession(conn: Connection, p: RequestParams<"session.resume">): Re
     warnings: loaded.warnings,
     ...notices(s),
     ...(loaded.plan?.length ? { plan: loaded.plan } : {}),
+    ...(s.goals.active ? { goal: { check: s.goals.active.check, attempts: s.goals.active.attempt, budget: s.goals.active.budget } } : {}),
   };
 }
 

@@ -15,14 +15,22 @@ import type { ToolRegistry } from "../tools/tool";
 import { OpenQuestions } from "./questions";
 import { type CompactionReason, type CompactResult, compactHistory, type ContextState, estimateTextTokens } from "./compaction";
 import type { SystemPrompt } from "./system-prompt";
-import { type Emit, guardField, noticeAll, runTurn, type SideStep, type TurnOutcome } from "./turn";
+import { type Emit, guardField, noticeAll, runOwnCall, runTurn, type SideStep, type TurnDeps, type TurnOutcome } from "./turn";
 import { type SessionHooks, sessionHooks } from "./session-hooks";
+import { GoalDriver } from "./goal-driver";
+import type { GoalRequest } from "./goal";
+import { goalNote } from "./goal";
+import { SessionCheckpoints } from "../checkpoints/index";
+import { currentPlan } from "../plan/plan";
+import { type FollowedTask, followTask, pinnedTask } from "./task-pin";
 
 interface QueuedTurn {
   turnId: string;
   prompt: string;
   origin: Origin;
   images?: ImageRef[];
+  /** Added to the prompt the model reads (a goal's instructions); the record keeps the person's words. */
+  note?: string;
 }
 
 export interface SessionOptions {
@@ -81,6 +89,10 @@ export class Session {
   private readonly hooks: SessionHooks | undefined;
   /** What SessionStart hooks added for the model, once they ran (before the first turn): kept in the prompt. */
   private hookContext: string | undefined;
+  /** The goal the session works towards, if any (turn.start `goal`). */
+  readonly goals: GoalDriver;
+  /** The person's prompts and the files changed so far: every compaction's summary carries them (task-pin.ts). */
+  private readonly task: FollowedTask = { prompts: [], files: new Set<string>() };
 
   constructor(private readonly opts: SessionOptions) {
     this.context = { ...opts.context };
@@ -123,6 +135,13 @@ export class Session {
       };
     }
     this.hooks = sessionHooks(this.scope, opts.emit, () => this.running?.turnId || undefined);
+    this.goals = this.goalDriver();
+    this.opts.emit = followTask(this.task, this.history, opts.restored, opts.emit);
+    const open = opts.restored?.goal;
+    if (open) {
+      const attempts = (opts.restored?.turns ?? []).filter((t) => handleNumber(t.turn_id, "t") >= handleNumber(open.turn, "t")).length;
+      this.goals.begin({ check: open.check }, open.turn, { attempts, budget: open.budget });
+    }
     this.tools = opts.buildTools(this.scope);
     const prompt = opts.systemPrompt(this.scope, this.tools);
     this.systemPrompt = prompt.text;
@@ -192,11 +211,14 @@ export class Session {
     return this.context.window;
   }
 
-  startTurn(prompt: string, images?: ImageRef[]): { turnId: string; queued: boolean } {
+  startTurn(prompt: string, images?: ImageRef[], goal?: GoalRequest): { turnId: string; queued: boolean } {
+    if (goal && this.goals.active) throw new Error(`a goal is already running (check \`${this.goals.active.check}\`); stop it first (turn.cancel, Ctrl-C or /stop)`);
     const turnId = this.nextTurnId();
     const queued = !!this.running || this.queue.length > 0;
-    const turn: QueuedTurn = { turnId, prompt, origin: { kind: "user" }, ...(images?.length ? { images } : {}) };
+    const turn: QueuedTurn = { turnId, prompt, origin: { kind: "user" }, ...(images?.length ? { images } : {}), ...(goal ? { note: goalNote(goal.check) } : {}) };
     this.recordTurn(turn);
+    this.task.prompts.push(prompt);
+    if (goal) this.goals.begin(goal, turnId);
     this.queue.push(turn);
     this.pump();
     return { turnId, queued };
@@ -227,10 +249,16 @@ export class Session {
   /** The session's one compaction path: replaces older history with a summary and reports it. */
   private async compact(reason: CompactionReason, turnId: string | undefined, turnStart: number, fixedTokens: number, signal: AbortSignal) {
     const note = this.opts.compactionNote?.(this.scope);
+    const goal = this.goals.active;
+    const pinned = pinnedTask({
+      ...this.task,
+      plan: currentPlan(this.scope.services),
+      ...(goal ? { goal: { check: goal.check, attempt: goal.attempt, maxAttempts: goal.budget.max_attempts } } : {}),
+    });
     await this.hooks?.run("PreCompact", { trigger: reason === "request" ? "manual" : "auto", reason, custom_instructions: "" }, { ...(turnId ? { turnId } : {}), signal });
     const result = await compactHistory(
       this.history,
-      { model: this.opts.model, modelName: this.opts.modelName, window: this.context.window, turnStart, fixedTokens, signal, ...(note ? { note } : {}) },
+      { model: this.opts.model, modelName: this.opts.modelName, window: this.context.window, turnStart, fixedTokens, signal, ...(note ? { note } : {}), ...(pinned ? { pinned } : {}) },
       reason,
     );
     if (result.usage) this.scope.usage?.model(result.usage);
@@ -273,6 +301,7 @@ export class Session {
   /** Cancels the running turn (or the named one) and drops queued user prompts. */
   cancel(turnId?: string): boolean {
     let hit = false;
+    if (!turnId || this.running?.turnId === turnId) this.goals.cancelled();
     for (let i = this.queue.length - 1; i >= 0; i--) {
       const q = this.queue[i]!;
       if (turnId && q.turnId !== turnId) continue;
@@ -335,6 +364,7 @@ export class Session {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.goals.close(); // before cancel: a closed session's goal stays open in its record, for a resume
     this.cancel();
     await this.running?.done;
     await this.hooks?.run("SessionEnd", { reason: "other" });
@@ -454,34 +484,19 @@ export class Session {
     this.recordingTurn = turn.turnId;
     this.scope.usage?.setTurn({ id: turn.turnId, kind: turn.origin.kind });
     let outcome: TurnOutcome;
+    let check: Awaited<ReturnType<GoalDriver["check"]>>;
+    this.goals.turnStarting();
+    const deps = this.turnDeps(turn);
     try {
       if (this.hookContext === undefined && this.hooks) {
         const started = await this.hooks.run("SessionStart", { source: this.opts.restored ? "resume" : "startup" }, { turnId: turn.turnId, signal });
         this.hookContext = started.context;
       }
-      outcome = await runTurn(
-        {
-          scope: this.scope,
-          tools: this.tools,
-          model: this.opts.model,
-          modelName: this.opts.modelName,
-          hostedWebSearch: this.hostedWebSearch,
-          ...(this.opts.reasoning ? { reasoning: this.opts.reasoning } : {}),
-          systemPrompt: () => (this.hookContext ? `${this.systemPrompt}\n\n<hook-context event="SessionStart">\n${this.hookContext}\n</hook-context>` : this.systemPrompt),
-          ...(this.hooks ? { hooks: this.hooks, promptFromPerson: turn.origin.kind === "user" } : {}),
-          ...(this.beforeCompaction ? { beforeCompaction: this.beforeCompaction } : {}),
-          history: this.history,
-          context: this.context,
-          compact: (reason, turnId, turnStart, fixedTokens, signal) => this.compact(reason, turnId, turnStart, fixedTokens, signal),
-          gate: this.gate,
-          questions: this.questions,
-          emit: this.opts.emit,
-        },
-        turn.turnId,
-        turn.prompt,
-        signal,
-        turn.images,
-      );
+      outcome = await runTurn(deps, turn.turnId, turn.note ? `${turn.prompt}\n\n${turn.note}` : turn.prompt, signal, turn.images);
+      check = await this.goals.check(turn.turnId, outcome, signal, (command, timeout) => {
+        const call = { id: `goal-check-${turn.turnId}`, name: "bash", arguments: JSON.stringify({ command, timeout_seconds: timeout }) };
+        return runOwnCall(deps, turn.turnId, call, signal);
+      });
     } catch (e) {
       // The loop is written not to throw; if it does, the turn still ends with a reason.
       outcome = {
@@ -496,6 +511,48 @@ export class Session {
     this.scope.usage?.setTurn(undefined);
     this.recordEnd(turn.turnId, outcome);
     this.opts.emit("turn.ended", { ...ids, ...outcome, origin: turn.origin });
+    this.goals.turnEnded(turn.turnId, outcome, check);
+  }
+
+  private turnDeps(turn: QueuedTurn): TurnDeps {
+    return {
+      scope: this.scope,
+      tools: this.tools,
+      model: this.opts.model,
+      modelName: this.opts.modelName,
+      hostedWebSearch: this.hostedWebSearch,
+      ...(this.opts.reasoning ? { reasoning: this.opts.reasoning } : {}),
+      systemPrompt: () => (this.hookContext ? `${this.systemPrompt}\n\n<hook-context event="SessionStart">\n${this.hookContext}\n</hook-context>` : this.systemPrompt),
+      ...(this.hooks ? { hooks: this.hooks, promptFromPerson: turn.origin.kind === "user" } : {}),
+      ...(this.beforeCompaction ? { beforeCompaction: this.beforeCompaction } : {}),
+      history: this.history,
+      context: this.context,
+      compact: (reason, turnId, turnStart, fixedTokens, signal) => this.compact(reason, turnId, turnStart, fixedTokens, signal),
+      gate: this.gate,
+      questions: this.questions,
+      emit: this.opts.emit,
+    };
+  }
+
+  /** The goal's hold on this session: its check runs as a call of the attempt's turn, its next attempt queues here. */
+  private goalDriver(): GoalDriver {
+    return new GoalDriver({
+      sessionId: this.scope.sessionId,
+      emit: this.opts.emit,
+      maxTimeoutSeconds: this.scope.config.tools.max_timeout_seconds,
+      record: (entry) => this.scope.journal?.recorder.append(entry),
+      filesChanged: (turnId) => {
+        const cp = this.scope.services.checkpoints;
+        return cp instanceof SessionCheckpoints ? cp.changed(turnId) : undefined;
+      },
+      queueAttempt: (prompt, attempt) => {
+        if (this.queue.length || this.closed) return; // the person's next prompt is the next attempt
+        const next: QueuedTurn = { turnId: this.nextTurnId(), prompt, origin: { kind: "goal", attempt } };
+        this.recordTurn(next);
+        this.queue.push(next);
+      },
+      abortRunning: () => this.running?.abort.abort(),
+    });
   }
 }
 

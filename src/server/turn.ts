@@ -423,6 +423,11 @@ function argumentsField(args: unknown): { arguments?: Record<string, unknown> } 
   return { arguments: argumentsForDisplay(args as Record<string, unknown>) };
 }
 
+/** A call SCV makes itself (a goal's check): the same path as the model's calls (assess, hooks, gate, run), shown alike. */
+export function runOwnCall(deps: TurnDeps, turnId: string, call: ToolCallRequest, signal: AbortSignal): Promise<ToolResult> {
+  return runToolCall(deps, turnId, call, signal);
+}
+
 async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest, signal: AbortSignal, halt: { by?: { command: string; reason: string } } = {}): Promise<ToolResult> {
   const { scope, emit } = deps;
   const ids = { session_id: scope.sessionId, turn_id: turnId, call_id: call.id };

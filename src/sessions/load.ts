@@ -64,6 +64,8 @@ export interface LoadedSession {
   jobs: StoredJob[];
   /** The model's last task list (the plan tool), if it made one. */
   plan?: PlanItem[];
+  /** A goal still open when the session was last saved (begun, not ended): its check, budget and first turn. */
+  goal?: { turn: string; check: string; budget: { max_attempts: number; max_tokens: number; max_seconds: number; check_timeout_seconds: number; repeat_limit: number } };
   warnings: string[];
   lastActivity: number;
   /** Bytes up to the end of the last complete record; a torn tail lies beyond. */
@@ -251,6 +253,12 @@ class SessionParser {
         break;
       case "plan":
         loaded.plan = r.items;
+        break;
+      case "goal":
+        loaded.goal = { turn: r.turn, check: r.check, budget: r.budget };
+        break;
+      case "goal_ended":
+        delete loaded.goal;
         break;
       case "job_finished": {
         const { type: _t, at: _a, ...job } = r;

@@ -124,6 +124,15 @@ export const SessionRecord = lazySchema((z) => z.discriminatedUnion("type", [
    * model sees from here on. They stay in the file above this record; nothing is deleted.
    */
   z.object({ type: z.literal("rewound"), at, turn: z.string() }),
+  /** A goal began with `turn` (turn.start `goal`): its check and budget. Open until a `goal_ended`, so a resume continues it. */
+  z.object({
+    type: z.literal("goal"),
+    at,
+    turn: z.string(),
+    check: z.string(),
+    budget: z.object({ max_attempts: z.number().int(), max_tokens: z.number().int(), max_seconds: z.number().int(), check_timeout_seconds: z.number().int(), repeat_limit: z.number().int() }),
+  }),
+  z.object({ type: z.literal("goal_ended"), at, turn: z.string().optional(), status: z.string(), reason: z.string(), attempts: z.number().int() }),
 ]));
 export type SessionRecord = z.infer<typeof SessionRecord>;
 

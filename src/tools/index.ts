@@ -3,6 +3,7 @@
 import { agentPromptSection } from "../agents/engine";
 import { createAgentTool } from "./agent";
 import { createAgentCancelTool } from "./agent_cancel";
+import { createAgentMergeTool } from "./agent_merge";
 import { createAgentStatusTool } from "./agent_status";
 import { createAgentWaitTool } from "./agent_wait";
 import { createBashTool } from "./bash";
@@ -49,6 +50,7 @@ const FACTORIES: ToolFactory[] = [
   createAgentWaitTool,
   createAgentStatusTool,
   createAgentCancelTool,
+  createAgentMergeTool,
   createReadSkillTool,
   createSkillManageTool,
   createSessionSearchTool,

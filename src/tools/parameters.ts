@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import { AgentArgs } from "./agent";
 import { AgentCancelArgs } from "./agent_cancel";
+import { AgentMergeArgs } from "./agent_merge";
 import { AgentStatusArgs } from "./agent_status";
 import { DefaultAgentWaitArgs } from "./agent_wait";
 import { DefaultBashArgs } from "./bash";
@@ -27,6 +28,7 @@ export const PREBUILT_PARAMETERS: Record<string, z.ZodType> = {
   agent_wait: DefaultAgentWaitArgs,
   agent_status: AgentStatusArgs,
   agent_cancel: AgentCancelArgs,
+  agent_merge: AgentMergeArgs,
   write: WriteArgs,
   edit: EditArgs,
   grep: GrepArgs,

@@ -12,6 +12,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "undo", description: "put back the files the last turn changed (its edits, commands and delegated agents' changes in the workspace)" },
   { name: "redo", description: "redo what the last /undo undid" },
   { name: "compact", description: "summarise the conversation so far to free context" },
+  { name: "goal", args: "CHECK", description: "keep working on the task until the shell command CHECK passes (it runs after each turn; its failure starts the next)" },
+  { name: "stop", description: "stop the running turn and the goal, if one runs (as Ctrl-C)" },
   { name: "model", args: "[NAME]", description: "pick a profile or model (type to filter, Enter); with NAME (a profile or a model) switch to it; the conversation is kept" },
   { name: "mode", args: "[ask|accept-edits]", description: "how changes are approved: ask each time, or accept edits inside the workspace (Shift-Tab switches)" },
   { name: "effort", args: "[LEVEL]", description: "show the reasoning effort; with LEVEL switch it for the next turn" },

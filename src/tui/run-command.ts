@@ -79,6 +79,18 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
         if (!r.compacted) view.say("nothing to compact yet: the conversation is still short", theme.dim);
         break;
       }
+      case "goal": {
+        if (!arg) {
+          view.say("/goal takes the check to run after each turn, e.g. /goal bun test; the work goes on until it passes", theme.yellow);
+          break;
+        }
+        const prompt = `Work on the task until the check \`${arg}\` passes.`;
+        await ctx.request("turn.start", { session_id: ctx.session().id, prompt, goal: { check: arg } });
+        break;
+      }
+      case "stop":
+        await ctx.request("turn.cancel", { session_id: ctx.session().id });
+        break;
       case "jobs":
         if (!view.jobs.size) view.say("no background jobs running");
         for (const [job, state] of view.jobs) view.say(`${job}: ${state}`);

@@ -11,6 +11,7 @@ import { riskInWords } from "../scope";
 import { planLines, planProgress, type PlanItem } from "../plan/plan";
 import { PASTE_COLLAPSE_CHARS, PASTE_COLLAPSE_LINES } from "./editor";
 import { counted } from "../text/plural";
+import { goalEventLines } from "../server/goal";
 
 /** The lines of a long prompt shown before it is collapsed. */
 const PROMPT_PREVIEW_LINES = 3;
@@ -194,6 +195,13 @@ export class ConversationView {
         break;
       case "plan.updated":
         this.plan = Array.isArray(p.items) ? p.items : [];
+        break;
+      case "goal.started":
+      case "goal.progress":
+      case "goal.ended":
+        for (const l of goalEventLines(...([method, p] as Parameters<typeof goalEventLines>))) {
+          this.say(l.text, l.tone === "ok" ? this.theme.green : l.tone === "warn" ? this.theme.yellow : l.tone === "fail" ? this.theme.red : this.theme.dim);
+        }
         break;
       case "session.compacted":
         this.say(`compacted ${counted(p.turns, "earlier turn")} into a summary (about ${p.tokens_before} → ${p.tokens_after} tokens)`, this.theme.dim);

@@ -10,7 +10,8 @@
 #   FAKE_AGENT_SIGNAL   a signal it then kills itself with (a crash)
 #   FAKE_AGENT_TMPFILE  a file name it leaves in $TMPDIR (what real CLIs leave there)
 #   FAKE_AGENT_STDIN    when set, copies stdin to <id>.stdin first (hangs unless stdin is at EOF)
-#   FAKE_AGENT_WRITE    NAME=TEXT: writes TEXT (and a newline) to NAME in its working directory (an agent's edit)
+#   FAKE_AGENT_WRITE    NAME=TEXT: writes TEXT (and a newline) to NAME in its working directory (an agent's edit);
+#                       @ID@ in TEXT becomes this run's id, so two runs write different text
 id="$(date +%s%N)-$$"
 session=""
 out_file=""
@@ -38,7 +39,7 @@ fi
 if [ -n "$FAKE_AGENT_STDOUT" ]; then
   if [ -n "$session" ]; then sed "s/@SESSION@/$session/g" "$FAKE_AGENT_STDOUT"; else cat "$FAKE_AGENT_STDOUT"; fi
 fi
-[ -n "$FAKE_AGENT_WRITE" ] && printf '%s\n' "${FAKE_AGENT_WRITE#*=}" > "${FAKE_AGENT_WRITE%%=*}"
+if [ -n "$FAKE_AGENT_WRITE" ]; then text="${FAKE_AGENT_WRITE#*=}"; printf '%s\n' "${text//@ID@/$id}" > "${FAKE_AGENT_WRITE%%=*}"; fi
 [ -n "$FAKE_AGENT_STDERR" ] && printf '%s\n' "$FAKE_AGENT_STDERR" >&2
 [ -n "$out_file" ] && [ -n "$FAKE_AGENT_LAST" ] && printf '%s' "$FAKE_AGENT_LAST" > "$out_file"
 [ -n "$FAKE_AGENT_TMPFILE" ] && [ -n "$TMPDIR" ] && mkdir -p "$TMPDIR/$FAKE_AGENT_TMPFILE" && : > "$TMPDIR/$FAKE_AGENT_TMPFILE/left"
