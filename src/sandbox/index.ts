@@ -27,7 +27,7 @@ let support: SandboxSupport | undefined;
 
 /**
  * What this machine lets the launcher enforce: probed in a throwaway launcher (about 10 ms), once per process and,
- * with `scvHome`, once per boot and binary (kept in $SCV_HOME/state/sandbox-support.json), so a session's start
+ * with `scvHome`, once per boot, binary and user (kept in $SCV_HOME/state/sandbox-support.json), so a session's start
  * does not pay for it again.
  */
 export function sandboxSupport(scvHome?: string): SandboxSupport {
@@ -66,7 +66,9 @@ export function sandboxSupport(scvHome?: string): SandboxSupport {
 function supportKey(): string | undefined {
   try {
     const st = statSync(process.execPath);
-    return `${readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()} ${process.execPath} ${st.size} ${st.mtimeMs} ${Bun.main.startsWith("/$bunfs/") ? "" : Bun.main}`;
+    // The uid too: root makes its namespaces directly, anyone else inside a user namespace (a shared SCV_HOME under sudo).
+    const uid = process.getuid?.() ?? -1;
+    return `${readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()} ${process.execPath} ${st.size} ${st.mtimeMs} ${Bun.main.startsWith("/$bunfs/") ? "" : Bun.main}${uid === 0 ? "" : ` uid ${uid}`}`;
   } catch {
     return undefined;
   }
