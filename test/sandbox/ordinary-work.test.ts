@@ -16,8 +16,10 @@ afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
 });
 
-for (const uid of [undefined, ORDINARY_UID]) {
-  test.skipIf(process.getuid?.() !== 0)(`ordinary work runs unasked inside the sandbox ${uid === undefined ? "as root" : `as an ordinary user (uid ${uid})`}`, async () => {
+// As root; as an ordinary user; and as that user already inside a user namespace of its own (`unshare -Ur`, as in a
+// container or a CI runner), where SCV is root of that namespace and nests its namespaces in it.
+for (const [uid, nested] of [[undefined, false], [ORDINARY_UID, false], [ORDINARY_UID, true]] as const) {
+  test.skipIf(process.getuid?.() !== 0)(`ordinary work runs unasked inside the sandbox ${uid === undefined ? "as root" : `as an ordinary user (uid ${uid})${nested ? " inside a user namespace" : ""}`}`, async () => {
     const root = mkdtempSync(join(BASE, "scv-ordinary-"));
     roots.push(root);
     const home = join(root, "home");
@@ -44,7 +46,8 @@ for (const uid of [undefined, ORDINARY_UID]) {
     for (const command of steps) fake.queue(toolCalls([{ name: "bash", arguments: { command } }]));
     fake.queue(text("done"));
     const argv = [requireBinary(), "exec", "--json", "go"];
-    const scv = Bun.spawn(uid === undefined ? argv : ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--no-new-privs", ...argv], { cwd: ws, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const asUser = ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--no-new-privs", ...(nested ? ["unshare", "-Ur"] : [])];
+    const scv = Bun.spawn(uid === undefined ? argv : [...asUser, ...argv], { cwd: ws, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     const [out, err] = await Promise.all([new Response(scv.stdout).text(), new Response(scv.stderr).text(), scv.exited]);
     const events = out.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { method: string; params: Record<string, any> });
     const done = events.filter((e) => e.method === "tool.completed").map((e) => ({ ok: !!e.params.ok, sandbox: e.params.sandbox, out: String(e.params.output ?? "") }));
@@ -53,10 +56,10 @@ for (const uid of [undefined, ORDINARY_UID]) {
     if (done.some((d) => !d.ok)) console.log(err, done.map((d) => d.out).join("\n---\n"));
     expect(asked).toEqual([]);
     expect(done.map((d) => [d.ok, d.sandbox])).toEqual(Array(steps.length).fill([true, "workspace-write"]));
-    expect(started[0]).toContain(uid === undefined ? "namespaces" : "namespaces in a user namespace");
+    expect(started[0]).toContain(uid === undefined || nested ? "namespaces" : "namespaces in a user namespace");
     expect(done[1]!.out).toContain("1 test passed");
     expect(done[4]!.out).toContain("scratch");
-    expect(done[5]!.out.trim().split("\n").at(-1)).toBe(String(uid ?? 0));
+    expect(done[5]!.out.trim().split("\n").at(-1)).toBe(String(nested ? 0 : (uid ?? 0)));
     expect(done[6]!.out.trim().split("\n").at(-1)).toBe("0");
     expect(readFileSync(join(ws, "copied.txt"), "utf8")).toBe("scratch\n");
     for (const p of ["NOTES.md", "build", "dist/app.js"]) expect(existsSync(join(ws, p))).toBe(true);
