@@ -5,7 +5,9 @@
 //    Target: under 1.3x and under 10 ms added.
 // 2. The launcher's own start (`scv __sandbox <policy> /bin/true`: start, namespaces, Landlock, execve) against a
 //    bare compiled Bun hello world (bench/bare.ts) and /bin/true itself.
-// Run: bun run build && bun bench/sandbox.ts (BENCH_CALLS, BENCH_ROUNDS to change the size)
+// Run: bun run build && bun bench/sandbox.ts (BENCH_CALLS, BENCH_ROUNDS to change the size). As root,
+// BENCH_UID=47012 runs both parts as that ordinary user (setpriv, no_new_privs): the sandbox then comes inside a
+// user namespace; where `bwrap` is installed, part 2 also times `bwrap --unshare-all … /bin/true` beside it.
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, removeFakeHomes, requireBinary } from "../test/fake/binary";
@@ -15,13 +17,17 @@ import { buildBareHello, median } from "./bare";
 const CALLS = Number(process.env.BENCH_CALLS ?? 25);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const scv = requireBinary();
+const UID = process.env.BENCH_UID ? Number(process.env.BENCH_UID) : undefined;
+const asUser = (argv: string[]) => (UID === undefined ? argv : ["setpriv", `--reuid=${UID}`, `--regid=${UID}`, "--clear-groups", "--no-new-privs", ...argv]);
+const LAUNCHER_ENV = { BUN_JSC_useConcurrentJIT: "0", BUN_JSC_useWarmUpMarkedBlocks: "0", MIMALLOC_SCAVENGER: "0" };
 const fake = await startFakeModel();
 
 async function session(sandboxed: boolean): Promise<number[]> {
-  const { env, workspace } = fakeHome(fake.url, `[tools]\nmax_steps = ${CALLS + 5}\n${sandboxed ? "" : '[sandbox]\nmode = "off"\n'}`);
+  const { env, workspace, home } = fakeHome(fake.url, `[tools]\nmax_steps = ${CALLS + 5}\n${sandboxed ? "" : '[sandbox]\nmode = "off"\n'}`);
+  if (UID !== undefined) Bun.spawnSync(["chown", "-R", `${UID}:${UID}`, join(home, "..")]);
   for (let i = 0; i < CALLS; i++) fake.queue(toolCalls([{ name: "bash", arguments: { command: "true" } }]));
   fake.queue(text("done"));
-  const p = Bun.spawn([scv, "exec", "--json", "--yes", "go"], { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(asUser([scv, "exec", "--json", "--yes", "go"]), { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
   if (code !== 0) throw new Error(`scv exec failed (${code}): ${await new Response(p.stderr).text()}`);
   const done = out.trim().split("\n").map((l) => JSON.parse(l)).filter((e) => e.method === "tool.completed");
@@ -44,7 +50,7 @@ try {
 }
 const mOff = median(off);
 const mOn = median(on);
-console.log(`bash \`true\`, ${CALLS} calls x ${ROUNDS} sessions of each kind, alternating (runner's duration_ms per call):`);
+console.log(`${UID === undefined ? "as root" : `as uid ${UID}`}: bash \`true\`, ${CALLS} calls x ${ROUNDS} sessions of each kind, alternating (runner's duration_ms per call):`);
 console.log(`  unsandboxed ${mOff.toFixed(1)} ms, sandboxed ${mOn.toFixed(1)} ms: ratio ${(mOn / mOff).toFixed(2)}x (target < 1.3x ${mOn / mOff < 1.3 ? "met" : "MISSED"}), added ${(mOn - mOff).toFixed(1)} ms (target < 10 ms ${mOn - mOff < 10 ? "met" : "MISSED"})`);
 
 // 2. The launcher's start against a bare compiled binary.
@@ -55,24 +61,32 @@ try {
   const tmp = join(root, "tmp");
   mkdirSync(ws);
   mkdirSync(tmp);
-  const policy = JSON.stringify({ mode: "workspace-write", cwd: ws, workspace: ws, protect: [], writableRoots: [], hidden: [], network: false, tmpdir: tmp, expect: { namespaces: true, landlock: true } });
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+  if (UID !== undefined) Bun.spawnSync(["chown", "-R", `${UID}:${UID}`, root]);
+  const policy = JSON.stringify({ mode: "workspace-write", cwd: ws, workspace: ws, protect: [], sealed: [], writableRoots: [], hidden: [], network: false, tmpdir: tmp, expect: { namespaces: true, landlock: true, ...(UID !== undefined ? { userns: true } : {}) } });
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...LAUNCHER_ENV };
   const time = (argv: string[]) => {
     const t = performance.now();
-    const r = Bun.spawnSync(argv, { cwd: "/", env, stdout: "ignore", stderr: "pipe" });
+    const r = Bun.spawnSync(asUser(argv), { cwd: "/", env, stdout: "ignore", stderr: "pipe" });
     if (!r.success) throw new Error(`${argv[0]} failed: ${r.stderr}`);
     return performance.now() - t;
   };
   const launcher: number[] = [];
   const hello: number[] = [];
   const plain: number[] = [];
+  const bwrap: number[] = [];
+  const hasBwrap = !!Bun.which("bwrap");
   for (let i = 0; i < 40; i++) {
     launcher.push(time([scv, "__sandbox", policy, "/bin/true"]));
     hello.push(time([bare]));
     plain.push(time(["/bin/true"]));
+    if (hasBwrap) bwrap.push(time(["bwrap", "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "/bin/true"]));
   }
   const [l, h, t] = [median(launcher), median(hello), median(plain)];
   console.log(`launcher start (scv __sandbox <policy> /bin/true, 40 runs, interleaved): ${l.toFixed(1)} ms; bare compiled Bun hello ${h.toFixed(1)} ms (ratio ${(l / h).toFixed(2)}x); /bin/true alone ${t.toFixed(1)} ms`);
+  if (hasBwrap) {
+    const b = median(bwrap);
+    console.log(`bwrap --unshare-all … /bin/true: ${b.toFixed(1)} ms; added over /bin/true: scv's launcher ${(l - t).toFixed(1)} ms, bwrap ${(b - t).toFixed(1)} ms (difference ${(l - b).toFixed(1)} ms; target at most 3 ms)`);
+  }
 } finally {
   rmSync(root, { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
