@@ -280,6 +280,9 @@ interface RunOutcome {
 }
 
 async function runTable(sandbox: boolean, listeners: Listeners, uid?: number): Promise<RunOutcome & { layout: Layout; total: number }> {
+  // A run starts from nothing: an earlier run's control left tokens at the listeners and files in the shared /tmp.
+  listeners.got.clear();
+  for (const leak of LEAKS) rmSync(leak, { force: true });
   const layout = makeLayout(sandbox ? "" : `mode = "off"\n`, uid);
   const table = attempts().filter((a) => uid === undefined || !ROOT_ONLY.has(a.name));
   const victim = Bun.spawn(asUser(uid, ["sleep", "300"]), { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
