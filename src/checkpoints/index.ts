@@ -11,6 +11,21 @@ export { CheckpointStore } from "./store";
 export { RestoreUnavailableError } from "./restore";
 export { planLines, type RewindPoint, type RewindPreview, type RewindTarget, type RewindDone, turnNumber } from "./rewind";
 
+/** What rewinds a session's files (the server's session.checkpoints and session.rewind): its points, a preview, the restore. */
+export interface SessionRewind {
+  points(): RewindPoint[];
+  undoRedo(): { undo?: string; redo?: string };
+  preview(target: RewindTarget): RewindPreview;
+  apply(preview: RewindPreview, overwrite: readonly string[]): RewindDone;
+}
+
+declare module "../scope" {
+  interface SessionServices {
+    /** The session's rewind, set with `checkpoints` when they are kept (the same SessionCheckpoints). */
+    rewind?: SessionRewind;
+  }
+}
+
 const stores = new Map<string, CheckpointStore>();
 
 /** The checkpoint store under `home` (one per home and process). */
@@ -21,7 +36,7 @@ export function checkpointStore(home: string): CheckpointStore {
 }
 
 /** A session's checkpoints: recorded by its turns, restored on request. */
-export class SessionCheckpoints implements TurnCheckpoints {
+export class SessionCheckpoints implements TurnCheckpoints, SessionRewind {
   private readonly recorder: CheckpointRecorder;
   private readonly setup: RewindSetup;
 
