@@ -86,7 +86,7 @@ export class RunnerStdioTransport implements Transport {
     if (!this.run) return;
     const run = this.run;
     this.closing = true;
-    await run.stdin?.end().catch(() => {});
+    await run.stdin?.end().catch(() => {}); // fails only when the server has exited already, which close() waits for next
     const gone = await Promise.race([run.result.then(() => true, () => true), Bun.sleep(EOF_GRACE_MS).then(() => false)]);
     if (!gone) run.cancel();
     await run.result.catch(() => {}); // the reason is set by then (exited)
