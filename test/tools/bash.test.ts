@@ -109,7 +109,9 @@ describe("bash: running", () => {
     }, 10);
     const result = await tool.run(a.args, ctx);
     clearInterval(poll);
-    expect(performance.now() - began).toBeLessThan(1500);
+    // Stopped, not waited out: far under the command's 30 s, with room for a busy machine.
+    expect(performance.now() - began).toBeLessThan(10_000);
+    // What the cancel stopped while the command ran (a `touch` not yet exited) is the command, not a leftover.
     expect(result).toMatchObject({ ok: false, output: "cancelled\nstarted\n" });
   });
 
@@ -135,7 +137,7 @@ describe("bash: running", () => {
     const { bash } = setup();
     const began = performance.now();
     const { result } = await bash({ command: "sleep 300 & echo started" });
-    expect(performance.now() - began).toBeLessThan(1500);
+    expect(performance.now() - began).toBeLessThan(10_000); // far under the 300 s the background sleep would take
     expect(result.output).toBe("exit 0\n[stopped 1 background process still running after the command]\nstarted\n");
   });
 
