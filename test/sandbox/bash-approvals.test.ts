@@ -114,3 +114,15 @@ test("a denied write is explained in words, with how to ask for more", async () 
   expect(ok.output).toContain("hi\nt");
   expect(existsSync(join(scope.workspace, "f"))).toBe(true);
 }, 30_000);
+
+test("a launch the sandbox refuses fails the call with the launcher's reason: the command never ran", async () => {
+  const { scope, bash } = setup();
+  const marker = join(outside, "launch-refused-ran");
+  rmSync(scope.workspace, { recursive: true, force: true }); // the launcher cannot confine (or enter) a missing workspace
+  const { result } = await bash({ command: `touch ${marker}` });
+  expect(result.ok).toBe(false);
+  expect(result.output).toStartWith("the command was not run: ");
+  expect(result.output).toEndWith("(the sandbox could not be applied; see scv doctor)");
+  expect(result.output).not.toContain("exit 125");
+  expect(existsSync(marker)).toBe(false);
+});
