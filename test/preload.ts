@@ -1,15 +1,14 @@
 // Runs before every test file: no test may see the developer's real home, SCV state or keys, and nothing a
 // test creates outlives the run: every temp dir (os.tmpdir() reads TMPDIR) lands under one root removed at exit.
-import { afterAll, setDefaultTimeout } from "bun:test";
+import { afterAll } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentConfigRules } from "../src/agents/config-rules";
 import { registerConfigChecks } from "../src/config/checks";
 
-// Most tests do real work (processes, sockets, the compiled binary, the sandbox's launcher): on a busy machine 5 s
-// (bun's default) is not enough, and a test must not fail for time. Each still waits on events; a hang still fails.
-setDefaultTimeout(30_000);
+// The per-test timeout is `bun test --timeout 30000` (package.json, .ci/run, README): a setDefaultTimeout here
+// would reach only the first test file (checked with bun 1.4.5), and bunfig's [test] timeout is not read.
 
 const root = mkdtempSync(join(tmpdir(), "scv-test-"));
 process.env.TMPDIR = join(root, "tmp");

@@ -137,7 +137,7 @@ describe.skipIf(!needs("tmux"))("kept background commands", () => {
       expect(kept[0]).toMatchObject({ agent: "bash", state: "running" });
       const killed = await runBinary(["agents", "kill", kept[0].handle], h.env, h.workspace);
       expect(killed.code).toBe(0);
-      expect(await until(async () => !(await answers(port)), 5000)).toBe(true);
+      expect(await until(async () => !(await answers(port)), 20_000)).toBe(true);
     } finally {
       term.close();
     }

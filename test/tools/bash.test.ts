@@ -1,8 +1,11 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createBashTool, lastLine } from "../../src/tools/bash";
 import { invokeTool, makeCallContext, makeScope, type ScopeOptions } from "../fake/scope";
+
+// Real commands through the sandbox's launcher (from source): bun's 5 s default is too tight under load.
+setDefaultTimeout(30_000);
 
 function setup(scopeOpts: ScopeOptions = {}, outputLimitBytes?: number) {
   const scope = makeScope(scopeOpts);
