@@ -7,6 +7,9 @@ import { join } from "node:path";
 import { agentConfigRules } from "../src/agents/config-rules";
 import { registerConfigChecks } from "../src/config/checks";
 
+// The per-test timeout is `bun test --timeout 30000` (package.json, .ci/run, README): a setDefaultTimeout here
+// would reach only the first test file (checked with bun 1.4.5), and bunfig's [test] timeout is not read.
+
 const root = mkdtempSync(join(tmpdir(), "scv-test-"));
 process.env.TMPDIR = join(root, "tmp");
 mkdirSync(process.env.TMPDIR);

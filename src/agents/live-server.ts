@@ -22,7 +22,7 @@ export function collectExit(run: TrackedRun): Promise<RunResult> {
 
 /** stdin closed (the server exits on EOF), LIVE_GRACE_MS' grace, then the tracker's group stop. */
 export async function shutdownGently(run: TrackedRun, exited: Promise<unknown>): Promise<void> {
-  await run.stdin?.end().catch(() => {});
+  await run.stdin?.end().catch(() => {}); // fails only when the server is gone already, which is what this waits for
   const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), LIVE_GRACE_MS).unref());
   if ((await Promise.race([exited, timer])) === "timeout") {
     run.cancel();

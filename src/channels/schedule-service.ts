@@ -48,7 +48,7 @@ export function createScheduleService(opts: ScheduleServiceOptions): ScheduleSer
   const sessions = () =>
     (link ??= new SessionLink(
       opts.env,
-      { activity() {}, unprompted() {}, limitReached: (message) => tellOwners(`[SCV reached a spending limit in a scheduled run: ${message}]`, `limit-${new Date().toISOString().slice(0, 10)}`) },
+      { activity() {}, unprompted() {}, limitReached: (message) => tellOwners(`[SCV reached a spending limit in a scheduled run: ${message}]`, `limit-${new Date().toISOString().slice(0, 10)}`), log: opts.log },
       openSessionStore({ home: opts.scvHome, warn: opts.log }),
       "scv-schedules",
       opts.live,

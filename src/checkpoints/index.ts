@@ -13,6 +13,22 @@ export { CheckpointStore } from "./store";
 export { RestoreChangedError, RestoreUnavailableError } from "./restore";
 export { planLines, type RewindPoint, type RewindPreview, type RewindTarget, type RewindDone, turnNumber } from "./rewind";
 
+/** What rewinds a session's files (the server's session.checkpoints and session.rewind): its points, a preview, the restore. */
+export interface SessionRewind {
+  points(): RewindPoint[];
+  undoRedo(): { undo?: string; redo?: string };
+  preview(target: RewindTarget): RewindPreview;
+  /** `confirmed`: the plan id the person saw; a plan that differs now is refused (RestoreChangedError). */
+  apply(preview: RewindPreview, overwrite: readonly string[], confirmed?: string): RewindDone;
+}
+
+declare module "../scope" {
+  interface SessionServices {
+    /** The session's rewind, set with `checkpoints` when they are kept (the same SessionCheckpoints). */
+    rewind?: SessionRewind;
+  }
+}
+
 const stores = new Map<string, CheckpointStore>();
 
 /** How many shown plans a session remembers, to name what changed when an older one is confirmed. */
@@ -26,7 +42,7 @@ export function checkpointStore(home: string): CheckpointStore {
 }
 
 /** A session's checkpoints: recorded by its turns, restored on request. */
-export class SessionCheckpoints implements TurnCheckpoints {
+export class SessionCheckpoints implements TurnCheckpoints, SessionRewind {
   private readonly recorder: CheckpointRecorder;
   private readonly setup: RewindSetup;
   /** Plans shown lately (id → each file's entry), so a confirmation of one that no longer holds names the files. */

@@ -104,7 +104,7 @@ export async function stopDaemon(opts: StopOptions): Promise<StopOutcome> {
   const id = { pid: probe.health.pid, startTime: probe.health.start_time };
   const body = JSON.stringify({ force: !!opts.force, ...(opts.timeoutSeconds ? { timeout_seconds: opts.timeoutSeconds } : {}) });
   const res = await daemonFetch(opts.scvHome, "/shutdown", { method: "POST", body, headers: { "content-type": "application/json" } });
-  const answer = ShutdownResponse.safeParse(await res.json().catch(() => undefined));
+  const answer = ShutdownResponse.safeParse(await res.json().catch(() => undefined)); // not JSON: safeParse fails and the refusal below names the HTTP status
   if (!answer.success) throw new DaemonControlError(`the daemon refused to stop (HTTP ${res.status})`);
   if (answer.data.waiting_for > 0) opts.onWaiting?.(answer.data.waiting_for);
   // The daemon bounds its own wait; allow it that long plus the 2 s kill grace and some slack.

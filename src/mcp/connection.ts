@@ -80,7 +80,7 @@ export class McpConnection {
       try {
         await client.connect(transport, { timeout, ...(o.signal ? { signal: o.signal } : {}) });
       } catch (e) {
-        await transport.close().catch(() => {});
+        await transport.close().catch(() => {}); // the connect error below is the one worth telling
         throw new McpError(connectFailure(o, transport, e));
       }
       const version = client.getServerVersion() ?? { name: o.name, version: "?" };
@@ -160,8 +160,8 @@ export class McpConnection {
   /** Closes the client; a stdio server is stopped (TERM, 2 s, KILL) and waited for. */
   async close(): Promise<void> {
     this.closedWhy ??= "was disconnected";
-    await this.client.close().catch(() => {});
-    await this.transport.close().catch(() => {});
+    await this.client.close().catch(() => {}); // closing what may be broken already; the transport is closed next either way
+    await this.transport.close().catch(() => {}); // already closed or gone: nothing more to stop
   }
 
   /** Runs a request, turning "connection closed" into the reason the server went away. */

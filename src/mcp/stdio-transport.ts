@@ -7,6 +7,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { redactSecrets } from "../text/redact";
 import { newHandle, startDelegated, type TrackedRun } from "../process/delegations";
 import type { RunOptions, RunResult } from "../process/index";
+import type { SandboxedResult } from "../sandbox";
 import type { SessionScope } from "../scope";
 import { floodGuard, JsonLineReader } from "./lines";
 import type { Launch } from "./launch";
@@ -24,7 +25,7 @@ export class RunnerStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** Why the connection ended, in words for the person (set before onclose). */
   closedBecause?: string;
-  private run?: TrackedRun;
+  private run?: TrackedRun<RunResult | SandboxedResult>;
   private closing = false;
   private readonly flooded = floodGuard(FLOOD_MAX, FLOOD_WINDOW_MS);
 
@@ -55,14 +56,9 @@ export class RunnerStdioTransport implements Transport {
       graceMs: 2000,
       onStdout: (chunk: Uint8Array) => reader.push(chunk),
     };
+    const info = { handle: newHandle(`mcp-${this.server.toLowerCase().replace(/_/g, "-")}`), agent: this.server, kind: "mcp" as const, cwd: this.launch.cwd };
     // `sandbox = true` on the server: started through the sandbox's launcher, confined as a bash command is.
-    const confined = this.launch.sandbox ? confineServer(this.scope, plain) : undefined;
-    this.run = startDelegated(
-      this.scope,
-      { handle: newHandle(`mcp-${this.server.toLowerCase().replace(/_/g, "-")}`), agent: this.server, kind: "mcp", cwd: this.launch.cwd },
-      confined?.opts ?? plain,
-    );
-    if (confined) this.run.result.finally(confined.done).catch(() => {});
+    this.run = this.launch.sandbox ? startDelegated(this.scope, info, plain, sandboxedStart(this.scope)) : startDelegated(this.scope, info, plain);
     this.run.result.then(
       (r) => this.exited(r),
       (e) => this.exited(undefined, e as Error),
@@ -90,7 +86,7 @@ export class RunnerStdioTransport implements Transport {
     if (!this.run) return;
     const run = this.run;
     this.closing = true;
-    await run.stdin?.end().catch(() => {});
+    await run.stdin?.end().catch(() => {}); // fails only when the server has exited already, which close() waits for next
     const gone = await Promise.race([run.result.then(() => true, () => true), Bun.sleep(EOF_GRACE_MS).then(() => false)]);
     if (!gone) run.cancel();
     await run.result.catch(() => {}); // the reason is set by then (exited)
@@ -108,7 +104,13 @@ export class RunnerStdioTransport implements Transport {
     void this.close();
   }
 
-  private exited(result: RunResult | undefined, error?: Error): void {
+  private exited(ended: RunResult | SandboxedResult | undefined, error?: Error): void {
+    if (ended && "why" in ended) {
+      this.closedBecause ??= `could not start in the sandbox: ${ended.why} (see scv doctor)`;
+      this.onclose?.();
+      return;
+    }
+    const result = ended;
     // Stopped by us: cancelled and ended by a signal (or a clean exit on TERM). A run that ended by itself first,
     // even while we were closing (its exit not yet seen), keeps its own code: that is the reason worth telling.
     if (!this.closedBecause && (result?.cancelled || this.closing) && (result?.signal !== null || result.exitCode === 0)) this.closedBecause = "was disconnected";
@@ -121,10 +123,10 @@ export class RunnerStdioTransport implements Transport {
   }
 }
 
-/** The server's run options confined by the session's `[sandbox]` (mode "off" still confines: the user asked for it). */
-function confineServer(scope: SessionScope, opts: RunOptions) {
-  const { confine, sandboxSettingsIn } = require("../sandbox") as typeof import("../sandbox");
+/** How a server is started confined by the session's `[sandbox]` (mode "off" still confines: the user asked for it). */
+function sandboxedStart(scope: SessionScope) {
+  const { startSandboxed, sandboxSettingsIn } = require("../sandbox") as typeof import("../sandbox");
   const sandbox = scope.config.sandbox;
-  const settings = sandboxSettingsIn(sandbox.mode === "off" ? { ...sandbox, mode: "workspace-write" } : sandbox, scope);
-  return confine(opts, settings!);
+  const settings = sandboxSettingsIn(sandbox.mode === "off" ? { ...sandbox, mode: "workspace-write" } : sandbox, scope)!;
+  return (opts: RunOptions) => startSandboxed(opts, settings);
 }

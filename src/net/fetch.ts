@@ -57,7 +57,7 @@ export async function guardedFetch(target: string | URL, opts: ConnectorOptions,
     const response = await pinnedHop(url, checked, { method, headers, body, signal }, opts);
     const location = REDIRECTS.has(response.status) ? response.headers.get("location") : null;
     if (location === null) return { url, response, redirects };
-    await response.body?.cancel().catch(() => {});
+    await response.body?.cancel().catch(() => {}); // the redirect's own body is unread: a failed cancel only means the connection is gone
     let next: URL;
     try {
       next = parseTargetUrl(location, url);
@@ -137,7 +137,7 @@ export async function readCapped(
         chunks.push(value.subarray(0, maxBytes - total));
         total = maxBytes;
         truncated = true;
-        await reader.cancel().catch(() => {});
+        await reader.cancel().catch(() => {}); // enough was read; the rest is dropped whether or not the cancel succeeds
         break;
       }
       chunks.push(value);

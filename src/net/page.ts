@@ -54,7 +54,7 @@ export async function fetchPage(target: string | URL, opts: ConnectorOptions & {
   const contentType = response.headers.get("content-type") ?? "";
   const declared = contentKind(contentType);
   if (declared === "binary") {
-    await response.body?.cancel().catch(() => {});
+    await response.body?.cancel().catch(() => {}); // a body we will not read: a failed cancel only means the connection is gone already
     throw new NetError(
       `${url.href} is ${contentType.split(";")[0]!.trim()} (HTTP ${response.status}), not text; web_fetch returns HTML, JSON and other text only`,
     );

@@ -33,7 +33,7 @@ export interface DelegationInfo {
   turn?: number;
 }
 
-export interface TrackedRun extends RunningProcess {
+export interface TrackedRun<R = RunResult> extends RunningProcess<R> {
   handle: string;
   /** For live agents between turns (nested SCV, ACP): true when a turn ended, false when the next starts. */
   markIdle(idle: boolean): void;
@@ -110,7 +110,9 @@ let signalHandling = true;
  * Starts a delegated process through the runner, recorded and cleaned up like every delegation. `start` is how it
  * is spawned: the runner itself, or a confined spawn (src/sandbox's startSandboxed) that uses the runner too.
  */
-export function startDelegated(scope: DelegationOrigin, info: DelegationInfo, options: RunOptions, start: (o: RunOptions) => RunningProcess = startProcess): TrackedRun {
+export function startDelegated(scope: DelegationOrigin, info: DelegationInfo, options: RunOptions): TrackedRun;
+export function startDelegated<R extends object>(scope: DelegationOrigin, info: DelegationInfo, options: RunOptions, start: (o: RunOptions) => RunningProcess<R>): TrackedRun<R>;
+export function startDelegated(scope: DelegationOrigin, info: DelegationInfo, options: RunOptions, start: (o: RunOptions) => RunningProcess<object> = startProcess): TrackedRun<object> {
   if (!validHandle(info.handle)) throw new Error(`invalid delegation handle "${info.handle}"; use newHandle(agent)`);
   if (live.has(info.handle)) throw new Error(`delegation handle "${info.handle}" is already running`);
   const tags = delegationEnv(scope, info.handle);
@@ -156,7 +158,8 @@ export function startDelegated(scope: DelegationOrigin, info: DelegationInfo, op
     return external;
   };
   // Starts at once, so a run that exits by itself (or is killed from outside) is cleaned up unawaited.
-  const result: Promise<RunResult> = proc.result.then(
+  // A run's own result type (the runner's, or a wrapper's such as the sandbox's) is kept; an external kill marks it cancelled.
+  const result: Promise<object> = proc.result.then(
     async (r) => ((await cleanup()) ? { ...r, cancelled: true } : r),
     async (e) => {
       await cleanup();

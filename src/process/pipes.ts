@@ -66,7 +66,7 @@ export class StdinWriter {
   write(data: string | Uint8Array): Promise<void> {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     const next = this.queue.then(() => this.writeAll(bytes));
-    this.queue = next.catch(() => {});
+    this.queue = next.catch(() => {}); // the writer gets the failure through `next`; the queue only orders
     return next;
   }
 

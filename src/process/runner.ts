@@ -317,11 +317,15 @@ class RunStopper {
     this.reports.push(this.stop(this.graceMs));
   }
 
-  /** The descendants once the leader exited: whatever is still in the group or session, tagged, or orphaned to us. */
+  /**
+   * The descendants once the leader exited: whatever is still in the group or session, tagged, or orphaned to us.
+   * Returns what those stops found, the processes that outlived the command; what a cancel or the deadline
+   * stopped while the command ran (a `touch` not yet exited, say) was the command itself, and is not counted.
+   */
   async afterLeaderExit(drainMs: number): Promise<StopReport[]> {
     this.leaderExited = true;
-    const reports = await Promise.all(this.reports); // a cancel or deadline stop still under way
-    reports.push(await this.stop(this.killNow ? 0 : this.graceMs));
+    await Promise.all(this.reports); // a cancel or deadline stop still under way
+    const reports = [await this.stop(this.killNow ? 0 : this.graceMs)];
     // Done only when two scans in a row find nothing (bounded by the drain time).
     reports.push(...(await confirmGone(this.matchAll, drainMs, () => this.stop(this.killNow ? 0 : this.graceMs))));
     clearTimeout(this.deadline);

@@ -71,13 +71,14 @@ export interface RunResult {
   notes?: string[];
 }
 
-export interface RunningProcess {
+/** A started process; `R` is what its end reports (the runner's RunResult, or a wrapper's typed result, e.g. the sandbox's). */
+export interface RunningProcess<R = RunResult> {
   identity: ProcessIdentity;
   tag: string;
   /** Present when stdin: "pipe". */
   stdin?: { write(data: string | Uint8Array): Promise<void>; end(): Promise<void> };
   /** Resolves once the leader has exited, descendants are cleaned up and output drained (bounded). */
-  result: Promise<RunResult>;
+  result: Promise<R>;
   /** Same as aborting `signal`: TERM, grace, KILL. */
   cancel(): void;
 }

@@ -11,7 +11,7 @@ export function watchIdle(body: ReadableStream<Uint8Array>, ms: number, onIdle: 
     timer = setTimeout(() => {
       onIdle();
       out.error(new Error("stream idle"));
-      reader.cancel().catch(() => {});
+      reader.cancel().catch(() => {}); // the idle error above is what the caller sees; the cancel only frees the connection
     }, ms);
   };
   return new ReadableStream<Uint8Array>({
@@ -63,7 +63,7 @@ export async function readBounded(res: Response, limit: number): Promise<string>
       size += value.length;
     }
   } finally {
-    reader.cancel().catch(() => {});
+    reader.cancel().catch(() => {}); // the stream is done with; a failed cancel means it had ended already
   }
   return new TextDecoder().decode(Buffer.concat(parts).subarray(0, limit));
 }

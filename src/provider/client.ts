@@ -200,7 +200,7 @@ async function* attempt(ctx: AttemptContext): AsyncGenerator<OutputEvent, Attemp
       clearTimeout(headersTimer);
     }
     if (res.status >= 300 && res.status < 400) {
-      res.body?.cancel().catch(() => {});
+      res.body?.cancel().catch(() => {}); // the redirect is refused below with its status; its body is not wanted
       const to = res.headers.get("location") ?? "elsewhere";
       return fail(failureOf("config", `base_url ${host} redirects (HTTP ${res.status}) to ${to}; set base_url to the final address`));
     }

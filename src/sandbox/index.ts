@@ -8,11 +8,11 @@ import { ownerTag, PRIVATE_TMP_PREFIX, TEMP_SUFFIX } from "../process/owned-file
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startProcess, type RunningProcess, type RunOptions, type RunResult } from "../process";
-import { LAUNCHER_ARG, LAUNCHER_ENV, PROBE_ARG, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
+import { LAUNCHER_ARG, LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, PROBE_ARG, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
 import { describeEnforcement, type Enforcement } from "./enforcement";
 import { socketsToHide } from "./sockets";
 
-export { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, type SandboxMode, type SandboxSettings, type SandboxSupport } from "./policy";
+export { type SandboxMode, type SandboxSettings, type SandboxSupport } from "./policy";
 export { describeEnforcement, type Enforcement } from "./enforcement";
 export { ceilingOf, defaultHiddenPaths, sandboxSettings, sandboxSettingsIn, underCeiling, type SandboxCeiling, type SandboxConfig } from "./settings";
 export { explainDenial } from "./denial";
@@ -221,11 +221,35 @@ function setAside(path: string, scvHome: string | undefined): string {
   }
 }
 
+/** The launcher could not confine the command, so the command never ran; `why` is the launcher's own line. */
+export interface LaunchFailed {
+  kind: "launch-failed";
+  /** e.g. "the command was not run: chdir to /x failed (ENOENT)". */
+  why: string;
+  durationMs: number;
+}
+
+/** How a sandboxed run ended: the command ran (the runner's result), or the launcher refused to start it. */
+export type SandboxedResult = (RunResult & { kind: "ran" }) | LaunchFailed;
+
+/**
+ * The one place the launcher's contract with its parent is read: it exits LAUNCHER_FAILED_EXIT after one line on
+ * stderr that starts with LAUNCHER_FAILED_PREFIX (launcher.ts). Callers see the typed result only.
+ */
+export function launchOutcome(r: RunResult): SandboxedResult {
+  const err = (r.combined ?? r.stderr).text;
+  if (r.exitCode === LAUNCHER_FAILED_EXIT && r.signal === null && err.startsWith(LAUNCHER_FAILED_PREFIX)) {
+    return { kind: "launch-failed", why: err.slice(LAUNCHER_FAILED_PREFIX.length).split("\n")[0]!.trim(), durationMs: r.durationMs };
+  }
+  return { ...r, kind: "ran" };
+}
+
 /**
  * Starts `opts.argv` confined by `settings` through the process runner: the reusable sandboxed spawn (bash in
  * the foreground and background; hooks to come). The command's private temporary directory goes with the run.
+ * Its result says whether the command ran at all (a launch failure is not the command's exit status).
  */
-export function startSandboxed(opts: RunOptions, settings: SandboxSettings): RunningProcess {
+export function startSandboxed(opts: RunOptions, settings: SandboxSettings): RunningProcess<SandboxedResult> {
   const confined = confine(opts, settings);
   let running: RunningProcess;
   try {
@@ -239,7 +263,7 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
     result: running.result.then(
       (r) => {
         const setAside = confined.done();
-        return setAside.length ? { ...r, notes: [...(r.notes ?? []), ...setAside] } : r;
+        return launchOutcome(setAside.length ? { ...r, notes: [...(r.notes ?? []), ...setAside] } : r);
       },
       (e) => {
         confined.done();
@@ -250,10 +274,10 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
 }
 
 /** startSandboxed to completion; a signal already aborted gives a `cancelled` result without starting anything. */
-export async function runSandboxed(opts: RunOptions, settings: SandboxSettings): Promise<RunResult> {
+export async function runSandboxed(opts: RunOptions, settings: SandboxSettings): Promise<SandboxedResult> {
   if (opts.signal?.aborted) {
     const empty = { text: "", totalBytes: 0, totalLines: 0, truncated: false };
-    return { exitCode: null, signal: null, timedOut: false, cancelled: true, stdout: empty, stderr: empty, durationMs: 0 };
+    return { kind: "ran", exitCode: null, signal: null, timedOut: false, cancelled: true, stdout: empty, stderr: empty, durationMs: 0 };
   }
   return startSandboxed(opts, settings).result;
 }

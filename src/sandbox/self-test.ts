@@ -34,6 +34,7 @@ export async function sandboxSelfTest(settings: SandboxSettings): Promise<SelfTe
       { argv: ["/bin/bash", "-c", script], cwd: ws, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, stdin: "null", timeoutMs: 15_000, captureBytes: 4096, combined: true },
       { ...settings, workspace: ws, writableRoots: [], hidden: [...settings.hidden, secret] },
     );
+    if (r.kind === "launch-failed") throw new Error(`the self-test script did not run: ${r.why}`);
     if (r.exitCode !== 0) throw new Error(`the self-test script did not run: ${(r.combined ?? r.stdout).text.trim() || `exit ${r.exitCode}`}`);
     await Bun.sleep(50); // a connection being accepted
     const read = join(ws, "read");

@@ -1,14 +1,12 @@
 // session.checkpoints and session.rewind: a live session's rewind points, and rewinding its files (through its
 // checkpoints, src/checkpoints) and its conversation (a `rewound` record in its session file).
-import { RestoreChangedError, RestoreUnavailableError, SessionCheckpoints } from "../checkpoints/index";
+import { RestoreChangedError, RestoreUnavailableError, type RewindPreview } from "../checkpoints/index";
 import { RpcError } from "../protocol/rpc";
 import { ERROR_CODES, type RequestParams, type RequestResult } from "../protocol/schema";
 import type { Session } from "./session";
 
-function checkpointsOf(s: Session): SessionCheckpoints | undefined {
-  const c = s.scope.services.checkpoints;
-  return c instanceof SessionCheckpoints ? c : undefined;
-}
+/** The session's rewind service (src/checkpoints), set in its context when it keeps checkpoints. */
+const checkpointsOf = (s: Session) => s.scope.services.rewind;
 
 export function sessionCheckpoints(s: Session): RequestResult<"session.checkpoints"> {
   const cp = checkpointsOf(s);
@@ -36,7 +34,7 @@ export function rewindSession(s: Session, p: RequestParams<"session.rewind">): R
   if (s.scope.turns.busy()) throw new RpcError(ERROR_CODES.invalid_params, "a turn is running; wait for it to end or cancel it first");
   const result: RequestResult<"session.rewind"> = { changes: [], applied: false };
   const cp = checkpointsOf(s);
-  let preview: ReturnType<SessionCheckpoints["preview"]> | undefined;
+  let preview: RewindPreview | undefined;
   if (files) {
     if (!cp) throw new RpcError(ERROR_CODES.invalid_params, "this session keeps no checkpoints ([checkpoints] enabled = false, or a tool-free or unstored session), so its files cannot be rewound");
     try {

@@ -444,11 +444,13 @@ function openSession(conn: Connection, o: OpenSession): Session {
 }
 
 /** A stored session with tools keeps checkpoints of its workspace unless `[checkpoints] enabled = false`. */
-function checkpointsFor(home: string, sessionId: string, o: OpenSession, depth: number): { checkpoints?: SessionCheckpoints } {
+function checkpointsFor(home: string, sessionId: string, o: OpenSession, depth: number): { checkpoints?: SessionCheckpoints; rewind?: SessionCheckpoints } {
   const journal = o.journal;
   // A nested SCV child (depth > 0) records none: the parent's agent call already covers what it changes.
   if (!journal || !o.toolsEnabled || !o.config.checkpoints.enabled || depth > 0) return {};
-  return { checkpoints: new SessionCheckpoints({ home, sessionId, workspace: o.workspace, config: o.config.checkpoints, openSessions: () => journal.store.openIds(), sessionExists: (id) => existsSync(journal.store.fileOf(id)) }) };
+  const checkpoints = new SessionCheckpoints({ home, sessionId, workspace: o.workspace, config: o.config.checkpoints, openSessions: () => journal.store.openIds(), sessionExists: (id) => existsSync(journal.store.fileOf(id)) });
+  // One object, two faces: the turn loop records through `checkpoints`, session.rewind restores through `rewind`.
+  return { checkpoints, rewind: checkpoints };
 }
 
 interface OpenSession {

@@ -138,7 +138,7 @@ async function writeTemporary(
       await fh.close();
       return temp;
     } catch (e) {
-      await fh.close().catch(() => {});
+      await fh.close().catch(() => {}); // the write's own error (rethrown below) is the one worth telling
       tryUnlink(inDir(temp));
       throw new ToolError(`writing the new content failed: ${errCode(e)}; the original file is unchanged`);
     }

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { COMMAND_JOB, type Job, jobsFor } from "../agents/jobs";
 import type { AgentCallResult } from "../agents/result";
 import { ToolError } from "../errors";
-import { type runProcess, type RunOptions, startProcess } from "../process";
+import { type runProcess, type RunningProcess, type RunOptions, type RunResult, startProcess } from "../process";
 import { newHandle, startDelegated } from "../process/delegations";
-import { startSandboxed, type SandboxSettings } from "../sandbox";
+import { type SandboxedResult, startSandboxed, type SandboxSettings } from "../sandbox";
 import type { SessionScope } from "../scope";
 import { tailUtf8 } from "../text/cut";
 import type { ToolResult } from "./tool";
@@ -79,7 +79,7 @@ async function runLogged(scope: SessionScope, cmd: BackgroundCommand, logDir: st
   job.tail = () => redacted(cmd, log.tail(TAIL_BYTES));
   const progress = cmd.progress(emit);
   try {
-    const start = cmd.sandbox ? (o: RunOptions) => startSandboxed(o, cmd.sandbox!) : startProcess;
+    const start = cmd.sandbox ? (o: RunOptions) => startSandboxed(o, cmd.sandbox!) : (o: RunOptions): RunningProcess<RunResult | SandboxedResult> => startProcess(o);
     // A kept command is a recorded delegation, so `scv agents ps` lists it and `scv agents kill` stops it.
     const run = handle
       ? (o: RunOptions) => startDelegated(scope, { handle, agent: COMMAND_JOB, kind: "command", cwd: scope.workspace, outlivesSession: true }, o, start).result
@@ -98,6 +98,9 @@ async function runLogged(scope: SessionScope, cmd: BackgroundCommand, logDir: st
         progress.push(chunk);
       },
     });
+    if ("why" in result) {
+      return { agent: COMMAND_JOB, status: "failed", reply: `${result.why} (the sandbox could not be applied; see scv doctor)`, usage: null, exit_code: null, stderr_tail: "", truncated: false };
+    }
     const formatted = cmd.format(result);
     return {
       agent: COMMAND_JOB,

@@ -4,7 +4,7 @@ import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "..
 import { zod } from "../lazy-schema";
 import type { GuardVerdict, ProgramList } from "../guard/index";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
-import { explainDenial, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, runSandboxed, sandboxSettings } from "../sandbox";
+import { explainDenial, runSandboxed, sandboxSettings } from "../sandbox";
 import { placement } from "./bash-sandbox";
 import { ToolError } from "../errors";
 import { type SessionScope } from "../scope";
@@ -150,14 +150,14 @@ export function createBashTool(scope: SessionScope): Tool {
         const inside = sandboxFor(args);
         let result: RunResult;
         try {
-          result = inside ? await runSandboxed(run, inside.settings) : await runProcess(run);
+          const ran = inside ? await runSandboxed(run, inside.settings) : await runProcess(run);
+          // A LaunchFailed (it has `why`): the sandbox refused to start the command, which never ran.
+          if ("why" in ran) throw new Error(`${ran.why} (the sandbox could not be applied; see scv doctor)`);
+          result = ran;
         } catch (e) {
           throw new ToolError(e instanceof Error ? e.message : String(e));
         }
         const out = (result.combined ?? result.stdout).text;
-        if (inside && result.exitCode === LAUNCHER_FAILED_EXIT && out.startsWith(LAUNCHER_FAILED_PREFIX)) {
-          throw new ToolError(`${out.trim()} (the sandbox could not be applied; see scv doctor)`);
-        }
         const plain = formatResult(result, timeoutSeconds);
         const note = inside && !plain.ok ? explainDenial(out, inside.settings) : undefined;
         const formatted = {

@@ -20,7 +20,7 @@ export async function readCapped(req: Request, cap = BODY_CAP): Promise<BodyRead
       if (done) break;
       size += value.byteLength;
       if (size > cap) {
-        await reader.cancel().catch(() => {});
+        await reader.cancel().catch(() => {}); // over the cap: refused below whatever the cancel does
         return tooLarge;
       }
       chunks.push(value);

@@ -1,7 +1,7 @@
 // The nested SCV behind the `scv` agent, against a bash stand-in for `scv server --stdio` that speaks real
 // protocol v3 lines (test/fake/scv-server-fake.sh): conversations on one child, progress, approval relay,
 // cancel and timeout, a child dying, teardown, the depth limit, and the child's own background jobs.
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { finishedJobsIn } from "../../src/agents/nested/finished-jobs";
@@ -13,6 +13,9 @@ import type { Tool } from "../../src/tools/tool";
 import { type AgentFixture, type FixtureOptions, makeAgentFixture } from "../fake/agent-harness";
 import { alive } from "../fake/proc";
 import { invokeTool, makeCallContext } from "../fake/scope";
+
+// A teardown test alone takes 4-5 s here (a 2 s grace and the fake's start): bun's 5 s default is too tight.
+setDefaultTimeout(30_000);
 
 const fixtures: AgentFixture[] = [];
 afterEach(async () => {
@@ -78,7 +81,7 @@ function turnSeen(f: AgentFixture): () => boolean {
   };
 }
 
-async function until(check: () => boolean, ms = 5000): Promise<boolean> {
+async function until(check: () => boolean, ms = 20_000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (check()) return true;
@@ -251,7 +254,7 @@ describe("teardown", () => {
     const { f, tool } = setup({ config: { agent: { conversation_idle_seconds: 1 } } });
     await call(f, tool, { prompt: "hello" });
     const pid = childPid(f);
-    expect(await until(() => !alive(pid), 4000)).toBe(true);
+    expect(await until(() => !alive(pid), 20_000)).toBe(true); // after the 1 s idle limit, not never
     expect(await until(() => scvRecords(f).length === 0)).toBe(true);
   });
 

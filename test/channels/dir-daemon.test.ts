@@ -446,8 +446,9 @@ test("a session idle past session_idle_seconds is closed, and the next message r
   const locks = () => readdirSync(sessions).filter((n) => n.endsWith(".lock"));
   expect(locks().length).toBe(1);
   // Closed within the next sweeps (every 2 s) once a second has passed without a message.
-  await waitFor(() => locks().length === 0, 8000, "the idle session to be closed");
-  expect(b.logText()).toContain("closed the idle session");
+  await waitFor(() => locks().length === 0, 25_000, "the idle session to be closed");
+  // The lock goes with the close; the log line is written just after it.
+  await waitFor(() => b.logText().includes("closed the idle session"), 25_000, `the log line about the idle session; log:\n${b.logText()}`);
   sendMessage(b, { text: "Where do we deploy?" });
   const out = await waitForOut(b, 2);
   expect(out.at(-1)!.text).toBe("It is berlin-3.");

@@ -95,7 +95,7 @@ export function outMessages(b: Bridge): OutMessage[] {
   return names.map((n) => JSON.parse(readFileSync(join(b.chat, "out", n), "utf8")) as OutMessage).sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
-export async function waitForOut(b: Bridge, count: number, timeoutMs = 10_000): Promise<OutMessage[]> {
+export async function waitForOut(b: Bridge, count: number, timeoutMs = 25_000): Promise<OutMessage[]> {
   await waitFor(() => outMessages(b).length >= count, timeoutMs, `${count} message(s) in out/; have ${JSON.stringify(outMessages(b))}; log:\n${b.logText()}`);
   return outMessages(b);
 }

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:f
 import { join } from "node:path";
 import { fakeHome, requireBinary, runBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(120_000);
 
@@ -57,9 +58,7 @@ test("the cap (checkpoints.max_bytes) prunes the oldest sessions' checkpoints fi
   expect(readFileSync(join(h.workspace, "data.txt"), "utf8")).toBe("3".repeat(300 * 1024));
 });
 
-const canMount = Bun.spawnSync(["unshare", "-m", "true"]).exitCode === 0;
-
-test.skipIf(!canMount)("a full disk while recording skips the checkpoint with a notice; the turn still succeeds", async () => {
+test.skipIf(!needs("mount namespace"))("a full disk while recording skips the checkpoint with a notice; the turn still succeeds", async () => {
   const h = home();
   const store = join(h.home, "state", "checkpoints");
   mkdirSync(store, { recursive: true });

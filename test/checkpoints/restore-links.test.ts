@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { fakeHome, fakeModelForFile, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 import { stdioSessions } from "../fake/stdio-session";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(90_000);
 
@@ -89,7 +90,7 @@ test("a file changed between session.rewind's plan and its apply is named, and n
   expect(readFileSync(join(h.workspace, "a.txt"), "utf8")).toBe("the person's edit while reading the plan\n");
 });
 
-test.skipIf(!HAVE_TMUX)("scv sessions rewind: a folder swapped for a link outside and a file edited while it asks are named, asked again, never written through", async () => {
+test.skipIf(!needs("tmux"))("scv sessions rewind: a folder swapped for a link outside and a file edited while it asks are named, asked again, never written through", async () => {
   const h = home();
   const { s, sid } = await twoTurns(h);
   await s.call("session.close", { session_id: sid });
@@ -136,7 +137,7 @@ test("a folder replaced by a link to a folder outside is refused by name: nothin
   expect(readdirSync(join(h.outside, "dir"))).toEqual(["c.txt"]); // no temporary file left there either
 });
 
-test.skipIf(!HAVE_TMUX)("the TUI's /undo: a file edited while it asks is named, the new plan shown and asked again", async () => {
+test.skipIf(!needs("tmux"))("the TUI's /undo: a file edited while it asks is named, the new plan shown and asked again", async () => {
   const h = home();
   writeFileSync(join(h.home, "config.toml"), `${readFileSync(join(h.home, "config.toml"), "utf8")}[tools.approval]\nwrite = "allow"\n`);
   writeFileSync(join(h.workspace, "notes.txt"), "v0\n");

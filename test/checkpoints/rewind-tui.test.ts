@@ -5,7 +5,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(60_000);
 
@@ -20,7 +21,7 @@ afterEach(async () => {
 
 const write = (path: string, content: string) => ({ name: "write", arguments: { path, content, mode: "replace" } });
 
-test.skipIf(!HAVE_TMUX)("/undo and /redo show the change and ask; Esc Esc opens /rewind, which rewinds files and conversation", async () => {
+test.skipIf(!needs("tmux"))("/undo and /redo show the change and ask; Esc Esc opens /rewind, which rewinds files and conversation", async () => {
   fake = await startFakeModel();
   const h = fakeHome(fake.url, `[tools.approval]\nwrite = "allow"\n`);
   writeFileSync(join(h.workspace, "notes.txt"), "v0\n");

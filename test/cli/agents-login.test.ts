@@ -6,11 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BASH, readInvocations } from "../fake/agent-harness";
 import { MAIN, ROOT } from "../daemon/fixtures/helpers";
+import { needs } from "../fake/needs";
 
 const FAKE = join(import.meta.dir, "../fake/agent-login-fake.sh");
 const EMAIL = "alice@example.com";
 const KEY_PART = "Zq9X";
-const SCRIPT = Bun.which("script");
+const SCRIPT = Bun.which("script"); // present where needs("script") lets its test run
 
 const roots: string[] = [];
 afterAll(() => {
@@ -154,7 +155,7 @@ describe("scv agents login dsh", () => {
     expect(r.stderr).toContain("no key given");
   });
 
-  test.skipIf(!SCRIPT)("on a terminal the key is read without echo", async () => {
+  test.skipIf(!needs("script"))("on a terminal the key is read without echo", async () => {
     const { env, home } = setup();
     const key = "sk-deep-typed-5e1c";
     // `script` gives the command a pseudo-terminal; anything echoed would come back in its output.

@@ -6,8 +6,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForEachTest, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
-import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { closeAllTerminals, openTerminal, type Terminal } from "../fake/tmux";
 import { FILESYSTEM, JS_RUNTIME, serverToml } from "../fake/mcp-servers";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(60_000);
 const fake = fakeModelForEachTest();
@@ -36,7 +37,7 @@ function toolOutput(callId: string): string | undefined {
   return undefined;
 }
 
-test.skipIf(!HAVE_TMUX)("--accept-edits: edits run unasked with their diff shown; a secret-like path still asks; n with a reason tells the model", async () => {
+test.skipIf(!needs("tmux"))("--accept-edits: edits run unasked with their diff shown; a secret-like path still asks; n with a reason tells the model", async () => {
   const { term, workspace } = scv(["exec", "--accept-edits", "rename"], (ws) => {
     writeFileSync(join(ws, "a.ts"), "const oldName = 1;\n");
     writeFileSync(join(ws, "b.ts"), "const oldName = 2;\n");
@@ -61,7 +62,7 @@ test.skipIf(!HAVE_TMUX)("--accept-edits: edits run unasked with their diff shown
   expect(readFileSync(join(workspace, "id_rsa"), "utf8")).toBe("KEY\n");
 });
 
-test.skipIf(!HAVE_TMUX)("t: the tool's later calls in the run are not asked about", async () => {
+test.skipIf(!needs("tmux"))("t: the tool's later calls in the run are not asked about", async () => {
   const { term, workspace } = scv(["exec", "edit twice"], (ws) => writeFileSync(join(ws, "a.ts"), "one\n"));
   fake.queue(edit("a.ts", "one", "two"), edit("a.ts", "two", "three"), text("edited"));
   await term.waitFor("[y/N/a/t]");
@@ -72,7 +73,7 @@ test.skipIf(!HAVE_TMUX)("t: the tool's later calls in the run are not asked abou
   expect(term.screen().match(/Approve edit\?/g)).toHaveLength(1);
 });
 
-test.skipIf(!HAVE_TMUX)("t on an MCP tool allows that tool alone: list_directory asks once, read_text_file still asks", async () => {
+test.skipIf(!needs("tmux"))("t on an MCP tool allows that tool alone: list_directory asks once, read_text_file still asks", async () => {
   const { term, workspace } = scv(
     ["exec", "look around"],
     (ws) => writeFileSync(join(ws, "notes.txt"), "hello"),

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
+import { needs } from "../fake/needs";
 
-const namespaces = Bun.spawnSync(["unshare", "-Urmn", "true"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
 const MODEL = join(import.meta.dir, "..", "fake", "model-server.ts");
 const PORT = 18_938; // the namespace has its own loopback, so any port is free there
 
@@ -51,7 +51,7 @@ wait $MODEL_PID 2>/dev/null || true
 find /root /home -path /root/.bun -prune -o -type f -print | sort > "$R/left.txt"
 `;
 
-test.skipIf(!namespaces)("every spelling of a home directory is refused under --yes, and the home keeps its files", () => {
+test.skipIf(!needs("user namespaces"))("every spelling of a home directory is refused under --yes, and the home keeps its files", () => {
   const root = mkdtempSync(join(tmpdir(), "scv-ns-guard-"));
   try {
     mkdirSync(join(root, "ws"));

@@ -5,8 +5,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForEachTest, requireBinary } from "../fake/binary";
 import { text } from "../fake/model-server";
-import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { closeAllTerminals, openTerminal, type Terminal } from "../fake/tmux";
 import { hostile, serverToml } from "../fake/mcp-servers";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(60_000);
 const fake = fakeModelForEachTest();
@@ -17,7 +18,7 @@ afterEach(() => {
 });
 afterAll(closeAllTerminals);
 
-test.skipIf(!HAVE_TMUX)("two MCP servers: one card; s asks each alone; a on one starts and keeps only it", async () => {
+test.skipIf(!needs("tmux"))("two MCP servers: one card; s asks each alone; a on one starts and keeps only it", async () => {
   const h = fakeHome(fake.url);
   const pid = (n: string) => join(h.workspace, `${n}.pid`);
   writeFileSync(join(h.home, "config.toml"), readFileSync(join(h.home, "config.toml"), "utf8") + serverToml("alpha", hostile("well", { args: ["--pid", pid("alpha")] })) + serverToml("beta", hostile("well", { args: ["--pid", pid("beta")] })));

@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForEachTest, requireBinary, runBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
-import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { closeAllTerminals, openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(60_000);
 
@@ -20,7 +21,7 @@ afterAll(closeAllTerminals);
 
 const bash = (command: string) => toolCalls([{ name: "bash", arguments: { command } }]);
 
-test.skipIf(!HAVE_TMUX)("p keeps \"always allow commands starting with …\" for this project; the next such command runs unasked", async () => {
+test.skipIf(!needs("tmux"))("p keeps \"always allow commands starting with …\" for this project; the next such command runs unasked", async () => {
   const h = fakeHome(fake.url, "[sandbox]\nauto_run = false\n"); // sandboxed commands would run unasked
   fake.queue(bash("touch first"), bash("touch first second"), text("made both"));
   term = openTerminal([requireBinary(), "exec", "make files"], { env: h.env, cwd: h.workspace });

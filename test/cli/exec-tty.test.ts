@@ -4,7 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForEachTest, requireBinary } from "../fake/binary";
 import { errorReply, hang, text, toolCalls } from "../fake/model-server";
-import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { closeAllTerminals, openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 // Each test waits on a real terminal with its own deadlines; under load that takes longer than the default.
 setDefaultTimeout(60_000);
@@ -33,7 +34,7 @@ function bash(command: string) {
   return toolCalls([{ name: "bash", arguments: { command } }]);
 }
 
-describe.skipIf(!HAVE_TMUX)("arguments", () => {
+describe.skipIf(!needs("tmux"))("arguments", () => {
   test("an unknown option is refused with exit 2, naming it and showing the usage", async () => {
     const { term } = scv(["exec", "--frobnicate", "hi"]);
     expect(await term.exitCode()).toBe(2);
@@ -61,7 +62,7 @@ describe.skipIf(!HAVE_TMUX)("arguments", () => {
   });
 });
 
-describe.skipIf(!HAVE_TMUX)("the approval question", () => {
+describe.skipIf(!needs("tmux"))("the approval question", () => {
   test("Ctrl-C denies the call and cancels the turn at once: exit 130, nothing ran", async () => {
     const { term, workspace } = scv(["exec", "make a marker"]);
     fake.queue(bash("touch marker"), text("should not be reached"));
@@ -144,7 +145,7 @@ describe.skipIf(!HAVE_TMUX)("the approval question", () => {
   });
 });
 
-describe.skipIf(!HAVE_TMUX)("signs of life", () => {
+describe.skipIf(!needs("tmux"))("signs of life", () => {
   test("while the model says nothing a waiting line counts the seconds", async () => {
     fake.queue(hang());
     const { term } = scv(["exec", "think"]);
@@ -164,7 +165,7 @@ describe.skipIf(!HAVE_TMUX)("signs of life", () => {
   });
 });
 
-describe.skipIf(!HAVE_TMUX)("output of a running command", () => {
+describe.skipIf(!needs("tmux"))("output of a running command", () => {
   test("a call with no output yet shows how long it has been running", async () => {
     const { term } = scv(["exec", "-y", "wait"]);
     fake.queue(bash("sleep 2.5"), text("waited"));
@@ -185,7 +186,7 @@ describe.skipIf(!HAVE_TMUX)("output of a running command", () => {
   });
 });
 
-describe.skipIf(!HAVE_TMUX)("colour", () => {
+describe.skipIf(!needs("tmux"))("colour", () => {
   test("on a terminal the approval card and --help are coloured; NO_COLOR turns both off", async () => {
     for (const noColor of [false, true]) {
       const env: Record<string, string> = noColor ? { NO_COLOR: "1" } : {};
@@ -206,7 +207,7 @@ describe.skipIf(!HAVE_TMUX)("colour", () => {
   });
 });
 
-describe.skipIf(!HAVE_TMUX)("the plan", () => {
+describe.skipIf(!needs("tmux"))("the plan", () => {
   test("on a terminal each plan change is shown on stderr", async () => {
     const items = (status: string) => [
       { text: "read the logs", status: "done" },

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForFile, requireBinary, runBinary } from "../fake/binary";
 import { errorReply, text, toolCalls } from "../fake/model-server";
+import { needs } from "../fake/needs";
 
 const fake = fakeModelForFile();
 
@@ -169,7 +170,7 @@ test("exec prints each background report and stays open until every job it start
 }, 20_000);
 
 // In a terminal exec asks y/n for each approval; `script` gives the binary a real pseudo-terminal.
-describe.skipIf(!Bun.which("script"))("in a terminal", () => {
+describe.skipIf(!needs("script"))("in a terminal", () => {
   for (const [answer, written, flags] of [["y", true, ""], ["n", false, ""], ["y", true, "--json "]] as const) {
     test(`${flags}answering ${answer} ${written ? "runs" : "denies"} the write`, async () => {
       const { env, workspace } = fakeHome(fake.url);

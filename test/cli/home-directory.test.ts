@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { fakeModelForFile, requireBinary, runBinary } from "../fake/binary";
 import { text } from "../fake/model-server";
 import { startStdioServer } from "../fake/stdio-client";
-import { closeAllTerminals, HAVE_TMUX, openTerminal } from "../fake/tmux";
+import { closeAllTerminals, openTerminal } from "../fake/tmux";
 import { cleanupBridges, killDaemon, sendMessage, startDaemon, waitForOut, type Bridge } from "../channels/helpers";
+import { needs } from "../fake/needs";
 
 const fake = fakeModelForFile();
 const roots: string[] = [];
@@ -69,7 +70,7 @@ describe("in the home directory, ~/.scv/config.toml is read once, as the user fi
     await s.proc.exited;
   }, 30_000);
 
-  test.skipIf(!HAVE_TMUX)("scv in a terminal", async () => {
+  test.skipIf(!needs("tmux"))("scv in a terminal", async () => {
     const { home, env } = homeWithDefaultScvHome();
     fake.queue(text("terminal reply"));
     const pane = openTerminal([requireBinary()], { env, cwd: home });

@@ -81,7 +81,7 @@ test("server --stdio: FIFO and /dev/zero workspace configs are refused at once w
 
   fake.queue(text("still answering"));
   server.send({ jsonrpc: "2.0", id: 5, method: "turn.start", params: { session_id: good, prompt: "hi" } });
-  const ended = await server.waitFor((m) => m.method === "turn.ended", 5000);
+  const ended = await server.waitFor((m) => m.method === "turn.ended", 20_000);
   expect(ended.params.reply).toBe("still answering");
 });
 

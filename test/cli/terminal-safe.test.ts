@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForFile, requireBinary, runBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
-import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { closeAllTerminals, openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(60_000);
 const fake = fakeModelForFile();
@@ -19,7 +20,7 @@ afterEach(() => {
 });
 afterAll(closeAllTerminals);
 
-describe.skipIf(!HAVE_TMUX)("the terminal sees only visible text", () => {
+describe.skipIf(!needs("tmux"))("the terminal sees only visible text", () => {
   test("a command that redraws the card is shown exactly as it will run, and denying it keeps the directory", async () => {
     // The card is the subject: with the sandbox's auto_run the workspace write would run unasked inside it.
     const { env, workspace } = fakeHome(fake.url, "[sandbox]\nauto_run = false\n");

@@ -1,6 +1,7 @@
 // The interactive session's own words (`scv [tui] [-c] [-r [ID]] ...`), refused before anything opens.
 import { afterAll, describe, expect, test } from "bun:test";
 import { fakeHome, removeFakeHomes, requireBinary, runBinary } from "../fake/binary";
+import { needs } from "../fake/needs";
 
 afterAll(removeFakeHomes);
 
@@ -23,7 +24,7 @@ test("without a terminal the session is refused with the way to script it", asyn
   expect(r.stderr).toBe("scv: the interactive session needs a terminal on stdin and stdout; for scripts use `scv exec PROMPT`\n");
 });
 
-describe.skipIf(!Bun.which("script"))("in a terminal", () => {
+describe.skipIf(!needs("script"))("in a terminal", () => {
   test("--continue and --resume together are refused", () => {
     const { env, workspace } = fakeHome("http://127.0.0.1:9/v1");
     const r = Bun.spawnSync(["script", "-qec", `${requireBinary()} --continue --resume s-abc`, "/dev/null"], { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });

@@ -16,7 +16,7 @@ function ppidOf(pid: number): number {
 }
 
 describe("subreaper", () => {
-  test.skipIf(process.platform !== "linux")("an orphaned descendant reparents to the daemon and is reaped when it exits", async () => {
+  test("an orphaned descendant reparents to the daemon and is reaped when it exits", async () => {
     const home = tempHome();
     const d = spawnBun([fixture("daemon.ts")], { SCV_HOME: home, FIXTURE_WORK: "orphan", FIXTURE_SLEEP: "0.6", FIXTURE_REAP_MS: "100" });
     const { orphan } = await d.json();

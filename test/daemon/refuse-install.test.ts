@@ -1,10 +1,10 @@
 // Depth-limited commands refuse in a delegated SCV; `scv daemon install` writes a systemd user unit.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { daemonPaths } from "../../src/daemon/paths";
 import { DelegatedRefusal, delegationDepthOf, refuseWhenDelegated } from "../../src/daemon/refuse";
-import { installUnit, systemdAvailable, unitPath, unitText } from "../../src/daemon/systemd";
+import { installUnit, unitPath, unitText } from "../../src/daemon/systemd";
 import { cli, tempHome } from "./fixtures/helpers";
 
 describe("refuseWhenDelegated", () => {
@@ -58,9 +58,13 @@ describe("systemd unit", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  test.skipIf(systemdAvailable())("without systemd, `scv daemon install` says so and writes nothing", async () => {
+  test("without systemd, `scv daemon install` says so and writes nothing", async () => {
     const home = tempHome();
-    const r = await cli(["daemon", "install"], { SCV_HOME: home, HOME: home, XDG_CONFIG_HOME: join(home, ".config") });
+    // No systemctl on its PATH (only bun): systemd is absent for it on any machine, so the test runs everywhere.
+    const bin = join(home, "bin");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(process.execPath, join(bin, "bun"));
+    const r = await cli(["daemon", "install"], { SCV_HOME: home, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PATH: bin });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("systemd was not found");
     expect(existsSync(join(home, ".config", "systemd"))).toBe(false);

@@ -75,7 +75,7 @@ export function startEditor(opts: EditorOptions): Editor {
     fsCalls,
     request: (method, params) => conn.agent.request(method as any, params as any) as Promise<any>,
     notify: (method, params) => conn.agent.notify(method as any, params as any),
-    waitForUpdate(match, timeoutMs = 10_000) {
+    waitForUpdate(match, timeoutMs = 25_000) {
       const seen = updates.find((u) => match(u.update));
       if (seen) return Promise.resolve(seen.update);
       return new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
-// The compiled binary under test. `bun run build` makes it; tests that need it fail with that advice.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// The compiled binary under test. `bun run build` makes it; tests that need it fail with that advice, also when
+// it is older than any file under src/ (a local run would otherwise pass against a stale binary).
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { sweepPrivateTmps } from "../../src/process/owned-files";
 import { join } from "node:path";
@@ -8,9 +9,30 @@ import { type FakeModel, type FakeModelOptions, startFakeModel } from "./model-s
 
 export const SCV_BINARY = join(import.meta.dir, "..", "..", "dist", "scv");
 
+const SRC = join(import.meta.dir, "..", "..", "src");
+let checkedFresh = false;
+
+/** The compiled binary; throws with the advice when it is missing or older than a file under src/ (a stale build). */
 export function requireBinary(): string {
   if (!existsSync(SCV_BINARY)) throw new Error(`${SCV_BINARY} is missing: run \`bun run build\` before the tests`);
+  if (!checkedFresh) {
+    const built = statSync(SCV_BINARY).mtimeMs;
+    const newer = newestUnder(SRC);
+    if (newer.mtimeMs > built) throw new Error(`${SCV_BINARY} is older than ${newer.path}: run \`bun run build\` so the tests run the code as it is`);
+    checkedFresh = true;
+  }
   return SCV_BINARY;
+}
+
+function newestUnder(dir: string): { path: string; mtimeMs: number } {
+  let newest = { path: dir, mtimeMs: 0 };
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    const mtimeMs = statSync(path).mtimeMs;
+    if (mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
+  }
+  return newest;
 }
 
 /** Runs the binary to its end and returns its exit status and output as text. Asynchronous, so a fake server

@@ -110,7 +110,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         void conn.handleLine(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
       });
     },
-    waitFor(method, match = () => true, timeoutMs = 10_000) {
+    waitFor(method, match = () => true, timeoutMs = 25_000) {
       const seen = events.find((e) => e.method === method && match(e.params));
       if (seen) return Promise.resolve(seen.params);
       return new Promise((resolve, reject) => {

@@ -11,8 +11,6 @@ export interface TestCerts {
   key: string;
 }
 
-export const hasOpenssl = Bun.which("openssl") !== null;
-
 function run(args: string[], cwd: string) {
   const p = Bun.spawnSync(["openssl", ...args], { cwd, stdout: "pipe", stderr: "pipe" });
   if (p.exitCode !== 0) throw new Error(`openssl ${args[0]} failed: ${p.stderr.toString()}`);

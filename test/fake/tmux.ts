@@ -3,8 +3,6 @@
 // load), and the server killed by close(). The command's exit status appears on screen as `[exit N]`.
 import { tmpdir } from "node:os";
 
-export const HAVE_TMUX = !!Bun.which("tmux");
-
 export interface Terminal {
   /** The visible screen plus scrollback (`visible`: the screen alone); `escapes` keeps colour sequences. */
   screen(opts?: { escapes?: boolean; visible?: boolean }): string;

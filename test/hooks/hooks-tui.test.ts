@@ -5,8 +5,9 @@ import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
 import { until } from "../fake/until";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(40_000);
 
@@ -19,7 +20,7 @@ afterEach(async () => {
   removeFakeHomes();
 });
 
-test.skipIf(!HAVE_TMUX)("a refused call names the hook and its reason; the Notification hook runs while the card waits", async () => {
+test.skipIf(!needs("tmux"))("a refused call names the hook and its reason; the Notification hook runs while the card waits", async () => {
   fake = await startFakeModel();
   const h = fakeHome(fake.url);
   const notified = join(dirname(h.home), "notified.json");

@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import { type ConnectorOptions, guardedFetch, readCapped } from "../../src/net/fetch";
 import type { LookupFn } from "../../src/net/resolver";
-import { hasOpenssl, makeCerts } from "../fake/tls";
+import { makeCerts } from "../fake/tls";
 import { allowPort, installLoopbackTripwire, noLookup, tableLookup } from "./helpers";
 import { withProxyTrap } from "../fake/proxy-trap";
+import { needs } from "../fake/needs";
 
 type Seen = { path: string; headers: Record<string, string> };
 
@@ -253,7 +254,7 @@ describe("body limits", () => {
   });
 });
 
-describe.skipIf(!hasOpenssl)("https", () => {
+describe.skipIf(!needs("openssl"))("https", () => {
   let certs: ReturnType<typeof makeCerts>;
   let secure: ReturnType<typeof recordingServer>;
   beforeAll(() => {

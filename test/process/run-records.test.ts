@@ -81,7 +81,7 @@ test("reconcile stops the group and tagged processes of a record whose owner is 
     }
     return out;
   };
-  for (let i = 0; i < 100 && (await tagged()).length < 3; i++) await Bun.sleep(20);
+  for (let i = 0; i < 1250 && (await tagged()).length < 3; i++) await Bun.sleep(20); // up to 25 s
   const pids = await tagged();
   started.push(...pids);
   expect(pids.length).toBe(3);

@@ -20,7 +20,7 @@ describe("subreaper", () => {
     // setsid'd and job-control sleeps with an empty environment: gone, not even zombies, and the call did not
     // wait for a drain (the pipe closed when they died).
     expect(r.escapees).toMatchObject({ pids: 3, states: ["gone", "gone", "gone"], drained: true, cleanedUp: 3 });
-    expect(r.escapees.durationMs).toBeLessThan(1500);
+    expect(r.escapees.durationMs).toBeLessThan(10_000); // not the sleeps' 300 s
     expect(r.foreignAfterEscapees).toBe(0);
     // A zombie Bun still has to reap: reapOrphans leaves it, and Bun reports its exit normally.
     expect(r.bunChild).toEqual({ stateBefore: "Z", reapedByUs: false, exitCode: 0 });

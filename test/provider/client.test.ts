@@ -161,7 +161,7 @@ describe.each(WIRES)("cancellation and timeouts (%s)", (wire) => {
     setTimeout(() => ac.abort(), 80);
     const started = performance.now();
     const events = await collect(client(fake.url, wire).stream(request({ signal: ac.signal })));
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(performance.now() - started).toBeLessThan(10_000); // the request hangs for good: ended by the abort
     expect(events).toEqual([{ type: "end", status: "cancelled", failure: expect.objectContaining({ class: "cancelled" }) }]);
   });
 
@@ -187,7 +187,7 @@ describe.each(WIRES)("cancellation and timeouts (%s)", (wire) => {
       events.push(e);
       if (e.type === "retry") setTimeout(() => ac.abort(), 20);
     }
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(performance.now() - started).toBeLessThan(10_000); // not the 30 s retry wait
     expect(retriesOf(events)[0]?.delayMs).toBe(30_000);
     expect(endOf(events).status).toBe("cancelled");
   });
@@ -354,7 +354,7 @@ describe("the stream never throws", () => {
       for await (const e of client(`http://127.0.0.1:${server.port}/v1`, "chat").stream(request())) {
         if (e.type === "text") break;
       }
-      for (let i = 0; i < 50 && !cancelled; i++) await Bun.sleep(10);
+      for (let i = 0; i < 2500 && !cancelled; i++) await Bun.sleep(10); // up to 25 s for the server to see the cancel
       expect(cancelled).toBe(true);
     } finally {
       server.stop(true);

@@ -27,7 +27,7 @@ test("preconnect opens a connection to the endpoint before any request", async (
   const l = listener();
   stops.push(l.stop);
   createModelClient(profile(l.url, "responses"), { version: "t" }).preconnect!();
-  expect(await until(() => l.accepted() > 0, 2000)).toBe(true);
+  expect(await until(() => l.accepted() > 0, 20_000)).toBe(true);
 });
 
 test("a profile with a proxy, or a client with an injected fetch, does not preconnect", async () => {

@@ -30,7 +30,17 @@ test("auto_run: a command the guard would ask about runs unasked inside the sand
   expect(npm.guard!.sandbox).toMatch(/^sandboxed: workspace-write \(Landlock ABI \d+/);
   expect(npm.summary).toContain("sandboxed: workspace-write");
   expect((await assess({ command: "rm -rf ~" })).guard!.decision).toBe("block");
-  // A call binding secrets still asks, sandbox or not.
+});
+
+test("auto_run: a call binding secrets still asks inside the sandbox, where the same command without them runs unasked", async () => {
+  const { assess } = setup({ env: { GITHUB_TOKEN: "ghp_not-a-real-token" }, config: { tools: { secret_bindings: [{ source: "env:GITHUB_TOKEN" }] } } as never });
+  expect((await assess({ command: "npm test" })).guard).toMatchObject({ decision: "allow" });
+  const bound = await assess({ command: "npm test", secrets: ["GITHUB_TOKEN"] });
+  expect(bound.guard).toMatchObject({ decision: "prompt" });
+  expect(bound.guard!.reason).not.toContain("confined by the sandbox");
+  expect(bound.guard!.sandbox).toStartWith("sandboxed: ");
+  // Even a read-only command: the secret is what is asked about.
+  expect((await assess({ command: "ls", secrets: ["GITHUB_TOKEN"] })).guard).toMatchObject({ decision: "prompt", reason: expect.stringContaining("binds secrets") });
 });
 
 test("auto_run does not answer a command that may destroy what rewind cannot bring back: it asks, saying why", async () => {
@@ -104,3 +114,15 @@ test("a denied write is explained in words, with how to ask for more", async () 
   expect(ok.output).toContain("hi\nt");
   expect(existsSync(join(scope.workspace, "f"))).toBe(true);
 }, 30_000);
+
+test("a launch the sandbox refuses fails the call with the launcher's reason: the command never ran", async () => {
+  const { scope, bash } = setup();
+  const marker = join(outside, "launch-refused-ran");
+  rmSync(scope.workspace, { recursive: true, force: true }); // the launcher cannot confine (or enter) a missing workspace
+  const { result } = await bash({ command: `touch ${marker}` });
+  expect(result.ok).toBe(false);
+  expect(result.output).toStartWith("the command was not run: ");
+  expect(result.output).toEndWith("(the sandbox could not be applied; see scv doctor)");
+  expect(result.output).not.toContain("exit 125");
+  expect(existsSync(marker)).toBe(false);
+});

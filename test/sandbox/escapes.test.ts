@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { needs } from "../fake/needs";
 import { fakeModelForFile, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 
@@ -362,7 +363,7 @@ const ROOT_ONLY = new Set<string>([
   "renice SCV",
 ]);
 
-test.skipIf(process.getuid?.() !== 0)("as an ordinary user (a throwaway uid, no_new_privs): the same table, none gets out; every one gets through with the sandbox off", async () => {
+test.skipIf(!needs("root"))("as an ordinary user (a throwaway uid, no_new_privs): the same table, none gets out; every one gets through with the sandbox off", async () => {
   const probe = Bun.spawnSync(asUser(ORDINARY_UID, [requireBinary(), "__sandbox", "--probe"]), { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", BUN_JSC_useConcurrentJIT: "0", BUN_JSC_useWarmUpMarkedBlocks: "0", MIMALLOC_SCAVENGER: "0" } });
   console.log(`the probe as uid ${ORDINARY_UID}: ${probe.stdout.toString().trim()}`);
   const on = await runTable(true, listeners, ORDINARY_UID);

@@ -71,13 +71,29 @@ test("a private temporary directory an SCV killed mid-command left behind is rem
   const ws = join(root, "sweep-ws");
   mkdirSync(ws, { recursive: true });
   const settings = sandboxSettings({ mode: "workspace-write", writable_roots: [], hidden_paths: [], network: false, auto_run: true, required: false, allow_unix_sockets: [] }, { workspace: ws, home: join(root, "h"), scvHome: join(root, "s"), env: {} })!;
-  const running = startSandboxed({ argv: ["/bin/sh", "-c", "sleep 1"], cwd: ws, env: { PATH: process.env.PATH! }, stdin: "null", captureBytes: 4096, combined: true }, settings);
-  await Bun.sleep(100);
+  // Runs until cancelled below, however slow the reconcile is on a busy machine; its directory exists from the start.
+  const running = startSandboxed({ argv: ["/bin/sh", "-c", "sleep 60"], cwd: ws, env: { PATH: process.env.PATH! }, stdin: "null", captureBytes: 4096, combined: true }, settings);
   const mine = (await import("node:fs")).readdirSync(tmpdir()).filter((n) => n.startsWith(`scv-sandbox.${process.pid}-`));
   expect(mine.length).toBe(1);
   await reconcile(join(root, "s"));
   expect(existsSync(stale)).toBe(false);
   expect(existsSync(join(tmpdir(), mine[0]!))).toBe(true); // its owner (this process) runs
-  expect((await running.result).exitCode).toBe(0);
+  running.cancel();
+  const ended = await running.result;
+  expect(ended.kind === "ran" && ended.cancelled).toBe(true);
   expect(existsSync(join(tmpdir(), mine[0]!))).toBe(false); // removed with its run
+});
+
+test("a launch failure reaches the caller typed (kind launch-failed, the launcher's reason), never as an exit status to decode", async () => {
+  const { runSandboxed, sandboxSettings } = await import("../../src/sandbox");
+  const ws = join(root, "typed-ws");
+  mkdirSync(ws, { recursive: true });
+  const settings = sandboxSettings({ mode: "workspace-write", writable_roots: [], hidden_paths: [], network: false, auto_run: true, required: false, allow_unix_sockets: [] }, { workspace: ws, home: join(root, "h"), scvHome: join(root, "s"), env: {} })!;
+  const opts = { cwd: ws, env: { PATH: process.env.PATH! }, stdin: "null" as const, captureBytes: 4096, combined: true };
+  const failed = await runSandboxed({ ...opts, argv: ["/nonexistent-program"] }, settings);
+  expect(failed).toMatchObject({ kind: "launch-failed" });
+  expect(failed.kind === "launch-failed" && failed.why).toBe("the command was not run: executing /nonexistent-program failed (ENOENT)");
+  // The command's own exit 125 is the command's: it ran.
+  const own = await runSandboxed({ ...opts, argv: ["/bin/sh", "-c", "echo failed >&2; exit 125"] }, settings);
+  expect(own.kind === "ran" && own.exitCode).toBe(125);
 });

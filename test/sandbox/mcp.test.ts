@@ -38,3 +38,16 @@ test("sandbox = true: the server serves, and its write outside the workspace is 
   expect(off.code).toBe(0);
   expect(off.planted).toBe(true);
 }, 120_000);
+
+test("sandbox = true and a launch the sandbox refuses: the server is reported not started, with the launcher's reason", () => {
+  const dir = join(root, "refused");
+  const home = join(dir, "scv");
+  const ws = join(dir, "ws");
+  for (const d of [home, ws]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(home, "config.toml"), serverToml("gone", { command: join(dir, "no-such-server"), sandbox: true }));
+  const r = Bun.spawnSync([requireBinary(), "mcp", "test", "gone", "--yes"], { cwd: ws, env: { PATH: process.env.PATH!, HOME: dir, SCV_HOME: home }, stdout: "pipe", stderr: "pipe" });
+  const out = r.stdout.toString() + r.stderr.toString();
+  expect(r.exitCode).not.toBe(0);
+  expect(out).toContain(`could not start in the sandbox: the command was not run: executing ${join(dir, "no-such-server")} failed (ENOENT)`);
+  expect(out).not.toContain("exited with code 125");
+}, 60_000);

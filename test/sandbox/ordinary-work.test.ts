@@ -5,6 +5,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { needs } from "../fake/needs";
 import { fakeModelForFile, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 
@@ -19,7 +20,7 @@ afterEach(() => {
 // As root; as an ordinary user; and as that user already inside a user namespace of its own (`unshare -Ur`, as in a
 // container or a CI runner), where SCV is root of that namespace and nests its namespaces in it.
 for (const [uid, nested] of [[undefined, false], [ORDINARY_UID, false], [ORDINARY_UID, true]] as const) {
-  test.skipIf(process.getuid?.() !== 0)(`ordinary work runs unasked inside the sandbox ${uid === undefined ? "as root" : `as an ordinary user (uid ${uid})${nested ? " inside a user namespace" : ""}`}`, async () => {
+  test.skipIf(!needs("root"))(`ordinary work runs unasked inside the sandbox ${uid === undefined ? "as root" : `as an ordinary user (uid ${uid})${nested ? " inside a user namespace" : ""}`}`, async () => {
     const root = mkdtempSync(join(BASE, "scv-ordinary-"));
     roots.push(root);
     const home = join(root, "home");

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { join } from "node:path";
 import { fakeModelForFile, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
+import { needs } from "../fake/needs";
 
 const fake = fakeModelForFile();
 const BASE = existsSync("/var/tmp") ? "/var/tmp" : "/tmp";
@@ -175,7 +176,7 @@ test("the host's Unix sockets (the session bus in the runtime directory, any oth
 }, 60_000);
 
 for (const namespaces of [true, false]) {
-  test.skipIf(process.getuid?.() !== 0)(`a hidden folder is hidden through a second mount of it too (a bind mount of the home; ${namespaces ? "namespaces" : "Landlock alone"})`, async () => {
+  test.skipIf(!needs("root"))(`a hidden folder is hidden through a second mount of it too (a bind mount of the home; ${namespaces ? "namespaces" : "Landlock alone"})`, async () => {
     const l = layout();
     if (!namespaces) landlockOnly(l);
     const alias = join(l.root, "data-home");

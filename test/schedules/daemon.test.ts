@@ -186,7 +186,7 @@ test("a daemon idle with its schedules paused makes no model request", async () 
   expect(status.stdout).toContain("schedules: 0 active, 1 paused");
   // Resumed: it fires again, without catching up what was due while it was paused.
   await runBinary(["schedules", "resume", s.id], b.env, b.workspace);
-  await waitForOut(b, 1, 5000);
+  await waitForOut(b, 1);
   await Bun.sleep(300);
   expect(inputText(fake.requests[0]!.body)).not.toContain("catch-up");
   expect(inputText(fake.requests[0]!.body)).not.toContain("were missed");

@@ -1,9 +1,12 @@
 // The turn loop over the in-process protocol against the fake model endpoint (real HTTP on 127.0.0.1).
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorReply, hang, incomplete, refusal, text, toolCalls } from "../fake/model-server";
 import { type Harness, startHarness } from "../fake/harness";
+
+// Turns here run real sandboxed commands (three in a row in one test): bun's 5 s default is too tight under load.
+setDefaultTimeout(30_000);
 
 let h: Harness;
 afterEach(async () => {
@@ -205,7 +208,7 @@ describe("turn control", () => {
     const { turn_id } = await h.request("turn.start", { session_id: sid, prompt: "wait" });
     await h.waitFor("assistant.delta");
     expect((await h.request("turn.cancel", { session_id: sid })).cancelled).toBe(true);
-    const ended = await h.waitFor("turn.ended", (p) => p.turn_id === turn_id, 5000);
+    const ended = await h.waitFor("turn.ended", (p) => p.turn_id === turn_id);
     expect(ended.status).toBe("cancelled");
   });
 

@@ -2,16 +2,17 @@
 // in the model request. The fetched host is a local HTTPS server reached through an injected resolver and CA
 // (test-only session services); nothing connects anywhere but 127.0.0.1.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { makeCerts, hasOpenssl, type TestCerts } from "../fake/tls";
+import { makeCerts, type TestCerts } from "../fake/tls";
 import { type Harness, startHarness } from "../fake/harness";
 import { text, toolCalls } from "../fake/model-server";
 import { allowPort, tableLookup } from "../net/helpers";
+import { needs } from "../fake/needs";
 
 let certs: TestCerts;
 let site: ReturnType<typeof Bun.serve>;
 let h: Harness | undefined;
 
-describe.skipIf(!hasOpenssl)("web_fetch and hosted search over the protocol", () => {
+describe.skipIf(!needs("openssl"))("web_fetch and hosted search over the protocol", () => {
   beforeAll(() => {
     certs = makeCerts(["docs.test", "other.test"]);
     site = Bun.serve({

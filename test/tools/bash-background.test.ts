@@ -6,7 +6,8 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForEachTest, requireBinary, runBinary } from "../fake/binary";
 import { hang, text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal } from "../fake/tmux";
+import { openTerminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(60_000);
 const fake = fakeModelForEachTest();
@@ -113,7 +114,7 @@ describe("background commands", () => {
   });
 });
 
-describe.skipIf(!HAVE_TMUX)("kept background commands", () => {
+describe.skipIf(!needs("tmux"))("kept background commands", () => {
   test("keep = true in the owner's session: it outlives the session (/new), scv agents ps lists it, scv agents kill stops it", async () => {
     const port = await freePort();
     const h = fakeHome(fake.url, NETWORK);
@@ -136,7 +137,7 @@ describe.skipIf(!HAVE_TMUX)("kept background commands", () => {
       expect(kept[0]).toMatchObject({ agent: "bash", state: "running" });
       const killed = await runBinary(["agents", "kill", kept[0].handle], h.env, h.workspace);
       expect(killed.code).toBe(0);
-      expect(await until(async () => !(await answers(port)), 5000)).toBe(true);
+      expect(await until(async () => !(await answers(port)), 20_000)).toBe(true);
     } finally {
       term.close();
     }

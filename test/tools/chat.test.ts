@@ -13,6 +13,7 @@ import { createChatHistoryTool } from "../../src/tools/chat_history";
 import { createChatKeepTool } from "../../src/tools/chat_keep";
 import { buildTools } from "../../src/tools/index";
 import { invokeTool, makeCallContext, makeScope, type FakeScope } from "../fake/scope";
+import { needs } from "../fake/needs";
 
 const roots: string[] = [];
 afterAll(() => {
@@ -326,8 +327,7 @@ describe("chat_keep", () => {
   });
 
   const shm = "/dev/shm";
-  const crossDisk = existsSync(shm) && statSync(shm).dev !== statSync(tmpdir()).dev;
-  test.skipIf(!crossDisk)("across disks the file is copied to a private temporary file, then linked", async () => {
+  test.skipIf(!needs("/dev/shm on its own file system"))("across disks the file is copied to a private temporary file, then linked", async () => {
     const logRoot = mkdtempSync(join(shm, "scv-chat-"));
     roots.push(logRoot);
     const { scope, media, log } = chatSession({ logRoot });

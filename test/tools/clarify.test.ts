@@ -3,9 +3,10 @@
 import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { fakeHome, fakeModelForEachTest, requireBinary, runBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
-import { closeAllTerminals, HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { closeAllTerminals, openTerminal, type Terminal } from "../fake/tmux";
 import { questionCard } from "../../src/cli/exec-clarify";
 import { answerFromText } from "../../src/tools/clarify";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(60_000);
 const fake = fakeModelForEachTest();
@@ -39,7 +40,7 @@ describe("reading an answer", () => {
   });
 });
 
-describe.skipIf(!HAVE_TMUX)("scv exec on a terminal", () => {
+describe.skipIf(!needs("tmux"))("scv exec on a terminal", () => {
   function exec(prompt: string, extraConfig = "") {
     const h = fakeHome(fake.url, extraConfig);
     term = openTerminal([requireBinary(), "exec", prompt], { env: h.env, cwd: h.workspace });

@@ -6,8 +6,9 @@ import type { NetOverrides } from "../../src/net";
 import type { Page } from "../../src/net";
 import { createWebFetchTool, renderPage } from "../../src/tools/web_fetch";
 import type { ToolResult } from "../../src/tools/tool";
-import { hasOpenssl, makeCerts } from "../fake/tls";
+import { makeCerts } from "../fake/tls";
 import { allowPort, installLoopbackTripwire, noLookup, tableLookup, testConfig, toolContext } from "../net/helpers";
+import { needs } from "../fake/needs";
 
 let tripwire: ReturnType<typeof installLoopbackTripwire>;
 let server: ReturnType<typeof Bun.serve>;
@@ -266,7 +267,7 @@ describe("paging", () => {
   });
 });
 
-describe.skipIf(!hasOpenssl)("auto-approved HTTPS hosts", () => {
+describe.skipIf(!needs("openssl"))("auto-approved HTTPS hosts", () => {
   let secure: ReturnType<typeof Bun.serve>;
   let certs: ReturnType<typeof makeCerts>;
   const seenHosts: string[] = [];

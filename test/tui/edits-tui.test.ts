@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForEachTest, requireBinary, runBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(90_000);
 
@@ -41,7 +42,7 @@ const sizes = [
 ];
 
 for (const size of sizes) {
-  test.skipIf(!HAVE_TMUX)(`accept edits (${size.width}x${size.height}): a ten-edit refactor needs no keypress; a secret-like path and a command still ask`, async () => {
+  test.skipIf(!needs("tmux"))(`accept edits (${size.width}x${size.height}): a ten-edit refactor needs no keypress; a secret-like path and a command still ask`, async () => {
     const { pane, workspace } = open(size, (ws) => {
       for (let i = 0; i < 10; i++) writeFileSync(join(ws, `m${i}.ts`), `export function oldName${i}() {\n  return ${i};\n}\n`);
       writeFileSync(join(ws, ".env"), "TOKEN=1\n");
@@ -77,7 +78,7 @@ for (const size of sizes) {
   });
 }
 
-test.skipIf(!HAVE_TMUX)("a diff stays in the scrollback, long ones collapsed (Ctrl-O expands); --continue and scv sessions show bring it back", async () => {
+test.skipIf(!needs("tmux"))("a diff stays in the scrollback, long ones collapsed (Ctrl-O expands); --continue and scv sessions show bring it back", async () => {
   const long = Array.from({ length: 40 }, (_, i) => `line ${i}`).join("\n");
   const opened = open({ width: 120, height: 40 }, (ws) => writeFileSync(join(ws, "math.ts"), "export const add = (a, b) => a - b;\n"));
   const { workspace, env, home } = opened;
@@ -122,7 +123,7 @@ test.skipIf(!HAVE_TMUX)("a diff stays in the scrollback, long ones collapsed (Ct
   expect(shown.stdout).toContain("    +line 39");
 });
 
-test.skipIf(!HAVE_TMUX)("n then a reason: the model is told `denied: <reason>`, nothing typed becomes a prompt; t allows the tool for the session", async () => {
+test.skipIf(!needs("tmux"))("n then a reason: the model is told `denied: <reason>`, nothing typed becomes a prompt; t allows the tool for the session", async () => {
   const { pane, workspace } = open({ width: 80, height: 24 }, (ws) => {
     mkdirSync(join(ws, "src"));
     writeFileSync(join(ws, "src", "a.ts"), "one\n");
@@ -158,7 +159,7 @@ test.skipIf(!HAVE_TMUX)("n then a reason: the model is told `denied: <reason>`, 
   expect(pane.screen().match(/Allow edit\?/g) ?? []).toHaveLength(0); // the card is gone from the scrollback
 });
 
-test.skipIf(!HAVE_TMUX)("the guard's refusal is on the call's own line", async () => {
+test.skipIf(!needs("tmux"))("the guard's refusal is on the call's own line", async () => {
   const { pane, env } = open({ width: 80, height: 24 });
   mkdirSync(env.HOME!, { recursive: true });
   writeFileSync(join(env.HOME!, "keep.txt"), "mine");
@@ -207,7 +208,7 @@ async function refactorKeypresses(how: "y" | "t" | "accept-edits"): Promise<numb
   return presses;
 }
 
-test.skipIf(!HAVE_TMUX)("keypresses to approve a ten-edit refactor: 10 asking, 1 with t, none in accept-edits mode", async () => {
+test.skipIf(!needs("tmux"))("keypresses to approve a ten-edit refactor: 10 asking, 1 with t, none in accept-edits mode", async () => {
   const asking = await refactorKeypresses("y");
   const perTool = await refactorKeypresses("t");
   const accepting = await refactorKeypresses("accept-edits");
@@ -215,7 +216,7 @@ test.skipIf(!HAVE_TMUX)("keypresses to approve a ten-edit refactor: 10 asking, 1
   expect([asking, perTool, accepting]).toEqual([10, 1, 0]);
 });
 
-test.skipIf(!HAVE_TMUX)("at 80x24 a long change's card keeps its question and answers on screen; its summary gives way", async () => {
+test.skipIf(!needs("tmux"))("at 80x24 a long change's card keeps its question and answers on screen; its summary gives way", async () => {
   const { pane } = open({ width: 80, height: 24 });
   await pane.waitFor(/s-[0-9a-f]{8}/);
   const content = `${Array.from({ length: 60 }, (_, i) => `row ${i}`).join("\n")}\n`;
@@ -239,7 +240,7 @@ test.skipIf(!HAVE_TMUX)("at 80x24 a long change's card keeps its question and an
   await pane.waitFor("not written");
 });
 
-test.skipIf(!HAVE_TMUX)("scv --accept-edits starts in the mode: an edit runs unasked and /mode says so", async () => {
+test.skipIf(!needs("tmux"))("scv --accept-edits starts in the mode: an edit runs unasked and /mode says so", async () => {
   const { pane, workspace } = open({ width: 80, height: 24 }, (ws) => writeFileSync(join(ws, "a.ts"), "one\n"), ["--accept-edits"]);
   await pane.waitFor("accept edits on (Shift-Tab to turn off)");
   fake.queue(toolCalls([{ name: "edit", arguments: { path: "a.ts", edits: [{ old_text: "one", new_text: "two" }] } }]), text("edited it"));

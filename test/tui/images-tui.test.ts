@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text } from "../fake/model-server";
 import { makePng } from "../fake/png";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(40_000);
 
@@ -18,7 +19,7 @@ afterEach(async () => {
   removeFakeHomes();
 });
 
-test.skipIf(!HAVE_TMUX)("a pasted image path is attached for a model that takes images; otherwise the prompt goes alone with the reason", async () => {
+test.skipIf(!needs("tmux"))("a pasted image path is attached for a model that takes images; otherwise the prompt goes alone with the reason", async () => {
   fake = await startFakeModel();
   const h = fakeHome(fake.url, "images = true\n");
   const png = makePng(5, 5);

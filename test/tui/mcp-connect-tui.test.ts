@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { fakeHome, fakeModelForEachTest, requireBinary } from "../fake/binary";
 import { text } from "../fake/model-server";
 import { hostile, serverToml } from "../fake/mcp-servers";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(90_000);
 const fake = fakeModelForEachTest();
@@ -17,7 +18,7 @@ afterEach(() => {
   pane = undefined;
 });
 
-test.skipIf(!HAVE_TMUX)("one card for two MCP servers: a digit unticks one, a keeps the other for this workspace", async () => {
+test.skipIf(!needs("tmux"))("one card for two MCP servers: a digit unticks one, a keeps the other for this workspace", async () => {
   const h = fakeHome(fake.url);
   const pid = (n: string) => join(h.workspace, `${n}.pid`);
   writeFileSync(join(h.home, "config.toml"), readFileSync(join(h.home, "config.toml"), "utf8") + serverToml("alpha", hostile("well", { args: ["--pid", pid("alpha")] })) + serverToml("beta", hostile("well", { args: ["--pid", pid("beta")] })));

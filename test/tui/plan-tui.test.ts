@@ -3,7 +3,8 @@
 import { afterEach, expect, setDefaultTimeout, test } from "bun:test";
 import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(40_000);
 
@@ -16,7 +17,7 @@ afterEach(async () => {
   removeFakeHomes();
 });
 
-test.skipIf(!HAVE_TMUX)("plan updates appear above the prompt and come back on resume", async () => {
+test.skipIf(!needs("tmux"))("plan updates appear above the prompt and come back on resume", async () => {
   fake = await startFakeModel();
   const h = fakeHome(fake.url);
   const first = openTerminal([requireBinary()], { env: h.env, cwd: h.workspace });

@@ -3,7 +3,8 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(60_000);
 
@@ -32,7 +33,7 @@ function clarifyOutputs(f: FakeModel): string[] {
   return input.filter((i) => i.type === "function_call_output").map((i) => String(i.output));
 }
 
-describe.skipIf(!HAVE_TMUX)("a question in the terminal", () => {
+describe.skipIf(!needs("tmux"))("a question in the terminal", () => {
   test("Down then Enter picks the second choice; the answer reaches the model, not the prompt", async () => {
     const { fake, pane } = await open();
     fake.queue(ask("Which database?", ["SQLite", "PostgreSQL", "none"]), text("Going with PostgreSQL."));

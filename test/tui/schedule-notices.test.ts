@@ -3,7 +3,8 @@ import { afterEach, expect, test } from "bun:test";
 import { addNotice, countNotices } from "../../src/schedules/notices";
 import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 let fake: FakeModel | undefined;
 let pane: Terminal | undefined;
@@ -13,7 +14,7 @@ afterEach(async () => {
   removeFakeHomes();
 });
 
-test.skipIf(!HAVE_TMUX)("the next terminal start shows a schedule's notice once", async () => {
+test.skipIf(!needs("tmux"))("the next terminal start shows a schedule's notice once", async () => {
   fake = await startFakeModel();
   const h = fakeHome(fake.url);
   addNotice(h.home, { id: "i-sch-0000abcd-3", schedule: "sch-0000abcd", text: "[SCV schedule sch-0000abcd “the weekly report”: SCV was restarted while it ran, so it was interrupted.]" });

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
 import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(60_000);
 
@@ -32,7 +33,7 @@ async function open(opts: { extraConfig?: string; env?: Record<string, string>; 
   return { ...h, fake, pane };
 }
 
-test.skipIf(!HAVE_TMUX)("a Markdown table renders aligned and cut to a 40-column terminal", async () => {
+test.skipIf(!needs("tmux"))("a Markdown table renders aligned and cut to a 40-column terminal", async () => {
   const { fake, pane } = await open({ width: 40 });
   fake.queue(text("Here:\n\n| file | change |\n|---|---|\n| a.ts | adds the table renderer to the TUI |\n| bb.ts | one |\n\nDone."));
   pane.type("table please");
@@ -47,7 +48,7 @@ test.skipIf(!HAVE_TMUX)("a Markdown table renders aligned and cut to a 40-column
   expect(screen).not.toContain("|---|");
 });
 
-test.skipIf(!HAVE_TMUX)("Ctrl-L clears the screen and redraws the prompt and status line", async () => {
+test.skipIf(!needs("tmux"))("Ctrl-L clears the screen and redraws the prompt and status line", async () => {
   const { fake, pane } = await open();
   fake.queue(text("An answer that fills a line."));
   pane.type("hello");
@@ -69,7 +70,7 @@ async function waitVisible(t: Terminal, ok: (s: string) => boolean): Promise<str
   }
 }
 
-test.skipIf(!HAVE_TMUX)("an agent call's result shows the agent's reply with its status, not the JSON the model gets", async () => {
+test.skipIf(!needs("tmux"))("an agent call's result shows the agent's reply with its status, not the JSON the model gets", async () => {
   const dir = mkdtempSync(join(tmpdir(), "scv-tui-agent-"));
   dirs.push(dir);
   const stdoutFile = join(dir, "stdout.txt");
@@ -90,7 +91,7 @@ test.skipIf(!HAVE_TMUX)("an agent call's result shows the agent's reply with its
   expect(screen).not.toContain('{"agent"');
 });
 
-test.skipIf(!HAVE_TMUX)("Ctrl-R finds a prompt from an earlier session; the history file is private and holds no key", async () => {
+test.skipIf(!needs("tmux"))("Ctrl-R finds a prompt from an earlier session; the history file is private and holds no key", async () => {
   const { fake, home, env, workspace } = await open();
   let term = pane!;
   fake.queue(text("Deployed."), text("Listed."));
@@ -121,7 +122,7 @@ test.skipIf(!HAVE_TMUX)("Ctrl-R finds a prompt from an earlier session; the hist
   expect(term.screen()).not.toContain("sk-live0123456789abcdefXYZ");
 });
 
-test.skipIf(!HAVE_TMUX)("@ opens a fuzzy picker over the workspace's files (what .gitignore leaves); the chosen file goes with the prompt", async () => {
+test.skipIf(!needs("tmux"))("@ opens a fuzzy picker over the workspace's files (what .gitignore leaves); the chosen file goes with the prompt", async () => {
   const { fake, workspace } = await open();
   const term = pane!;
   mkdirSync(join(workspace, "src"));

@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, removeFakeHomes, requireBinary, runBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 
 setDefaultTimeout(60_000);
 
@@ -35,7 +36,7 @@ function open(h: { env: Record<string, string>; workspace: string }, args: strin
 
 const sessionOf = (screen: string) => SESSION.exec(screen)![0];
 
-test.skipIf(!HAVE_TMUX)("/model opens a picker of the profiles and the endpoint's models (type to filter, Enter), and switches the same session: the next request carries the earlier turns", async () => {
+test.skipIf(!needs("tmux"))("/model opens a picker of the profiles and the endpoint's models (type to filter, Enter), and switches the same session: the next request carries the earlier turns", async () => {
   const h = await home();
   const pane = open(h);
   const id = sessionOf(await pane.waitFor(SESSION));
@@ -99,7 +100,7 @@ test.skipIf(!HAVE_TMUX)("/model opens a picker of the profiles and the endpoint'
   expect(fake!.requests.at(-1)!.body.model).toBe("other-model");
 });
 
-test.skipIf(!HAVE_TMUX)('scv -p -m --effort --yes "PROMPT" opens a session on them and sends the prompt; tool calls run unasked', async () => {
+test.skipIf(!needs("tmux"))('scv -p -m --effort --yes "PROMPT" opens a session on them and sends the prompt; tool calls run unasked', async () => {
   const h = await home();
   fake!.queue(toolCalls([{ name: "bash", arguments: { command: "touch made-unasked" } }]), text("Made it."));
   const pane = open(h, ["-p", "other", "-m", "gpt-other", "--effort", "low", "--yes", "make a file please"]);
@@ -112,7 +113,7 @@ test.skipIf(!HAVE_TMUX)('scv -p -m --effort --yes "PROMPT" opens a session on th
   expect(first.body.reasoning_effort).toBe("low");
 });
 
-test.skipIf(!HAVE_TMUX)("scv -- help asks the model about \"help\"; a single unknown word is still an unknown command", async () => {
+test.skipIf(!needs("tmux"))("scv -- help asks the model about \"help\"; a single unknown word is still an unknown command", async () => {
   const h = await home();
   fake!.queue(text("Here is some help."));
   const pane = open(h, ["--", "help"]);
@@ -126,7 +127,7 @@ test.skipIf(!HAVE_TMUX)("scv -- help asks the model about \"help\"; a single unk
   expect(bad.stderr).toContain("--effort must be one of: none, minimal, low, medium, high, xhigh");
 });
 
-test.skipIf(!HAVE_TMUX)("leaving names the resume command; the resume replays tool calls as one line and keeps a long prompt collapsed (Ctrl-O shows it)", async () => {
+test.skipIf(!needs("tmux"))("leaving names the resume command; the resume replays tool calls as one line and keeps a long prompt collapsed (Ctrl-O shows it)", async () => {
   const h = await home();
   const log = Array.from({ length: 8 }, (_, i) => `log line ${i + 1} of the failure`).join("\n");
   fake!.queue(toolCalls([{ name: "bash", arguments: { command: "echo checked > checked.txt" } }]), text("The failure is in line 8."));

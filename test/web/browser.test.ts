@@ -10,14 +10,14 @@ import { fakeModelForFile, runBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 import { cleanupBridges, waitFor } from "../channels/helpers";
 import { signInLink, startWebDaemon, type WebDaemon } from "./helpers";
+import { needs } from "../fake/needs";
 
 // The functions passed to page.waitForFunction run in the browser, where `document` exists.
 declare const localStorage: { getItem(k: string): string | null };
 declare const document: { cookie: string; querySelector(s: string): { textContent: string | null } | null; querySelectorAll(s: string): Iterable<{ textContent: string | null; classList: { contains(c: string): boolean } }> };
 
 const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available) console.warn(`test/web/browser.test.ts: skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
+const available = needs("chromium");
 const SHOTS = process.env.SCV_WEB_SCREENSHOTS === "1" ? resolve(import.meta.dir, "../../docs/web") : undefined;
 
 // Frames 15 ms apart, so a reply streams over a visible while.

@@ -15,9 +15,14 @@ export async function startWebDaemon(modelUrl: string, webUi = "", more = ""): P
   const b = makeBridge(modelUrl);
   appendFileSync(join(b.home, "config.toml"), `\n[web_ui]\nenabled = true\nlisten = "127.0.0.1:0"\n${webUi}\n${more}\n`);
   await startDaemon(b);
-  await waitFor(() => /web page on (http:\/\/127\.0\.0\.1:\d+)/.test(b.logText()), 10_000, `the web page; log:\n${b.logText()}`);
+  await waitFor(() => /web page on (http:\/\/127\.0\.0\.1:\d+)/.test(b.logText()), 25_000, `the web page; log:\n${b.logText()}`);
   const base = /web page on (http:\/\/127\.0\.0\.1:\d+)/.exec(b.logText())![1]!;
   return Object.assign(b, { base, host: base.slice("http://".length) });
+}
+
+/** Waits until the daemon's log holds `line` (it writes a moment after it answers): an event, not a sleep. */
+export function logged(d: WebDaemon, line: string): Promise<void> {
+  return waitFor(() => d.logText().includes(line), 25_000, `the log line ${JSON.stringify(line)}; log:\n${d.logText()}`);
 }
 
 /** A fresh one-time sign-in link from `scv web`. */

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fakeModelForFile, runBinary } from "../fake/binary";
 import { text } from "../fake/model-server";
 import { cleanupBridges, makeBridge, sendMessage, waitFor } from "../channels/helpers";
-import { get, post, signIn, signInLink, startWebDaemon, type WebDaemon } from "./helpers";
+import { get, logged, post, signIn, signInLink, startWebDaemon, type WebDaemon } from "./helpers";
 
 const fake = fakeModelForFile();
 afterEach(() => {
@@ -62,7 +62,7 @@ test("a foreign Host is refused (403, logged) even with a valid cookie: no DNS r
     expect(res.status).toBe(403);
     expect(await res.text()).not.toContain("<nav>");
   }
-  expect(d.logText()).toContain('web: refused a request for host "evil.example:');
+  await logged(d, 'web: refused a request for host "evil.example:');
   // localhost is this machine's own name: allowed.
   expect((await get(d, "/chat", auth, { host: `localhost:${port}` })).status).toBe(200);
 }, 30_000);
@@ -73,7 +73,7 @@ test("a change needs this page's Origin and the page key: foreign or missing one
   const body = { id: "origin-test-0001", text: "should never be queued" };
   const foreign = await post(d, "/api/chat", body, auth, { origin: "http://evil.example" });
   expect(foreign.status).toBe(403);
-  expect(d.logText()).toContain('web: refused a POST /api/chat from origin "http://evil.example"');
+  await logged(d, 'web: refused a POST /api/chat from origin "http://evil.example"');
   const noOrigin = await fetch(`${d.base}/api/chat`, { method: "POST", headers: { cookie: auth.cookie, "x-scv-key": auth.key, "content-type": "application/json" }, body: JSON.stringify(body) });
   expect(noOrigin.status).toBe(403);
   const wrongKey = await post(d, "/api/chat", body, { cookie: auth.cookie, key: "wrong" });

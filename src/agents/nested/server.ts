@@ -157,6 +157,7 @@ export class NestedServer {
       const first = await Promise.race([done, aborted]);
       if (first !== "aborted") return first;
       const turnId = current.turnId;
+      // Refused only when the child's turn ended meanwhile; the wait below sees that end either way.
       void this.client.request("turn.cancel", { session_id: this.sessionId, ...(turnId ? { turn_id: turnId } : {}) }).catch(() => {});
       const after = await Promise.race([done, Bun.sleep(LIVE_GRACE_MS).then(() => undefined)]);
       if (!after) return { kind: "stopped", settled: false };
@@ -230,6 +231,7 @@ export class NestedServer {
   }
 
   private answer(approvalId: string, approved: boolean): Promise<unknown> {
+    // Refused only when the child's approval is gone (its turn ended, or the child exited): nothing waits for it then.
     return this.client.request("approval.resolve", { session_id: this.sessionId, approval_id: approvalId, approved }).catch(() => {});
   }
 

@@ -106,6 +106,7 @@ export class Conversations {
     const events = {
       activity: (sessionId: string, busy: boolean) => {
         const conv = this.bySession.get(sessionId);
+        // Typing is a courtesy: a platform that refuses it changes nothing the person gets.
         if (conv) void conv.channel.adapter.typing?.(conv.id, busy).catch(() => {});
       },
       unprompted: (sessionId: string, { end, attachments }: TurnResult) => {
@@ -140,6 +141,7 @@ export class Conversations {
         const conv = this.bySession.get(sessionId);
         if (conv?.question?.clarifyId === clarifyId) conv.question = undefined;
       },
+      log: opts.log,
     };
     // Chat sessions are stored like any other, so a conversation resumes its session after a restart.
     this.sessions = new SessionLink(opts.env, events, openSessionStore({ home: opts.scvHome, warn: opts.log }), "scv-chat-bridge", opts.live);
@@ -353,7 +355,10 @@ export class Conversations {
     }
     if (!isOwner(conv.channel, record)) {
       const place = { kind: conv.channel.adapter.kind, account: conv.channel.adapter.account, conversation: conv.id };
-      const refusal = await conversationRefusal(this.opts.scvHome, this.opts.config, place).catch(() => undefined);
+      const refusal = await conversationRefusal(this.opts.scvHome, this.opts.config, place).catch((e) => {
+        this.opts.log(`channel ${conv.channel.key}: the conversation's limit could not be checked, so the message is answered: ${(e as Error).message}`);
+        return undefined;
+      });
       if (refusal) {
         // The sender learns only that there is no answer now; the figures and how to raise the limit are the owner's.
         this.reply(conv, record, CANNOT_ANSWER_NOW, [], "system");
@@ -550,7 +555,11 @@ export class Conversations {
       // A session closed while idle is resumed (to read its plan, say).
       currentSession: async () => {
         if (conv.session && conv.access && sameAccess(conv.access, access)) return conv.session;
-        return this.storedSession(conv) ? await this.openSession(conv, access).catch(() => undefined) : undefined;
+        if (!this.storedSession(conv)) return undefined;
+        return await this.openSession(conv, access).catch((e) => {
+          this.opts.log(`channel ${conv.channel.key}: the stored session of conversation ${conv.id} could not be resumed: ${(e as Error).message}`);
+          return undefined;
+        });
       },
       rewind: (sessionId, params) => this.sessions.rewind(sessionId, params),
       startOver: () => {

@@ -182,7 +182,7 @@ export class ChannelHost {
           {
             receive: (message) => {
               const next = ch.chain.then(() => this.conversations.receive(ch, message));
-              ch.chain = next.then(() => {}, () => {});
+              ch.chain = next.then(() => {}, () => {}); // the caller of receive() gets the failure through `next`; the chain only orders
               return next;
             },
             setState: (state) => {

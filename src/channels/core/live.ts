@@ -134,7 +134,13 @@ export class LiveHub {
     const open = this.approvals.get(id);
     if (!open) return false;
     this.approvals.delete(id);
-    await open.answer(a);
+    try {
+      await open.answer(a);
+    } catch (e) {
+      // The session refused the answer (the approval timed out or its turn ended): it is settled, and the person is told.
+      this.emit({ type: "approval.settled", id, approved: false });
+      throw new Error(`the answer was not taken: ${(e as Error).message}`);
+    }
     this.emit({ type: "approval.settled", id, approved: a.approved });
     return true;
   }

@@ -54,6 +54,8 @@ export interface SessionEvents {
   approval?(sessionId: string, request: import("./live").ApprovalRequested, answer: (a: { approved: boolean; always?: boolean }) => Promise<void>): boolean;
   /** A runTurn turn's streamed text: `text` is the next piece; undefined when a tool call starts (the shown text starts over). */
   streamed?(sessionId: string, text: string | undefined): void;
+  /** Where a failure nobody waits for is written (the service's log): a refused approval answer, say. */
+  log?(line: string): void;
 }
 
 export type RewindAnswer = import("../../protocol/schema").RequestResult<"session.rewind">;
@@ -168,14 +170,19 @@ export class SessionLink {
 
   /** The person's answer to a question (clarify.answer); no answer: they are not asked, or declined. */
   async answerQuestion(sessionId: string, clarifyId: string, answer?: string): Promise<void> {
-    await this.client.request("clarify.answer", { session_id: sessionId, clarify_id: clarifyId, ...(answer ? { answer } : {}) }).catch(() => {});
+    await this.client.request("clarify.answer", { session_id: sessionId, clarify_id: clarifyId, ...(answer ? { answer } : {}) }).catch((e) => {
+      // Settled meanwhile (timed out, its turn cancelled): the session goes on without it; said in the log.
+      this.events.log?.(`session ${sessionId}: the answer to question ${clarifyId} was not taken: ${(e as Error).message}`);
+    });
   }
 
   async cancel(sessionId: string): Promise<void> {
+    // Refused only when no turn runs (it ended meanwhile): nothing is left to stop.
     await this.client.request("turn.cancel", { session_id: sessionId }).catch(() => {});
   }
 
   async close(sessionId: string): Promise<void> {
+    // Refused only when the session is closed already: what follows forgets it either way.
     await this.client.request("session.close", { session_id: sessionId }).catch(() => {});
     this.sessions.delete(sessionId);
     this.activeTurns.delete(sessionId);
@@ -225,12 +232,15 @@ export class SessionLink {
           this.live?.ask(p, async (a) => {
             const remember = a.approved && a.always && (p.rule_prefix || p.rememberable) ? { remember: "workspace" as const } : {};
             const reason = !a.approved && a.reason ? { reason: a.reason } : {};
-            await this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: a.approved, ...remember, ...reason }).catch(() => {});
+            // A refused answer (the approval timed out, its turn ended) reaches whoever answered (the web page says it).
+            await this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: a.approved, ...remember, ...reason });
           });
           if (inChat || this.live) break;
         }
         // Owner sessions approve unasked and others have no tools; nobody in a chat can answer a request.
-        void this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: false }).catch(() => {});
+        void this.client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved: false }).catch((e) => {
+          this.events.log?.(`session ${sessionId}: denying approval ${p.approval_id} failed (its call waits until the approval times out): ${(e as Error).message}`);
+        });
         break;
       case "clarify.requested":
         if (this.events.question) this.events.question(sessionId, p);

@@ -218,7 +218,7 @@ export class FeishuAdapter implements ChannelAdapter {
     if (on) {
       const messageId = this.lastMessage.get(conversation);
       if (!messageId || this.typingOn.has(conversation)) return;
-      const reactionId = api.addReaction(messageId, TYPING_EMOJI).catch(() => undefined);
+      const reactionId = api.addReaction(messageId, TYPING_EMOJI).catch(() => undefined); // no reaction id: typing is a courtesy, nothing to take off later
       this.typingOn.set(conversation, { messageId, reactionId });
       await reactionId;
       return;

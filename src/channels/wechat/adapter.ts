@@ -119,7 +119,7 @@ export class WechatAdapter implements ChannelAdapter {
       }
     } finally {
       this.sender.stopTyping();
-      if (this.client && !this.stale) await this.client.post("msg/notifystop", {}, BaseResponse, AbortSignal.timeout(2000)).catch(() => {});
+      if (this.client && !this.stale) await this.client.post("msg/notifystop", {}, BaseResponse, AbortSignal.timeout(2000)).catch(() => {}); // a courtesy to the platform on stop; the stop goes on either way
     }
   }
 

@@ -92,7 +92,7 @@ export async function uploadMedia(client: IlinkClient, plain: Buffer, mediaType:
   let lastError = "";
   for (let attempt = 1; attempt <= 3; attempt++) {
     const res = await client.fetch(url, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: cipher, signal });
-    await res.arrayBuffer().catch(() => undefined);
+    await res.arrayBuffer().catch(() => undefined); // draining the response only; its status is judged below
     const param = res.headers.get("x-encrypted-param");
     if (res.ok && param) {
       return { media: { encrypt_query_param: param, aes_key: Buffer.from(key.toString("hex")).toString("base64"), encrypt_type: 1 }, cipherSize: cipher.length, rawSize: plain.length };

@@ -91,7 +91,7 @@ export class WechatSender {
     const timer = setInterval(() => {
       const s = this.opts.session();
       if (!s || Date.now() - started > TYPING_MAX_MS) return void (clearInterval(timer), this.typingTimers.delete(conversation));
-      void this.sendTyping(s.client, conversation, TypingStatus.TYPING).catch(() => {});
+      void this.sendTyping(s.client, conversation, TypingStatus.TYPING).catch(() => {}); // typing is a courtesy: a refused one changes nothing the person gets
     }, TYPING_REFRESH_MS);
     this.typingTimers.set(conversation, timer);
   }

@@ -64,7 +64,12 @@ export function registerChat(app: Hono<WebEnv>, ctx: WebContext): void {
     const decision = body.decision;
     if (decision !== "once" && decision !== "always" && decision !== "deny") return c.json({ error: 'decision must be "once", "always" or "deny"' }, 400);
     const reason = typeof body.reason === "string" ? body.reason.slice(0, 1000) : "";
-    const answered = await ctx.live.answer(c.req.param("id"), { approved: decision !== "deny", always: decision === "always", ...(reason ? { reason } : {}) });
+    let answered: boolean;
+    try {
+      answered = await ctx.live.answer(c.req.param("id"), { approved: decision !== "deny", always: decision === "always", ...(reason ? { reason } : {}) });
+    } catch (e) {
+      return c.json({ error: (e as Error).message }, 409);
+    }
     return answered ? c.json({ ok: true }) : c.json({ error: "no such approval is waiting (answered already, or its turn ended)" }, 404);
   });
 

@@ -39,3 +39,17 @@ test("an approval waits until answered once; its turn ending drops it", async ()
   hub.notify("turn.ended", { ...inTurn, status: "cancelled", reply: "", usage: {} as never, origin: { kind: "user" } } as never);
   expect(hub.snapshot().approvals).toEqual([]);
 });
+
+test("an answer the session refuses reaches whoever answered (the web page says it), and the approval is settled", async () => {
+  const hub = new LiveHub();
+  hub.opened("s-1", "web chat", "web");
+  const seen: LiveEvent[] = [];
+  hub.subscribe((e) => seen.push(e));
+  const request = { ...inTurn, approval_id: "a1", call_id: "c1", tool: "write", risk: "filesystem", summary: "write x", workspace: "/w" } as never;
+  hub.ask(request, async () => {
+    throw new Error("no pending approval a1");
+  });
+  await expect(hub.answer("a1", { approved: true })).rejects.toThrow("the answer was not taken: no pending approval a1");
+  expect(seen.some((e) => e.type === "approval.settled" && e.id === "a1")).toBe(true);
+  expect(hub.snapshot().approvals).toEqual([]);
+});

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FakeIlink, startFakeIlink } from "../../fake/ilink-server";
 import { requireBinary } from "../../fake/binary";
+import { needs } from "../../fake/needs";
 
 let ilink: FakeIlink | undefined;
 let root = "";
@@ -27,10 +28,10 @@ async function run(cmd: string[], env: Record<string, string>) {
   return { code, out: stdout + stderr };
 }
 
-test.skipIf(!existsSync("/usr/bin/script"))("on a terminal the QR code is drawn, and its link printed", async () => {
+test.skipIf(!needs("script"))("on a terminal the QR code is drawn, and its link printed", async () => {
   const { env } = await setup();
   ilink!.loginScripts = [["scaned", "confirmed"]];
-  const r = await run(["/usr/bin/script", "-qec", `${requireBinary()} channels login wechat`, "/dev/null"], env);
+  const r = await run([Bun.which("script")!, "-qec", `${requireBinary()} channels login wechat`, "/dev/null"], env);
   expect(r.code).toBe(0);
   // The code drawn is the link's own QR code (rendered here independently by the same encoder).
   const { renderUnicodeCompact } = await import("uqr");
