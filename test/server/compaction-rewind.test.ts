@@ -30,7 +30,8 @@ test("a /compact between turns, then a rewind past it: the next request has the 
   expect(compacted).toMatchObject({ compacted: true, turns: 2 }); // t1 and t2 summarised, between turns
   await turn("check", text("ok"));
   expect(lastRequest()).toContain("SUMMARY-MARK");
-  expect(lastRequest()).not.toContain("KEPT-PROMPT"); // summarised away
+  // Summarised away: the turn's reply (the person's own words stay, kept word for word at every compaction).
+  expect(lastRequest()).not.toContain("Noted berlin-3");
 
   const rewound = await s.call("session.rewind", { session_id: sid, to_turn: "t1", files: false, conversation: true, apply: true });
   expect(rewound.error).toBeUndefined();
@@ -39,6 +40,7 @@ test("a /compact between turns, then a rewind past it: the next request has the 
   const live = lastRequest();
   expect(live).not.toContain("SUMMARY-MARK");
   expect(live).toContain("KEPT-PROMPT"); // the turn kept comes back verbatim
+  expect(live).toContain("Noted berlin-3");
   expect(live).not.toContain("GONE-PROMPT");
   expect(live).not.toContain("job-7");
 
@@ -67,7 +69,8 @@ test("a rewind to a turn a compaction left verbatim keeps the summary of the tur
   const input = lastRequest();
   expect(input).toContain("SUMMARY-MARK"); // it stands for t1 and t2 only, which stay
   expect(input).toContain("KEPT-PROMPT-3");
-  expect(input).not.toContain("OLD-PROMPT");
+  expect(input).not.toContain("Noted berlin-3"); // the summarised turns' replies stay summarised
+  expect(input).not.toContain("Job job-7 started");
   expect(input).not.toContain("GONE-PROMPT-4");
 });
 
