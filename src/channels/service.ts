@@ -25,6 +25,7 @@ export function createChannelService(opts: {
   config?: Config;
   scheduleSettled?: HostOptions["scheduleSettled"];
   live?: HostOptions["live"];
+  cardReply?: HostOptions["cardReply"];
 }): ChannelService | undefined {
   const config = opts.config ?? loadConfig({ env: opts.env }).config;
   const adapters = configuredAdapters(config, opts.scvHome, opts.env);
@@ -47,6 +48,7 @@ export function createChannelService(opts: {
         log: opts.log,
         ...(opts.live ? { live: opts.live } : {}),
         ...(opts.scheduleSettled ? { scheduleSettled: opts.scheduleSettled } : {}),
+        ...(opts.cardReply ? { cardReply: opts.cardReply } : {}),
       });
       host.start();
     },

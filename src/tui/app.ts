@@ -80,6 +80,8 @@ class TuiApp {
   private model = "";
   private contextWindow: number | undefined;
   private config: import("../config/schema").Config | undefined;
+  /** Offers a card nobody answers here to the owner where they are, through the daemon ([notify], issue 54). */
+  private away: import("./away").AwayLink | undefined;
   /** What the open session spent (own model and delegated agents), from the usage ledger. */
   private spend: import("./spend").Spend | undefined;
   private spendText: ((s: import("./spend").Spend) => string) | undefined;
@@ -246,6 +248,8 @@ class TuiApp {
     this.promptHistory = await import("./prompt-history");
     this.editor.seedHistory(this.promptHistory.readPromptHistory(this.store.home));
     this.store.prune(this.config.sessions.keep_days);
+    const { AwayLink } = await import("./away");
+    this.away = new AwayLink({ scvHome: scvHome(opts.env), afterSeconds: this.config.notify?.after_seconds ?? 60, source: "the terminal", answered: (id, a) => void this.answeredAway(id, a) });
     this.client = createInProcessClient({
       env: opts.env,
       sessions: this.store,
@@ -259,7 +263,8 @@ class TuiApp {
         if (method === "clarify.answered" && this.question?.id === p.clarify_id) this.question = undefined; // settled elsewhere (timed out)
         if (method === "approval.requested" && view.approval && !view.approval.personOnly && this.approvedIdentities.has(view.approval.identity)) {
           void this.answerApproval(true, "approved for this session");
-        }
+        } else if (method === "approval.requested" && view.approval) this.away?.waitingFor(p);
+        if (method === "turn.ended") this.away?.answeredHere("the terminal (its turn ended)");
         this.requestRender();
       },
     });
@@ -297,7 +302,7 @@ class TuiApp {
   private async showScheduleNotices(home: string) {
     const { hasNotices, takeNotices } = await import("../schedules/notices");
     if (!hasNotices(home)) return;
-    for (const n of takeNotices(home)) this.view.say(`schedule notice (${n.at}): ${n.text}`, this.theme.yellow);
+    for (const n of takeNotices(home)) this.view.say(`while you were away (${n.at}): ${n.text}`, this.theme.yellow);
   }
 
   /** --continue: the newest session of this workspace, or a fresh one when there is none. */
@@ -479,6 +484,7 @@ class TuiApp {
   private async answerApproval(approved: boolean, decision: ApprovalOutcome, remember?: "workspace" | "user" | "session", reason?: string, chosen?: string[]) {
     const a = this.view.approval;
     if (!a || !this.client) return;
+    this.away?.answeredHere();
     this.view.clearApproval(decision, reason);
     this.requestRender();
     const r = await this.client
@@ -486,6 +492,15 @@ class TuiApp {
       .catch(() => undefined);
     if (r?.rule_error) this.view.say(remember === "session" ? `not allowed for the session: ${r.rule_error}` : `the rule was not kept: ${r.rule_error}`, this.theme.yellow);
     else if (r?.rule) this.view.say(`kept: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`, this.theme.dim);
+    this.requestRender();
+  }
+
+  /** The owner answered this screen's card elsewhere (their chat, the web page): applied here, with where. */
+  private async answeredAway(approvalId: string, a: import("./away").RemoteAnswer) {
+    if (this.view.approval?.approvalId !== approvalId) return;
+    const decision = !a.approved ? "denied" : a.session ? "approved for this session" : "approved";
+    await this.answerApproval(a.approved, decision, a.session ? "session" : undefined, a.reason);
+    this.view.say(`  answered from ${a.by}`, this.theme.dim);
     this.requestRender();
   }
 

@@ -23,6 +23,7 @@ textarea{width:100%;min-height:5em}form.row{display:flex;gap:.5em;align-items:fl
 .session{border:1px solid var(--line);border-radius:6px;padding:.5em .8em;margin:.5em 0;background:var(--card)}
 svg.chart{width:100%;height:auto;display:block}svg.chart rect{fill:var(--acc)}svg.chart line.limit{stroke:var(--bad);stroke-width:.6;stroke-dasharray:1.5 1.5}svg.chart{max-width:52em}svg.chart text{fill:var(--mute);font-size:4px}
 .bar{width:100%;height:.6em}.note{margin:.5em 0}
+#notices{position:sticky;top:0;z-index:5}#notices .notice{border:2px solid var(--acc);border-radius:6px;padding:.5em .8em;margin:.4em 0;background:var(--card);white-space:pre-wrap;word-break:break-word}
 `;
 
 export const APP_JS = `"use strict";
@@ -157,9 +158,35 @@ async function load() {
   } catch (e) { shell.textContent = "This page could not be loaded: " + e.message; }
 }
 
+// A notice for the owner ([notify]): a banner on the page, and the browser's own notification when allowed.
+const shown = new Set();
+function showNotice(e) {
+  if (e.type !== "notice" || shown.has(e.id)) return false;
+  shown.add(e.id);
+  let box = $("#notices");
+  if (!box) { box = el("div"); box.id = "notices"; $("main").prepend(box); }
+  const n = el("div", "notice", e.text);
+  const close = el("button", "", "✕");
+  close.title = "Dismiss";
+  close.addEventListener("click", () => n.remove());
+  n.prepend(close, " ");
+  box.prepend(n);
+  try { if (window.Notification && Notification.permission === "granted" && document.hidden) new Notification("SCV", { body: e.text.slice(0, 300), tag: e.id }); } catch {}
+  return true;
+}
+function offerNotifications() {
+  if (!window.Notification || Notification.permission !== "default" || !$("header")) return;
+  const b = el("button", "", "Notify me");
+  b.title = "Let this page show SCV's notices as the browser's notifications while it is open";
+  b.addEventListener("click", async () => { try { await Notification.requestPermission(); } catch {} b.remove(); });
+  $("header").append(b);
+}
+
 function start() {
 const page = document.body.dataset.page;
-if (page === "live") { refreshLive(false); events(() => refreshLive(false)); }
+offerNotifications();
+if (page === "live") { refreshLive(false); events((e) => showNotice(e) || refreshLive(false)); }
+else if (page !== "chat") events(showNotice);
 
 if (page === "chat") {
   const list = $("#messages");
@@ -172,6 +199,7 @@ if (page === "chat") {
   };
   refreshLive(true);
   events((e) => {
+    if (showNotice(e)) return;
     if (e.type === "chat.reply") {
       if (seen.has(e.id)) return;
       seen.add(e.id);

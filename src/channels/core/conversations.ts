@@ -70,8 +70,10 @@ export interface ConversationOptions {
   log(line: string): void;
   /** Where a watcher (the web page) sees the sessions' turns and answers approvals, when one is served. */
   live?: LiveHub;
+  /** A short reply answering an approval card of another session (`y 3f2`): what to say back, else undefined. */
+  cardReply?(who: { channel: string; from: string; owner: boolean }, text: string): string | undefined;
   /** A schedule's fire queued here ended: answered (its reply is in the outbox), failed, or interrupted by a restart. */
-  scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string): void;
+  scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string, reply?: string): void;
   /** A conversation's own limit refused a message (the user's BudgetReached hooks). */
   budgetReached?(input: { message: string; channel: string; conversation: string }): void;
 }
@@ -241,6 +243,12 @@ export class Conversations {
       ...(message.transcript ? { transcript: message.transcript } : {}),
     });
     this.opts.outbox.release(channel.key, message.conversation);
+    const card = message.text ? this.opts.cardReply?.({ channel: channel.key, from: message.from, owner }, message.text) : undefined;
+    if (card !== undefined) {
+      channel.inbound.remove(record);
+      this.opts.outbox.add({ id: `${record.id}-card`, channel: channel.key, conversation: record.conversation, text: card, inReplyTo: record.id });
+      return;
+    }
     const command = chatCommand(message.text, owner);
     if (owner && conv.question && !command) {
       // The owner's next message answers the model's question; it never becomes a prompt of its own.
@@ -390,7 +398,7 @@ export class Conversations {
       this.turnSlots.give();
     }
     conv.channel.inbound.remove(record);
-    if (record.scheduled && ended) this.opts.scheduleSettled?.(record.id, ended.status === "completed" ? "answered" : "failed", ended.error?.message ?? (ended.status === "cancelled" ? "stopped" : undefined));
+    if (record.scheduled && ended) this.opts.scheduleSettled?.(record.id, ended.status === "completed" ? "answered" : "failed", ended.error?.message ?? (ended.status === "cancelled" ? "stopped" : undefined), replyText(ended));
   }
 
   /**

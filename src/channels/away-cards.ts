@@ -1,0 +1,178 @@
+// Approval cards from sessions the daemon does not host (a TUI, `scv exec` on a terminal), offered to the owner
+// where [notify] reaches them when nobody answered on the session's own screen within `after_seconds`. The
+// session registers its waiting card over the control socket (POST /cards) and asks for the answer (GET
+// /cards/:id); the owner answers with a short reply in their chat (`y 3f2`, `a 3f2`, `n 3f2 reason`) or on the
+// web page's Live view. The first answer wins; the places that did not answer are told where it was answered.
+// Person-only requests (`unsandboxed`) may be answered here (the owner is a person), never by any auto-approval.
+import { randomBytes } from "node:crypto";
+import type { Hono } from "hono";
+import type { Config } from "../config/schema";
+import { lazySchema } from "../lazy-schema";
+import { redactSecrets } from "../text/redact";
+import { ellipsize } from "../text/cut";
+import type { ChannelHost } from "./core/host";
+import type { ApprovalRequested, LiveHub } from "./core/live";
+import { tellOwner } from "./notify";
+
+/** What a session sends with POST /cards: the approval.requested it shows, and where it runs. */
+export const AwayCardRequest = lazySchema((z) =>
+  z.object({
+    source: z.string().min(1).max(100),
+    request: z.looseObject({
+      session_id: z.string().min(1).max(200),
+      approval_id: z.string().min(1).max(200),
+      tool: z.string().min(1).max(200),
+      risk: z.string().max(50),
+      summary: z.string().max(200_000),
+      workspace: z.string().max(4096),
+      guard: z.looseObject({ reason: z.string().optional(), person_only: z.boolean().optional() }).optional(),
+    }),
+  }),
+);
+
+export interface AwayAnswer {
+  approved: boolean;
+  /** `a 3f2`: approved for the rest of the session. */
+  session?: boolean;
+  reason?: string;
+  /** Where it was answered, in words: "dir/default (owner-1)", "the web page". */
+  by: string;
+}
+
+interface Card {
+  id: string;
+  token: string;
+  source: string;
+  request: ApprovalRequested;
+  answer?: AwayAnswer;
+  /** Where the owner was offered it (to tell them when it was answered elsewhere). */
+  offeredOn?: string;
+  settled: boolean;
+  at: number;
+}
+
+const MAX_CARDS = 200;
+const KEEP_SETTLED_MS = 10 * 60_000;
+const SHORT_REPLY = /^\s*([yna])\s+([0-9a-f]{3})\b\s*([\s\S]*)$/i;
+
+export interface AwayCardsOptions {
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  log(line: string): void;
+  channels(): ChannelHost | undefined;
+  live?: LiveHub;
+}
+
+export class AwayCards {
+  private readonly cards = new Map<string, Card>();
+
+  constructor(private readonly opts: AwayCardsOptions) {}
+
+  /** Registers a waiting card and offers it to the owner now. */
+  register(source: string, request: ApprovalRequested): { id: string; token: string } {
+    this.sweep();
+    let id: string;
+    do id = randomBytes(2).toString("hex").slice(0, 3);
+    while (this.cards.has(id));
+    const card: Card = { id, token: randomBytes(16).toString("hex"), source, request, settled: false, at: Date.now() };
+    this.cards.set(id, card);
+    const where = tellOwner(this.deps(), { id: `card-${id}-${card.token.slice(0, 8)}`, text: cardText(card) });
+    if (where) card.offeredOn = where;
+    this.opts.live?.ask({ ...request, approval_id: `away-${id}` }, async (a) => {
+      this.answer(card, { approved: a.approved, ...(a.always ? { session: true } : {}), ...(a.reason ? { reason: a.reason } : {}), by: "the web page" });
+    });
+    return { id, token: card.token };
+  }
+
+  /** The card's answer for the session that registered it (undefined: still waiting). */
+  poll(id: string, token: string): { known: boolean; answer?: AwayAnswer } {
+    const card = this.cards.get(id);
+    if (!card || card.token !== token) return { known: false };
+    return { known: true, ...(card.answer ? { answer: card.answer } : {}) };
+  }
+
+  /** The session answered it on its own screen (or its turn ended): the owner's chat is told, the web card goes. */
+  settle(id: string, token: string, where: string): boolean {
+    const card = this.cards.get(id);
+    if (!card || card.token !== token) return false;
+    card.settled = true;
+    this.opts.live?.withdraw(`away-${id}`);
+    if (!card.answer && card.offeredOn) this.tell(card, `[SCV card ${id} was answered in ${ellipsize(where, 80)}; nothing more to do here.]`, "settled");
+    if (!card.answer) card.answer = { approved: false, by: where };
+    return true;
+  }
+
+  /**
+   * A chat message that answers a card (`y 3f2`, `a 3f2`, `n 3f2 reason`): the reply to send back, or undefined
+   * when the message is not such an answer (it then goes on as an ordinary message).
+   */
+  reply(who: { channel: string; from: string; owner: boolean }, text: string): string | undefined {
+    const m = SHORT_REPLY.exec(text);
+    if (!m) return undefined;
+    const [, letter, rawId, rest] = m as unknown as [string, string, string, string];
+    const id = rawId.toLowerCase();
+    const card = this.cards.get(id);
+    if (!who.owner) return card ? `Only the owner of this SCV answers its approval cards; card ${id} was not answered.` : undefined;
+    if (!card) return `No card ${id} is waiting (the IDs are in the card messages); nothing was approved.`;
+    if (card.answer || card.settled) return `Card ${id} no longer waits: it was answered in ${card.answer?.by ?? "its session"}. Nothing changed.`;
+    const l = letter.toLowerCase();
+    const reason = rest.trim().slice(0, 1000);
+    this.answer(card, { approved: l !== "n", ...(l === "a" ? { session: true } : {}), ...(l === "n" && reason ? { reason } : {}), by: `${who.channel} (${who.from})` });
+    return l === "n" ? `Denied card ${id}${reason ? ` (${ellipsize(reason, 100)})` : ""}.` : `Approved card ${id}${l === "a" ? " and the same calls for the rest of that session" : " once"}.`;
+  }
+
+  extend(app: Hono): void {
+    app.post("/cards", async (c) => {
+      const parsed = AwayCardRequest.safeParse(await c.req.json().catch(() => undefined));
+      if (!parsed.success) return c.json({ error: `not a card: ${parsed.error.issues[0]?.message ?? "bad body"}` }, 400);
+      return c.json(this.register(parsed.data.source, parsed.data.request as unknown as ApprovalRequested));
+    });
+    app.get("/cards/:id", (c) => {
+      const r = this.poll(c.req.param("id"), c.req.query("token") ?? "");
+      return r.known ? c.json(r) : c.json({ error: "no such card" }, 404);
+    });
+    app.post("/cards/:id/settled", async (c) => {
+      const body = (await c.req.json().catch(() => ({}))) as { token?: unknown; where?: unknown };
+      const ok = this.settle(c.req.param("id"), String(body.token ?? ""), typeof body.where === "string" ? body.where : "its session");
+      return ok ? c.json({ ok: true }) : c.json({ error: "no such card" }, 404);
+    });
+  }
+
+  private answer(card: Card, a: AwayAnswer): void {
+    if (card.answer || card.settled) return;
+    card.answer = a;
+    this.opts.live?.withdraw(`away-${card.id}`);
+    if (a.by === "the web page" && card.offeredOn) this.tell(card, `[SCV card ${card.id} was answered on the web page (${a.approved ? "approved" : "denied"}).]`, "web");
+  }
+
+  private tell(card: Card, text: string, what: string): void {
+    const host = this.opts.channels();
+    const ch = host?.ownerChannels().find((c) => c.key === card.offeredOn);
+    if (host && ch) host.send(ch.key, ch.ownerConversation, text, `card-${card.id}-${card.token.slice(0, 8)}-${what}`);
+  }
+
+  private deps() {
+    return { config: this.opts.config, host: this.opts.channels(), env: this.opts.env, log: this.opts.log, ...(this.opts.live ? { live: this.opts.live } : {}) };
+  }
+
+  /** Settled cards go after a while; a flood of registrations cannot grow the map without bound. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, c] of this.cards) if ((c.answer || c.settled) && now - c.at > KEEP_SETTLED_MS) this.cards.delete(id);
+    while (this.cards.size >= MAX_CARDS) this.cards.delete(this.cards.keys().next().value!);
+  }
+}
+
+/** The card as the owner reads it: what wants to run and where, the summary (secrets masked), how to answer. */
+export function cardText(card: { id: string; source: string; request: ApprovalRequested }): string {
+  const r = card.request;
+  const personOnly = (r.guard as { person_only?: boolean } | undefined)?.person_only;
+  const lines = [
+    `[SCV needs you: ${r.tool} (${String(r.risk).replace("_", " ")}) in ${card.source} session ${r.session_id}, ${r.workspace}]`,
+    ellipsize(redactSecrets(r.summary), 1500),
+    ...(r.guard?.reason ? [`guard: ${r.guard.reason}`] : []),
+    ...(personOnly ? ["(this one needs a person: no rule or auto-approval answers it)"] : []),
+    `Reply y ${card.id} to allow once, a ${card.id} to allow it for the session, n ${card.id} <reason> to deny.`,
+  ];
+  return lines.join("\n");
+}

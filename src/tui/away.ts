@@ -1,0 +1,91 @@
+// A card waiting on this screen with nobody answering it: after `[notify] after_seconds` it is registered with
+// the running daemon (POST /cards over the control socket), which offers it to the owner where they are (their
+// chat, the web page). The first answer wins: one from there is applied here and shown with where it came from;
+// one given here first tells the daemon, which tells the owner's chat. No daemon: the card just waits here.
+import { daemonFetch } from "../daemon/client";
+
+export interface RemoteAnswer {
+  approved: boolean;
+  session?: boolean;
+  reason?: string;
+  by: string;
+}
+
+interface Waiting {
+  approvalId: string;
+  timer?: ReturnType<typeof setTimeout>;
+  card?: { id: string; token: string };
+  poll?: ReturnType<typeof setInterval>;
+}
+
+const POLL_MS = 700;
+
+export class AwayLink {
+  private waiting: Waiting | undefined;
+
+  constructor(
+    private readonly opts: {
+      scvHome: string;
+      afterSeconds: number;
+      /** Where the session runs, as the owner reads it: "the terminal", "scv exec". */
+      source: string;
+      answered(approvalId: string, a: RemoteAnswer): void;
+      log?(line: string): void;
+    },
+  ) {}
+
+  /** A card is shown and waits for a person. */
+  waitingFor(request: { approval_id: string } & Record<string, unknown>): void {
+    this.stop();
+    const w: Waiting = { approvalId: request.approval_id };
+    w.timer = setTimeout(() => void this.offer(w, request), this.opts.afterSeconds * 1000);
+    w.timer.unref?.();
+    this.waiting = w;
+  }
+
+  /** The card was answered on this screen, or its turn ended: the daemon (if it has it) tells the owner. */
+  answeredHere(where = "the terminal"): void {
+    const w = this.waiting;
+    this.stop();
+    if (w?.card) void daemonFetch(this.opts.scvHome, `/cards/${w.card.id}/settled`, { method: "POST", body: JSON.stringify({ token: w.card.token, where }), headers: { "content-type": "application/json" } }).catch(() => {});
+  }
+
+  private stop(): void {
+    const w = this.waiting;
+    if (!w) return;
+    if (w.timer) clearTimeout(w.timer);
+    if (w.poll) clearInterval(w.poll);
+    this.waiting = undefined;
+  }
+
+  private async offer(w: Waiting, request: Record<string, unknown>): Promise<void> {
+    let card: { id: string; token: string };
+    try {
+      const res = await daemonFetch(this.opts.scvHome, "/cards", { method: "POST", body: JSON.stringify({ source: this.opts.source, request }), headers: { "content-type": "application/json" }, timeoutMs: 3000 });
+      if (!res.ok) return void this.opts.log?.(`the daemon did not take the card: HTTP ${res.status}`);
+      card = (await res.json()) as { id: string; token: string };
+    } catch {
+      return; // no daemon runs: the card waits here as it always did
+    }
+    if (this.waiting !== w) {
+      // Answered here while the card was on its way: the owner is told so.
+      void daemonFetch(this.opts.scvHome, `/cards/${card.id}/settled`, { method: "POST", body: JSON.stringify({ token: card.token, where: "the terminal" }), headers: { "content-type": "application/json" } }).catch(() => {});
+      return;
+    }
+    w.card = card;
+    w.poll = setInterval(() => void this.check(w), POLL_MS);
+    w.poll.unref?.();
+  }
+
+  private async check(w: Waiting): Promise<void> {
+    if (this.waiting !== w || !w.card) return;
+    try {
+      const res = await daemonFetch(this.opts.scvHome, `/cards/${w.card.id}?token=${w.card.token}`, { timeoutMs: 3000 });
+      if (res.status === 404) return this.stop(); // the daemon restarted: the card waits here
+      const r = (await res.json()) as { answer?: RemoteAnswer };
+      if (!r.answer || this.waiting !== w) return;
+      this.stop();
+      this.opts.answered(w.approvalId, r.answer);
+    } catch {}
+  }
+}
