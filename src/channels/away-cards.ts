@@ -80,7 +80,7 @@ export class AwayCards {
     if (where) card.offeredOn = where;
     this.opts.live?.ask({ ...request, approval_id: `away-${id}` }, async (a) => {
       this.answer(card, { approved: a.approved, ...(a.always ? { session: true } : {}), ...(a.reason ? { reason: a.reason } : {}), by: "the web page" });
-    });
+    }, source);
     return { id, token: card.token };
   }
 

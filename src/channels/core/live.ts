@@ -125,9 +125,9 @@ export class LiveHub {
   }
 
   /** A session asks a person: the request waits here until a watcher answers it or its turn ends. */
-  ask(request: ApprovalRequested, answer: (a: ApprovalAnswer) => Promise<void>): void {
+  ask(request: ApprovalRequested, answer: (a: ApprovalAnswer) => Promise<void>, source?: string): void {
     const s = this.sessions.get(request.session_id);
-    const approval: LiveApproval = { id: request.approval_id, session: request.session_id, source: s?.source ?? "a session", ...(s?.channel ? { channel: s.channel } : {}), request, at: Date.now() };
+    const approval: LiveApproval = { id: request.approval_id, session: request.session_id, source: s?.source ?? source ?? "a session", ...(s?.channel ? { channel: s.channel } : {}), request, at: Date.now() };
     this.approvals.set(approval.id, { ...approval, answer });
     this.emit({ type: "approval", approval });
   }
