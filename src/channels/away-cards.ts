@@ -30,6 +30,9 @@ export const AwayCardRequest = lazySchema((z) =>
   }),
 );
 
+/** What a session sends with POST /notices: something for the owner, said once per ID (a long turn's end). */
+export const AwayNotice = lazySchema((z) => z.object({ id: z.string().regex(/^[\w.-]{1,200}$/), text: z.string().min(1).max(4000) }));
+
 export interface AwayAnswer {
   approved: boolean;
   /** `a 3f2`: approved for the rest of the session. */
@@ -126,6 +129,12 @@ export class AwayCards {
       const parsed = AwayCardRequest.safeParse(await c.req.json().catch(() => undefined));
       if (!parsed.success) return c.json({ error: `not a card: ${parsed.error.issues[0]?.message ?? "bad body"}` }, 400);
       return c.json(this.register(parsed.data.source, parsed.data.request as unknown as ApprovalRequested));
+    });
+    app.post("/notices", async (c) => {
+      const parsed = AwayNotice.safeParse(await c.req.json().catch(() => undefined));
+      if (!parsed.success) return c.json({ error: `not a notice: ${parsed.error.issues[0]?.message ?? "bad body"}` }, 400);
+      const where = tellOwner(this.deps(), { id: `n-${parsed.data.id}`, text: redactSecrets(parsed.data.text) });
+      return c.json({ ok: true, ...(where ? { channel: where } : {}) });
     });
     app.get("/cards/:id", (c) => {
       const r = this.poll(c.req.param("id"), c.req.query("token") ?? "");

@@ -249,7 +249,7 @@ class TuiApp {
     this.editor.seedHistory(this.promptHistory.readPromptHistory(this.store.home));
     this.store.prune(this.config.sessions.keep_days);
     const { AwayLink } = await import("./away");
-    this.away = new AwayLink({ scvHome: scvHome(opts.env), afterSeconds: this.config.notify?.after_seconds ?? 60, source: "the terminal", answered: (id, a) => void this.answeredAway(id, a) });
+    this.away = new AwayLink({ scvHome: scvHome(opts.env), afterSeconds: this.config.notify?.after_seconds ?? 60, longTurnSeconds: this.config.notify?.long_turn_seconds ?? 120, source: "the terminal", answered: (id, a) => void this.answeredAway(id, a) });
     this.client = createInProcessClient({
       env: opts.env,
       sessions: this.store,
@@ -264,7 +264,11 @@ class TuiApp {
         if (method === "approval.requested" && view.approval && !view.approval.personOnly && this.approvedIdentities.has(view.approval.identity)) {
           void this.answerApproval(true, "approved for this session");
         } else if (method === "approval.requested" && view.approval) this.away?.waitingFor(p);
-        if (method === "turn.ended") this.away?.answeredHere("the terminal (its turn ended)");
+        if (method === "turn.ended") {
+          this.away?.answeredHere("the terminal (its turn ended)");
+          this.away?.turnEnded(p, this.opts.cwd);
+        }
+        if (method === "turn.started") this.away?.turnStarted();
         this.requestRender();
       },
     });
@@ -343,6 +347,7 @@ class TuiApp {
   }
 
   private onKey(key: Key) {
+    this.away?.key();
     const { view, editor } = this;
     if (this.historySearch) return this.onSearchKey(key);
     if (key.kind === "ctrlC" && this.modelPicker) return this.onModelPickerKey(key);

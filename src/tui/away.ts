@@ -22,17 +22,45 @@ const POLL_MS = 700;
 
 export class AwayLink {
   private waiting: Waiting | undefined;
+  private lastKey = Date.now();
+  private turnAt = 0;
 
   constructor(
     private readonly opts: {
       scvHome: string;
       afterSeconds: number;
+      /** A turn longer than this that ended with no key pressed for as long is announced to the owner. */
+      longTurnSeconds: number;
       /** Where the session runs, as the owner reads it: "the terminal", "scv exec". */
       source: string;
       answered(approvalId: string, a: RemoteAnswer): void;
       log?(line: string): void;
     },
   ) {}
+
+  /** A key was pressed: the person is here. */
+  key(): void {
+    this.lastKey = Date.now();
+  }
+
+  turnStarted(): void {
+    this.turnAt = Date.now();
+  }
+
+  /**
+   * A turn ended: when it ran longer than long_turn_seconds and nobody pressed a key meanwhile, the owner is told
+   * where they are (its first line, or why it stopped, and where to see the rest).
+   */
+  turnEnded(p: { session_id: string; turn_id: string; status: string; reply: string; error?: { message: string } }, workspace: string): void {
+    const now = Date.now();
+    const long = this.opts.longTurnSeconds * 1000;
+    if (!this.turnAt || now - this.turnAt < long || now - this.lastKey < long) return;
+    const took = Math.round((now - this.turnAt) / 1000);
+    const first = p.reply.split("\n").map((l) => l.trim()).find(Boolean) ?? "";
+    const what = p.status === "completed" ? (first ? `“${first.slice(0, 300)}”` : "(no answer)") : p.status === "failed" ? `it stopped: ${p.error?.message ?? "failed"}` : "it was stopped";
+    const text = `[SCV: a turn in the terminal (${workspace}) ended after ${took < 120 ? `${took} s` : `${Math.round(took / 60)} min`}: ${what}. The rest: scv sessions show ${p.session_id}, or back at that terminal.]`;
+    void daemonFetch(this.opts.scvHome, "/notices", { method: "POST", body: JSON.stringify({ id: `done-${p.session_id}-${p.turn_id}`, text }), headers: { "content-type": "application/json" }, timeoutMs: 3000 }).catch(() => {});
+  }
 
   /** A card is shown and waits for a person. */
   waitingFor(request: { approval_id: string } & Record<string, unknown>): void {
