@@ -6,7 +6,7 @@
 import { defaultChatWorkspace } from "../../user-home";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { ChatLog, type LoggedFile } from "../../chatlog/log";
+import { ChatLog, type LoggedFile, type LoggedTool } from "../../chatlog/log";
 import { conversationDirName, conversationLogDir, conversationMediaDir } from "../../chatlog/paths";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../../fs/private-file";
 import { readBoundedTextIfExists } from "../../fs/safe-read";
@@ -384,10 +384,10 @@ export class Conversations {
       conv.running = { record, sessionId: session.id };
       try {
         const { images, notes } = inboundImages(record, session);
-        const { end, attachments } = await this.sessions.runTurn(session.id, promptFor(record, notes), images);
+        const { end, attachments, tools } = await this.sessions.runTurn(session.id, promptFor(record, notes), images);
         // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
         if (this.closing && end.status === "cancelled") return;
-        this.reply(conv, record, replyFor(end, access.owner, record.heading), attachments);
+        this.reply(conv, record, replyFor(end, access.owner, record.heading), attachments, "scv", [], tools);
         ended = end;
       } finally {
         conv.running = undefined;
@@ -587,7 +587,7 @@ export class Conversations {
   }
 
   /** Queues a message in the outbox (and the log). `record` is the message it answers, if any. */
-  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[], author: "scv" | "system" = "scv", buttons: Button[][] = []) {
+  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[], author: "scv" | "system" = "scv", buttons: Button[][] = [], tools: LoggedTool[] = []) {
     const sent = attachments.slice(0, MAX_FILES_PER_REPLY);
     const dropped = attachments.slice(MAX_FILES_PER_REPLY);
     const captions = sent.filter((a) => a.caption).map((a) => `${a.name}: ${a.caption}`);
@@ -605,6 +605,6 @@ export class Conversations {
       ...(buttons.length ? { buttons } : {}),
     });
     const logged: LoggedFile[] = sent.map((a) => ({ name: a.name, state: "sent" }));
-    conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}) });
+    conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}), ...(tools.length ? { tools } : {}) });
   }
 }

@@ -35,7 +35,7 @@ export function registerSessions(app: Hono<WebEnv>, ctx: WebContext): void {
       const rows = await listSessions(await store(), { limit: SHOWN_SESSIONS });
       list = rows.length
         ? html`<table><tr><th>Last activity</th><th>Session</th><th class="n">Turns</th><th>Where</th><th>First prompt</th></tr>${rows.map(
-            (r) => html`<tr><td>${when(r.last_activity)}</td><td><a href="/sessions/${encodeURIComponent(r.id)}">${r.id}</a></td><td class="n">${r.turns}</td><td>${r.channel ? `${r.channel.kind} chat` : r.workspace}</td><td>${clean(r.first_prompt.slice(0, 120))}</td></tr>`,
+            (r) => html`<tr><td>${when(r.last_activity)}</td><td><a href="/sessions/${encodeURIComponent(r.id)}">${r.id}</a></td><td class="n" data-label="Turns">${r.turns}</td><td>${r.channel ? `${r.channel.kind} chat` : r.workspace}</td><td>${clean(r.first_prompt.slice(0, 120))}</td></tr>`,
           )}</table>`
         : html`<p class="mute">No stored sessions yet.</p>`;
     }
