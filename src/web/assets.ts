@@ -37,6 +37,8 @@ td.actions{display:flex;flex-wrap:wrap;gap:.4em;margin-top:.3em}td.actions butto
 #messages li.owner{margin-left:8%}#messages li.scv{margin-right:0}
 form.row{flex-wrap:nowrap}form.row input{min-width:0;flex:1}
 }
+.call{margin:.4em 0}.call.denied strong,.call.failed strong{color:var(--bad)}.badge{font-size:.8em;border:1px solid var(--bad);color:var(--bad);border-radius:3px;padding:0 .3em}
+pre.diff span{display:block}pre.diff .add{color:var(--ok)}pre.diff .del{color:var(--bad)}pre.diff .hunk{color:var(--mute)}pre.diff i{font-style:normal;color:var(--mute);user-select:none;margin-right:.6em}pre.diff.not-applied{opacity:.6;border-style:dashed}
 #notices{position:sticky;top:0;z-index:5}#notices .notice{border:2px solid var(--acc);border-radius:6px;padding:.5em .8em;margin:.4em 0;background:var(--card);white-space:pre-wrap;word-break:break-word}
 `;
 

@@ -238,6 +238,14 @@ test.skipIf(!available)("sessions list, search and transcript; health shows what
   await hit.click();
   await page.waitForURL(/\/sessions\/s-/);
   expect(await page.locator("main").textContent()).toContain("from-browser.txt");
+  // The denied write is marked and never shown as applied; the approved one is, as a coloured, numbered diff.
+  const denied = page.locator(".call.denied", { hasText: "not-this.txt" });
+  expect(await denied.locator("strong").textContent()).toBe("⊘ write not-this.txt (denied: wrong file name)");
+  expect(await denied.locator(".badge").textContent()).toBe("denied · not applied");
+  expect(await denied.locator("pre.diff:not(.not-applied)").count()).toBe(0);
+  const applied = page.locator(".call.ran", { hasText: "from-browser.txt" });
+  expect(await applied.locator(".badge").count()).toBe(0);
+  expect(await applied.locator("pre.diff .add").first().textContent()).toBe("   1+written after a click");
   await shot("transcript");
   await open(`/sessions`);
   await shot("sessions");

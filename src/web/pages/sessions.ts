@@ -7,6 +7,7 @@ import { scrubSecrets } from "../../text/scrub";
 import { unifiedDiff } from "../../tools/line-diff";
 import type { WebContext, WebEnv } from "../context";
 import { html, page, type Raw } from "../html";
+import { callView } from "./calls";
 
 const SHOWN_SESSIONS = 200;
 const OUTPUT_CHARS = 4000;
@@ -51,7 +52,7 @@ export function registerSessions(app: Hono<WebEnv>, ctx: WebContext): void {
     }
     const turns = s.turns.map(
       (t) => html`<section class="session"><div class="mute">${t.turn_id} · ${t.origin.kind} · ${when(t.started_at)} · ${t.status}${t.error ? ` (${t.error.message})` : ""}</div>
-<pre>${clean(t.prompt)}</pre>${t.items.map((item) => itemView(item, clean))}${t.reply ? html`<h2>Reply</h2><pre>${clean(t.reply)}</pre>` : ""}</section>`,
+<pre>${clean(t.prompt)}</pre>${t.calls?.length ? html`${t.calls.map((call) => callView(call, clean))}${t.items.filter((i) => i.role === "tool").map((item) => itemView(item, clean))}` : t.items.map((item) => itemView(item, clean))}${t.reply ? html`<h2>Reply</h2><pre>${clean(t.reply)}</pre>` : ""}</section>`,
     );
     const body = html`<h1>Session ${s.header.id}</h1><p class="mute">${s.header.workspace} · ${s.provider}/${s.model} · started ${when(s.header.at)}</p>${turns}`;
     return c.html(page({ name: "sessions", title: `Session ${s.header.id}`, body }));
