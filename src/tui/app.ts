@@ -81,7 +81,7 @@ class TuiApp {
   private contextWindow: number | undefined;
   private config: import("../config/schema").Config | undefined;
   /** Offers a card nobody answers here to the owner where they are, through the daemon ([notify], issue 54). */
-  private away: import("./away").AwayLink | undefined;
+  private away: import("../daemon/away-link").AwayLink | undefined;
   /** What the open session spent (own model and delegated agents), from the usage ledger. */
   private spend: import("./spend").Spend | undefined;
   private spendText: ((s: import("./spend").Spend) => string) | undefined;
@@ -248,7 +248,7 @@ class TuiApp {
     this.promptHistory = await import("./prompt-history");
     this.editor.seedHistory(this.promptHistory.readPromptHistory(this.store.home));
     this.store.prune(this.config.sessions.keep_days);
-    const { AwayLink } = await import("./away");
+    const { AwayLink } = await import("../daemon/away-link");
     this.away = new AwayLink({ scvHome: scvHome(opts.env), afterSeconds: this.config.notify?.after_seconds ?? 60, longTurnSeconds: this.config.notify?.long_turn_seconds ?? 120, source: "the terminal", answered: (id, a) => void this.answeredAway(id, a) });
     this.client = createInProcessClient({
       env: opts.env,
@@ -501,7 +501,7 @@ class TuiApp {
   }
 
   /** The owner answered this screen's card elsewhere (their chat, the web page): applied here, with where. */
-  private async answeredAway(approvalId: string, a: import("./away").RemoteAnswer) {
+  private async answeredAway(approvalId: string, a: import("../daemon/away-link").RemoteAnswer) {
     if (this.view.approval?.approvalId !== approvalId) return;
     const decision = !a.approved ? "denied" : a.session ? "approved for this session" : "approved";
     await this.answerApproval(a.approved, decision, a.session ? "session" : undefined, a.reason);

@@ -2,7 +2,7 @@
 // the running daemon (POST /cards over the control socket), which offers it to the owner where they are (their
 // chat, the web page). The first answer wins: one from there is applied here and shown with where it came from;
 // one given here first tells the daemon, which tells the owner's chat. No daemon: the card just waits here.
-import { daemonFetch } from "../daemon/client";
+import { daemonFetch } from "./client";
 
 export interface RemoteAnswer {
   approved: boolean;
