@@ -12,7 +12,7 @@ import { redactSecrets } from "../text/redact";
 import { ellipsize } from "../text/cut";
 import type { ChannelHost } from "./core/host";
 import type { ApprovalRequested, LiveHub } from "./core/live";
-import { tellOwner } from "./notify";
+import { notifySettings, tellOwner } from "./notify";
 
 /** What a session sends with POST /cards: the approval.requested it shows, and where it runs. */
 export const AwayCardRequest = lazySchema((z) =>
@@ -45,6 +45,8 @@ export interface AwayAnswer {
 interface Card {
   id: string;
   token: string;
+  /** A daemon-hosted session's approval (the web chat's, a scheduled run's): its ID on the live hub. */
+  hosted?: string;
   source: string;
   request: ApprovalRequested;
   answer?: AwayAnswer;
@@ -69,14 +71,47 @@ export interface AwayCardsOptions {
 export class AwayCards {
   private readonly cards = new Map<string, Card>();
 
-  constructor(private readonly opts: AwayCardsOptions) {}
+  constructor(private readonly opts: AwayCardsOptions) {
+    // Approvals of sessions the daemon hosts wait on the web page; nobody answering there within after_seconds,
+    // they are offered to the owner's chat too (a chat's own cards are already in that chat).
+    opts.live?.subscribe((e) => {
+      if (e.type === "approval" && !e.approval.id.startsWith("away-") && (e.approval.channel === undefined || e.approval.channel === "web")) {
+        const timer = setTimeout(() => this.offerHosted(e.approval.id, e.approval.source, e.approval.request), notifySettings(opts.config).after_seconds * 1000);
+        timer.unref?.();
+      } else if (e.type === "approval.settled") this.hostedSettled(e.id);
+    });
+  }
+
+  private offerHosted(liveId: string, source: string, request: ApprovalRequested): void {
+    if (!this.opts.live?.snapshot().approvals.some((a) => a.id === liveId)) return; // answered meanwhile
+    this.sweep();
+    const id = this.newId();
+    const card: Card = { id, token: randomBytes(16).toString("hex"), hosted: liveId, source, request, settled: false, at: Date.now() };
+    this.cards.set(id, card);
+    const where = tellOwner(this.deps(), { id: `card-${id}-${card.token.slice(0, 8)}`, text: cardText(card) });
+    if (where) card.offeredOn = where;
+  }
+
+  /** A hosted approval answered on the web page (or ended with its turn): the chat that was offered it is told. */
+  private hostedSettled(liveId: string): void {
+    const card = [...this.cards.values()].find((c) => c.hosted === liveId);
+    if (!card || card.answer || card.settled) return;
+    card.settled = true;
+    card.answer = { approved: false, by: "the web page" };
+    if (card.offeredOn) this.tell(card, `[SCV card ${card.id} was answered on the web page.]`, "web");
+  }
+
+  private newId(): string {
+    let id: string;
+    do id = randomBytes(2).toString("hex").slice(0, 3);
+    while (this.cards.has(id));
+    return id;
+  }
 
   /** Registers a waiting card and offers it to the owner now. */
   register(source: string, request: ApprovalRequested): { id: string; token: string } {
     this.sweep();
-    let id: string;
-    do id = randomBytes(2).toString("hex").slice(0, 3);
-    while (this.cards.has(id));
+    const id = this.newId();
     const card: Card = { id, token: randomBytes(16).toString("hex"), source, request, settled: false, at: Date.now() };
     this.cards.set(id, card);
     const where = tellOwner(this.deps(), { id: `card-${id}-${card.token.slice(0, 8)}`, text: cardText(card) });
@@ -150,6 +185,7 @@ export class AwayCards {
   private answer(card: Card, a: AwayAnswer): void {
     if (card.answer || card.settled) return;
     card.answer = a;
+    if (card.hosted) return void this.opts.live?.answer(card.hosted, { approved: a.approved, ...(a.session ? { always: true } : {}), ...(a.reason ? { reason: a.reason } : {}) });
     this.opts.live?.withdraw(`away-${card.id}`);
     if (a.by === "the web page" && card.offeredOn) this.tell(card, `[SCV card ${card.id} was answered on the web page (${a.approved ? "approved" : "denied"}).]`, "web");
   }

@@ -53,3 +53,23 @@ test.skipIf(!HAVE_TMUX)("an unsandboxed card of a terminal session answered from
   expect(existsSync(join(d.workspace, "ran-outside.txt"))).toBe(true);
   expect(fake.requests).toHaveLength(2);
 }, 60_000);
+
+test("a web chat's approval nobody answers on the page is offered to the owner's chat, and answered there", async () => {
+  const d = await startWebDaemon(fake.url, "", "[notify]\nafter_seconds = 1\n");
+  const auth = await signIn(d);
+  const { outMessages, sendMessage } = await import("../channels/helpers");
+  fake.queue(toolCalls([{ name: "write", arguments: { path: "from-chat.txt", content: "approved from the chat\n", mode: "create" } }]), text("Written."));
+  expect((await post(d, "/api/chat", { id: "away-test-0001", text: "write the file" }, auth)).status).toBe(202);
+  await waitFor(() => outMessages(d).some((m) => m.text.startsWith("[SCV needs you: write")), 15_000, `the card in the owner's chat; log:\n${d.logText()}`);
+  const card = outMessages(d).find((m) => m.text.startsWith("[SCV needs you: write"))!;
+  expect(card.text).toContain("in web chat session s-");
+  expect(card.text).toContain("approved from the chat");
+  const id = /Reply y ([0-9a-f]{3})/.exec(card.text)![1]!;
+  const asked = sendMessage(d, { text: `y ${id}` });
+  await waitFor(() => existsSync(join(d.workspace, "from-chat.txt")), 15_000, "the approved write");
+  expect(readFileSync(join(d.workspace, "from-chat.txt"), "utf8")).toBe("approved from the chat\n");
+  await waitFor(() => outMessages(d).some((m) => m.in_reply_to === asked), 10_000, "the confirmation");
+  expect(outMessages(d).find((m) => m.in_reply_to === asked)!.text).toBe(`Approved card ${id} once.`);
+  const approvals = ((await (await get(d, "/api/live", auth)).json()) as { approvals: unknown[] }).approvals;
+  expect(approvals).toEqual([]);
+}, 60_000);
