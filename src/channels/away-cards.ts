@@ -18,6 +18,8 @@ import { notifySettings, tellOwner } from "./notify";
 export const AwayCardRequest = lazySchema((z) =>
   z.object({
     source: z.string().min(1).max(100),
+    /** Offered to the owner's chat this long after it was registered, unless answered meanwhile; 0: at once. */
+    after_seconds: z.number().int().min(0).max(86400).default(0),
     request: z.looseObject({
       session_id: z.string().min(1).max(200),
       approval_id: z.string().min(1).max(200),
@@ -108,14 +110,19 @@ export class AwayCards {
     return id;
   }
 
-  /** Registers a waiting card and offers it to the owner now. */
-  register(source: string, request: ApprovalRequested): { id: string; token: string } {
+  /** Registers a waiting card: on the web page's Live view now, offered to the owner's chat after `afterSeconds` unless answered. */
+  register(source: string, request: ApprovalRequested, afterSeconds = 0): { id: string; token: string } {
     this.sweep();
     const id = this.newId();
     const card: Card = { id, token: randomBytes(16).toString("hex"), source, request, settled: false, at: Date.now() };
     this.cards.set(id, card);
-    const where = tellOwner(this.deps(), { id: `card-${id}-${card.token.slice(0, 8)}`, text: cardText(card) });
-    if (where) card.offeredOn = where;
+    const offer = () => {
+      if (card.answer || card.settled) return;
+      const where = tellOwner(this.deps(), { id: `card-${id}-${card.token.slice(0, 8)}`, text: cardText(card) });
+      if (where) card.offeredOn = where;
+    };
+    if (afterSeconds > 0) setTimeout(offer, afterSeconds * 1000).unref?.();
+    else offer();
     this.opts.live?.ask({ ...request, approval_id: `away-${id}` }, async (a) => {
       this.answer(card, { approved: a.approved, ...(a.always ? { session: true } : {}), ...(a.reason ? { reason: a.reason } : {}), by: "the web page" });
     }, source);
@@ -163,7 +170,7 @@ export class AwayCards {
     app.post("/cards", async (c) => {
       const parsed = AwayCardRequest.safeParse(await c.req.json().catch(() => undefined));
       if (!parsed.success) return c.json({ error: `not a card: ${parsed.error.issues[0]?.message ?? "bad body"}` }, 400);
-      return c.json(this.register(parsed.data.source, parsed.data.request as unknown as ApprovalRequested));
+      return c.json(this.register(parsed.data.source, parsed.data.request as unknown as ApprovalRequested, parsed.data.after_seconds));
     });
     app.post("/notices", async (c) => {
       const parsed = AwayNotice.safeParse(await c.req.json().catch(() => undefined));

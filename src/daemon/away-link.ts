@@ -1,7 +1,8 @@
-// A card waiting on this screen with nobody answering it: after `[notify] after_seconds` it is registered with
-// the running daemon (POST /cards over the control socket), which offers it to the owner where they are (their
-// chat, the web page). The first answer wins: one from there is applied here and shown with where it came from;
-// one given here first tells the daemon, which tells the owner's chat. No daemon: the card just waits here.
+// A card waiting on this screen (the TUI, `scv exec` on a terminal) is registered with the running daemon at
+// once (POST /cards over the control socket): the web page's Live view shows it, and the daemon offers it to the
+// owner where they are (their chat) after `[notify] after_seconds` unless it was answered here first. The first
+// answer wins: one from there is applied here and shown with where it came from; one given here tells the
+// daemon, which tells the owner's chat if it had the card. No daemon: the card just waits here, no error.
 import { daemonFetch } from "./client";
 
 export interface RemoteAnswer {
@@ -66,7 +67,9 @@ export class AwayLink {
   waitingFor(request: { approval_id: string } & Record<string, unknown>): void {
     this.stop();
     const w: Waiting = { approvalId: request.approval_id };
-    w.timer = setTimeout(() => void this.offer(w, request), this.opts.afterSeconds * 1000);
+    // Registered at once (the web page's Live view shows every waiting card); the daemon offers it to the
+    // owner's chat after after_seconds unless it was answered here first.
+    w.timer = setTimeout(() => void this.offer(w, request), 0);
     w.timer.unref?.();
     this.waiting = w;
   }
@@ -89,7 +92,7 @@ export class AwayLink {
   private async offer(w: Waiting, request: Record<string, unknown>): Promise<void> {
     let card: { id: string; token: string };
     try {
-      const res = await daemonFetch(this.opts.scvHome, "/cards", { method: "POST", body: JSON.stringify({ source: this.opts.source, request }), headers: { "content-type": "application/json" }, timeoutMs: 3000 });
+      const res = await daemonFetch(this.opts.scvHome, "/cards", { method: "POST", body: JSON.stringify({ source: this.opts.source, after_seconds: this.opts.afterSeconds, request }), headers: { "content-type": "application/json" }, timeoutMs: 3000 });
       if (!res.ok) return void this.opts.log?.(`the daemon did not take the card: HTTP ${res.status}`);
       card = (await res.json()) as { id: string; token: string };
     } catch {

@@ -38,6 +38,9 @@ test.skipIf(!HAVE_TMUX)("an unsandboxed card of a terminal session answered from
   expect(a.source).toBe("the terminal");
   expect(a.request.tool).toBe("bash");
   expect(a.request.guard.person_only).toBe(true);
+  // The owner's chat is offered it after after_seconds; answered on the web after that, the chat is told.
+  const { outMessages: out } = await import("../channels/helpers");
+  await waitFor(() => out(d).some((m) => m.text.startsWith("[SCV needs you")), 15_000, "the card in the owner's chat");
   const ok = await post(d, `/api/approvals/${a.id}`, { decision: "once" }, auth);
   expect(ok.status).toBe(200);
   const again = await post(d, `/api/approvals/${a.id}`, { decision: "once" }, auth);
