@@ -10,6 +10,7 @@ import type { Config } from "../config/schema";
 import { lazySchema } from "../lazy-schema";
 import { redactSecrets } from "../text/redact";
 import { ellipsize } from "../text/cut";
+import type { Button, ButtonOutcome } from "./core/adapter";
 import type { ChannelHost } from "./core/host";
 import type { ApprovalRequested, LiveHub } from "./core/live";
 import { notifySettings, tellOwner } from "./notify";
@@ -90,7 +91,7 @@ export class AwayCards {
     const id = this.newId();
     const card: Card = { id, token: randomBytes(16).toString("hex"), hosted: liveId, source, request, settled: false, at: Date.now() };
     this.cards.set(id, card);
-    const where = tellOwner(this.deps(), { id: `card-${id}-${card.token.slice(0, 8)}`, text: cardText(card) });
+    const where = tellOwner(this.deps(), { id: `card-${id}-${card.token.slice(0, 8)}`, text: cardText(card), buttons: cardButtons(id) });
     if (where) card.offeredOn = where;
   }
 
@@ -118,7 +119,7 @@ export class AwayCards {
     this.cards.set(id, card);
     const offer = () => {
       if (card.answer || card.settled) return;
-      const where = tellOwner(this.deps(), { id: `card-${id}-${card.token.slice(0, 8)}`, text: cardText(card) });
+      const where = tellOwner(this.deps(), { id: `card-${id}-${card.token.slice(0, 8)}`, text: cardText(card), buttons: cardButtons(id) });
       if (where) card.offeredOn = where;
     };
     if (afterSeconds > 0) setTimeout(offer, afterSeconds * 1000).unref?.();
@@ -164,6 +165,15 @@ export class AwayCards {
     const reason = rest.trim().slice(0, 1000);
     this.answer(card, { approved: l !== "n", ...(l === "a" ? { session: true } : {}), ...(l === "n" && reason ? { reason } : {}), by: `${who.channel} (${who.from})` });
     return l === "n" ? `Denied card ${id}${reason ? ` (${ellipsize(reason, 100)})` : ""}.` : `Approved card ${id}${l === "a" ? " and the same calls for the rest of that session" : " once"}.`;
+  }
+
+  /** A button pressed on a card (Telegram, Feishu): the same as the short reply. */
+  press(who: { channel: string; from: string; owner: boolean }, data: string): ButtonOutcome | undefined {
+    const m = /^w:([0-9a-f]{3}):([yna])$/.exec(data);
+    if (!m) return undefined;
+    const said = this.reply(who, `${m[2]} ${m[1]}`);
+    if (!who.owner || said === undefined) return { refused: said ?? "Only the owner of this SCV answers its approval cards." };
+    return said.startsWith("Approved") || said.startsWith("Denied") ? { chosen: said } : { stale: said };
   }
 
   extend(app: Hono): void {
@@ -213,6 +223,11 @@ export class AwayCards {
     for (const [id, c] of this.cards) if ((c.answer || c.settled) && now - c.at > KEEP_SETTLED_MS) this.cards.delete(id);
     while (this.cards.size >= MAX_CARDS) this.cards.delete(this.cards.keys().next().value!);
   }
+}
+
+/** The card's buttons, where the channel has them. */
+export function cardButtons(id: string): Button[][] {
+  return [[{ label: "Allow once", data: `w:${id}:y` }, { label: "For the session", data: `w:${id}:a` }, { label: "Deny", data: `w:${id}:n` }]];
 }
 
 /** The card as the owner reads it: what wants to run and where, the summary (secrets masked), how to answer. */

@@ -6,6 +6,7 @@
 import { type Config, NotifyConfig, parseNotifyTarget } from "../config/schema";
 import { ownerTimeZone } from "../schedules/create";
 import { nextCron, parseCron, wallClock } from "../schedules/trigger";
+import type { Button } from "./core/adapter";
 import type { ChannelHost, OwnerChannel } from "./core/host";
 import type { LiveHub } from "./core/live";
 
@@ -62,6 +63,8 @@ export interface OwnerNotice {
   /** Makes the notice once, however often it is said (also across a restart). */
   id: string;
   text: string;
+  /** Buttons, on a channel that has them (an approval card's). */
+  buttons?: Button[][];
 }
 
 export interface TellDeps {
@@ -79,7 +82,7 @@ export interface TellDeps {
 export function tellOwner(deps: TellDeps, notice: OwnerNotice): string | undefined {
   const places = ownerPlaces(deps.config, deps.host);
   const ch = places.chats.find((c) => c.state.state === "connected") ?? places.chats[0];
-  if (ch && deps.host) deps.host.send(ch.key, ch.ownerConversation, notice.text, notice.id, quietUntil(deps.config));
+  if (ch && deps.host) deps.host.send(ch.key, ch.ownerConversation, notice.text, notice.id, quietUntil(deps.config), notice.buttons);
   if (places.web) deps.live?.notice(notice.id, notice.text);
   if (places.desktop && !quietUntil(deps.config)) desktopNotify(deps.env, notice.text, deps.log);
   return ch?.key;

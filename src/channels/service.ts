@@ -26,6 +26,7 @@ export function createChannelService(opts: {
   scheduleSettled?: HostOptions["scheduleSettled"];
   live?: HostOptions["live"];
   cardReply?: HostOptions["cardReply"];
+  cardPress?: HostOptions["cardPress"];
 }): ChannelService | undefined {
   const config = opts.config ?? loadConfig({ env: opts.env }).config;
   const adapters = configuredAdapters(config, opts.scvHome, opts.env);
@@ -49,6 +50,7 @@ export function createChannelService(opts: {
         ...(opts.live ? { live: opts.live } : {}),
         ...(opts.scheduleSettled ? { scheduleSettled: opts.scheduleSettled } : {}),
         ...(opts.cardReply ? { cardReply: opts.cardReply } : {}),
+        ...(opts.cardPress ? { cardPress: opts.cardPress } : {}),
       });
       host.start();
     },

@@ -89,7 +89,7 @@ const run = defineCommand({
         // Approval cards of sessions the daemon does not host, offered to the owner (issue 54).
         const cards = new (await import("../channels/away-cards")).AwayCards({ config, env: process.env, log, channels: () => channels?.host(), ...(live ? { live } : {}) });
         awayCards = cards;
-        channels = createChannelService({ scvHome: scvHome(), env: process.env, log, config, scheduleSettled: (id, outcome, note, reply) => schedules.settled(id, outcome, note, reply), cardReply: (who, text) => cards.reply(who, text), ...(live ? { live } : {}) });
+        channels = createChannelService({ scvHome: scvHome(), env: process.env, log, config, scheduleSettled: (id, outcome, note, reply) => schedules.settled(id, outcome, note, reply), cardReply: (who, text) => cards.reply(who, text), cardPress: (who, data) => cards.press(who, data), ...(live ? { live } : {}) });
         if (live) {
           const { createWebService } = await import("../web/service");
           web = createWebService({ scvHome: scvHome(), env: process.env, config, log, live, channels: () => channels?.host(), schedules });

@@ -72,6 +72,8 @@ export interface ConversationOptions {
   live?: LiveHub;
   /** A short reply answering an approval card of another session (`y 3f2`): what to say back, else undefined. */
   cardReply?(who: { channel: string; from: string; owner: boolean }, text: string): string | undefined;
+  /** A button pressed on such a card (data `w:<id>:y|a|n`). */
+  cardPress?(who: { channel: string; from: string; owner: boolean }, data: string): ButtonOutcome | undefined;
   /** A schedule's fire queued here ended: answered (its reply is in the outbox), failed, or interrupted by a restart. */
   scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string, reply?: string): void;
   /** A conversation's own limit refused a message (the user's BudgetReached hooks). */
@@ -270,6 +272,8 @@ export class Conversations {
   private pressed(channel: ChannelRuntime, arrived: InboundMessage): ButtonOutcome {
     if (channel.inbound.has(arrived.id)) return { stale: STALE_CARD };
     channel.inbound.skip(arrived.id);
+    const away = this.opts.cardPress?.({ channel: channel.key, from: arrived.from, owner: isOwner(channel, arrived) }, arrived.answers ?? "");
+    if (away) return away;
     if (!isOwner(channel, arrived)) return { refused: "Only the owner of this SCV answers its questions." };
     const conv = this.conversation(channel, arrived.conversation, arrived.direct);
     return answerPress(conv, arrived.answers ?? "", (sessionId, clarifyId, answer) => void this.sessions.answerQuestion(sessionId, clarifyId, answer));

@@ -3,7 +3,7 @@
 import { daemonHooks } from "../daemon-hooks";
 import { mediaRoot } from "../../chatlog/paths";
 import type { Config } from "../../config/schema";
-import type { ChannelAdapter, ChannelState } from "./adapter";
+import type { Button, ChannelAdapter, ChannelState } from "./adapter";
 import { type ChannelRuntime, type ConversationOptions, Conversations, type ScheduledTurn } from "./conversations";
 import { channelStateDir, InboundStore } from "./inbound";
 import { expireMedia } from "./media";
@@ -36,6 +36,7 @@ export interface HostOptions {
   scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string, reply?: string): void;
   /** Answers approval cards of sessions the daemon does not host (channels/away-cards.ts). */
   cardReply?: ConversationOptions["cardReply"];
+  cardPress?: ConversationOptions["cardPress"];
 }
 
 /** A configured channel as schedules see it: where its owner is, and whether it can send now. */
@@ -87,6 +88,7 @@ export class ChannelHost {
       ...(opts.live ? { live: opts.live } : {}),
       ...(opts.scheduleSettled ? { scheduleSettled: opts.scheduleSettled } : {}),
       ...(opts.cardReply ? { cardReply: opts.cardReply } : {}),
+      ...(opts.cardPress ? { cardPress: opts.cardPress } : {}),
       budgetReached: (input) => hooks.fire("BudgetReached", input),
     });
     for (const adapter of opts.adapters) {
@@ -166,8 +168,8 @@ export class ChannelHost {
   }
 
   /** Queues an unprompted message in a conversation; the same `id` is queued once (also across restarts). */
-  send(channel: string, conversation: string, text: string, id: string, notBefore?: number): void {
-    this.outbox.add({ id, channel, conversation, text, ...(notBefore ? { notBefore } : {}) });
+  send(channel: string, conversation: string, text: string, id: string, notBefore?: number, buttons?: Button[][]): void {
+    this.outbox.add({ id, channel, conversation, text, ...(notBefore ? { notBefore } : {}), ...(buttons?.length && this.channels.get(channel)?.adapter.buttons ? { buttons } : {}) });
   }
 
   private sweepMedia() {
