@@ -21,6 +21,8 @@ export const AwayCardRequest = lazySchema((z) =>
     source: z.string().min(1).max(100),
     /** Offered to the owner's chat this long after it was registered, unless answered meanwhile; 0: at once. */
     after_seconds: z.number().int().min(0).max(86400).default(0),
+    /** A question the model asks (clarify) instead of an approval: answered with text. */
+    question: z.object({ text: z.string().min(1).max(4000), choices: z.array(z.string().max(500)).max(20).optional() }).optional(),
     request: z.looseObject({
       session_id: z.string().min(1).max(200),
       approval_id: z.string().min(1).max(200),
@@ -38,6 +40,8 @@ export const AwayNotice = lazySchema((z) => z.object({ id: z.string().regex(/^[\
 
 export interface AwayAnswer {
   approved: boolean;
+  /** A question's answer. */
+  text?: string;
   /** `a 3f2`: approved for the rest of the session. */
   session?: boolean;
   reason?: string;
@@ -53,6 +57,7 @@ interface Card {
   source: string;
   request: ApprovalRequested;
   answer?: AwayAnswer;
+  question?: { text: string; choices?: string[] };
   /** Where the owner was offered it (to tell them when it was answered elsewhere). */
   offeredOn?: string;
   settled: boolean;
@@ -62,6 +67,8 @@ interface Card {
 const MAX_CARDS = 200;
 const KEEP_SETTLED_MS = 10 * 60_000;
 const SHORT_REPLY = /^\s*([yna])\s+([0-9a-f]{3})\b\s*([\s\S]*)$/i;
+/** `3f2 the answer`: answers a question card. */
+const QUESTION_REPLY = /^\s*([0-9a-f]{3})\s+([\s\S]+)$/i;
 
 export interface AwayCardsOptions {
   config: Config;
@@ -112,18 +119,19 @@ export class AwayCards {
   }
 
   /** Registers a waiting card: on the web page's Live view now, offered to the owner's chat after `afterSeconds` unless answered. */
-  register(source: string, request: ApprovalRequested, afterSeconds = 0): { id: string; token: string } {
+  register(source: string, request: ApprovalRequested, afterSeconds = 0, question?: { text: string; choices?: string[] }): { id: string; token: string } {
     this.sweep();
     const id = this.newId();
-    const card: Card = { id, token: randomBytes(16).toString("hex"), source, request, settled: false, at: Date.now() };
+    const card: Card = { id, token: randomBytes(16).toString("hex"), source, request, ...(question ? { question } : {}), settled: false, at: Date.now() };
     this.cards.set(id, card);
     const offer = () => {
       if (card.answer || card.settled) return;
-      const where = tellOwner(this.deps(), { id: `card-${id}-${card.token.slice(0, 8)}`, text: cardText(card), buttons: cardButtons(id) });
+      const where = tellOwner(this.deps(), { id: `card-${id}-${card.token.slice(0, 8)}`, text: cardText(card), ...(card.question ? {} : { buttons: cardButtons(id) }) });
       if (where) card.offeredOn = where;
     };
     if (afterSeconds > 0) setTimeout(offer, afterSeconds * 1000).unref?.();
     else offer();
+    if (question) return { id, token: card.token };
     this.opts.live?.ask({ ...request, approval_id: `away-${id}` }, async (a) => {
       this.answer(card, { approved: a.approved, ...(a.always ? { session: true } : {}), ...(a.reason ? { reason: a.reason } : {}), by: "the web page" });
     }, source);
@@ -153,6 +161,9 @@ export class AwayCards {
    * when the message is not such an answer (it then goes on as an ordinary message).
    */
   reply(who: { channel: string; from: string; owner: boolean }, text: string): string | undefined {
+    const asked = QUESTION_REPLY.exec(text);
+    const q = asked ? this.cards.get(asked[1]!.toLowerCase()) : undefined;
+    if (q?.question && asked) return this.answerQuestion(q, who, asked[2]!.trim());
     const m = SHORT_REPLY.exec(text);
     if (!m) return undefined;
     const [, letter, rawId, rest] = m as unknown as [string, string, string, string];
@@ -161,10 +172,20 @@ export class AwayCards {
     if (!who.owner) return card ? `Only the owner of this SCV answers its approval cards; card ${id} was not answered.` : undefined;
     if (!card) return `No card ${id} is waiting (the IDs are in the card messages); nothing was approved.`;
     if (card.answer || card.settled) return `Card ${id} no longer waits: it was answered in ${card.answer?.by ?? "its session"}. Nothing changed.`;
+    if (card.question) return `Card ${id} is a question: reply ${id} followed by your answer.`;
     const l = letter.toLowerCase();
     const reason = rest.trim().slice(0, 1000);
     this.answer(card, { approved: l !== "n", ...(l === "a" ? { session: true } : {}), ...(l === "n" && reason ? { reason } : {}), by: `${who.channel} (${who.from})` });
     return l === "n" ? `Denied card ${id}${reason ? ` (${ellipsize(reason, 100)})` : ""}.` : `Approved card ${id}${l === "a" ? " and the same calls for the rest of that session" : " once"}.`;
+  }
+
+  private answerQuestion(card: Card, who: { channel: string; from: string; owner: boolean }, text: string): string {
+    if (!who.owner) return `Only the owner of this SCV answers its questions; card ${card.id} was not answered.`;
+    if (card.answer || card.settled) return `Card ${card.id} no longer waits: it was answered in ${card.answer?.by ?? "its session"}. Nothing changed.`;
+    const n = /^[1-9]$/.test(text) ? card.question!.choices?.[Number(text) - 1] : undefined;
+    const answer = (n ?? text).slice(0, 4000);
+    this.answer(card, { approved: true, text: answer, by: `${who.channel} (${who.from})` });
+    return `Answered card ${card.id}: “${ellipsize(answer, 100)}”.`;
   }
 
   /** A button pressed on a card (Telegram, Feishu): the same as the short reply. */
@@ -180,7 +201,7 @@ export class AwayCards {
     app.post("/cards", async (c) => {
       const parsed = AwayCardRequest.safeParse(await c.req.json().catch(() => undefined));
       if (!parsed.success) return c.json({ error: `not a card: ${parsed.error.issues[0]?.message ?? "bad body"}` }, 400);
-      return c.json(this.register(parsed.data.source, parsed.data.request as unknown as ApprovalRequested, parsed.data.after_seconds));
+      return c.json(this.register(parsed.data.source, parsed.data.request as unknown as ApprovalRequested, parsed.data.after_seconds, parsed.data.question));
     });
     app.post("/notices", async (c) => {
       const parsed = AwayNotice.safeParse(await c.req.json().catch(() => undefined));
@@ -231,8 +252,12 @@ export function cardButtons(id: string): Button[][] {
 }
 
 /** The card as the owner reads it: what wants to run and where, the summary (secrets masked), how to answer. */
-export function cardText(card: { id: string; source: string; request: ApprovalRequested }): string {
+export function cardText(card: { id: string; source: string; request: ApprovalRequested; question?: { text: string; choices?: string[] } }): string {
   const r = card.request;
+  if (card.question) {
+    const choices = (card.question.choices ?? []).map((c, i) => `${i + 1}. ${c}`);
+    return [`[SCV asks you, in ${card.source} session ${r.session_id}, ${r.workspace}]`, redactSecrets(card.question.text), ...choices, `Reply ${card.id} followed by your answer${choices.length ? " (or a choice's number)" : ""}.`].join("\n");
+  }
   const personOnly = (r.guard as { person_only?: boolean } | undefined)?.person_only;
   const lines = [
     `[SCV needs you: ${r.tool} (${String(r.risk).replace("_", " ")}) in ${card.source} session ${r.session_id}, ${r.workspace}]`,

@@ -7,6 +7,8 @@ import { daemonFetch } from "./client";
 
 export interface RemoteAnswer {
   approved: boolean;
+  /** A question's answer. */
+  text?: string;
   session?: boolean;
   reason?: string;
   by: string;
@@ -14,6 +16,8 @@ export interface RemoteAnswer {
 
 interface Waiting {
   approvalId: string;
+  /** A question (clarify) rather than an approval: the answer is text. */
+  question?: { text: string; choices?: string[] };
   timer?: ReturnType<typeof setTimeout>;
   card?: { id: string; token: string };
   poll?: ReturnType<typeof setInterval>;
@@ -64,9 +68,9 @@ export class AwayLink {
   }
 
   /** A card is shown and waits for a person. */
-  waitingFor(request: { approval_id: string } & Record<string, unknown>): void {
+  waitingFor(request: { approval_id: string } & Record<string, unknown>, question?: { text: string; choices?: string[] }): void {
     this.stop();
-    const w: Waiting = { approvalId: request.approval_id };
+    const w: Waiting = { approvalId: request.approval_id, ...(question ? { question } : {}) };
     // Registered at once (the web page's Live view shows every waiting card); the daemon offers it to the
     // owner's chat after after_seconds unless it was answered here first.
     w.timer = setTimeout(() => void this.offer(w, request), 0);
@@ -92,7 +96,7 @@ export class AwayLink {
   private async offer(w: Waiting, request: Record<string, unknown>): Promise<void> {
     let card: { id: string; token: string };
     try {
-      const res = await daemonFetch(this.opts.scvHome, "/cards", { method: "POST", body: JSON.stringify({ source: this.opts.source, after_seconds: this.opts.afterSeconds, request }), headers: { "content-type": "application/json" }, timeoutMs: 3000 });
+      const res = await daemonFetch(this.opts.scvHome, "/cards", { method: "POST", body: JSON.stringify({ source: this.opts.source, after_seconds: this.opts.afterSeconds, request, ...(w.question ? { question: w.question } : {}) }), headers: { "content-type": "application/json" }, timeoutMs: 3000 });
       if (!res.ok) return void this.opts.log?.(`the daemon did not take the card: HTTP ${res.status}`);
       card = (await res.json()) as { id: string; token: string };
     } catch {

@@ -259,8 +259,14 @@ class TuiApp {
         if (p.session_id && p.session_id !== this.sessionId) return;
         view.apply(...notification);
         if (method === "turn.ended") void this.refreshSpend();
-        if (method === "clarify.requested") void this.openQuestion(p);
-        if (method === "clarify.answered" && this.question?.id === p.clarify_id) this.question = undefined; // settled elsewhere (timed out)
+        if (method === "clarify.requested") {
+          void this.openQuestion(p);
+          this.away?.waitingFor({ session_id: p.session_id, approval_id: p.clarify_id, tool: "clarify", risk: "read_only", summary: p.question, workspace: this.opts.cwd }, { text: p.question, ...(p.choices ? { choices: p.choices } : {}) });
+        }
+        if (method === "clarify.answered" && this.question?.id === p.clarify_id) {
+          this.question = undefined; // settled elsewhere (timed out)
+          this.away?.answeredHere();
+        }
         if (method === "approval.requested" && view.approval && !view.approval.personOnly && this.approvedIdentities.has(view.approval.identity)) {
           void this.answerApproval(true, "approved for this session");
         } else if (method === "approval.requested" && view.approval) this.away?.waitingFor(p);
@@ -502,6 +508,15 @@ class TuiApp {
 
   /** The owner answered this screen's card elsewhere (their chat, the web page): applied here, with where. */
   private async answeredAway(approvalId: string, a: import("../daemon/away-link").RemoteAnswer) {
+    if (a.text !== undefined) {
+      const open = this.question;
+      if (open?.id !== approvalId || !this.client) return;
+      this.question = undefined;
+      this.view.say(`? ${open.card.question} → ${a.text} (answered from ${a.by})`, this.theme.dim);
+      this.requestRender();
+      await this.client.request("clarify.answer", { session_id: this.sessionId, clarify_id: approvalId, answer: a.text }).catch(() => undefined);
+      return;
+    }
     if (this.view.approval?.approvalId !== approvalId) return;
     const decision = !a.approved ? "denied" : a.session ? "approved for this session" : "approved";
     await this.answerApproval(a.approved, decision, a.session ? "session" : undefined, a.reason);
@@ -521,6 +536,7 @@ class TuiApp {
     const chosen = open.card.key(key);
     if (!chosen || !this.client) return;
     this.question = undefined;
+    this.away?.answeredHere();
     this.view.say(chosen.kind === "answer" ? `? ${open.card.question} → ${chosen.text}` : `? ${open.card.question} (skipped)`, this.theme.dim);
     this.requestRender();
     await this.client.request("clarify.answer", { session_id: this.sessionId, clarify_id: open.id, ...(chosen.kind === "answer" ? { answer: chosen.text } : {}) }).catch(() => undefined);

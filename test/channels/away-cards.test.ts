@@ -63,3 +63,16 @@ test("n with a reason denies and passes the reason; a answers for the session; s
 test("a person-only card says no rule or auto-approval answers it", () => {
   expect(cardText({ id: "abc", source: "the terminal", request: request({ guard: { reason: "it asks to run outside the sandbox", person_only: true } }) })).toContain("(this one needs a person: no rule or auto-approval answers it)");
 });
+
+test("a question card: `<id> <answer>` or a choice's number answers it; y is told to answer in words; others refused", () => {
+  const { cards, sent, live } = setup();
+  const { id, token } = cards.register("the terminal", request({ tool: "clarify", summary: "Which host?" }), 0, { text: "Which host?", choices: ["staging", "prod"] });
+  expect(sent[0]!.text).toBe(`[SCV asks you, in the terminal session s-1234abcd, /w]\nWhich host?\n1. staging\n2. prod\nReply ${id} followed by your answer (or a choice's number).`);
+  expect(sent[0]!.buttons).toBeUndefined();
+  expect(live.snapshot().approvals).toEqual([]);
+  expect(cards.reply(owner, `y ${id}`)).toBe(`Card ${id} is a question: reply ${id} followed by your answer.`);
+  expect(cards.reply(stranger, `${id} 2`)).toBe(`Only the owner of this SCV answers its questions; card ${id} was not answered.`);
+  expect(cards.reply(owner, `${id} 1`)).toBe(`Answered card ${id}: “staging”.`);
+  expect(cards.poll(id, token).answer).toEqual({ approved: true, text: "staging", by: "telegram/default (42)" });
+  expect(cards.reply(owner, "abc is an ordinary message")).toBeUndefined(); // no such card: it goes on as a message
+});

@@ -128,3 +128,28 @@ test.skipIf(!HAVE_TMUX)("a turn longer than long_turn_seconds that ends with nob
   await Bun.sleep(1000);
   expect(outMessages(b)).toHaveLength(1);
 }, 60_000);
+
+test.skipIf(!HAVE_TMUX)("a question (clarify) nobody answers in the TUI is asked in the owner's chat; `<id> 2` picks the second choice", async () => {
+  const b = makeBridge(fake.url);
+  const { writeFileSync, readFileSync } = await import("node:fs");
+  writeFileSync(join(b.home, "config.toml"), `${readFileSync(join(b.home, "config.toml"), "utf8")}${CONFIG}`);
+  await startDaemon(b);
+  fake.queue(toolCalls([{ name: "clarify", arguments: { question: "Which colour for the button?", choices: ["red", "blue"] } }]), text("Blue it is."));
+  pane = openTerminal([requireBinary()], { env: b.env, cwd: b.workspace });
+  await pane.waitFor(/s-[0-9a-f]{8}/, 15_000);
+  pane.type("style the button");
+  pane.keys("Enter");
+  await pane.waitFor("Which colour for the button?", 15_000);
+  await waitFor(() => outMessages(b).some((m) => m.text.startsWith("[SCV asks you")), 15_000, `the question in the owner's chat; log:\n${b.logText()}`);
+  const q = outMessages(b).find((m) => m.text.startsWith("[SCV asks you"))!;
+  expect(q.text).toContain("Which colour for the button?\n1. red\n2. blue\nReply ");
+  const id = /Reply ([0-9a-f]{3}) followed by your answer/.exec(q.text)![1]!;
+  sendMessage(b, { from: "stranger-9", text: `${id} 1` });
+  await waitFor(() => outMessages(b).some((m) => m.text.startsWith("Only the owner of this SCV answers its questions")), 10_000, "the stranger's refusal");
+  const owner = sendMessage(b, { text: `${id} 2` });
+  const screen = await pane.waitFor("Blue it is.", 15_000);
+  expect(screen).toContain("→ blue (answered from dir/default (owner-1))");
+  await waitFor(() => replyTo(b, owner) !== undefined, 10_000, "the owner's confirmation");
+  expect(replyTo(b, owner)).toBe(`Answered card ${id}: “blue”.`);
+  expect(JSON.stringify(fake.requests[1]!.body)).toContain("blue");
+}, 60_000);
