@@ -15,6 +15,7 @@ import { type FireRequest, fireHeading, ScheduleRunner, shortPrompt } from "../s
 import type { FireOutcome, Schedule } from "../schedules/schema";
 import { addNotice } from "../schedules/notices";
 import { ScheduleStore } from "../schedules/store";
+import { tellOwner } from "./notify";
 
 export interface ScheduleService {
   busy(): number;
@@ -24,7 +25,7 @@ export interface ScheduleService {
   pause(): void;
   stop(): Promise<void>;
   /** The channel core finished a fire queued in a conversation. */
-  settled(fireId: string, outcome: FireOutcome, note?: string): void;
+  settled(fireId: string, outcome: FireOutcome, note?: string, reply?: string): void;
   /** Reads a changed schedule (or all) again from the store, as `scv schedules pause|resume|rm` asks over the socket. */
   reload(id?: string): void;
   /** Fires a schedule now, outside its trigger. */
@@ -129,9 +130,9 @@ export function createScheduleService(opts: ScheduleServiceOptions): ScheduleSer
           if (!ch || ch.state.state === "logged_out" || ch.state.state === "paused") tellElsewhere(s, text, id, ch?.key);
           return;
         }
-        // Terminal-made: the owner's chat when a channel is configured; the terminal notices in any case.
-        const ch = host?.ownerChannels().find((c) => c.ownerConversation && c.state.state === "connected") ?? host?.ownerChannels().find((c) => c.ownerConversation);
-        if (host && ch) host.send(ch.key, ch.ownerConversation, text, id);
+        // Terminal-made: where [notify] reaches the owner; the next terminal session too when no chat took it,
+        // and a failure, skip or interruption in any case.
+        const ch = tellOwner({ config: opts.config, host, env: opts.env, log: opts.log, ...(opts.live ? { live: opts.live } : {}) }, { id, text });
         if (!id.startsWith("t-") || !ch) addNotice(opts.scvHome, { id, schedule: s.id, text });
       },
     },
@@ -156,7 +157,7 @@ export function createScheduleService(opts: ScheduleServiceOptions): ScheduleSer
       runner.stop();
       await link?.closeAll();
     },
-    settled: (fireId, outcome, note) => runner.settled(fireId, outcome, note),
+    settled: (fireId, outcome, note, reply) => runner.settled(fireId, outcome, note, reply),
     reload: (id) => void runner.reload(id),
     runNow: (id) => {
       const r = runner.runNow(id);

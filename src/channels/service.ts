@@ -25,6 +25,8 @@ export function createChannelService(opts: {
   config?: Config;
   scheduleSettled?: HostOptions["scheduleSettled"];
   live?: HostOptions["live"];
+  cardReply?: HostOptions["cardReply"];
+  cardPress?: HostOptions["cardPress"];
 }): ChannelService | undefined {
   const config = opts.config ?? loadConfig({ env: opts.env }).config;
   const adapters = configuredAdapters(config, opts.scvHome, opts.env);
@@ -47,6 +49,8 @@ export function createChannelService(opts: {
         log: opts.log,
         ...(opts.live ? { live: opts.live } : {}),
         ...(opts.scheduleSettled ? { scheduleSettled: opts.scheduleSettled } : {}),
+        ...(opts.cardReply ? { cardReply: opts.cardReply } : {}),
+        ...(opts.cardPress ? { cardPress: opts.cardPress } : {}),
       });
       host.start();
     },

@@ -17,6 +17,14 @@ export interface LoggedFile {
   reason?: string;
 }
 
+/** A tool call of the turn a reply ends, as the chat shows it: `$ ls (exit 0, 0.1 s)`, denied with the reason. */
+export interface LoggedTool {
+  label: string;
+  status: "ran" | "denied" | "failed";
+  display?: string;
+  reason?: string;
+}
+
 export interface MessageEntry {
   type: "message";
   index: number;
@@ -26,6 +34,8 @@ export interface MessageEntry {
   quote?: string;
   files?: LoggedFile[];
   transcript?: string;
+  /** SCV's reply: the tool calls of its turn (web chat keeps them after the turn and a reload). */
+  tools?: LoggedTool[];
 }
 
 export interface EndEntry {

@@ -80,12 +80,16 @@ const run = defineCommand({
       let channels: ReturnType<typeof createChannelService>;
       let schedules: ReturnType<typeof createScheduleService>;
       let web: import("../web/service").WebService | undefined;
+      let awayCards: import("../channels/away-cards").AwayCards | undefined;
       try {
         const config = loadConfig({ env: process.env }).config;
         // The web page watches every hosted session through the live hub; without it nothing is kept.
         const live = config.web_ui.enabled ? new (await import("../channels/core/live")).LiveHub() : undefined;
         schedules = createScheduleService({ scvHome: scvHome(), env: process.env, config, log, channels: () => channels?.host(), ...(live ? { live } : {}) });
-        channels = createChannelService({ scvHome: scvHome(), env: process.env, log, config, scheduleSettled: (id, outcome, note) => schedules.settled(id, outcome, note), ...(live ? { live } : {}) });
+        // Approval cards of sessions the daemon does not host, offered to the owner (issue 54).
+        const cards = new (await import("../channels/away-cards")).AwayCards({ config, env: process.env, log, channels: () => channels?.host(), ...(live ? { live } : {}) });
+        awayCards = cards;
+        channels = createChannelService({ scvHome: scvHome(), env: process.env, log, config, scheduleSettled: (id, outcome, note, reply) => schedules.settled(id, outcome, note, reply), cardReply: (who, text) => cards.reply(who, text), cardPress: (who, data) => cards.press(who, data), ...(live ? { live } : {}) });
         if (live) {
           const { createWebService } = await import("../web/service");
           web = createWebService({ scvHome: scvHome(), env: process.env, config, log, live, channels: () => channels?.host(), schedules });
@@ -102,6 +106,7 @@ const run = defineCommand({
         extend: (app) => {
           channels?.extend(app);
           schedules.extend(app);
+          awayCards?.extend(app);
           web?.extend(app);
         },
         ...(web ? { bind: () => web!.bind() } : {}),

@@ -131,8 +131,11 @@ export default defineCommand({
       process.exit(2);
     }
     let keepDays: number;
+    let notify: { after_seconds: number; long_turn_seconds: number } | undefined;
     try {
-      keepDays = loadConfig({ cwd, env }).config.sessions.keep_days;
+      const loaded = loadConfig({ cwd, env }).config;
+      keepDays = loaded.sessions.keep_days;
+      notify = loaded.notify;
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       process.stderr.write(`scv exec: configuration error, not starting:\n${e.message}\n`);
@@ -247,6 +250,12 @@ export default defineCommand({
     // Questions are asked one at a time; Ctrl-C delivered as a signal ends the one open.
     let questions = Promise.resolve();
     let questionAbort = new AbortController();
+    // A card nobody answers here is offered to the owner where they are, through the daemon (issue 54).
+    type RemoteCard = { answer?: import("../daemon/away-link").RemoteAnswer; abort: AbortController };
+    let remote: RemoteCard | undefined;
+    const away = interactive
+      ? new (await import("../daemon/away-link")).AwayLink({ scvHome: scvHome(env), afterSeconds: notify?.after_seconds ?? 60, longTurnSeconds: notify?.long_turn_seconds ?? 120, source: "scv exec", answered: (_id, a) => remote && ((remote.answer = a), remote.abort.abort()) })
+      : undefined;
 
     function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string; sandbox?: string; person_only?: boolean }; rule_prefix?: string[]; rememberable?: boolean; choices?: string[] }) {
       const answer = async (approved: boolean, remember?: "workspace" | "user" | "session", reason?: string, chosen?: string[]) => {
@@ -268,7 +277,17 @@ export default defineCommand({
         if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) return void (await answer(true));
         const perTool = !p.guard && !p.rule_prefix && !p.rememberable;
         const some = !!p.choices?.length;
-        const asked = await askApprovalWithReason(render.approvalCard({ ...p, perTool }), { input: process.stdin, output: process.stderr }, questionAbort.signal, { rules: !!p.rule_prefix, perTool, reasons: true, some });
+        const here: RemoteCard = { abort: new AbortController() };
+        remote = here;
+        away?.waitingFor(p as unknown as { approval_id: string });
+        const asked = await askApprovalWithReason(render.approvalCard({ ...p, perTool }), { input: process.stdin, output: process.stderr }, AbortSignal.any([questionAbort.signal, here.abort.signal]), { rules: !!p.rule_prefix, perTool, reasons: true, some });
+        remote = undefined;
+        if (here.answer) {
+          render.note(`  answered from ${here.answer.by}`);
+          if (here.answer.approved) render.approved();
+          return void (await answer(here.answer.approved, here.answer.session ? "session" : undefined, here.answer.reason));
+        }
+        away?.answeredHere("scv exec");
         const reply = asked.answer;
         if (reply === "some") {
           // Each part alone (the servers of one connect request); "always" on any keeps the ones approved.

@@ -417,6 +417,31 @@ export const SchedulesConfig = lazySchema((z) => z.strictObject({
   time_zone: z.string().min(1).optional(),
 }));
 
+/** `[notify]`: where the owner is reached when a session has something for them (docs/configuration.md, "Notify"). */
+export const NOTIFY_TARGET = /^(web|desktop|(dir|wechat|feishu|telegram)(\/[A-Za-z0-9_-]{1,64})?(:[^\s]{1,256})?)$/;
+export const QUIET_HOURS = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/;
+export const NotifyConfig = lazySchema((z) => z.strictObject({
+  /**
+   * Where, in order of preference: `web`, `desktop`, or a channel (`telegram`, `dir/<account>`, optionally
+   * `:<the owner's conversation>`). Default: the owner's conversation on every configured channel, then the web page.
+   */
+  to: z.array(z.string().regex(NOTIFY_TARGET, "each entry is web, desktop, or a channel such as telegram, dir/default or telegram:<owner id>")).max(16).optional(),
+  /** "22:00-07:00" in the owner's time zone: chat messages wait until they end; none by default. */
+  quiet_hours: z.string().regex(QUIET_HOURS, 'must be "HH:MM-HH:MM", such as "22:00-07:00"').optional(),
+  /** A card nobody answered on its own screen this long is offered to the owner there. */
+  after_seconds: positiveInt(86400).default(60),
+  /** A turn longer than this that ended while the person was away is announced. */
+  long_turn_seconds: positiveInt(86400).default(120),
+}));
+export type NotifyConfig = z.infer<typeof NotifyConfig>;
+export type NotifyTarget = { kind: "web" } | { kind: "desktop" } | { kind: "chat"; type: string; account?: string; conversation?: string };
+/** One `[notify] to` entry (already checked against NOTIFY_TARGET). */
+export function parseNotifyTarget(entry: string): NotifyTarget {
+  if (entry === "web" || entry === "desktop") return { kind: entry };
+  const m = /^([a-z]+)(?:\/([A-Za-z0-9_-]+))?(?::(.+))?$/.exec(entry)!;
+  return { kind: "chat", type: m[1]!, ...(m[2] ? { account: m[2] } : {}), ...(m[3] ? { conversation: m[3] } : {}) };
+}
+
 /**
  * `[[hooks.<Event>]]`: the user's own programs run at moments of a session (src/hooks, docs/hooks.md). The names
  * are Claude Code's events plus SCV's own; a hook table names a program, never a project's (user config only).
@@ -499,6 +524,7 @@ export const ConfigFile = lazySchema((z) => z.strictObject({
   web_ui: WebUiConfig.partial().optional(),
   sandbox: SandboxConfig.partial().optional(),
   transcription: TranscriptionConfig.optional(),
+  notify: NotifyConfig.partial().optional(),
 }));
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
@@ -524,6 +550,8 @@ export interface Config {
   sandbox: z.infer<typeof SandboxConfig>;
   /** Absent when not configured: voice messages are kept as audio files, not turned into text. */
   transcription?: TranscriptionConfig;
+  /** Absent in a Config built by hand (tests): the defaults (NotifyConfig). */
+  notify?: NotifyConfig;
 }
 
 /** Keys a project file may not set: they change who SCV trusts or what it runs. A prefix covers its subtree. */
@@ -566,6 +594,8 @@ export const USER_ONLY_KEYS = [
   "web_ui",
   "sandbox",
   "transcription",
+  // Where the owner is told things (and asked approvals) is the owner's choice alone.
+  "notify",
 ] as const;
 
 /** What a project file may set on a server the user file defines: narrowing only, never what runs or where. */

@@ -32,6 +32,8 @@ import {
   ToolsConfig,
   USER_ONLY_KEYS,
   WebConfig,
+  NotifyConfig,
+  parseNotifyTarget,
 } from "./schema";
 
 /** The schema below wrappers (optional, default, pipes) that decide nothing about keys. */
@@ -240,6 +242,7 @@ export function loadValidated(inputs: ConfigInputs): LoadedConfig {
     hooks: HooksConfig.parse(user.hooks ?? {}, ONCE) as Config["hooks"],
     web_ui: mergeSection(WebUiConfig, user.web_ui),
     sandbox: mergeSection(SandboxConfig, user.sandbox),
+    notify: mergeSection(NotifyConfig, user.notify),
   };
   if (user.transcription) {
     const t = TranscriptionConfig.parse(user.transcription, ONCE);
@@ -301,6 +304,21 @@ function mergeMcpServers(user: ConfigFile, project: ConfigFile, userFile: string
   return servers;
 }
 
+/** `[notify] to`: every channel named is configured here, and a conversation named is the owner's. */
+function notifyTargetsProblem(c: Config, userFile: string): string | undefined {
+  for (const [i, entry] of (c.notify?.to ?? []).entries()) {
+    const t = parseNotifyTarget(entry);
+    if (t.kind !== "chat") continue;
+    const where = `${userFile}: notify.to[${i}] (${JSON.stringify(entry)})`;
+    const ch = c.channels[t.type as "dir" | "wechat" | "feishu" | "telegram"];
+    if (!ch || ("enabled" in ch && ch.enabled === false)) return `${where}: no [channels.${t.type}] is configured${ch ? " (it has enabled = false)" : ""}; configure it or remove the entry`;
+    if (t.account !== undefined && t.account !== ch.account) return `${where}: [channels.${t.type}] uses account "${ch.account}", not "${t.account}"; write ${t.type}/${ch.account} or ${t.type}`;
+    const owner = t.type === "dir" ? (ch as { owner: string }).owner : t.type === "telegram" ? (ch as { owner?: string }).owner : t.type === "feishu" ? (ch as { owner_open_id?: string }).owner_open_id : undefined;
+    if (t.conversation !== undefined && owner !== undefined && t.conversation !== owner) return `${where}: "${t.conversation}" is not the owner's conversation (the owner of [channels.${t.type}] is "${owner}"); notices go only to the owner, so leave the conversation out`;
+  }
+  return undefined;
+}
+
 /** Core checks name the file that set the offending value, which may be the project file. */
 type FileOf = (key: string) => string | undefined;
 type SourcedCheck = (config: Config, fileOf: FileOf, userFile: string) => string | undefined;
@@ -326,6 +344,7 @@ const secretBindingsCheck: SourcedCheck = (c, fileOf, userFile) => {
 };
 const sourcedChecks: SourcedCheck[] = [
   secretBindingsCheck,
+  (c, _fileOf, userFile) => notifyTargetsProblem(c, userFile),
   notAboveCeiling("command_timeout_seconds"),
   notAboveCeiling("agent_timeout_seconds"),
   (c, fileOf, userFile) =>

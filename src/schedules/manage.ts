@@ -36,7 +36,8 @@ export function scheduleRows(store: ScheduleStore, config: Config, now = Date.no
       continue;
     }
     const status = s.paused ? "paused" : state.finished ? `finished (${state.finished})` : next === undefined ? "no further fire" : `next ${inWords(next, tz)}, ${fromNow(next, now)}`;
-    const last = state.last ? `${state.last.outcome} ${state.last.at}${state.last.note ? ` (${state.last.note})` : ""}` : undefined;
+    const said = state.last?.reply && state.last.outcome === "answered" ? `: “${state.last.reply}”` : "";
+    const last = state.last ? `${state.last.outcome} ${state.last.at}${state.last.note ? ` (${state.last.note})` : ""}${said}` : undefined;
     rows.push({ schedule: s, state, ...(next !== undefined ? { next } : {}), status, ...(last ? { last } : {}) });
   }
   return { rows, invalid };

@@ -183,9 +183,9 @@ export class ScheduleRunner {
   }
 
   /** A chat conversation finished a handed fire (answered, failed, or interrupted by a restart). */
-  settled(fireId: string, outcome: FireOutcome, note?: string): void {
+  settled(fireId: string, outcome: FireOutcome, note?: string, reply?: string): void {
     const fire = this.opts.store.fires().find((f) => f.id === fireId);
-    if (fire) this.finish(fire, outcome, note);
+    if (fire) this.finish(fire, outcome, note, reply);
   }
 
   /** Tells the owner; a notice that cannot be queued is logged, never the end of a fire. */
@@ -324,7 +324,7 @@ export class ScheduleRunner {
       .then(
         (r) => {
           this.tell(s, `${fireHeading(s)}\n\n${r.reply}`, `t-${fire.id}`);
-          this.finish(fire, r.outcome, r.outcome === "failed" ? r.reply : undefined);
+          this.finish(fire, r.outcome, r.outcome === "failed" ? r.reply : undefined, r.reply);
         },
         (e) => {
           this.opts.log(`schedules: ${fire.id} failed: ${(e as Error).message}`);
@@ -336,7 +336,7 @@ export class ScheduleRunner {
     this.running.add(task);
   }
 
-  private finish(fire: Fire, outcome: FireOutcome, note?: string): void {
+  private finish(fire: Fire, outcome: FireOutcome, note?: string, reply?: string): void {
     const st = this.opts.store.state(fire.schedule);
     let s: Schedule | undefined;
     try {
@@ -344,7 +344,8 @@ export class ScheduleRunner {
     } catch {} // edited into nonsense meanwhile: the fire still ends
     const done = s?.count !== undefined && st.fires >= s.count ? { finished: `all ${s.count} fire(s) done` } : {};
     const at = new Date(this.clock.now()).toISOString();
-    if (s) this.opts.store.saveState({ ...st, ...done, last: { due: fire.due, at, outcome, ...(note ? { note: ellipsize(note, 500) } : {}) } });
+    const first = reply ? firstLine(reply) : undefined;
+    if (s) this.opts.store.saveState({ ...st, ...done, last: { due: fire.due, at, outcome, ...(note ? { note: ellipsize(note, 500) } : {}), ...(first ? { reply: first } : {}) } });
     this.opts.store.removeFire(fire.id);
     this.inFlight.delete(fire.schedule);
     if (s && this.startedAt) {
@@ -381,6 +382,12 @@ export class ScheduleRunner {
       }
     }
   }
+}
+
+/** A reply's first line with words in it, for `scv schedules list`. */
+export function firstLine(reply: string): string | undefined {
+  const line = reply.split("\n").map((l) => l.trim()).find((l) => l && !/^\[SCV schedule sch-[0-9a-f]{8} “.*”\]$/.test(l));
+  return line ? ellipsize(line, 200) : undefined;
 }
 
 /** The turn's prompt: the schedule's own words after what this fire is. */

@@ -55,7 +55,8 @@ export const ScheduleState = lazySchema((z) =>
     fires: z.number().int().nonnegative(),
     /** The due time of the last fire handled (run or skipped): the next one is after it. */
     last_due: isoTime(z).optional(),
-    last: z.object({ due: isoTime(z), at: isoTime(z), outcome: z.enum(FIRE_OUTCOMES), note: z.string().optional() }).optional(),
+    /** The last fire: its outcome, why it failed or was skipped (note), and its reply's first line. */
+    last: z.object({ due: isoTime(z), at: isoTime(z), outcome: z.enum(FIRE_OUTCOMES), note: z.string().optional(), reply: z.string().optional() }).optional(),
     /** The owner's day (YYYY-MM-DD) max_turns_per_day counts in, and the turns that day. */
     day: z.string().optional(),
     day_turns: z.number().int().nonnegative().optional(),

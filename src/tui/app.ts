@@ -80,6 +80,8 @@ class TuiApp {
   private model = "";
   private contextWindow: number | undefined;
   private config: import("../config/schema").Config | undefined;
+  /** Offers a card nobody answers here to the owner where they are, through the daemon ([notify], issue 54). */
+  private away: import("../daemon/away-link").AwayLink | undefined;
   /** What the open session spent (own model and delegated agents), from the usage ledger. */
   private spend: import("./spend").Spend | undefined;
   private spendText: ((s: import("./spend").Spend) => string) | undefined;
@@ -246,6 +248,8 @@ class TuiApp {
     this.promptHistory = await import("./prompt-history");
     this.editor.seedHistory(this.promptHistory.readPromptHistory(this.store.home));
     this.store.prune(this.config.sessions.keep_days);
+    const { AwayLink } = await import("../daemon/away-link");
+    this.away = new AwayLink({ scvHome: scvHome(opts.env), afterSeconds: this.config.notify?.after_seconds ?? 60, longTurnSeconds: this.config.notify?.long_turn_seconds ?? 120, source: "the terminal", answered: (id, a) => void this.answeredAway(id, a) });
     this.client = createInProcessClient({
       env: opts.env,
       sessions: this.store,
@@ -255,11 +259,22 @@ class TuiApp {
         if (p.session_id && p.session_id !== this.sessionId) return;
         view.apply(...notification);
         if (method === "turn.ended") void this.refreshSpend();
-        if (method === "clarify.requested") void this.openQuestion(p);
-        if (method === "clarify.answered" && this.question?.id === p.clarify_id) this.question = undefined; // settled elsewhere (timed out)
+        if (method === "clarify.requested") {
+          void this.openQuestion(p);
+          this.away?.waitingFor({ session_id: p.session_id, approval_id: p.clarify_id, tool: "clarify", risk: "read_only", summary: p.question, workspace: this.opts.cwd }, { text: p.question, ...(p.choices ? { choices: p.choices } : {}) });
+        }
+        if (method === "clarify.answered" && this.question?.id === p.clarify_id) {
+          this.question = undefined; // settled elsewhere (timed out)
+          this.away?.answeredHere();
+        }
         if (method === "approval.requested" && view.approval && !view.approval.personOnly && this.approvedIdentities.has(view.approval.identity)) {
           void this.answerApproval(true, "approved for this session");
+        } else if (method === "approval.requested" && view.approval) this.away?.waitingFor(p);
+        if (method === "turn.ended") {
+          this.away?.answeredHere("the terminal (its turn ended)");
+          this.away?.turnEnded(p, this.opts.cwd);
         }
+        if (method === "turn.started") this.away?.turnStarted();
         this.requestRender();
       },
     });
@@ -297,7 +312,7 @@ class TuiApp {
   private async showScheduleNotices(home: string) {
     const { hasNotices, takeNotices } = await import("../schedules/notices");
     if (!hasNotices(home)) return;
-    for (const n of takeNotices(home)) this.view.say(`schedule notice (${n.at}): ${n.text}`, this.theme.yellow);
+    for (const n of takeNotices(home)) this.view.say(`while you were away (${n.at}): ${n.text}`, this.theme.yellow);
   }
 
   /** --continue: the newest session of this workspace, or a fresh one when there is none. */
@@ -338,6 +353,7 @@ class TuiApp {
   }
 
   private onKey(key: Key) {
+    this.away?.key();
     const { view, editor } = this;
     if (this.historySearch) return this.onSearchKey(key);
     if (key.kind === "ctrlC" && this.modelPicker) return this.onModelPickerKey(key);
@@ -479,6 +495,7 @@ class TuiApp {
   private async answerApproval(approved: boolean, decision: ApprovalOutcome, remember?: "workspace" | "user" | "session", reason?: string, chosen?: string[]) {
     const a = this.view.approval;
     if (!a || !this.client) return;
+    this.away?.answeredHere();
     this.view.clearApproval(decision, reason);
     this.requestRender();
     const r = await this.client
@@ -486,6 +503,24 @@ class TuiApp {
       .catch(() => undefined);
     if (r?.rule_error) this.view.say(remember === "session" ? `not allowed for the session: ${r.rule_error}` : `the rule was not kept: ${r.rule_error}`, this.theme.yellow);
     else if (r?.rule) this.view.say(`kept: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`, this.theme.dim);
+    this.requestRender();
+  }
+
+  /** The owner answered this screen's card elsewhere (their chat, the web page): applied here, with where. */
+  private async answeredAway(approvalId: string, a: import("../daemon/away-link").RemoteAnswer) {
+    if (a.text !== undefined) {
+      const open = this.question;
+      if (open?.id !== approvalId || !this.client) return;
+      this.question = undefined;
+      this.view.say(`? ${open.card.question} → ${a.text} (answered from ${a.by})`, this.theme.dim);
+      this.requestRender();
+      await this.client.request("clarify.answer", { session_id: this.sessionId, clarify_id: approvalId, answer: a.text }).catch(() => undefined);
+      return;
+    }
+    if (this.view.approval?.approvalId !== approvalId) return;
+    const decision = !a.approved ? "denied" : a.session ? "approved for this session" : "approved";
+    await this.answerApproval(a.approved, decision, a.session ? "session" : undefined, a.reason);
+    this.view.say(`  answered from ${a.by}`, this.theme.dim);
     this.requestRender();
   }
 
@@ -501,6 +536,7 @@ class TuiApp {
     const chosen = open.card.key(key);
     if (!chosen || !this.client) return;
     this.question = undefined;
+    this.away?.answeredHere();
     this.view.say(chosen.kind === "answer" ? `? ${open.card.question} → ${chosen.text}` : `? ${open.card.question} (skipped)`, this.theme.dim);
     this.requestRender();
     await this.client.request("clarify.answer", { session_id: this.sessionId, clarify_id: open.id, ...(chosen.kind === "answer" ? { answer: chosen.text } : {}) }).catch(() => undefined);

@@ -23,6 +23,23 @@ textarea{width:100%;min-height:5em}form.row{display:flex;gap:.5em;align-items:fl
 .session{border:1px solid var(--line);border-radius:6px;padding:.5em .8em;margin:.5em 0;background:var(--card)}
 svg.chart{width:100%;height:auto;display:block}svg.chart rect{fill:var(--acc)}svg.chart line.limit{stroke:var(--bad);stroke-width:.6;stroke-dasharray:1.5 1.5}svg.chart{max-width:52em}svg.chart text{fill:var(--mute);font-size:4px}
 .bar{width:100%;height:.6em}.note{margin:.5em 0}
+details.calls{margin-top:.3em;font-size:.9em}details.calls summary{cursor:pointer;color:var(--mute)}.tools li.denied,.tools li.failed{color:var(--bad)}
+form#send{position:sticky;bottom:0;background:var(--bg);padding:.5em 0;z-index:4}
+td{overflow-wrap:anywhere}header nav{min-width:0}header button{flex:none;white-space:nowrap;margin-left:auto;font-size:.85em;padding:.2em .5em}
+@media (max-width:640px){
+header{padding:.4em .6em;gap:.6em;flex-wrap:nowrap}nav{flex-wrap:nowrap;overflow-x:auto;gap:.7em;white-space:nowrap;scrollbar-width:none}
+main{padding:.6em}h1{font-size:1.15em;margin:.1em 0 .5em}
+table,table tbody,table tr,table td{display:block;width:100%}table th,table tr:has(> th){display:none}
+table tr{border:1px solid var(--line);border-radius:6px;margin:.5em 0;padding:.35em .6em;background:var(--card)}
+table td{border:0;padding:.1em 0}td.n{text-align:left}td[data-label]::before{content:attr(data-label) ": ";color:var(--mute)}
+td.n[data-label]{display:inline-block;width:auto;margin-right:1em}td.key{font-weight:600}
+td.actions{display:flex;flex-wrap:wrap;gap:.4em;margin-top:.3em}td.actions button{flex:1 1 auto;min-height:2.4em}
+#messages li.owner{margin-left:8%}#messages li.scv{margin-right:0}
+form.row{flex-wrap:nowrap}form.row input{min-width:0;flex:1}
+}
+.call{margin:.4em 0}.call.denied strong,.call.failed strong{color:var(--bad)}.badge{font-size:.8em;border:1px solid var(--bad);color:var(--bad);border-radius:3px;padding:0 .3em}
+pre.diff span{display:block}pre.diff .add{color:var(--ok)}pre.diff .del{color:var(--bad)}pre.diff .hunk{color:var(--mute)}pre.diff i{font-style:normal;color:var(--mute);user-select:none;margin-right:.6em}pre.diff.not-applied{opacity:.6;border-style:dashed}
+#notices{position:sticky;top:0;z-index:5}#notices .notice{border:2px solid var(--acc);border-radius:6px;padding:.5em .8em;margin:.4em 0;background:var(--card);white-space:pre-wrap;word-break:break-word}
 `;
 
 export const APP_JS = `"use strict";
@@ -157,9 +174,35 @@ async function load() {
   } catch (e) { shell.textContent = "This page could not be loaded: " + e.message; }
 }
 
+// A notice for the owner ([notify]): a banner on the page, and the browser's own notification when allowed.
+const shown = new Set();
+function showNotice(e) {
+  if (e.type !== "notice" || shown.has(e.id)) return false;
+  shown.add(e.id);
+  let box = $("#notices");
+  if (!box) { box = el("div"); box.id = "notices"; $("main").prepend(box); }
+  const n = el("div", "notice", e.text);
+  const close = el("button", "", "✕");
+  close.title = "Dismiss";
+  close.addEventListener("click", () => n.remove());
+  n.prepend(close, " ");
+  box.prepend(n);
+  try { if (window.Notification && Notification.permission === "granted" && document.hidden) new Notification("SCV", { body: e.text.slice(0, 300), tag: e.id }); } catch {}
+  return true;
+}
+function offerNotifications() {
+  if (!window.Notification || Notification.permission !== "default" || !$("header")) return;
+  const b = el("button", "", "Notify me");
+  b.title = "Let this page show SCV's notices as the browser's notifications while it is open";
+  b.addEventListener("click", async () => { try { await Notification.requestPermission(); } catch {} b.remove(); });
+  $("header").append(b);
+}
+
 function start() {
 const page = document.body.dataset.page;
-if (page === "live") { refreshLive(false); events(() => refreshLive(false)); }
+offerNotifications();
+if (page === "live") { refreshLive(false); events((e) => showNotice(e) || refreshLive(false)); }
+else if (page !== "chat") events(showNotice);
 
 if (page === "chat") {
   const list = $("#messages");
@@ -172,17 +215,26 @@ if (page === "chat") {
   };
   refreshLive(true);
   events((e) => {
+    if (showNotice(e)) return;
     if (e.type === "chat.reply") {
       if (seen.has(e.id)) return;
       seen.add(e.id);
       // A reply logged just before this page loaded is on it already: sent now, it is not shown twice.
       const last = [...list.querySelectorAll("li:not(.pending)")].pop();
-      if (!pending && last && !last.dataset.id && last.textContent === e.text) { last.dataset.id = e.id; return; }
+      if (!pending && last && !last.dataset.id && ($(".text", last) || last).textContent === e.text) { last.dataset.id = e.id; return; }
       const li = pending || el("li", "scv");
+      const calls = pending && $(".tools", pending);
       pending = null;
       li.className = e.author === "system" ? "system" : "scv";
       li.dataset.id = e.id;
       li.replaceChildren(el("div", "text", e.text));
+      // The turn's tool calls stay under its reply, folded (as a reload shows them from the chat log).
+      if (calls && calls.children.length) {
+        const bad = calls.querySelectorAll("li.denied, li.failed").length;
+        const d = el("details", "calls");
+        d.append(el("summary", "", calls.children.length + " tool call" + (calls.children.length === 1 ? "" : "s") + (bad ? ", " + bad + " denied or failed" : "")), calls);
+        li.append(d);
+      }
       if (!li.parentNode) list.append(li);
       scroll();
       return;
@@ -193,7 +245,14 @@ if (page === "chat") {
     if (e.method === "turn.started") { pendingBubble(); scroll(); }
     else if (e.method === "assistant.delta") { $(".text", pendingBubble()).textContent += p.text; scroll(); }
     else if (e.method === "tool.started") { const t = el("li", "", "… " + p.label); t.dataset.call = p.call_id; $(".tools", pendingBubble()).append(t); }
-    else if (e.method === "tool.completed") { const t = pending && pending.querySelector('[data-call="' + CSS.escape(p.call_id) + '"]'); if (t) t.textContent = (p.ok ? "✓ " : "✗ ") + t.textContent.slice(2) + (p.display ? " · " + p.display : ""); }
+    else if (e.method === "tool.completed") {
+      const t = pending && pending.querySelector('[data-call="' + CSS.escape(p.call_id) + '"]');
+      if (!t) return;
+      const status = p.denied ? "denied" : p.ok ? "ran" : "failed";
+      const reason = p.denied ? String(p.output || "").replace(/^denied:?\\s*/i, "").split("\\n")[0].slice(0, 300) : "";
+      t.className = status;
+      t.textContent = (status === "denied" ? "⊘ " : status === "failed" ? "✗ " : "✓ ") + t.textContent.slice(2) + (p.display ? " (" + p.display + ")" : "") + (status === "denied" ? (p.display && p.display.includes("denied") ? "" : " — denied" + (reason ? ": " + reason : "")) : status === "failed" && !p.display ? " — failed" : "");
+    }
   });
   const form = $("#send");
   form.addEventListener("submit", async (ev) => {

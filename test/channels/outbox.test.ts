@@ -106,3 +106,18 @@ test("the sender loop leaves no abort listener behind per wait (a daemon runs fo
   stop.abort();
   await running;
 });
+
+test("a message for after the quiet hours waits until then without holding up the conversation's others, also across a restart", async () => {
+  const { home, outbox, sent } = setup(() => ({ status: "sent" }));
+  const until = Date.now() + 700;
+  outbox.add({ id: "quiet-1", channel: "fake/a", conversation: "boss", text: "after the quiet hours", notBefore: until });
+  outbox.add({ channel: "fake/a", conversation: "boss", text: "a reply now" });
+  await waitFor(() => sent.length === 1, 3000, "the reply");
+  expect(sent.map((m) => m.text)).toEqual(["a reply now"]);
+  // A second outbox over the same files (a restart) keeps the time.
+  const again = new Outbox({ scvHome: home, maxAttempts: 3, retryBaseMs: 20, adapter: () => undefined, ready: () => false, log: () => {} });
+  expect(again.known("quiet-1")).toBe(true);
+  await waitFor(() => sent.length === 2, 5000, "the quiet-hours message");
+  expect(Date.now()).toBeGreaterThanOrEqual(until);
+  expect(sent[1]!.text).toBe("after the quiet hours");
+});

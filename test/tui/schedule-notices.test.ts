@@ -20,12 +20,12 @@ test.skipIf(!needs("tmux"))("the next terminal start shows a schedule's notice o
   addNotice(h.home, { id: "i-sch-0000abcd-3", schedule: "sch-0000abcd", text: "[SCV schedule sch-0000abcd “the weekly report”: SCV was restarted while it ran, so it was interrupted.]" });
   pane = openTerminal([requireBinary()], { env: h.env, cwd: h.workspace });
   const screen = await pane.waitFor(/session s-[0-9a-f]{8}/, 15_000);
-  expect(screen).toContain("schedule notice (");
+  expect(screen).toContain("while you were away (");
   expect(screen.replace(/\n/g, " ")).toContain("“the weekly report”: SCV was restarted while it ran, so it was interrupted.");
   expect(countNotices(h.home)).toBe(0);
   pane.keys("C-d");
   await pane.exitCode();
   pane.close(); // the first terminal goes before the second opens
   pane = openTerminal([requireBinary()], { env: h.env, cwd: h.workspace });
-  expect(await pane.waitFor(/session s-[0-9a-f]{8}/, 15_000)).not.toContain("schedule notice");
+  expect(await pane.waitFor(/session s-[0-9a-f]{8}/, 15_000)).not.toContain("while you were away");
 }, 40_000);

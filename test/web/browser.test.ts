@@ -147,6 +147,18 @@ test.skipIf(!available)("approvals are asked in the page: allowed on the live pa
   expect(existsSync(join(d.workspace, "not-this.txt"))).toBe(false);
   expect(JSON.stringify(fake.requests.at(-1)!.body)).toContain("wrong file name");
   await live.close();
+  // The turn's tool calls stay under its reply, folded, after the turn ends and after a reload (issue 54).
+  for (const reload of [false, true]) {
+    if (reload) await open("/chat");
+    const reply = page.locator("#messages li.scv", { hasText: "done: one written, one refused" }).last();
+    const calls = reply.locator("details.calls");
+    expect(await calls.locator("summary").textContent()).toBe("2 tool calls, 1 denied or failed");
+    const items = await calls.locator("li").allTextContents();
+    expect(items).toHaveLength(2);
+    expect(items[0]).toMatch(/^✓ write from-browser\.txt/);
+    expect(items[1]).toBe("⊘ write not-this.txt (denied: wrong file name)");
+    expect(await reply.locator(".text").textContent()).toBe("done: one written, one refused");
+  }
 }, 90_000);
 
 test.skipIf(!available)("the usage page's numbers are `scv usage --json`'s for the same period", async () => {
@@ -226,6 +238,14 @@ test.skipIf(!available)("sessions list, search and transcript; health shows what
   await hit.click();
   await page.waitForURL(/\/sessions\/s-/);
   expect(await page.locator("main").textContent()).toContain("from-browser.txt");
+  // The denied write is marked and never shown as applied; the approved one is, as a coloured, numbered diff.
+  const denied = page.locator(".call.denied", { hasText: "not-this.txt" });
+  expect(await denied.locator("strong").textContent()).toBe("⊘ write not-this.txt (denied: wrong file name)");
+  expect(await denied.locator(".badge").textContent()).toBe("denied · not applied");
+  expect(await denied.locator("pre.diff:not(.not-applied)").count()).toBe(0);
+  const applied = page.locator(".call.ran", { hasText: "from-browser.txt" });
+  expect(await applied.locator(".badge").count()).toBe(0);
+  expect(await applied.locator("pre.diff .add").first().textContent()).toBe("   1+written after a click");
   await shot("transcript");
   await open(`/sessions`);
   await shot("sessions");
@@ -238,3 +258,28 @@ test.skipIf(!available)("sessions list, search and transcript; health shows what
   }
   await shot("health");
 }, 60_000);
+
+test.skipIf(!available)("every page at 390x844 (a phone) and 1280x800: no horizontal scroll, the chat input pinned, actions reachable", async () => {
+  const pages = ["chat", "live", "sessions", "usage", "schedules", "memory", "health"];
+  for (const [width, height, suffix] of [[390, 844, "-phone"], [1280, 800, ""]] as const) {
+    await page.setViewportSize({ width, height });
+    for (const name of pages) {
+      await open(`/${name}`);
+      const wide = await page.evaluate(() => {
+        const doc = (globalThis as any).document.documentElement;
+        return { scroll: doc.scrollWidth, client: doc.clientWidth };
+      });
+      expect(`${name} at ${width}: ${wide.scroll}`).toBe(`${name} at ${width}: ${wide.client}`);
+      if (suffix) await shot(`${name}${suffix}`);
+    }
+  }
+  await page.setViewportSize({ width: 390, height: 844 });
+  await open("/chat");
+  const box = await page.locator("#send").boundingBox();
+  expect(box!.y + box!.height).toBeLessThanOrEqual(844 + 1);
+  await open("/schedules");
+  const button = page.locator("button", { hasText: "Run now" }).first();
+  const b = await button.boundingBox();
+  expect(b!.x + b!.width).toBeLessThanOrEqual(390);
+  await page.setViewportSize({ width: 1000, height: 760 });
+}, 120_000);

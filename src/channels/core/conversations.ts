@@ -6,7 +6,7 @@
 import { defaultChatWorkspace } from "../../user-home";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { ChatLog, type LoggedFile } from "../../chatlog/log";
+import { ChatLog, type LoggedFile, type LoggedTool } from "../../chatlog/log";
 import { conversationDirName, conversationLogDir, conversationMediaDir } from "../../chatlog/paths";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../../fs/private-file";
 import { readBoundedTextIfExists } from "../../fs/safe-read";
@@ -70,8 +70,12 @@ export interface ConversationOptions {
   log(line: string): void;
   /** Where a watcher (the web page) sees the sessions' turns and answers approvals, when one is served. */
   live?: LiveHub;
+  /** A short reply answering an approval card of another session (`y 3f2`): what to say back, else undefined. */
+  cardReply?(who: { channel: string; from: string; owner: boolean }, text: string): string | undefined;
+  /** A button pressed on such a card (data `w:<id>:y|a|n`). */
+  cardPress?(who: { channel: string; from: string; owner: boolean }, data: string): ButtonOutcome | undefined;
   /** A schedule's fire queued here ended: answered (its reply is in the outbox), failed, or interrupted by a restart. */
-  scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string): void;
+  scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string, reply?: string): void;
   /** A conversation's own limit refused a message (the user's BudgetReached hooks). */
   budgetReached?(input: { message: string; channel: string; conversation: string }): void;
 }
@@ -243,6 +247,12 @@ export class Conversations {
       ...(message.transcript ? { transcript: message.transcript } : {}),
     });
     this.opts.outbox.release(channel.key, message.conversation);
+    const card = message.text ? this.opts.cardReply?.({ channel: channel.key, from: message.from, owner }, message.text) : undefined;
+    if (card !== undefined) {
+      channel.inbound.remove(record);
+      this.opts.outbox.add({ id: `${record.id}-card`, channel: channel.key, conversation: record.conversation, text: card, inReplyTo: record.id });
+      return;
+    }
     const command = chatCommand(message.text, owner);
     if (owner && conv.question && !command) {
       // The owner's next message answers the model's question; it never becomes a prompt of its own.
@@ -264,6 +274,8 @@ export class Conversations {
   private pressed(channel: ChannelRuntime, arrived: InboundMessage): ButtonOutcome {
     if (channel.inbound.has(arrived.id)) return { stale: STALE_CARD };
     channel.inbound.skip(arrived.id);
+    const away = this.opts.cardPress?.({ channel: channel.key, from: arrived.from, owner: isOwner(channel, arrived) }, arrived.answers ?? "");
+    if (away) return away;
     if (!isOwner(channel, arrived)) return { refused: "Only the owner of this SCV answers its questions." };
     const conv = this.conversation(channel, arrived.conversation, arrived.direct);
     return answerPress(conv, arrived.answers ?? "", (sessionId, clarifyId, answer) => void this.sessions.answerQuestion(sessionId, clarifyId, answer));
@@ -381,10 +393,10 @@ export class Conversations {
       conv.running = { record, sessionId: session.id };
       try {
         const { images, notes } = inboundImages(record, session);
-        const { end, attachments } = await this.sessions.runTurn(session.id, promptFor(record, notes), images);
+        const { end, attachments, tools } = await this.sessions.runTurn(session.id, promptFor(record, notes), images);
         // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
         if (this.closing && end.status === "cancelled") return;
-        this.reply(conv, record, replyFor(end, access.owner, record.heading), attachments);
+        this.reply(conv, record, replyFor(end, access.owner, record.heading), attachments, "scv", [], tools);
         ended = end;
       } finally {
         conv.running = undefined;
@@ -395,7 +407,7 @@ export class Conversations {
       this.turnSlots.give();
     }
     conv.channel.inbound.remove(record);
-    if (record.scheduled && ended) this.opts.scheduleSettled?.(record.id, ended.status === "completed" ? "answered" : "failed", ended.error?.message ?? (ended.status === "cancelled" ? "stopped" : undefined));
+    if (record.scheduled && ended) this.opts.scheduleSettled?.(record.id, ended.status === "completed" ? "answered" : "failed", ended.error?.message ?? (ended.status === "cancelled" ? "stopped" : undefined), replyText(ended));
   }
 
   /**
@@ -588,7 +600,7 @@ export class Conversations {
   }
 
   /** Queues a message in the outbox (and the log). `record` is the message it answers, if any. */
-  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[], author: "scv" | "system" = "scv", buttons: Button[][] = []) {
+  private reply(conv: Conversation, record: QueuedInbound | undefined, text: string, attachments: Attachment[], author: "scv" | "system" = "scv", buttons: Button[][] = [], tools: LoggedTool[] = []) {
     const sent = attachments.slice(0, MAX_FILES_PER_REPLY);
     const dropped = attachments.slice(MAX_FILES_PER_REPLY);
     const captions = sent.filter((a) => a.caption).map((a) => `${a.name}: ${a.caption}`);
@@ -606,6 +618,6 @@ export class Conversations {
       ...(buttons.length ? { buttons } : {}),
     });
     const logged: LoggedFile[] = sent.map((a) => ({ name: a.name, state: "sent" }));
-    conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}) });
+    conv.log.add({ author, text: body, ...(logged.length ? { files: logged } : {}), ...(tools.length ? { tools } : {}) });
   }
 }

@@ -3,8 +3,8 @@
 import { daemonHooks } from "../daemon-hooks";
 import { mediaRoot } from "../../chatlog/paths";
 import type { Config } from "../../config/schema";
-import type { ChannelAdapter, ChannelState } from "./adapter";
-import { type ChannelRuntime, Conversations, type ScheduledTurn } from "./conversations";
+import type { Button, ChannelAdapter, ChannelState } from "./adapter";
+import { type ChannelRuntime, type ConversationOptions, Conversations, type ScheduledTurn } from "./conversations";
 import { channelStateDir, InboundStore } from "./inbound";
 import { expireMedia } from "./media";
 import { Outbox } from "./outbox";
@@ -33,7 +33,10 @@ export interface HostOptions {
   /** Where the web page watches the sessions and answers approvals, when it is served. */
   live?: LiveHub;
   /** A schedule's fire queued in a conversation ended (src/schedules keeps its outcome). */
-  scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string): void;
+  scheduleSettled?(fireId: string, outcome: "answered" | "failed" | "interrupted", note?: string, reply?: string): void;
+  /** Answers approval cards of sessions the daemon does not host (channels/away-cards.ts). */
+  cardReply?: ConversationOptions["cardReply"];
+  cardPress?: ConversationOptions["cardPress"];
 }
 
 /** A configured channel as schedules see it: where its owner is, and whether it can send now. */
@@ -84,6 +87,8 @@ export class ChannelHost {
       log: opts.log,
       ...(opts.live ? { live: opts.live } : {}),
       ...(opts.scheduleSettled ? { scheduleSettled: opts.scheduleSettled } : {}),
+      ...(opts.cardReply ? { cardReply: opts.cardReply } : {}),
+      ...(opts.cardPress ? { cardPress: opts.cardPress } : {}),
       budgetReached: (input) => hooks.fire("BudgetReached", input),
     });
     for (const adapter of opts.adapters) {
@@ -163,8 +168,8 @@ export class ChannelHost {
   }
 
   /** Queues an unprompted message in a conversation; the same `id` is queued once (also across restarts). */
-  send(channel: string, conversation: string, text: string, id: string): void {
-    this.outbox.add({ id, channel, conversation, text });
+  send(channel: string, conversation: string, text: string, id: string, notBefore?: number, buttons?: Button[][]): void {
+    this.outbox.add({ id, channel, conversation, text, ...(notBefore ? { notBefore } : {}), ...(buttons?.length && this.channels.get(channel)?.adapter.buttons ? { buttons } : {}) });
   }
 
   private sweepMedia() {

@@ -54,7 +54,9 @@ export type LiveEvent =
   | { type: "closed"; session: string }
   | { type: "notification"; session: string; source: string; channel?: string; method: NotificationArgs[0]; params: unknown }
   | { type: "approval"; approval: LiveApproval }
-  | { type: "approval.settled"; id: string; approved: boolean };
+  | { type: "approval.settled"; id: string; approved: boolean }
+  /** Something for the owner ([notify]): a schedule's result, a turn that ended while they were away. */
+  | { type: "notice"; id: string; text: string; at: number };
 
 const LIVE_TEXT_MAX = 64 * 1024;
 const LIVE_TOOLS_MAX = 50;
@@ -63,6 +65,7 @@ export class LiveHub {
   private readonly sessions = new Map<string, LiveSession>();
   private readonly approvals = new Map<string, LiveApproval & { answer(a: ApprovalAnswer): Promise<void> }>();
   private readonly watchers = new Set<(e: LiveEvent) => void>();
+  private readonly noticed = new Set<string>();
 
   subscribe(watcher: (e: LiveEvent) => void): () => void {
     this.watchers.add(watcher);
@@ -122,9 +125,9 @@ export class LiveHub {
   }
 
   /** A session asks a person: the request waits here until a watcher answers it or its turn ends. */
-  ask(request: ApprovalRequested, answer: (a: ApprovalAnswer) => Promise<void>): void {
+  ask(request: ApprovalRequested, answer: (a: ApprovalAnswer) => Promise<void>, source?: string): void {
     const s = this.sessions.get(request.session_id);
-    const approval: LiveApproval = { id: request.approval_id, session: request.session_id, source: s?.source ?? "a session", ...(s?.channel ? { channel: s.channel } : {}), request, at: Date.now() };
+    const approval: LiveApproval = { id: request.approval_id, session: request.session_id, source: s?.source ?? source ?? "a session", ...(s?.channel ? { channel: s.channel } : {}), request, at: Date.now() };
     this.approvals.set(approval.id, { ...approval, answer });
     this.emit({ type: "approval", approval });
   }
@@ -143,6 +146,20 @@ export class LiveHub {
     }
     this.emit({ type: "approval.settled", id, approved: a.approved });
     return true;
+  }
+
+  /** An open approval answered elsewhere (a session's own screen, a chat): it leaves the pages. */
+  withdraw(id: string): void {
+    if (!this.approvals.delete(id)) return;
+    this.emit({ type: "approval.settled", id, approved: false });
+  }
+
+  /** A notice for the owner to every open page; the same ID is shown once. */
+  notice(id: string, text: string): void {
+    if (this.noticed.has(id)) return;
+    this.noticed.add(id);
+    if (this.noticed.size > 500) this.noticed.delete(this.noticed.values().next().value!);
+    this.emit({ type: "notice", id, text: text.slice(0, 4000), at: Date.now() });
   }
 
   private emit(e: LiveEvent): void {

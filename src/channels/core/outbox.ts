@@ -28,6 +28,8 @@ export interface DeliveryRecord {
   state: "pending" | "held" | "sent" | "failed";
   attempts: number;
   nextAt: number;
+  /** Not sent before this time (the owner's quiet hours); it waits without holding up the conversation's other messages. */
+  notBefore?: number;
   lastError?: string;
   heldReason?: string;
   created: string;
@@ -97,7 +99,7 @@ export class Outbox {
   }
 
   /** Queues a message; an ID already known (a step repeated after a crash) keeps the existing record. */
-  add(message: { id?: string; channel: string; conversation: string; text: string; files?: OutboundFile[]; inReplyTo?: string; buttons?: Button[][] }): DeliveryRecord {
+  add(message: { id?: string; channel: string; conversation: string; text: string; files?: OutboundFile[]; inReplyTo?: string; buttons?: Button[][]; notBefore?: number }): DeliveryRecord {
     const existing = message.id ? this.records.get(message.id) : undefined;
     if (existing) {
       for (const f of message.files ?? []) this.discard(f.path);
@@ -113,6 +115,7 @@ export class Outbox {
       files: message.files ?? [],
       ...(message.inReplyTo ? { inReplyTo: message.inReplyTo } : {}),
       ...(message.buttons?.length ? { buttons: message.buttons } : {}),
+      ...(message.notBefore && message.notBefore > Date.now() ? { notBefore: message.notBefore } : {}),
       state: "pending",
       attempts: 0,
       nextAt: 0,
@@ -174,7 +177,7 @@ export class Outbox {
 
   private nextDue(): number {
     let due = Date.now() + IDLE_WAIT_MS;
-    for (const r of this.records.values()) if (r.state === "pending" && r.nextAt < due) due = r.nextAt;
+    for (const r of this.records.values()) if (r.state === "pending" && Math.max(r.nextAt, r.notBefore ?? 0) < due) due = Math.max(r.nextAt, r.notBefore ?? 0);
     return due;
   }
 
@@ -183,6 +186,7 @@ export class Outbox {
     const heads = new Map<string, DeliveryRecord>();
     for (const r of [...this.records.values()].sort((a, b) => (a.seq < b.seq ? -1 : 1))) {
       if (r.state !== "pending" && r.state !== "held") continue;
+      if (r.notBefore !== undefined && r.notBefore > Date.now()) continue; // quiet hours: later ones are not held up by it
       const key = `${r.channel}\u0000${r.conversation}`;
       if (!heads.has(key)) heads.set(key, r); // later ones wait behind a held or retrying one: order is kept
     }

@@ -6,6 +6,7 @@ import { createInProcessClient } from "../../server/in-process-client";
 import type { NotificationArgs } from "../../protocol/schema";
 import type { SessionStore } from "../../sessions/index";
 import type { LiveHub } from "./live";
+import type { LoggedTool } from "../../chatlog/log";
 import type { TurnEnd } from "./messages";
 
 export interface Attachment {
@@ -18,7 +19,11 @@ export interface TurnResult {
   end: TurnEnd;
   /** Files chat_attach staged in the outbox during the turn. */
   attachments: Attachment[];
+  /** The turn's tool calls with how each ended (the chat log keeps them with the reply). */
+  tools?: LoggedTool[];
 }
+
+const MAX_TOOLS_KEPT = 50;
 
 export interface SessionStart {
   cwd: string;
@@ -64,6 +69,8 @@ export class SessionLink {
   private readonly sessions = new Map<string, HostedSession>();
   private readonly activeTurns = new Map<string, Set<string>>();
   private readonly attachments = new Map<string, Attachment[]>();
+  /** Each running turn's tool calls by call ID (`<session>/<turn>`). */
+  private readonly tools = new Map<string, Map<string, LoggedTool>>();
   private readonly waiters = new Map<string, (end: TurnEnd) => void>();
   private readonly endedEarly = new Map<string, TurnEnd>();
   /** Turns runTurn started (`<session>/<turn>`), whose text is streamed to the conversation. */
@@ -147,7 +154,9 @@ export class SessionLink {
     const end = this.endedEarly.get(key) ?? (await new Promise<TurnEnd>((resolve) => this.waiters.set(key, resolve)));
     this.endedEarly.delete(key);
     this.promptedTurns.delete(key);
-    return { end, attachments: this.takeAttachments(key) };
+    const tools = [...(this.tools.get(key)?.values() ?? [])];
+    this.tools.delete(key);
+    return { end, attachments: this.takeAttachments(key), ...(tools.length ? { tools } : {}) };
   }
 
   /** Turns running in the session now (user and background ones). */
@@ -214,11 +223,22 @@ export class SessionLink {
       case "assistant.delta":
         if (this.promptedTurns.has(`${sessionId}/${p.turn_id}`)) this.events.streamed?.(sessionId, p.text);
         break;
-      case "tool.started":
-        if (this.promptedTurns.has(`${sessionId}/${p.turn_id}`)) this.events.streamed?.(sessionId, undefined);
+      case "tool.started": {
+        const key = `${sessionId}/${p.turn_id}`;
+        if (this.promptedTurns.has(key)) this.events.streamed?.(sessionId, undefined);
+        let calls = this.tools.get(key);
+        if (!calls) this.tools.set(key, (calls = new Map()));
+        if (calls.size < MAX_TOOLS_KEPT) calls.set(p.call_id, { label: p.label.slice(0, 500), status: "ran" });
         break;
+      }
       case "tool.completed": {
         const key = `${sessionId}/${p.turn_id}`;
+        const call = this.tools.get(key)?.get(p.call_id);
+        if (call) {
+          call.status = p.denied ? "denied" : p.ok ? "ran" : "failed";
+          if (p.display) call.display = p.display.slice(0, 200);
+          if (p.denied && !p.display) call.reason = p.output.replace(/^(not run: )?denied:?\s*/i, "").split("\n")[0]!.slice(0, 300);
+        }
         if (p.chat_attachment) this.attachments.set(key, [...(this.attachments.get(key) ?? []), p.chat_attachment as Attachment]);
         break;
       }
@@ -256,6 +276,7 @@ export class SessionLink {
         const key = `${sessionId}/${p.turn_id}`;
         const end: TurnEnd = p;
         const waiter = this.waiters.get(key);
+        if (!waiter && !this.promptedTurns.has(key)) this.tools.delete(key);
         if (waiter) {
           this.waiters.delete(key);
           waiter(end);

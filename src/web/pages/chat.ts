@@ -1,7 +1,7 @@
 // The chat page (the owner's web channel), the live page (every hosted session's running turn and the approvals
 // waiting for a person), and their event stream.
 import type { Hono } from "hono";
-import { listEpisodes, readEpisode, type MessageEntry } from "../../chatlog/log";
+import { listEpisodes, readEpisode, type LoggedTool, type MessageEntry } from "../../chatlog/log";
 import { conversationLogDir } from "../../chatlog/paths";
 import type { LiveEvent } from "../../channels/core/live";
 import { WEB_OWNER, type WebAdapter } from "../../channels/web/adapter";
@@ -25,11 +25,27 @@ function history(ctx: WebContext): MessageEntry[] {
   return entries.slice(-SHOWN_MESSAGES);
 }
 
+/** A call as the chat shows it, during the turn (the script) and after it (here): `✓ $ ls (exit 0, 0.1 s)`. */
+export function toolLine(t: LoggedTool): string {
+  const mark = t.status === "denied" ? "⊘" : t.status === "failed" ? "✗" : "✓";
+  // The display of a denied call says so already (`denied: <reason>`); without one the reason is added.
+  const how = t.status === "denied" ? (t.display?.includes("denied") ? "" : ` — denied${t.reason ? `: ${t.reason}` : ""}`) : t.status === "failed" && !t.display ? " — failed" : "";
+  return `${mark} ${t.label}${t.display ? ` (${t.display})` : ""}${how}`;
+}
+
+/** The turn's tool calls under its reply, folded: a summary line that opens to one line per call. */
+function toolsBlock(tools: LoggedTool[] | undefined) {
+  if (!tools?.length) return "";
+  const bad = tools.filter((t) => t.status !== "ran").length;
+  const summary = `${tools.length} tool call${tools.length === 1 ? "" : "s"}${bad ? `, ${bad} denied or failed` : ""}`;
+  return html`<details class="calls"><summary>${summary}</summary><ul class="tools">${tools.map((t) => html`<li class="${t.status}">${toolLine(t)}</li>`)}</ul></details>`;
+}
+
 export function registerChat(app: Hono<WebEnv>, ctx: WebContext): void {
   app.get("/chat", (c) => {
     const messages = history(ctx);
     const body = html`<h1>Chat</h1>
-<ol id="messages">${messages.map((m) => html`<li class="${m.author === "owner" ? "owner" : m.author === "system" ? "system" : "scv"}">${m.text}</li>`)}</ol>
+<ol id="messages">${messages.map((m) => html`<li class="${m.author === "owner" ? "owner" : m.author === "system" ? "system" : "scv"}"><div class="text">${m.text}</div>${toolsBlock(m.tools)}</li>`)}</ol>
 <div id="approvals"></div>
 <form id="send" class="row"><textarea name="text" placeholder="Ask SCV… (Enter sends, Shift+Enter: new line; /new starts over, /stop stops)" required></textarea><button class="primary">Send</button></form>`;
     return c.html(page({ name: "chat", title: "Chat", body }));

@@ -7,6 +7,7 @@ import { scrubSecrets } from "../../text/scrub";
 import { unifiedDiff } from "../../tools/line-diff";
 import type { WebContext, WebEnv } from "../context";
 import { html, page, type Raw } from "../html";
+import { callView } from "./calls";
 
 const SHOWN_SESSIONS = 200;
 const OUTPUT_CHARS = 4000;
@@ -35,7 +36,7 @@ export function registerSessions(app: Hono<WebEnv>, ctx: WebContext): void {
       const rows = await listSessions(await store(), { limit: SHOWN_SESSIONS });
       list = rows.length
         ? html`<table><tr><th>Last activity</th><th>Session</th><th class="n">Turns</th><th>Where</th><th>First prompt</th></tr>${rows.map(
-            (r) => html`<tr><td>${when(r.last_activity)}</td><td><a href="/sessions/${encodeURIComponent(r.id)}">${r.id}</a></td><td class="n">${r.turns}</td><td>${r.channel ? `${r.channel.kind} chat` : r.workspace}</td><td>${clean(r.first_prompt.slice(0, 120))}</td></tr>`,
+            (r) => html`<tr><td>${when(r.last_activity)}</td><td><a href="/sessions/${encodeURIComponent(r.id)}">${r.id}</a></td><td class="n" data-label="Turns">${r.turns}</td><td>${r.channel ? `${r.channel.kind} chat` : r.workspace}</td><td>${clean(r.first_prompt.slice(0, 120))}</td></tr>`,
           )}</table>`
         : html`<p class="mute">No stored sessions yet.</p>`;
     }
@@ -51,7 +52,7 @@ export function registerSessions(app: Hono<WebEnv>, ctx: WebContext): void {
     }
     const turns = s.turns.map(
       (t) => html`<section class="session"><div class="mute">${t.turn_id} · ${t.origin.kind} · ${when(t.started_at)} · ${t.status}${t.error ? ` (${t.error.message})` : ""}</div>
-<pre>${clean(t.prompt)}</pre>${t.items.map((item) => itemView(item, clean))}${t.reply ? html`<h2>Reply</h2><pre>${clean(t.reply)}</pre>` : ""}</section>`,
+<pre>${clean(t.prompt)}</pre>${t.calls?.length ? html`${t.calls.map((call) => callView(call, clean))}${t.items.filter((i) => i.role === "tool").map((item) => itemView(item, clean))}` : t.items.map((item) => itemView(item, clean))}${t.reply ? html`<h2>Reply</h2><pre>${clean(t.reply)}</pre>` : ""}</section>`,
     );
     const body = html`<h1>Session ${s.header.id}</h1><p class="mute">${s.header.workspace} · ${s.provider}/${s.model} · started ${when(s.header.at)}</p>${turns}`;
     return c.html(page({ name: "sessions", title: `Session ${s.header.id}`, body }));
