@@ -5,7 +5,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeModelForFile, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 import { cleanupBridges, makeBridge, outMessages, sendMessage, startDaemon, waitFor } from "../channels/helpers";
 
 const fake = fakeModelForFile();
@@ -18,7 +19,7 @@ afterEach(async () => {
   fake.requests.length = 0;
 });
 
-test.skipIf(!HAVE_TMUX)("an exec card answered from the owner's chat runs the call; exec shows who answered", async () => {
+test.skipIf(!needs("tmux"))("an exec card answered from the owner's chat runs the call; exec shows who answered", async () => {
   const b = makeBridge(fake.url);
   writeFileSync(join(b.home, "config.toml"), `${readFileSync(join(b.home, "config.toml"), "utf8")}[notify]\nafter_seconds = 1\n[sandbox]\nauto_run = false\n`);
   await startDaemon(b);

@@ -6,7 +6,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fakeModelForFile, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 import { cleanupBridges, makeBridge, outMessages, sendMessage, startDaemon, waitFor } from "../channels/helpers";
 
 const fake = fakeModelForFile();
@@ -22,7 +23,7 @@ afterEach(async () => {
 const CONFIG = "[notify]\nafter_seconds = 1\n[sandbox]\nauto_run = false\n";
 const replyTo = (b: ReturnType<typeof makeBridge>, id: string) => outMessages(b).find((m) => m.in_reply_to === id)?.text;
 
-test.skipIf(!HAVE_TMUX)("a TUI card answered from the owner's chat runs the call; a stranger's answer is refused", async () => {
+test.skipIf(!needs("tmux"))("a TUI card answered from the owner's chat runs the call; a stranger's answer is refused", async () => {
   // [notify] is a table after [channels]'s keys: the bridge's own [channels.dir] follows it.
   const b = makeBridge(fake.url);
   const { writeFileSync, readFileSync } = await import("node:fs");
@@ -62,7 +63,7 @@ test.skipIf(!HAVE_TMUX)("a TUI card answered from the owner's chat runs the call
   expect(fake.requests).toHaveLength(2);
 }, 60_000);
 
-test.skipIf(!HAVE_TMUX)("a card answered on its own screen first: the owner's chat is told where", async () => {
+test.skipIf(!needs("tmux"))("a card answered on its own screen first: the owner's chat is told where", async () => {
   const b = makeBridge(fake.url);
   const { writeFileSync, readFileSync } = await import("node:fs");
   writeFileSync(join(b.home, "config.toml"), `${readFileSync(join(b.home, "config.toml"), "utf8")}${CONFIG}`);
@@ -83,7 +84,7 @@ test.skipIf(!HAVE_TMUX)("a card answered on its own screen first: the owner's ch
   expect(replyTo(b, late)).toContain(`Card ${id} no longer waits`);
 }, 60_000);
 
-test.skipIf(!HAVE_TMUX)("no daemon running: the card waits on screen as before, with no error", async () => {
+test.skipIf(!needs("tmux"))("no daemon running: the card waits on screen as before, with no error", async () => {
   const { fakeHome, removeFakeHomes } = await import("../fake/binary");
   try {
     const h = fakeHome(fake.url, CONFIG);
@@ -106,7 +107,7 @@ test.skipIf(!HAVE_TMUX)("no daemon running: the card waits on screen as before, 
   }
 }, 60_000);
 
-test.skipIf(!HAVE_TMUX)("a turn longer than long_turn_seconds that ends with nobody at the keys is announced in the owner's chat, once", async () => {
+test.skipIf(!needs("tmux"))("a turn longer than long_turn_seconds that ends with nobody at the keys is announced in the owner's chat, once", async () => {
   const b = makeBridge(fake.url);
   const { writeFileSync, readFileSync } = await import("node:fs");
   writeFileSync(join(b.home, "config.toml"), `${readFileSync(join(b.home, "config.toml"), "utf8")}[notify]\nlong_turn_seconds = 1\n`);
@@ -129,7 +130,7 @@ test.skipIf(!HAVE_TMUX)("a turn longer than long_turn_seconds that ends with nob
   expect(outMessages(b)).toHaveLength(1);
 }, 60_000);
 
-test.skipIf(!HAVE_TMUX)("a question (clarify) nobody answers in the TUI is asked in the owner's chat; `<id> 2` picks the second choice", async () => {
+test.skipIf(!needs("tmux"))("a question (clarify) nobody answers in the TUI is asked in the owner's chat; `<id> 2` picks the second choice", async () => {
   const b = makeBridge(fake.url);
   const { writeFileSync, readFileSync } = await import("node:fs");
   writeFileSync(join(b.home, "config.toml"), `${readFileSync(join(b.home, "config.toml"), "utf8")}${CONFIG}`);

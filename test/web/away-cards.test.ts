@@ -5,7 +5,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeModelForFile, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
-import { HAVE_TMUX, openTerminal, type Terminal } from "../fake/tmux";
+import { openTerminal, type Terminal } from "../fake/tmux";
+import { needs } from "../fake/needs";
 import { cleanupBridges, waitFor } from "../channels/helpers";
 import { get, post, signIn, startWebDaemon } from "./helpers";
 
@@ -19,7 +20,7 @@ afterEach(async () => {
   fake.requests.length = 0;
 });
 
-test.skipIf(!HAVE_TMUX)("an unsandboxed card of a terminal session answered from the web runs once", async () => {
+test.skipIf(!needs("tmux"))("an unsandboxed card of a terminal session answered from the web runs once", async () => {
   const d = await startWebDaemon(fake.url, "", "[notify]\nafter_seconds = 1\n");
   const auth = await signIn(d);
   fake.queue(toolCalls([{ name: "bash", arguments: { command: "echo ran >> ran-outside.txt", unsandboxed: "it needs the host's own network" } }]), text("It ran."));
