@@ -120,11 +120,14 @@ export default defineCommand({
     const { recordRunsIn, hurryAllRuns } = await import("../process/index");
     recordRunsIn(scvHome(env)); // recorded before each run starts, so a later SCV stops what a killed one left
     void reconcileAtStartup(scvHome(env));
-    const prompt = await readPrompt(args.prompt);
+    let prompt = await readPrompt(args.prompt);
     if (!prompt) {
       process.stderr.write("scv exec: the prompt is empty; pass it as an argument or on stdin with `-`\n");
       process.exit(2);
     }
+    // `scv exec "/name args"`: the person's command file (src/command-files), as in the TUI.
+    const commandFile = prompt.startsWith("/") ? await (await import("./exec-command")).commandPrompt(prompt, { cwd, env, explicitModel: !!(args.model || args.provider) }) : undefined;
+    if (commandFile) prompt = commandFile.prompt;
     // Questions go to stderr, so --json output stays clean; a prompt read from stdin has used it up.
     const interactive = !!process.stdin.isTTY && args.prompt !== "-";
     let sessionId = "";
@@ -209,6 +212,8 @@ export default defineCommand({
         if (r?.rule) render.note(`  kept the rule: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`);
         if (r?.rule_error) render.note(remember === "session" ? `  not allowed for the run: ${r.rule_error}` : `  the rule was not kept: ${r.rule_error}`);
       };
+      // The command file's allowed-tools run unasked, as in Claude Code; the call's own line follows.
+      if (commandFile?.allows(p.tool, p.summary)) return answer(true);
       if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) {
         render.note("  approved: identical to a call allowed with `a`");
         return answer(true);

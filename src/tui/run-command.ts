@@ -110,6 +110,19 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
       case "skills":
         await skillsCommand(ctx, arg);
         break;
+      case "init": {
+        const { INIT_PROMPT } = await import("./info-commands");
+        await ctx.request("turn.start", { session_id: ctx.session().id, prompt: INIT_PROMPT });
+        break;
+      }
+      case "hooks":
+      case "mcp":
+      case "permissions": {
+        const info = await import("./info-commands");
+        const lines = name === "hooks" ? info.hooksLines(ctx.cwd, ctx.env) : name === "mcp" ? await info.mcpLines(ctx.cwd, ctx.env) : info.permissionsLines(ctx.cwd, ctx.env);
+        for (const line of lines) view.say(line);
+        break;
+      }
       case "memory": {
         const memory = await readOwnMemory(ctx);
         if (!memory) view.say("memory is turned off (memory.enabled = false)");

@@ -46,6 +46,8 @@ interface RunningTool {
   label: string;
   startedAt: number;
   progress?: string;
+  /** How the person answered its approval: said on the call's own line when it completes (one line per call). */
+  decision?: { outcome: ApprovalOutcome; reason?: string };
 }
 
 interface TurnState {
@@ -66,7 +68,7 @@ type ResumedTurn = RequestResult<"session.resume">["turns"][number];
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 
-export type ApprovalOutcome = "approved" | "approved for this session" | "approved for this workspace" | `${string} approved for this session` | "approved and kept as a rule" | "denied";
+export type ApprovalOutcome = "approved" | "approved for this session" | "approved for this workspace" | `${string} approved for this session` | "approved and kept as a rule" | "allowed by the command's allowed-tools" | "denied";
 
 export class ConversationView {
   private committed: string[] = [];
@@ -207,6 +209,13 @@ export class ConversationView {
   clearApproval(decision: ApprovalOutcome, reason?: string): void {
     const a = this.approval;
     if (!a) return;
+    // The call's completion line says the answer: one line per call, not the approval and then the result.
+    const running = this.running.get(a.callId);
+    if (running) {
+      running.decision = { outcome: decision, ...(reason ? { reason } : {}) };
+      this.approval = undefined;
+      return;
+    }
     const mark = decision === "denied" ? this.theme.red("✗ denied") : this.theme.green(`✓ ${decision}`);
     this.committed.push(`  ${mark} ${this.theme.dim(truncate(firstLine(a.summary), this.width() - 20))}`);
     if (reason) for (const l of wrapLine(this.theme.dim(`    told the model: ${sanitize(reason)}`), this.width())) this.committed.push(l);
@@ -407,14 +416,22 @@ export class ConversationView {
     const status = p.ok ? "" : denied ? t.yellow(` denied${byHook}`) : this.cancelling ? t.yellow(" cancelled") : t.red(" failed");
     // A denial's why (the guard's refusal, the person's words) is said on the line itself.
     const why = denied && !byHook && typeof p.display === "string" && p.display;
+    // How the person answered, when it says more than the mark does (a plain yes is the ✓, a denial the ⊘ and
+    // its reason): "approved for this session", "approved and kept as a rule".
+    const outcome = r?.decision?.outcome;
+    const answered = outcome && outcome !== "approved" && outcome !== "denied" ? outcome : "";
+    const said = [detail ? sanitize(detail) : "", answered].filter(Boolean).join(" · ");
     if (why) this.committed.push(...wrapLine(`${mark} ${label} ${t.yellow(sanitize(why))}`, this.width()));
-    else this.committed.push(truncate(`${mark} ${label}${status}${detail ? t.dim(` (${sanitize(detail)})`) : ""}`, this.width()));
+    else this.committed.push(truncate(`${mark} ${label}${status}${said ? t.dim(` (${said})`) : ""}`, this.width()));
     for (const job of Array.isArray(p.jobs) ? p.jobs : []) this.jobs.set(String(job), "running");
     for (const job of Array.isArray(p.jobs_settled) ? p.jobs_settled : []) this.jobs.delete(String(job));
     this.afterTool = true;
     if (typeof p.diff === "string" && p.diff && p.ok) return this.showDiff(label, p.diff);
     // A short preview of what the model got back: its first lines.
     const shownLines = denied ? [] : output.split("\n").filter((l) => l.trim());
+    // `exit 0` first in a command's output is already on the call's line (`exit 0, 0.6 s`).
+    if (shownLines.length && detail && detail.startsWith(`${shownLines[0]!.trim()},`)) shownLines.shift();
+    if (shownLines.length === 1 && shownLines[0] === "[no output]") shownLines.shift(); // the call's line says it all
     const preview = shownLines.slice(0, 3);
     const hidden = shownLines.length - preview.length;
     preview.forEach((line, i) => {

@@ -52,7 +52,8 @@ describe("ConversationView", () => {
     const lines = view.takeCommitted();
     expect(lines[0]).toBe("✓ $ cargo test (2s)");
     expect(lines.slice(1, 4)).toEqual(["  └ exit 0", "    ok", "    ok"]);
-    expect(lines.slice(4)).toEqual(["✗ $ make failed (exit 2, 0.3 s)", "  └ exit 2", "    no rule"]);
+    // `exit 2` is on the call's line already (its display): the preview starts at the output.
+    expect(lines.slice(4)).toEqual(["✗ $ make failed (exit 2, 0.3 s)", "  └ no rule"]);
     expect(view.live(0).join("\n")).toContain("working…");
   });
 
@@ -96,9 +97,12 @@ describe("ConversationView", () => {
     const coloredCard = colored.live(0);
     expect(coloredCard.some((l) => l.includes("\x1b[32m+new"))).toBe(true);
     expect(coloredCard.some((l) => l.includes("\x1b[31m-old"))).toBe(true);
-    view.clearApproval("denied");
+    view.clearApproval("denied", "use the helper");
     expect(view.approval).toBeUndefined();
-    expect(view.takeCommitted().join("\n")).toContain("✗ denied write a.txt");
+    view.apply("tool.completed", { ...ids, call_id: "c1", tool: "write", ok: false, denied: true, output: "not run: denied", display: "denied: use the helper" });
+    // One line for the call: the denial and its result fold together, then what the model was told.
+    const after = view.takeCommitted().join("\n");
+    expect(after.split("\n").filter((l) => l.includes("write a.txt"))).toEqual(["⊘ write a.txt denied: use the helper"]);
   });
 
   test("background reports are marked, and jobs are tracked until reported", () => {
