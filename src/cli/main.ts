@@ -79,6 +79,7 @@ async function main() {
       rules: lazy(() => import("./rules")),
       hooks: lazy(() => import("./hooks")),
       commands: lazy(() => import("./commands")),
+      import: lazy(() => import("./import")),
       usage: lazy(() => import("./usage")),
       mcp: lazy(() => import("./mcp")),
       schedules: lazy(() => import("./schedules")),
