@@ -23,6 +23,8 @@ export interface UsageRow {
   cost?: number;
   /** Tokens of models with no price: the cost leaves them out. */
   unpriced_tokens: number;
+  /** `--by session`: the session's first prompt (one line), so a person knows which session it was. */
+  first_prompt?: string;
 }
 
 const KEY: Record<GroupBy, string> = {
@@ -74,7 +76,17 @@ export function usageTotals(db: Database, prices: Record<string, PriceConfig>, q
     add(total, p, prices);
   }
   const sorted = [...rows.values()].sort((a, b) => (q.by === "day" ? b.key.localeCompare(a.key) : tokens(b) - tokens(a) || a.key.localeCompare(b.key)));
+  if (q.by === "session") firstPrompts(db, sorted);
   return { rows: sorted, total };
+}
+
+/** Each session row's first prompt from the session index, on one line. */
+function firstPrompts(db: Database, rows: UsageRow[]): void {
+  const byId = db.query("SELECT first_prompt FROM sessions WHERE id = ?");
+  for (const row of rows) {
+    const r = byId.get(row.key) as { first_prompt: string | null } | null;
+    if (r?.first_prompt) row.first_prompt = r.first_prompt.replace(/\s+/g, " ").trim();
+  }
 }
 
 /** `2026-12-03`: the local date of a moment. */
