@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { GROUPS, type GroupBy, type UsageRow } from "../ledger/usage";
 import { formatCost, formatTokens, parseSince } from "../ledger/usage";
 import { ellipsize } from "../text/cut";
+import { BUILTIN_PRICES_AS_OF } from "../ledger/prices";
 
 export { parseSince };
 
@@ -23,7 +24,7 @@ const percent = (share: number | undefined) => (share === undefined ? "-" : `${M
 /** The usage table: one line per group and a total; a cost column only when some usage is priced. */
 export function renderUsage(rows: UsageRow[], total: UsageRow, by: GroupBy): string {
   const priced = total.cost !== undefined;
-  const cost = (r: UsageRow) => (r.cost === undefined ? "-" : `${formatCost(r.cost)}${r.unpriced_tokens > 0 ? "+" : ""}`);
+  const cost = (r: UsageRow) => (r.cost === undefined ? "-" : `${r.estimated ? "~" : ""}${formatCost(r.cost)}${r.unpriced_tokens > 0 ? "+" : ""}`);
   const line = (r: UsageRow) => [
     r.key,
     String(r.requests),
@@ -41,6 +42,7 @@ export function renderUsage(rows: UsageRow[], total: UsageRow, by: GroupBy): str
   const last = table[0]!.length - 1;
   const out = table.map((row) => row.map((cell, i) => (i === 0 || (by === "session" && i === last) ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
   out.splice(out.length - 1, 0, "-".repeat(out[0]!.length));
+  if (total.estimated) out.push(`~: an estimate from SCV's built-in list prices in USD (as of ${BUILTIN_PRICES_AS_OF}); [prices."<model>"] in config.toml sets your own`);
   if (priced && total.unpriced_tokens > 0) out.push(`+: ${formatTokens(total.unpriced_tokens)} tokens of models with no [prices."<model>"] entry are not in the cost`);
   if (!priced && total.requests > 0) out.push('costs: add [prices."<model>"] input_per_mtok, output_per_mtok to config.toml to see them');
   return `${out.join("\n")}\n`;

@@ -2,6 +2,7 @@
 // the user configured a price ([prices."<model>"]), and the limits ([limits]) checked against them.
 import type { Database } from "bun:sqlite";
 import type { LimitsConfig, PriceConfig } from "../config/schema";
+import { priceOf } from "./prices";
 
 export const GROUPS = ["day", "model", "agent", "origin", "session"] as const;
 export type GroupBy = (typeof GROUPS)[number];
@@ -23,6 +24,8 @@ export interface UsageRow {
   cost?: number;
   /** Tokens of models with no price: the cost leaves them out. */
   unpriced_tokens: number;
+  /** Part of the cost comes from SCV's built-in prices (src/ledger/prices.ts): an estimate. */
+  estimated?: boolean;
   /** `--by session`: the session's first prompt (one line), so a person knows which session it was. */
   first_prompt?: string;
 }
@@ -106,9 +109,12 @@ function add(row: UsageRow, p: Part, prices: Record<string, PriceConfig>): void 
   row.output_tokens += p.output;
   row.reasoning_tokens += p.reasoning;
   row.cache_write_tokens += p.cache_write;
-  const price = p.model ? prices[p.model] : undefined;
+  const price = p.model ? priceOf(prices, p.model) : undefined;
   if (!price) row.unpriced_tokens += p.input + p.output;
-  else row.cost = (row.cost ?? 0) + costOf(price, p);
+  else {
+    row.cost = (row.cost ?? 0) + costOf(price, p);
+    if (price.estimate) row.estimated = true;
+  }
 }
 
 /** Input and output tokens (cached input is part of input, reasoning part of output). */

@@ -25,7 +25,7 @@ function bars(rows: UsageRow[], value: (r: UsageRow) => number, label: (n: numbe
 
 function table(by: string, rows: UsageRow[], total: UsageRow, priced: boolean): Raw {
   const row = (r: UsageRow, cls = "") =>
-    html`<tr class="${cls}" data-by="${by}" data-key="${r.key}" data-requests="${r.requests}" data-input="${r.input_tokens}" data-cached="${r.cached_input_tokens}" data-output="${r.output_tokens}" data-reasoning="${r.reasoning_tokens}"${r.cost !== undefined ? html` data-cost="${r.cost}"` : ""}><td>${r.key}</td><td class="n">${r.requests}</td><td class="n">${formatTokens(r.input_tokens)}</td><td class="n">${share(r)}</td><td class="n">${formatTokens(r.output_tokens)}</td><td class="n">${formatTokens(r.reasoning_tokens)}</td>${priced ? html`<td class="n">${r.cost === undefined ? "-" : `${formatCost(r.cost)}${r.unpriced_tokens ? "+" : ""}`}</td>` : ""}</tr>`;
+    html`<tr class="${cls}" data-by="${by}" data-key="${r.key}" data-requests="${r.requests}" data-input="${r.input_tokens}" data-cached="${r.cached_input_tokens}" data-output="${r.output_tokens}" data-reasoning="${r.reasoning_tokens}"${r.cost !== undefined ? html` data-cost="${r.cost}"` : ""}><td>${r.key}</td><td class="n">${r.requests}</td><td class="n">${formatTokens(r.input_tokens)}</td><td class="n">${share(r)}</td><td class="n">${formatTokens(r.output_tokens)}</td><td class="n">${formatTokens(r.reasoning_tokens)}</td>${priced ? html`<td class="n">${r.cost === undefined ? "-" : `${r.estimated ? "~" : ""}${formatCost(r.cost)}${r.unpriced_tokens ? "+" : ""}`}</td>` : ""}</tr>`;
   return html`<table><tr><th>${by}</th><th class="n">Calls</th><th class="n">Input</th><th class="n">Cached</th><th class="n">Output</th><th class="n">Reasoning</th>${priced ? html`<th class="n">Cost</th>` : ""}</tr>${rows.map((r) => row(r))}${row(total, "total")}</table>`;
 }
 
@@ -54,7 +54,7 @@ export function registerUsage(app: Hono<WebEnv>, ctx: WebContext): void {
       return html`<h2>By ${by}</h2>${rows.length ? bars(ordered, tokens, formatTokens, tokenLimit) : ""}${by === "day" && priced ? bars(ordered, (r) => r.cost ?? 0, formatCost, costLimit) : ""}${table(by, rows, total, priced)}`;
     });
     const periods = html`<form method="get" action="/usage" class="row"><select name="since" aria-label="period">${USAGE_PERIODS.map((p) => html`<option${p === period ? html` selected` : ""}>${p}</option>`)}</select><button>Show</button></form>`;
-    const summary = html`<p id="usage-total" data-since="${new Date(since).toISOString()}">Since ${new Date(since).toLocaleString()}: ${formatTokens(tokens(total))} tokens in ${total.requests} calls, ${share(total)} of input cached${priced ? `, cost ${formatCost(total.cost!)}${total.unpriced_tokens ? "+" : ""}` : ""}.</p>`;
+    const summary = html`<p id="usage-total" data-since="${new Date(since).toISOString()}">Since ${new Date(since).toLocaleString()}: ${formatTokens(tokens(total))} tokens in ${total.requests} calls, ${share(total)} of input cached${priced ? `, cost ${total.estimated ? "~" : ""}${formatCost(total.cost!)}${total.unpriced_tokens ? "+" : ""}${total.estimated ? " (~ an estimate from built-in list prices; [prices] sets your own)" : ""}` : ""}.</p>`;
     const limitsView = limitLines.length ? html`<p>[limits] ${limitLines.join(" · ")}</p>` : html`<p class="mute">No [limits] are set.</p>`;
     return c.html(page({ name: "usage", title: "Usage", body: html`<h1>Usage</h1>${periods}${summary}${limitsView}${sections}` }));
   });
