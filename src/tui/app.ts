@@ -439,6 +439,9 @@ class TuiApp {
   private onApprovalKey(key: Key) {
     const a = this.view.approval!;
     if (a.reason !== undefined) return this.onReasonKey(key);
+    // A diff longer than the card: Down or Space shows the next page, Up the one before.
+    if (key.kind === "down" || (key.kind === "text" && key.text === " ")) return void this.view.pageApproval(1);
+    if (key.kind === "up") return void this.view.pageApproval(-1);
     if (key.kind === "text") {
       const k = key.text.toLowerCase();
       const digit = Number(k);

@@ -56,6 +56,36 @@ describe("Claude Code habits in the TUI", () => {
     });
   }
 
+  for (const [width, height] of [
+    [80, 24],
+    [120, 40],
+  ] as const) {
+    test(`a card fits without splitting an answer, and Space pages through its whole diff (${width}x${height})`, async () => {
+      const { fake, pane, workspace } = await open({ width, height });
+      const content = Array.from({ length: 80 }, (_, i) => `line number ${i}`).join("\n") + "\n";
+      fake.queue(toolCalls([{ name: "write", arguments: { path: "long.txt", content, mode: "create" } }]), text("written"));
+      pane.type("write it");
+      pane.keys("Enter");
+      const card = await pane.waitFor(/more lines \(Down or Space: next page\)/);
+      const lines = card.split("\n");
+      for (const phrase of ["y approve once", "a identical calls this session", "t don't ask again for write this session", "n deny and say why", "Esc deny"]) {
+        expect(lines.some((l) => l.includes(phrase))).toBe(true);
+      }
+      for (const l of lines) expect(Bun.stringWidth(l)).toBeLessThanOrEqual(width);
+      expect(card).not.toContain("+line number 79");
+      // Page until the last line shows; the card stays on screen with its answers.
+      for (let i = 0; i < 40 && !pane.screen().includes("+line number 79"); i++) {
+        pane.type(" ");
+        await Bun.sleep(100);
+      }
+      const last = await pane.waitFor("+line number 79");
+      expect(last).toMatch(/lines above \(Up\)/);
+      pane.keys("y");
+      await pane.waitFor("written");
+      expect(await Bun.file(join(workspace, "long.txt")).text()).toBe(content);
+    });
+  }
+
   test("/clear starts a fresh session, /cost shows the usage", async () => {
     const { pane } = await open();
     const first = /s-[0-9a-f]{8}/.exec(pane.screen())![0];

@@ -90,7 +90,8 @@ describe("ConversationView", () => {
     expect(card).toContain("│ -old");
     expect(card).toContain("│ +new");
     expect(card.at(-1)).toStartWith("╰─ ");
-    const choices = card.slice(4).map((l) => l.replace(/^(│ |╰─) /, "").trim()).join(" ");
+    // The answers wrap between phrases only (issue 56): joined again with the separator they lost.
+    const choices = card.slice(4).map((l) => l.replace(/^(│ |╰─) /, "").trim()).join(" · ");
     expect(choices).toBe("y approve once · a identical calls this session · t don't ask again for write this session · n deny and say why · Esc deny");
     expect(view.live(0).some((l) => l.includes("⠋ write a.txt"))).toBe(false); // the card stands for the call
     expect(view.approval?.identity).toBe("f00d");
