@@ -50,6 +50,8 @@ export class ExecRenderer {
   private lastStart: { callId: string; label: string } | undefined;
   /** Labels of calls still running, to name a call again when its outcome comes after other lines. */
   private readonly labels = new Map<string, string>();
+  /** Calls whose card showed their change: the outcome line does not show the diff again. */
+  private readonly carded = new Set<string>();
   /** Calls the command guard blocked: their outcome says so, with the reason. */
   private readonly blocked = new Map<string, string>();
   /**
@@ -115,8 +117,9 @@ export class ExecRenderer {
   }
 
   /** The approval card: what will happen, the risk in words, why the guard asks, then the question (asked by the caller). */
-  approvalCard(p: { tool: string; risk: string; summary: string; guard?: { reason: string; sandbox?: string }; rule_prefix?: string[]; perTool?: boolean; rememberable?: boolean; choices?: string[] }): string {
+  approvalCard(p: { call_id?: string; tool: string; risk: string; summary: string; guard?: { reason: string; sandbox?: string }; rule_prefix?: string[]; perTool?: boolean; rememberable?: boolean; choices?: string[] }): string {
     const s = this.s;
+    if (p.call_id) this.carded.add(p.call_id);
     this.flushDeferred();
     this.stopWaiting();
     this.endStdoutLine();
@@ -232,7 +235,9 @@ export class ExecRenderer {
       this.lastStart = undefined;
     } else if (text) this.line(full); // output or a question came between: name the call again
     else this.clearTransient();
-    if (p.ok && typeof p.diff === "string" && p.diff) this.showDiff(p.diff);
+    // A diff the card already showed is not shown twice: the call's line says it was made.
+    const carded = this.carded.delete(p.call_id);
+    if (p.ok && typeof p.diff === "string" && p.diff && !carded) this.showDiff(p.diff);
     if (Array.isArray(p.jobs) && p.jobs.length) {
       this.line(`  started ${p.jobs.join(", ")}; waiting for the report before exiting (Ctrl-C cancels)`);
     }

@@ -206,7 +206,7 @@ export default defineCommand({
     let questions = Promise.resolve();
     let questionAbort = new AbortController();
 
-    function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string; sandbox?: string; person_only?: boolean }; rule_prefix?: string[]; rememberable?: boolean; choices?: string[] }) {
+    function decide(p: { approval_id: string; call_id?: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string; sandbox?: string; person_only?: boolean }; rule_prefix?: string[]; rememberable?: boolean; choices?: string[] }) {
       const answer = async (approved: boolean, remember?: "workspace" | "user" | "session", reason?: string, chosen?: string[]) => {
         const r = await client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved, ...(remember ? { remember } : {}), ...(reason ? { reason } : {}), ...(chosen ? { chosen } : {}) }).catch(() => undefined);
         if (r?.rule) render.note(`  kept the rule: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`);

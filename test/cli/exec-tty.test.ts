@@ -140,6 +140,8 @@ describe.skipIf(!HAVE_TMUX)("the approval question", () => {
     expect(await term.exitCode()).toBe(0);
     expect(term.screen()).toContain("write notes.txt (+1 -1 lines)");
     expect(term.screen()).toContain("write new.txt (+2 -0 lines)");
+    // The card showed the change; the call's line does not print the diff again (issue 56).
+    expect(term.screen().match(/\+BETA/g)).toHaveLength(1);
     expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
   });
 });
