@@ -8,7 +8,7 @@ import { writePrivateFileAtomic } from "../fs/private-file";
 import { userHome } from "../user-home";
 import { defineCommand } from "./command";
 import { confirm } from "./confirm";
-import { type ImportItem, planClaudeImport } from "./import-claude";
+import { type ImportItem, planClaudeImport, planCodexImport } from "./import-plan";
 
 function fail(message: string, code = 1) {
   process.stderr.write(`scv import: ${message}\n`);
@@ -34,15 +34,15 @@ function apply(item: ImportItem): void {
 }
 
 export default defineCommand({
-  meta: { name: "import", description: "Bring a Claude Code setup over: hooks, commands, skills, MCP servers and ~/.claude/CLAUDE.md (asks for each on a terminal)" },
+  meta: { name: "import", description: "Bring a Claude Code or Codex setup over: hooks, commands (Codex prompts), skills, MCP servers and the user's CLAUDE.md / AGENTS.md (asks for each on a terminal)" },
   notes: "Agents (~/.claude/agents) are listed as skipped with the reason. Project files (CLAUDE.md, AGENTS.md) need no import: sessions read them. docs/guide.md, \"Coming from Claude Code\", lists every mapping.",
   args: {
-    from: { type: "positional", description: "where from: claude" },
+    from: { type: "positional", description: "where from: claude or codex" },
     "dry-run": { type: "boolean", description: "show what would be imported and skipped; write nothing" },
     yes: { type: "boolean", alias: "y", description: "import everything found without asking" },
   },
   async run({ args }) {
-    if (args.from !== "claude") return fail(`cannot import from ${JSON.stringify(args.from ?? "")}; the one source is claude (~/.claude, ~/.claude.json)`, 2);
+    if (args.from !== "claude" && args.from !== "codex") return fail(`cannot import from ${JSON.stringify(args.from ?? "")}; the sources are claude (~/.claude, ~/.claude.json) and codex (~/.codex)`, 2);
     let config;
     try {
       config = loadConfig().config;
@@ -50,7 +50,7 @@ export default defineCommand({
       if (e instanceof ConfigError) return fail(`your config has a problem; fix it first:\n${e.message}`, 78);
       throw e;
     }
-    const plan = planClaudeImport({ home: userHome(), scvHome: scvHome(), config, workspace: process.cwd() });
+    const plan = (args.from === "codex" ? planCodexImport : planClaudeImport)({ home: userHome(), scvHome: scvHome(), config, workspace: process.cwd() });
     const out = process.stderr;
     for (const p of plan.present) out.write(`already in SCV: ${p}\n`);
     for (const s of plan.skipped) out.write(`skipped ${s}\n`);

@@ -96,3 +96,26 @@ describe("scv import claude", () => {
     expect(existsSync(join(h.home, "commands", "hello.md"))).toBe(false);
   });
 });
+
+describe("scv import codex", () => {
+  test("Codex prompts become commands, its MCP servers tables, ~/.codex/AGENTS.md a USER.md section", async () => {
+    fake = await startFakeModel();
+    const h = fakeHome(fake.url);
+    const codex = join(h.env.HOME!, ".codex");
+    mkdirSync(join(codex, "prompts"), { recursive: true });
+    writeFileSync(join(codex, "prompts", "draftpr.md"), "---\ndescription: draft a PR description\nargument-hint: BRANCH\n---\nDraft a PR description for $1.\n");
+    writeFileSync(join(codex, "config.toml"), `model = "gpt-5"\n[mcp_servers.everything]\ncommand = ${JSON.stringify(JS_RUNTIME)}\nargs = [${JSON.stringify(EVERYTHING)}]\n[mcp_servers.remote]\nurl = "https://example.invalid/mcp"\nbearer_token_env_var = "REMOTE_TOKEN"\n`);
+    writeFileSync(join(codex, "AGENTS.md"), "Always run the tests before saying done.\n");
+    const r = await runBinary(["import", "codex", "--yes"], h.env, h.workspace);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("imported 3 of 3");
+    expect(r.stderr).toContain('skipped mcp server remote: bearer_token_env_var; add it by hand as bearer_token_env = "REMOTE_TOKEN"');
+    fake.queue(text("drafted"));
+    await runBinary(["exec", "/draftpr feature-x"], h.env, h.workspace);
+    const sent = JSON.stringify(fake.requests.at(-1)!.body);
+    expect(sent).toContain("Draft a PR description for feature-x.");
+    expect(sent).toContain("Always run the tests before saying done.");
+    const listed = await runBinary(["mcp", "list"], h.env, h.workspace);
+    expect(listed.stdout).toContain("everything");
+  });
+});

@@ -1,5 +1,5 @@
-// What `scv import claude` finds in a Claude Code setup and how each piece lands in SCV: hooks and MCP servers
-// as tables in config.toml, commands as ~/.scv/commands files, skills as ~/.scv/skills folders, the user's
+// What `scv import claude` and `scv import codex` find in a Claude Code or Codex setup and how each piece lands
+// in SCV: hooks and MCP servers as tables in config.toml, commands as ~/.scv/commands files, skills as ~/.scv/skills folders, the user's
 // CLAUDE.md as a section of USER.md (the owner's memory). Each piece is an item shown before it is written; one
 // already in SCV is "present" (never written twice); what SCV cannot take is skipped with the reason.
 import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
@@ -48,6 +48,44 @@ export function planClaudeImport(opts: { home: string; scvHome: string; config: 
   step(join(claude, "skills"), () => skillsOf(plan, join(claude, "skills"), join(opts.scvHome, "skills")));
   step(join(opts.home, ".claude.json"), () => mcpOf(plan, join(opts.home, ".claude.json"), opts.config));
   step(join(claude, "CLAUDE.md"), () => memoryOf(plan, join(claude, "CLAUDE.md"), opts));
+  return plan;
+}
+
+/**
+ * Codex's setup: its custom prompts (`~/.codex/prompts/NAME.md`, the same front matter and `$1`/`$ARGUMENTS`) as
+ * commands, `[mcp_servers.NAME]` of `~/.codex/config.toml`, and `~/.codex/AGENTS.md` as a section of USER.md.
+ */
+export function planCodexImport(opts: { home: string; scvHome: string; config: Config; workspace: string }): ImportPlan {
+  const plan: ImportPlan = { items: [], present: [], skipped: [] };
+  const codex = join(opts.home, ".codex");
+  const step = (what: string, f: () => void) => {
+    try {
+      f();
+    } catch (e) {
+      plan.skipped.push(`${what}: ${(e as Error).message}`);
+    }
+  };
+  step(join(codex, "prompts"), () => commandsOf(plan, join(codex, "prompts"), join(opts.scvHome, "commands")));
+  step(join(codex, "config.toml"), () => {
+    const text = readBoundedTextIfExists(join(codex, "config.toml"), { what: "Codex config", maxBytes: MAX_BYTES });
+    if (text === undefined) return;
+    let data: any;
+    try {
+      data = Bun.TOML.parse(text);
+    } catch (e) {
+      throw new Error(`not valid TOML (${(e as Error).message.split("\n")[0]}); its MCP servers were not imported`);
+    }
+    const servers: Record<string, unknown> = {};
+    for (const [name, s] of Object.entries((data?.mcp_servers ?? {}) as Record<string, any>)) {
+      if (s?.bearer_token_env_var) {
+        plan.skipped.push(`mcp server ${name}: bearer_token_env_var; add it by hand as bearer_token_env = "${s.bearer_token_env_var}"`);
+        continue;
+      }
+      servers[name] = { ...s, type: s?.url ? "http" : "stdio", headers: s?.http_headers ?? s?.headers };
+    }
+    mcpServersOf(plan, join(codex, "config.toml"), servers, opts.config, "`scv import codex`");
+  });
+  step(join(codex, "AGENTS.md"), () => memoryOf(plan, join(codex, "AGENTS.md"), opts, "## From Codex (~/.codex/AGENTS.md)"));
   return plan;
 }
 
@@ -136,6 +174,11 @@ function mcpOf(plan: ImportPlan, file: string, config: Config) {
   }
   const servers = data?.mcpServers;
   if (!servers || typeof servers !== "object") return;
+  mcpServersOf(plan, file, servers, config, "`scv import claude`");
+}
+
+/** MCP servers in Claude Code's shape (`type`, `command`, `args`, `env`, `url`, `headers`) as `[mcp.servers.NAME]`. */
+function mcpServersOf(plan: ImportPlan, file: string, servers: Record<string, unknown>, config: Config, by: string) {
   for (const [name, raw] of Object.entries(servers as Record<string, any>)) {
     const s = (raw ?? {}) as Record<string, any>;
     const type = s.type ?? (s.url ? "http" : "stdio");
@@ -178,14 +221,12 @@ function mcpOf(plan: ImportPlan, file: string, config: Config) {
       plan.skipped.push(`mcp server ${name}: type ${JSON.stringify(type)} without a command; SCV takes stdio (command) and http (url) servers`);
       continue;
     }
-    plan.items.push({ kind: "mcp server", name, shown: `${shown.join("\n")}\n(each session asks before it first connects)`, to: "config.toml", toml: `\n# Imported from ${file} by \`scv import claude\`\n${lines.join("\n")}\n` });
+    plan.items.push({ kind: "mcp server", name, shown: `${shown.join("\n")}\n(each session asks before it first connects)`, to: "config.toml", toml: `\n# Imported from ${file} by ${by}\n${lines.join("\n")}\n` });
   }
 }
 
-const MEMORY_HEADING = "## From Claude Code (~/.claude/CLAUDE.md)";
-
-function memoryOf(plan: ImportPlan, file: string, opts: { scvHome: string; config: Config; workspace: string }) {
-  const text = readBoundedTextIfExists(file, { what: "CLAUDE.md", maxBytes: MAX_BYTES });
+function memoryOf(plan: ImportPlan, file: string, opts: { scvHome: string; config: Config; workspace: string }, heading = "## From Claude Code (~/.claude/CLAUDE.md)") {
+  const text = readBoundedTextIfExists(file, { what: file.split("/").pop()!, maxBytes: MAX_BYTES });
   if (text === undefined || !text.trim()) return;
   if (!opts.config.memory.enabled) {
     plan.skipped.push(`memory ${file}: memory is turned off (memory.enabled = false)`);
@@ -197,7 +238,7 @@ function memoryOf(plan: ImportPlan, file: string, opts: { scvHome: string; confi
     plan.present.push(`memory: ${file} is in USER.md already`);
     return;
   }
-  const section = `${MEMORY_HEADING}\n\n${text.trim()}\n`;
+  const section = `${heading}\n\n${text.trim()}\n`;
   const after = current.trim() ? `${current.trimEnd()}\n\n${section}` : section;
   const cap = memory.memoryCap(place, "user");
   if (Buffer.byteLength(after) > cap) {
@@ -206,7 +247,7 @@ function memoryOf(plan: ImportPlan, file: string, opts: { scvHome: string; confi
   }
   plan.items.push({
     kind: "memory",
-    name: "CLAUDE.md",
+    name: file.split("/").pop()!,
     shown: maskKeyFormats(section.trim()),
     to: memory.memoryFile(place, "user"),
     write: () => void memory.updateMemory(place, "user", (now) => (now.trim() ? `${now.trimEnd()}\n\n${section}` : section)),
