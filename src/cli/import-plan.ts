@@ -32,16 +32,21 @@ export interface ImportPlan {
 
 const MAX_BYTES = 1024 * 1024;
 
-export function planClaudeImport(opts: { home: string; scvHome: string; config: Config; workspace: string }): ImportPlan {
-  const plan: ImportPlan = { items: [], present: [], skipped: [] };
-  const claude = join(opts.home, ".claude");
-  const step = (what: string, f: () => void) => {
+/** Runs one source's step; an unreadable source is said, naming it, and the rest goes on. */
+function stepper(plan: ImportPlan) {
+  return (what: string, f: () => void) => {
     try {
       f();
     } catch (e) {
-      plan.skipped.push(`${what}: ${(e as Error).message}`); // an unreadable source: said, and the rest goes on
+      plan.skipped.push(`${what}: ${(e as Error).message}`);
     }
   };
+}
+
+export function planClaudeImport(opts: { home: string; scvHome: string; config: Config; workspace: string }): ImportPlan {
+  const plan: ImportPlan = { items: [], present: [], skipped: [] };
+  const claude = join(opts.home, ".claude");
+  const step = stepper(plan);
   step(join(claude, "settings.json"), () => hooksOf(plan, join(claude, "settings.json"), opts.config));
   step(join(claude, "commands"), () => commandsOf(plan, join(claude, "commands"), join(opts.scvHome, "commands")));
   step(join(claude, "agents"), () => agentsOf(plan, join(claude, "agents")));
@@ -58,13 +63,7 @@ export function planClaudeImport(opts: { home: string; scvHome: string; config: 
 export function planCodexImport(opts: { home: string; scvHome: string; config: Config; workspace: string }): ImportPlan {
   const plan: ImportPlan = { items: [], present: [], skipped: [] };
   const codex = join(opts.home, ".codex");
-  const step = (what: string, f: () => void) => {
-    try {
-      f();
-    } catch (e) {
-      plan.skipped.push(`${what}: ${(e as Error).message}`);
-    }
-  };
+  const step = stepper(plan);
   step(join(codex, "prompts"), () => commandsOf(plan, join(codex, "prompts"), join(opts.scvHome, "commands")));
   step(join(codex, "config.toml"), () => {
     const text = readBoundedTextIfExists(join(codex, "config.toml"), { what: "Codex config", maxBytes: MAX_BYTES });
