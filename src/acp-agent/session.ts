@@ -4,7 +4,7 @@
 import type { NotificationMethod, NotificationParams, RequestResult } from "../protocol/schema";
 import { type PromptBlock, RequestPermissionResult } from "../protocol/acp";
 import { isMode, type ModeId, modeApproves, modelOption, modelState, modeOption, modeState, type Profiles } from "./modes";
-import { expandCommand, loadCommandFiles } from "../command-files/index";
+import { allowsTool, expandCommand, loadCommandFiles } from "../command-files/index";
 import { AVAILABLE_COMMANDS, commandOffer, rewindCommandOf, runRewindCommand } from "./commands";
 import { promptTurn } from "./prompt";
 import { ACP_ERRORS, AcpError, type AcpPeer } from "./rpc";
@@ -86,6 +86,8 @@ export class AcpSession {
   /** Turns that ended before turn.start's reply named them (kept briefly, so no end is missed). */
   private readonly endedEarly = new Map<string, Ended>();
   private commandsAnnounced = false;
+  /** While a command file's prompt runs: its allowed-tools. */
+  private commandAllows: string[] | undefined;
   private commandCount = 0;
 
   constructor(private readonly deps: AcpSessionDeps) {}
@@ -182,7 +184,14 @@ export class AcpSession {
     // `/name args` of a command file becomes its prompt.
     const own = images.length || fromCommand ? undefined : /^\/([\w.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
     const file = own ? this.commandFiles().find((c) => c.name === own[1]!.toLowerCase()) : undefined;
-    if (file) return this.prompt([{ type: "text", text: expandCommand(file.body, own![2] ?? "") }], true);
+    if (file) {
+      this.commandAllows = file.allowedTools.length ? file.allowedTools : undefined;
+      try {
+        return await this.prompt([{ type: "text", text: expandCommand(file.body, own![2] ?? "") }], true);
+      } finally {
+        this.commandAllows = undefined;
+      }
+    }
     let end!: (p: Ended) => void;
     const ended = new Promise<Ended>((r) => (end = r));
     const running: RunningPrompt = { cancelRequested: false, end };
@@ -274,7 +283,9 @@ export class AcpSession {
     const kind = this.calls.get(p.call_id)?.kind ?? "other";
     let answer: Answer;
     // A request to run outside the sandbox is a person's decision: no mode or earlier "always" answers it.
-    if (!p.guard?.person_only && (modeApproves(this.mode, { kind, risk: p.risk }) || this.allowAlways.has(identity))) answer = { approved: true };
+    // A command file's allowed-tools run unasked during its prompt, as in Claude Code.
+    const byCommand = this.commandAllows !== undefined && allowsTool(this.commandAllows, p.tool, p.tool === "bash" ? String(p.summary).split("\n", 1)[0]!.replace(/^\$\s*/, "") : undefined);
+    if (!p.guard?.person_only && (byCommand || modeApproves(this.mode, { kind, risk: p.risk }) || this.allowAlways.has(identity))) answer = { approved: true };
     else if (this.rejectAlways.has(identity)) answer = { approved: false };
     else answer = await this.ask(p, identity);
     await this.deps.scv.request("approval.resolve", { session_id: this.id, approval_id: p.approval_id, ...answer }).catch(() => {

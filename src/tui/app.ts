@@ -138,6 +138,7 @@ class TuiApp {
         }),
       mode: () => this.approvalMode,
       setMode: (mode) => this.setApprovalMode(mode),
+      ownCommands: () => this.userCommands?.menu ?? [],
       quit: () => this.quit(),
       requestRender: () => this.requestRender(),
     };

@@ -27,6 +27,8 @@ export interface SlashContext {
   /** /model without a name: the picker (model-switch.ts). */
   pickModel?(picker: import("./model-picker").ModelPicker): Promise<import("./model-picker").ModelChoice | undefined>;
   setMode(mode: "ask" | "accept-edits"): Promise<void>;
+  /** The person's command files as menu rows (src/tui/user-commands.ts), listed by /help after SCV's own. */
+  ownCommands?(): import("./commands").SlashCommand[];
   quit(): Promise<void>;
   requestRender(): void;
 }
@@ -38,7 +40,7 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
     switch (name) {
       case "help":
         for (const l of KEY_HELP) view.say(l, theme.dim);
-        for (const cmd of SLASH_COMMANDS) view.say(`/${cmd.name}${cmd.args ? ` ${cmd.args}` : ""} — ${cmd.description}`);
+        for (const cmd of [...SLASH_COMMANDS, ...(ctx.ownCommands?.() ?? [])]) view.say(`/${cmd.name}${cmd.args ? ` ${cmd.args}` : ""} — ${cmd.description}`);
         break;
       case "quit":
         return void ctx.quit();

@@ -15,20 +15,30 @@ afterEach(async () => {
   fake.clear();
 });
 
-test("command files are available commands; /name args becomes the prompt", async () => {
-  const home = fakeHome(fake.url);
+test("command files are available commands; /name args becomes the prompt; its allowed-tools run unasked", async () => {
+  const home = fakeHome(fake.url, "[sandbox]\nauto_run = false\n");
   mkdirSync(join(home.home, "commands"), { recursive: true });
   writeFileSync(join(home.home, "commands", "explain.md"), "---\ndescription: explain a file\nargument-hint: FILE\n---\nExplain $1 briefly.\n");
-  const e = startEditor({ env: home.env, cwd: home.workspace, answer: () => "allow-once" });
+  writeFileSync(join(home.home, "commands", "mk.md"), "---\nallowed-tools: Bash(touch:*)\n---\nMake $1\n");
+  const e = startEditor({ env: home.env, cwd: home.workspace, answer: () => "reject-once" });
   editors.push(e);
   await initialize(e);
   const s = await e.request("session/new", { cwd: home.workspace, mcpServers: [] });
   fake.queue(text("explained"));
   await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "/explain src/a.ts" }] });
   const announced = e.updates.find((u) => u.update.sessionUpdate === "available_commands_update")!.update.availableCommands;
-  expect(announced.map((c: any) => c.name)).toEqual(["undo", "redo", "rewind", "explain"]);
-  expect(announced.at(-1)).toMatchObject({ description: "explain a file", input: { hint: "FILE" } });
+  expect(announced.map((c: any) => c.name)).toEqual(["undo", "redo", "rewind", "explain", "mk"]);
+  expect(announced[3]).toMatchObject({ description: "explain a file", input: { hint: "FILE" } });
   expect(JSON.stringify(fake.requests.at(-1)!.body)).toContain("Explain src/a.ts briefly.");
+  // allowed-tools: the command's touch runs unasked; the same call in an ordinary prompt goes to the editor.
+  fake.queue(toolCalls([{ id: "t1", name: "bash", arguments: { command: "touch by-command" } }]), text("made"));
+  await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "/mk by-command" }] });
+  expect(existsSync(join(home.workspace, "by-command"))).toBe(true);
+  expect(e.permissions).toHaveLength(0);
+  fake.queue(toolCalls([{ id: "t2", name: "bash", arguments: { command: "touch by-prompt" } }]), text("asked"));
+  await e.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "make by-prompt" }] });
+  expect(e.permissions).toHaveLength(1);
+  expect(existsSync(join(home.workspace, "by-prompt"))).toBe(false);
 });
 
 test("accept-edits: a write in the workspace runs unasked, a command still asks", async () => {

@@ -112,6 +112,9 @@ describe("Claude Code habits in the TUI", () => {
     const notes = pane.screen();
     expect(notes).toContain("broken.md: front matter: not valid YAML");
     expect(notes).toContain("status.md: name: /status is one of SCV's own commands");
+    pane.type("/help");
+    pane.keys("Enter");
+    await pane.waitFor("/greet NAME TITLE — greet someone (your command)");
     fake.queue(toolCalls([{ name: "bash", arguments: { command: "touch made-by-command" } }]), text("greeted"));
     pane.type("/gre");
     await pane.waitFor("greet someone (your command)");
@@ -120,14 +123,14 @@ describe("Claude Code habits in the TUI", () => {
     pane.keys("Enter");
     const screen = await pane.waitFor("greeted");
     expect(lastUserText(fake)).toContain('Say hello to Bob, known as the builder. All: Bob "the builder"');
-    expect(screen).not.toContain("y approve once");
+    expect(screen).not.toContain("Allow bash?"); // no card: the command's allowed-tools approved it
     expect(screen).toMatch(/✓ \$ touch made-by-command \(exit 0, [\d.]+ s · allowed by the command's allowed-tools\)/);
     expect(await Bun.file(join(workspace, "made-by-command")).exists()).toBe(true);
     // The same command outside the command's turn asks.
     fake.queue(toolCalls([{ name: "bash", arguments: { command: "touch again" } }]), text("done again"));
     pane.type("make another");
     pane.keys("Enter");
-    await pane.waitFor("y approve once");
+    await pane.waitFor("Allow bash?");
     pane.keys("y");
     const after = await pane.waitFor("done again");
     expect(after).toMatch(/✓ \$ touch again \(exit 0, [\d.]+ s\)\n/);
