@@ -4,7 +4,9 @@
 // already in SCV is "present" (never written twice); what SCV cannot take is skipped with the reason.
 import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { readAgentFile } from "../command-files/agents";
 import { markdownFiles, readCommandFile } from "../command-files/index";
+import { DESCRIPTORS } from "../agents/descriptors";
 import { type Config, MCP_SERVER_NAME } from "../config/schema";
 import { readBoundedText, readBoundedTextIfExists } from "../fs/safe-read";
 import { writePrivateFileAtomic } from "../fs/private-file";
@@ -13,7 +15,7 @@ import * as memory from "../memory/files";
 import { maskKeyFormats } from "../text/scrub";
 
 export interface ImportItem {
-  kind: "hooks" | "command" | "skill" | "mcp server" | "memory";
+  kind: "hooks" | "command" | "agent" | "skill" | "mcp server" | "memory";
   name: string;
   /** What will be written, as a person reads it (secrets masked). */
   shown: string;
@@ -49,7 +51,7 @@ export function planClaudeImport(opts: { home: string; scvHome: string; config: 
   const step = stepper(plan);
   step(join(claude, "settings.json"), () => hooksOf(plan, join(claude, "settings.json"), opts.config));
   step(join(claude, "commands"), () => commandsOf(plan, join(claude, "commands"), join(opts.scvHome, "commands")));
-  step(join(claude, "agents"), () => agentsOf(plan, join(claude, "agents")));
+  step(join(claude, "agents"), () => agentsOf(plan, join(claude, "agents"), join(opts.scvHome, "agents")));
   step(join(claude, "skills"), () => skillsOf(plan, join(claude, "skills"), join(opts.scvHome, "skills")));
   step(join(opts.home, ".claude.json"), () => mcpOf(plan, join(opts.home, ".claude.json"), opts.config));
   step(join(claude, "CLAUDE.md"), () => memoryOf(plan, join(claude, "CLAUDE.md"), opts));
@@ -129,9 +131,34 @@ function commandsOf(plan: ImportPlan, dir: string, target: string) {
   }
 }
 
-function agentsOf(plan: ImportPlan, dir: string) {
+/** Claude Code's subagents as SCV agent files: the same front matter (`tools` mapped, `model: sonnet` and the like mean the session's own). */
+function agentsOf(plan: ImportPlan, dir: string, target: string) {
   for (const file of markdownFiles(dir)) {
-    plan.skipped.push(`agent ${file}: SCV does not run agent files of its own loop yet; delegate to Claude Code itself (the agent tool's claude) or use it as a command`);
+    const a = readAgentFile(file, "user");
+    if ("problem" in a) {
+      plan.skipped.push(`agent ${file}: ${a.problem}`);
+      continue;
+    }
+    if ((DESCRIPTORS as readonly { name: string }[]).some((d) => d.name === a.name)) {
+      plan.skipped.push(`agent ${file}: ${a.name} is the name of one of SCV's coding agents; rename the file to import it`);
+      continue;
+    }
+    const text = readBoundedText(file, { what: "agent file", maxBytes: MAX_BYTES });
+    const dest = join(target, `${a.name}.md`);
+    const there = readBoundedTextIfExists(dest, { what: "agent file", maxBytes: MAX_BYTES });
+    if (there === text) plan.present.push(`agent ${a.name}`);
+    else if (there !== undefined) plan.skipped.push(`agent ${a.name}: ${dest} exists with other text; left as it is`);
+    else
+      plan.items.push({
+        kind: "agent",
+        name: a.name,
+        shown: `${a.description}${a.tools ? ` (tools: ${a.tools.join(", ")})` : ""}; runs as a nested SCV session (the nested SCV needs its provider: scv agents login scv)`,
+        to: dest,
+        write: () => {
+          mkdirSync(target, { recursive: true, mode: 0o700 });
+          writePrivateFileAtomic(dest, text);
+        },
+      });
   }
 }
 

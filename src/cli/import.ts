@@ -35,7 +35,7 @@ function apply(item: ImportItem): void {
 
 export default defineCommand({
   meta: { name: "import", description: "Bring a Claude Code or Codex setup over: hooks, commands (Codex prompts), skills, MCP servers and the user's CLAUDE.md / AGENTS.md (asks for each on a terminal)" },
-  notes: "Agents (~/.claude/agents) are listed as skipped with the reason. Project files (CLAUDE.md, AGENTS.md) need no import: sessions read them. docs/guide.md, \"Coming from Claude Code\", lists every mapping.",
+  notes: "Agents (~/.claude/agents) become agent files of SCV's own loop (~/.scv/agents), run on the nested SCV. Project files (CLAUDE.md, AGENTS.md) need no import: sessions read them. docs/guide.md, \"Coming from Claude Code\", lists every mapping.",
   args: {
     from: { type: "positional", description: "where from: claude or codex" },
     "dry-run": { type: "boolean", description: "show what would be imported and skipped; write nothing" },

@@ -129,19 +129,28 @@ export function loadCommandFiles(opts: { scvHome: string; workspace: string; bui
   return { items, notices };
 }
 
-/** One command file, or what is wrong with it. */
-export function readCommandFile(file: string, kind: "user" | "project"): CommandFile | { problem: string } {
-  const name = file.split("/").pop()!.replace(/\.md$/, "").toLowerCase();
-  if (!NAME.test(name)) return { problem: `name: ${JSON.stringify(name)} is not a command name (letters, digits, - _ . ; at most 64)` };
+/**
+ * A command or agent file read: its name (the file's, lower-cased, checked against `name.pattern`), front matter
+ * and body; or what is wrong with it.
+ */
+export function readMarkdownFile(file: string, name: { pattern: RegExp; rule: string }, what: string, maxBytes: number): { name: string; data: Record<string, unknown>; body: string } | { problem: string } {
+  const base = file.split("/").pop()!.replace(/\.md$/, "").toLowerCase();
+  if (!name.pattern.test(base)) return { problem: `name: ${JSON.stringify(base)} is not ${name.rule}` };
   let text: string;
   try {
-    text = readBoundedText(file, { what: "command file", maxBytes: MAX_COMMAND_BYTES });
+    text = readBoundedText(file, { what, maxBytes });
   } catch (e) {
     return { problem: (e as Error).message };
   }
   const split = splitFrontMatter(text);
-  if ("problem" in split) return split;
-  const { data, body } = split;
+  return "problem" in split ? split : { name: base, ...split };
+}
+
+/** One command file, or what is wrong with it. */
+export function readCommandFile(file: string, kind: "user" | "project"): CommandFile | { problem: string } {
+  const read = readMarkdownFile(file, { pattern: NAME, rule: "a command name (letters, digits, - _ . ; at most 64)" }, "command file", MAX_COMMAND_BYTES);
+  if ("problem" in read) return read;
+  const { name, data, body } = read;
   const field = (key: string): string | undefined | { problem: string } => {
     const v = data[key];
     if (v === undefined || v === null) return undefined;

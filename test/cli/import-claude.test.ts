@@ -5,7 +5,7 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, removeFakeHomes, runBinary } from "../fake/binary";
-import { type FakeModel, startFakeModel, text } from "../fake/model-server";
+import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { EVERYTHING, JS_RUNTIME } from "../fake/mcp-servers";
 
 setDefaultTimeout(60_000);
@@ -46,14 +46,14 @@ describe("scv import claude", () => {
 
     const dry = await runBinary(["import", "claude", "--dry-run"], h.env, h.workspace);
     expect(dry.code).toBe(0);
-    expect(dry.stderr).toContain("--dry-run: 7 item(s) would be imported; nothing was written");
+    expect(dry.stderr).toContain("--dry-run: 9 item(s) would be imported; nothing was written");
     expect(existsSync(join(h.home, "commands"))).toBe(false);
 
     const r = await runBinary(["import", "claude", "--yes"], h.env, h.workspace);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain("imported 7 of 7");
-    expect(r.stderr).toMatch(/skipped agent .*reviewer\.md: SCV does not run agent files/);
-    expect(r.stderr).toMatch(/skipped agent .*tester\.md/);
+    expect(r.stderr).toContain("imported 9 of 9");
+    expect(r.stderr).toContain("agent reviewer →");
+    for (const n of ["reviewer", "tester"]) expect(existsSync(join(h.home, "agents", `${n}.md`))).toBe(true);
     expect(r.stderr).toContain("skipped mcp server legacy: the SSE transport");
     expect(r.stderr).toContain("skipped hook SubagentStop: SCV has no such event");
     expect(r.stderr).toContain('env = { "API_TOKEN" = "…" }');
@@ -75,6 +75,15 @@ describe("scv import claude", () => {
     expect(sent).toContain("I prefer tabs over spaces");
     expect(sent).toContain("release-notes");
     expect(readFileSync(marker, "utf8")).toBe("ran\n");
+    // The imported agents are offered once the nested SCV has its provider; the reviewer keeps its tools.
+    mkdirSync(join(h.home, "agents", "scv"), { recursive: true });
+    writeFileSync(join(h.home, "agents", "scv", "config.toml"), `[provider]\nactive = "scv"\n[providers.scv]\nbase_url = "${fake.url}"\nmodel = "nested-model"\napi_key = "sk-nested-import-key"\nmax_retries = 0\n`, { mode: 0o600 });
+    fake.queue(toolCalls([{ name: "agent", arguments: { agent: "reviewer", prompt: "review it" } }]), text("looks fine"), text("reviewed"));
+    const delegated = await runBinary(["exec", "--yes", "have it reviewed"], h.env, h.workspace);
+    expect(delegated.stdout).toContain("reviewed");
+    const nested = fake.requests.find((q) => q.body?.model === "nested-model")!;
+    expect((nested.body.tools as any[]).map((t) => t.name ?? t.function?.name).sort()).toEqual(["grep", "read"]);
+    expect(JSON.stringify(nested.body)).toContain("You review code.");
     // The MCP server connects and lists its tools.
     const mcp = await runBinary(["mcp", "test", "everything", "--yes"], h.env, h.workspace);
     expect(mcp.stdout).toMatch(/everything: connected to .* tools? listed/);

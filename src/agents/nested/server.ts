@@ -28,6 +28,8 @@ export interface NestedStart {
   /** The depth the nested session runs at (the caller's + 1). */
   depth: number;
   model?: string;
+  /** An agent file's persona (session.start `persona`). */
+  persona?: { name: string; system_prompt: string; tools?: string[]; max_steps?: number };
 }
 
 /** What one call's turn hands back to the caller while it runs. */
@@ -113,6 +115,7 @@ export class NestedServer {
         // The child's home is its own private one, so its default hidden list would not cover the person's.
         ...sandboxCeiling(this.opts.scope),
         ...(this.opts.model !== undefined ? { model: this.opts.model } : {}),
+        ...(this.opts.persona ? { persona: this.opts.persona } : {}),
       });
       this.sessionId = started.session_id;
     } catch (e) {
