@@ -16,6 +16,8 @@ export interface AgentFile {
   tools?: string[];
   model?: string;
   maxSteps?: number;
+  /** `read-only`: the nested session's sandbox is read-only (never more open than the calling session's). */
+  sandbox?: "read-only" | "workspace-write";
   prompt: string;
   file: string;
   kind: "user" | "project";
@@ -67,8 +69,10 @@ export function readAgentFile(file: string, kind: "user" | "project"): AgentFile
   if (model !== undefined && (typeof model !== "string" || !model.trim())) return { problem: "model: must be the name of a profile or model" };
   const steps = data.max_steps;
   if (steps !== undefined && (typeof steps !== "number" || !Number.isInteger(steps) || steps < 1 || steps > 1000)) return { problem: "max_steps: must be a whole number from 1 to 1000" };
+  const sandbox = data.sandbox;
+  if (sandbox !== undefined && sandbox !== "read-only" && sandbox !== "workspace-write") return { problem: "sandbox: must be read-only or workspace-write (never more open than the calling session's)" };
   if (!body.trim()) return { problem: "body: the file has no system prompt after its front matter" };
   // Claude Code's `model: inherit` (and its family names) mean the session's own model here.
   const own = typeof model === "string" && !["inherit", "sonnet", "opus", "haiku"].includes(model.trim()) ? model.trim() : undefined;
-  return { name, description, ...(tools ? { tools } : {}), ...(own ? { model: own } : {}), ...(steps ? { maxSteps: steps as number } : {}), prompt: body.trim(), file, kind };
+  return { name, description, ...(tools ? { tools } : {}), ...(own ? { model: own } : {}), ...(steps ? { maxSteps: steps as number } : {}), ...(sandbox ? { sandbox: sandbox as "read-only" | "workspace-write" } : {}), prompt: body.trim(), file, kind };
 }

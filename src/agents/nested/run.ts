@@ -49,7 +49,7 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
           env: environment.env,
           depth: ctx.scope.delegationDepth + 1,
           model: plan.model ?? plan.offered.persona?.model,
-          ...(plan.offered.persona ? { persona: personaParams(plan.offered.persona) } : {}),
+          ...(plan.offered.persona ? { persona: personaParams(plan.offered.persona), readOnly: plan.offered.persona.sandbox === "read-only" } : {}),
         },
         signal,
       );
