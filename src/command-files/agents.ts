@@ -1,6 +1,6 @@
 // Agents of SCV's own loop as Markdown files: `~/.scv/agents/<name>.md` (under SCV_HOME) and a trusted
 // project's `.scv/agents/<name>.md`. Front matter: `description` (required: the line the `agent` tool offers),
-// `tools` (the allow list, SCV's or Claude Code's names), `model` (a profile or model of the nested SCV),
+// `tools` (the allow list, SCV's or Claude Code's names), `model` (a model of the nested SCV's provider),
 // `max_steps`; the body is the system prompt. The `agent` tool runs one as a nested SCV session with that
 // persona (session.start `persona`). Bad files are left out with a notice naming the file and the field.
 import { join } from "node:path";
