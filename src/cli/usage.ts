@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { GROUPS, type GroupBy, type UsageRow } from "../ledger/usage";
 import { formatCost, formatTokens, parseSince } from "../ledger/usage";
 import { ellipsize } from "../text/cut";
+import { isoLocal } from "../text/when";
 import { BUILTIN_PRICES_AS_OF } from "../ledger/prices";
 
 export { parseSince };
@@ -77,7 +78,7 @@ export default defineCommand({
       return;
     }
     if (total.requests === 0) {
-      process.stdout.write(`no usage since ${new Date(since).toLocaleString()}\n`);
+      process.stdout.write(`no usage since ${isoLocal(since)}\n`);
       return;
     }
     process.stdout.write(renderUsage(rows, total, by));

@@ -3,6 +3,7 @@
 import type { Database } from "bun:sqlite";
 import type { LimitsConfig, PriceConfig } from "../config/schema";
 import { priceOf } from "./prices";
+import { isoLocal } from "../text/when";
 
 export const GROUPS = ["day", "model", "agent", "origin", "session"] as const;
 export type GroupBy = (typeof GROUPS)[number];
@@ -201,9 +202,7 @@ export function formatCost(n: number): string {
 
 /** `2026-12-04 00:00` in local time. */
 export function localTime(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+  return isoLocal(ms);
 }
 
 /** `7d`, `24h`, `2w`, `today`, or a local date `2026-12-01`: the start of the period, Unix ms. */
