@@ -50,6 +50,8 @@ export class ExecRenderer {
   private lastStart: { callId: string; label: string } | undefined;
   /** Labels of calls still running, to name a call again when its outcome comes after other lines. */
   private readonly labels = new Map<string, string>();
+  /** Calls approved without a card, with how: said on their outcome line. */
+  private readonly answered = new Map<string, string>();
   /** Calls whose card showed their change: the outcome line does not show the diff again. */
   private readonly carded = new Set<string>();
   /** Calls the command guard blocked: their outcome says so, with the reason. */
@@ -145,6 +147,11 @@ export class ExecRenderer {
     return `\n${s.bold(`Approve ${safe(p.tool)}?`)} ${s.yellow(`It ${riskInWords(p.risk, p.guard?.sandbox)} (${p.risk}).`)}\n${body}${guard}${rules}${perTool}\nAllow? ${s.bold("y")}${yes} / ${s.bold("n")}o (then say why) / ${s.bold("a")}${always}${some} [y/N/a${p.perTool ? "/t" : ""}${some ? "/s" : ""}] `;
   }
 
+  /** A call approved without a card (an identical one allowed with `a`): its line says so when it completes. */
+  answeredBy(callId: string, why: string): void {
+    this.answered.set(callId, why);
+  }
+
   /** The person approved the call the card was about: it runs now. */
   approved(): void {
     this.startWaiting(RUNNING);
@@ -219,7 +226,11 @@ export class ExecRenderer {
     const s = this.s;
     const guard = this.blocked.get(p.call_id);
     this.blocked.delete(p.call_id);
-    const { text, bad } = outcomeOf(p, guard);
+    const outcome = outcomeOf(p, guard);
+    const why = this.answered.get(p.call_id);
+    this.answered.delete(p.call_id);
+    const { bad } = outcome;
+    const text = why ? [outcome.text, `approved: ${why}`].filter(Boolean).join("; ") : outcome.text;
     const label = this.labels.get(p.call_id) ?? safe(p.tool);
     this.labels.delete(p.call_id);
     const full = `${s.bold(label)}${text ? ` ${(bad ? s.red : s.dim)(`(${text})`)}` : ""}`;

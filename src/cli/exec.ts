@@ -215,7 +215,9 @@ export default defineCommand({
       // The command file's allowed-tools run unasked, as in Claude Code; the call's own line follows.
       if (commandFile?.allows(p.tool, p.summary)) return answer(true);
       if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) {
-        render.note("  approved: identical to a call allowed with `a`");
+        // Said on the call's own line when it completes (one line per call).
+        if (p.call_id) render.answeredBy(p.call_id, "identical to one allowed with a");
+        else render.note("  approved: identical to a call allowed with `a`");
         return answer(true);
       }
       if (!interactive) {
