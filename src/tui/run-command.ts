@@ -178,8 +178,10 @@ async function skillsCommand({ view, env, theme }: SlashContext, arg: string) {
 async function showAgents({ view, cwd, env }: SlashContext) {
   const { loadConfig, scvHome } = await import("../config/load");
   const { offeredAgents } = await import("../agents/offer");
+  const { withAgentFiles } = await import("../agents/personas");
   const { config } = loadConfig({ cwd, env });
-  const offered = offeredAgents({ config, env, scvHome: scvHome(env) });
+  const offered = withAgentFiles(offeredAgents({ config, env, scvHome: scvHome(env) }), { scvHome: scvHome(env), workspace: cwd });
   if (!offered.length) view.say("no coding agents are offered here (`scv agents status` says why)");
-  for (const a of offered) view.say(`agent ${a.descriptor.name} · ${a.executable}${a.settings.model ? ` · model ${a.settings.model}` : ""}`);
+  // Agent files (~/.scv/agents) run on the nested SCV: their line is their description.
+  for (const a of offered) view.say(a.persona ? `agent ${a.descriptor.name} · agent file · ${a.persona.description}` : `agent ${a.descriptor.name} · ${a.executable}${a.settings.model ? ` · model ${a.settings.model}` : ""}`);
 }

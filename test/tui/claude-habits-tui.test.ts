@@ -137,6 +137,20 @@ describe("Claude Code habits in the TUI", () => {
     expect(after.match(/touch again/g)).toHaveLength(1); // the card is gone once answered: one line for the call
   });
 
+  test("/agents lists agent files beside the coding agents", async () => {
+    const { pane } = await open({
+      setup: ({ home }) => {
+        mkdirSync(join(home, "agents", "scv"), { recursive: true });
+        writeFileSync(join(home, "agents", "scv", "config.toml"), '[provider]\nactive = "scv"\n[providers.scv]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "nested-model"\napi_key = "sk-nested-tui"\n', { mode: 0o600 });
+        writeFileSync(join(home, "agents", "reviewer.md"), "---\ndescription: reviews code\ntools: Read\n---\nReview.\n");
+      },
+    });
+    pane.type("/agents");
+    pane.keys("Enter");
+    await pane.waitFor("agent reviewer · agent file · reviews code");
+    expect(pane.screen()).toMatch(/agent scv · /);
+  });
+
   test("a project's command files wait until the project is trusted", async () => {
     fake = await startFakeModel();
     const h = fakeHome(fake.url);
