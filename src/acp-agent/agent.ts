@@ -150,6 +150,7 @@ export function createAcpAgent(opts: AcpAgentOptions): AcpAgent {
       peer,
       profiles: profilesFor(workspace, provider),
       imageDir: join(scvHome(opts.env), "state", "acp-images", id),
+      scvHome: scvHome(opts.env),
       switchProfile: async (name) => {
         await scv.request("session.close", { session_id: id }).catch(translate);
         await scv.request("session.resume", { session_id: id, provider: name, questions: true, ...mcp }).catch(translate);

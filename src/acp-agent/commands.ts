@@ -12,6 +12,11 @@ export const AVAILABLE_COMMANDS = [
   { name: "rewind", description: "keep up to a turn and undo everything after it, files and conversation (asks first)", input: { hint: "turn, e.g. t2 (t0: the start)" } },
 ];
 
+/** A command file as an ACP available command (its argument hint as the input hint). */
+export function commandOffer(c: { name: string; description: string; argumentHint?: string }) {
+  return { name: c.name, description: c.description, ...(c.argumentHint ? { input: { hint: c.argumentHint } } : {}) };
+}
+
 /** The rewind a prompt asks for, or undefined for an ordinary prompt. */
 export function rewindCommandOf(text: string): Record<string, unknown> | undefined {
   const m = /^\/(undo|redo|rewind)(?:\s+(\S+))?\s*$/.exec(text.trim());

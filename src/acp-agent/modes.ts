@@ -2,6 +2,7 @@
 // approvals ask. SCV's own approval policy (tools.approval_policy) still decides what needs approval at all.
 export const MODES = [
   { id: "ask", name: "Ask", description: "Ask before every call that needs approval" },
+  { id: "accept-edits", name: "Accept edits", description: "Edits and new files inside the workspace run without asking (secret-like paths excepted); commands, network and MCP calls ask" },
   { id: "approve-reads", name: "Approve reads", description: "Approve calls that only read (files, searches, web pages) without asking; ask for the rest" },
   { id: "approve-all", name: "Approve all", description: "Approve every call without asking" },
 ] as const;

@@ -4,7 +4,8 @@
 import type { NotificationMethod, NotificationParams, RequestResult } from "../protocol/schema";
 import { type PromptBlock, RequestPermissionResult } from "../protocol/acp";
 import { isMode, type ModeId, modeApproves, modelOption, modelState, modeOption, modeState, type Profiles } from "./modes";
-import { AVAILABLE_COMMANDS, rewindCommandOf, runRewindCommand } from "./commands";
+import { allowsTool, expandCommand, loadCommandFiles } from "../command-files/index";
+import { AVAILABLE_COMMANDS, commandOffer, rewindCommandOf, runRewindCommand } from "./commands";
 import { promptTurn } from "./prompt";
 import { ACP_ERRORS, AcpError, type AcpPeer } from "./rpc";
 import { fileTextForDiff, planUpdate, replayedCall, stopReasonOf, textContent, toolCallFinished, toolCallStarted, toolKind, toolPath } from "./updates";
@@ -27,6 +28,8 @@ export interface AcpSessionDeps {
   log(line: string): void;
   /** The key scrubber (configured keys and well-known key formats) for file text and output sent to the editor. */
   mask(text: string): string;
+  /** Where the person's command files are (`$SCV_HOME/commands`); offered as commands beside /undo and /rewind. */
+  scvHome?: string;
 }
 
 /** What the editor's choice sends back in approval.resolve. */
@@ -85,6 +88,8 @@ export class AcpSession {
   /** Turns that ended before turn.start's reply named them (kept briefly, so no end is missed). */
   private readonly endedEarly = new Map<string, Ended>();
   private commandsAnnounced = false;
+  /** While a command file's prompt runs: its allowed-tools. */
+  private commandAllows: string[] | undefined;
   private commandCount = 0;
 
   constructor(private readonly deps: AcpSessionDeps) {}
@@ -102,7 +107,7 @@ export class AcpSession {
     if (!this.commandsAnnounced) {
       this.commandsAnnounced = true;
       // After the reply that opens the session, so the editor knows the session the commands belong to.
-      setTimeout(() => this.update({ sessionUpdate: "available_commands_update", availableCommands: AVAILABLE_COMMANDS }), 0);
+      setTimeout(() => this.update({ sessionUpdate: "available_commands_update", availableCommands: [...AVAILABLE_COMMANDS, ...this.commandFiles().map(commandOffer)] }), 0);
     }
     return { modes: modeState(this.mode), models: modelState(this.deps.profiles), configOptions: this.configOptions() };
   }
@@ -113,8 +118,24 @@ export class AcpSession {
 
   setMode(modeId: string): void {
     if (!isMode(modeId)) throw new AcpError(ACP_ERRORS.invalid_params, `unknown mode "${modeId}"; the modes are ${modeState(this.mode).availableModes.map((m) => m.id).join(", ")}`);
+    const serverMode = (id: ModeId) => (id === "accept-edits" ? "accept-edits" : "ask");
+    const change = serverMode(modeId) !== serverMode(this.mode);
     this.mode = modeId;
+    // Accept edits is the server's own policy (edit and write inside the workspace, secret-like paths excepted).
+    if (change) void this.applyServerMode();
     this.update({ sessionUpdate: "current_mode_update", currentModeId: modeId });
+  }
+
+  private async applyServerMode(): Promise<void> {
+    await this.deps.scv.request("session.configure", { session_id: this.id, approval_mode: this.mode === "accept-edits" ? "accept-edits" : "ask" }).catch((e) => this.deps.log(`mode: ${(e as Error).message}`));
+  }
+
+  /** The person's command files (src/command-files): user ones, and the project's once it is trusted. */
+  private commandFiles(): import("../command-files/index").CommandFile[] {
+    if (!this.deps.scvHome) return [];
+    const { items, notices } = loadCommandFiles({ scvHome: this.deps.scvHome, workspace: this.workspace, builtins: AVAILABLE_COMMANDS.map((c) => c.name) });
+    for (const n of notices) this.deps.log(`commands: ${n}`);
+    return items;
   }
 
   async setConfigOption(configId: string, value: unknown) {
@@ -138,6 +159,7 @@ export class AcpSession {
     if (this.running) throw new AcpError(ACP_ERRORS.invalid_request, `a prompt is running in session ${this.id}; switch the model after it ends`);
     if (name === profiles.current) return;
     await this.deps.switchProfile(name);
+    if (this.mode === "accept-edits") await this.applyServerMode(); // the reopened session starts asking
     profiles.current = name;
     this.update({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
   }
@@ -152,7 +174,7 @@ export class AcpSession {
     if (r.plan?.length) this.update(planUpdate(r.plan));
   }
 
-  async prompt(blocks: PromptBlock[]): Promise<{ stopReason: string }> {
+  async prompt(blocks: PromptBlock[], fromCommand = false): Promise<{ stopReason: string }> {
     if (this.running) throw new AcpError(ACP_ERRORS.invalid_request, `a prompt is already running in session ${this.id}; wait for its result or send session/cancel first`);
     const { text, images } = promptTurn(blocks, this.deps.imageDir);
     const command = images.length ? undefined : rewindCommandOf(text);
@@ -160,6 +182,17 @@ export class AcpSession {
       const reply = await runRewindCommand(this.deps, command, `rewind-${++this.commandCount}`);
       this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply } });
       return { stopReason: "end_turn" };
+    }
+    // `/name args` of a command file becomes its prompt.
+    const own = images.length || fromCommand ? undefined : /^\/([\w.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+    const file = own ? this.commandFiles().find((c) => c.name === own[1]!.toLowerCase()) : undefined;
+    if (file) {
+      this.commandAllows = file.allowedTools.length ? file.allowedTools : undefined;
+      try {
+        return await this.prompt([{ type: "text", text: expandCommand(file.body, own![2] ?? "") }], true);
+      } finally {
+        this.commandAllows = undefined;
+      }
     }
     let end!: (p: Ended) => void;
     const ended = new Promise<Ended>((r) => (end = r));
@@ -252,7 +285,9 @@ export class AcpSession {
     const kind = this.calls.get(p.call_id)?.kind ?? "other";
     let answer: Answer;
     // A request to run outside the sandbox is a person's decision: no mode or earlier "always" answers it.
-    if (!p.guard?.person_only && (modeApproves(this.mode, { kind, risk: p.risk }) || this.allowAlways.has(identity))) answer = { approved: true };
+    // A command file's allowed-tools run unasked during its prompt, as in Claude Code.
+    const byCommand = this.commandAllows !== undefined && allowsTool(this.commandAllows, p.tool, p.tool === "bash" ? String(p.summary).split("\n", 1)[0]!.replace(/^\$\s*/, "") : undefined);
+    if (!p.guard?.person_only && (byCommand || modeApproves(this.mode, { kind, risk: p.risk }) || this.allowAlways.has(identity))) answer = { approved: true };
     else if (this.rejectAlways.has(identity)) answer = { approved: false };
     else answer = await this.ask(p, identity);
     await this.deps.scv.request("approval.resolve", { session_id: this.id, approval_id: p.approval_id, ...answer }).catch(() => {

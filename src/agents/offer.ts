@@ -24,6 +24,8 @@ export interface OfferedAgent {
   settings: AgentSettings;
   /** "acp": one ACP server per conversation; absent: one CLI process per turn. */
   transport?: "acp";
+  /** An agent file of SCV's own loop (src/agents/personas.ts): run as a nested SCV session with this persona. */
+  persona?: import("../command-files/agents").AgentFile;
 }
 
 export interface OfferContext {

@@ -4,6 +4,7 @@
 import type { SessionScope } from "../scope";
 import { ConversationStore } from "./conversations";
 import { type OfferedAgent, offeredAgents } from "./offer";
+import { withAgentFiles } from "./personas";
 import type { CallPlan } from "./plan";
 
 export interface AgentSessionState {
@@ -26,7 +27,7 @@ export function agentSessionState(scope: SessionScope): AgentSessionState {
   const existing = scope.services.agents;
   if (existing) return existing;
   const state: AgentSessionState = {
-    offered: offeredAgents(scope),
+    offered: withAgentFiles(offeredAgents(scope), scope),
     conversations: new ConversationStore({
       scvHome: scope.scvHome,
       sessionId: scope.sessionId,

@@ -229,7 +229,31 @@ const worktrees = defineCommand({
   },
 });
 
+const list = defineCommand({
+  meta: { name: "list", description: "The agents a session here offers: the coding agents found, then your agent files (~/.scv/agents, a trusted project's .scv/agents)" },
+  args: { json: { type: "boolean", description: "print JSON" } },
+  async run({ args }) {
+    const { loadConfig } = await import("../config/load");
+    const { offeredAgents } = await import("../agents/offer");
+    const { withAgentFiles } = await import("../agents/personas");
+    const { loadAgentFiles } = await import("../command-files/agents");
+    const { DESCRIPTORS } = await import("../agents/descriptors");
+    const where = { scvHome: scvHome(), workspace: process.cwd() };
+    const offered = withAgentFiles(offeredAgents({ config: loadConfig().config, env: process.env, scvHome: where.scvHome }), where);
+    const files = loadAgentFiles({ ...where, builtins: DESCRIPTORS.map((d) => d.name) });
+    const rows = offered.map((o) => ({ name: o.descriptor.name, kind: o.persona ? "agent file" : "coding agent", what: o.persona ? o.persona.description : `${o.descriptor.product} (${o.executable})`, ...(o.persona ? { file: o.persona.file } : {}) }));
+    // Files that load but are not offered: the nested SCV they run on is not set up or not found.
+    const waiting = files.items.filter((f) => !offered.some((o) => o.persona?.file === f.file));
+    if (args.json) return void process.stdout.write(`${JSON.stringify({ agents: rows, not_offered: waiting.map((f) => f.file), notices: files.notices }, null, 2)}\n`);
+    const width = Math.max(4, ...rows.map((r) => r.name.length));
+    for (const r of rows) process.stdout.write(`${r.name.padEnd(width)}  ${r.kind.padEnd(12)}  ${terminalSafe(r.what)}\n`);
+    if (!rows.length) process.stdout.write("no agents offered here (scv agents status says why)\n");
+    for (const f of waiting) process.stderr.write(`note: ${f.file}: not offered: agent files run on the nested SCV, which is not set up (scv agents login scv)\n`);
+    for (const n of files.notices) process.stderr.write(`note: ${n}\n`);
+  },
+});
+
 export default defineCommand({
-  meta: { name: "agents", description: "Delegated agents: running delegations, stopping them, worktrees, transcript cleanup, sign-in" },
-  subCommands: { ps, kill, merge, discard, worktrees, gc, login, logout, import: importCommand, status },
+  meta: { name: "agents", description: "Delegated agents: the ones offered, running delegations, stopping them, worktrees, transcript cleanup, sign-in" },
+  subCommands: { list, ps, kill, merge, discard, worktrees, gc, login, logout, import: importCommand, status },
 });

@@ -51,6 +51,10 @@ export class ExecRenderer {
   private lastStart: { callId: string; label: string } | undefined;
   /** Labels of calls still running, to name a call again when its outcome comes after other lines. */
   private readonly labels = new Map<string, string>();
+  /** Calls approved without a card, with how: said on their outcome line. */
+  private readonly answered = new Map<string, string>();
+  /** Calls whose card showed their change: the outcome line does not show the diff again. */
+  private readonly carded = new Set<string>();
   /** Calls the command guard blocked: their outcome says so, with the reason. */
   private readonly blocked = new Map<string, string>();
   /**
@@ -127,8 +131,9 @@ export class ExecRenderer {
   }
 
   /** The approval card: what will happen, the risk in words, why the guard asks, then the question (asked by the caller). */
-  approvalCard(p: { tool: string; risk: string; summary: string; guard?: { reason: string; sandbox?: string }; rule_prefix?: string[]; perTool?: boolean; rememberable?: boolean; choices?: string[] }): string {
+  approvalCard(p: { call_id?: string; tool: string; risk: string; summary: string; guard?: { reason: string; sandbox?: string }; rule_prefix?: string[]; perTool?: boolean; rememberable?: boolean; choices?: string[] }): string {
     const s = this.s;
+    if (p.call_id) this.carded.add(p.call_id);
     this.flushDeferred();
     this.stopWaiting();
     this.endStdoutLine();
@@ -152,6 +157,11 @@ export class ExecRenderer {
     const some = p.choices?.length ? ` / ${s.bold("s")}ome of them (${p.choices.length}, asked one by one)` : "";
     const yes = p.choices?.length ? "es, all" : "es";
     return `\n${s.bold(`Approve ${safe(p.tool)}?`)} ${s.yellow(`It ${riskInWords(p.risk, p.guard?.sandbox)} (${p.risk}).`)}\n${body}${guard}${rules}${perTool}\nAllow? ${s.bold("y")}${yes} / ${s.bold("n")}o (then say why) / ${s.bold("a")}${always}${some} [y/N/a${p.perTool ? "/t" : ""}${some ? "/s" : ""}] `;
+  }
+
+  /** A call approved without a card (an identical one allowed with `a`): its line says so when it completes. */
+  answeredBy(callId: string, why: string): void {
+    this.answered.set(callId, why);
   }
 
   /** The person approved the call the card was about: it runs now. */
@@ -228,7 +238,11 @@ export class ExecRenderer {
     const s = this.s;
     const guard = this.blocked.get(p.call_id);
     this.blocked.delete(p.call_id);
-    const { text, bad } = outcomeOf(p, guard);
+    const outcome = outcomeOf(p, guard);
+    const why = this.answered.get(p.call_id);
+    this.answered.delete(p.call_id);
+    const { bad } = outcome;
+    const text = why ? [outcome.text, `approved: ${why}`].filter(Boolean).join("; ") : outcome.text;
     const label = this.labels.get(p.call_id) ?? safe(p.tool);
     this.labels.delete(p.call_id);
     const full = `${s.bold(label)}${text ? ` ${(bad ? s.red : s.dim)(`(${text})`)}` : ""}`;
@@ -244,7 +258,9 @@ export class ExecRenderer {
       this.lastStart = undefined;
     } else if (text) this.line(full); // output or a question came between: name the call again
     else this.clearTransient();
-    if (p.ok && typeof p.diff === "string" && p.diff) this.showDiff(p.diff);
+    // A diff the card already showed is not shown twice: the call's line says it was made.
+    const carded = this.carded.delete(p.call_id);
+    if (p.ok && typeof p.diff === "string" && p.diff && !carded) this.showDiff(p.diff);
     if (Array.isArray(p.jobs) && p.jobs.length) {
       this.line(`  started ${p.jobs.join(", ")}; waiting for the report before exiting (Ctrl-C cancels)`);
     }

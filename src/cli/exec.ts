@@ -154,11 +154,14 @@ export default defineCommand({
     recordRunsIn(scvHome(env)); // recorded before each run starts, so a later SCV stops what a killed one left
     void reconcileAtStartup(scvHome(env));
     const goal = goalOption(args);
-    const prompt = await readPrompt(args.prompt);
+    let prompt = await readPrompt(args.prompt);
     if (!prompt) {
       process.stderr.write("scv exec: the prompt is empty; pass it as an argument or on stdin with `-`\n");
       process.exit(2);
     }
+    // `scv exec "/name args"`: the person's command file (src/command-files), as in the TUI.
+    const commandFile = prompt.startsWith("/") ? await (await import("./exec-command")).commandPrompt(prompt, { cwd, env, explicitModel: !!(args.model || args.provider) }) : undefined;
+    if (commandFile) prompt = commandFile.prompt;
     // Questions go to stderr, so --json output stays clean; a prompt read from stdin has used it up.
     const interactive = !!process.stdin.isTTY && args.prompt !== "-";
     let sessionId = "";
@@ -257,14 +260,18 @@ export default defineCommand({
       ? new (await import("../daemon/away-link")).AwayLink({ scvHome: scvHome(env), afterSeconds: notify?.after_seconds ?? 60, longTurnSeconds: notify?.long_turn_seconds ?? 120, source: "scv exec", answered: (_id, a) => remote && ((remote.answer = a), remote.abort.abort()) })
       : undefined;
 
-    function decide(p: { approval_id: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string; sandbox?: string; person_only?: boolean }; rule_prefix?: string[]; rememberable?: boolean; choices?: string[] }) {
+    function decide(p: { approval_id: string; call_id?: string; tool: string; summary: string; risk: string; fingerprint?: string; guard?: { reason: string; sandbox?: string; person_only?: boolean }; rule_prefix?: string[]; rememberable?: boolean; choices?: string[] }) {
       const answer = async (approved: boolean, remember?: "workspace" | "user" | "session", reason?: string, chosen?: string[]) => {
         const r = await client.request("approval.resolve", { session_id: sessionId, approval_id: p.approval_id, approved, ...(remember ? { remember } : {}), ...(reason ? { reason } : {}), ...(chosen ? { chosen } : {}) }).catch(() => undefined);
         if (r?.rule) render.note(`  kept the rule: always allow commands starting with \`${r.rule}\` ${remember === "workspace" ? "in this project" : "in every project"} (scv rules list)`);
         if (r?.rule_error) render.note(remember === "session" ? `  not allowed for the run: ${r.rule_error}` : `  the rule was not kept: ${r.rule_error}`);
       };
+      // The command file's allowed-tools run unasked, as in Claude Code; the call's own line follows.
+      if (commandFile?.allows(p.tool, p.summary)) return answer(true);
       if (p.fingerprint && alwaysAllowed.has(p.fingerprint)) {
-        render.note("  approved: identical to a call allowed with `a`");
+        // Said on the call's own line when it completes (one line per call).
+        if (p.call_id) render.answeredBy(p.call_id, "identical to one allowed with a");
+        else render.note("  approved: identical to a call allowed with `a`");
         return answer(true);
       }
       if (!interactive) {

@@ -78,6 +78,8 @@ async function main() {
       channels: lazy(() => import("./channels")),
       rules: lazy(() => import("./rules")),
       hooks: lazy(() => import("./hooks")),
+      commands: lazy(() => import("./commands")),
+      import: lazy(() => import("./import")),
       usage: lazy(() => import("./usage")),
       mcp: lazy(() => import("./mcp")),
       schedules: lazy(() => import("./schedules")),

@@ -2,6 +2,7 @@
 // `npm test`"), for one workspace or every workspace (src/guard/rules.ts).
 import { scvHome } from "../config/load";
 import { loadRules, prefixText, removeRule, rulesFile } from "../guard/rules";
+import { formatWhen } from "../text/when";
 import { defineCommand } from "./command";
 
 const list = defineCommand({
@@ -25,7 +26,7 @@ const list = defineCommand({
     }
     for (const r of set.rules) {
       const where = r.workspace ? `in ${r.workspace}` : "in every workspace";
-      process.stdout.write(`${r.id}  ${prefixText(r.prefix)}  (${where}, kept ${new Date(r.created_at).toISOString().slice(0, 10)})\n`);
+      process.stdout.write(`${r.id}  ${prefixText(r.prefix)}  (${where}, kept ${formatWhen(r.created_at)})\n`);
     }
   },
 });

@@ -9,6 +9,7 @@ import { scvHome } from "../config/load";
 import type { LoadedSession, SessionStore, StoredItem } from "../sessions/index";
 import type { StoredCall } from "../sessions/load";
 import { storedWorkspace } from "../sessions/workspace";
+import { formatWhen } from "../text/when";
 import { ellipsize } from "../text/cut";
 
 const SHOWN_ARGUMENT_CHARS = 200;
@@ -26,11 +27,8 @@ function fail(command: string, message: string, code = 1): void {
 /** Visible text for the terminal (src/text/terminal-safe.ts): every control but newline and tab shown as \xNN. */
 export const printable = (text: string): string => terminalSafe(text);
 
-function time(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
-}
+/** The one date format (src/text/when.ts): relative while recent, ISO order otherwise. */
+const time = (ms: number): string => formatWhen(ms);
 
 function oneLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, " ").trim();

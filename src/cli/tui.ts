@@ -102,6 +102,14 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
     );
     return 0;
   }
+  // Claude Code's print mode: `scv -p "fix the bug"`, whose -p value is a prompt rather than a profile, runs one
+  // turn as `scv exec` and prints the reply (docs/guide.md, "Coming from Claude Code").
+  const print = await printModePrompt(parsed);
+  if (typeof print === "object") {
+    process.stderr.write(`scv: ${print.error}\n`);
+    return 2;
+  }
+  if (print !== undefined) return runPrintMode(print, parsed);
   if (parsed.cwd !== undefined && !statSync(parsed.cwd, { throwIfNoEntry: false })?.isDirectory()) {
     process.stderr.write(`scv: -C ${parsed.cwd}: not a directory; give the workspace directory to work in\n${TUI_USAGE}\n`);
     return 2;
@@ -131,6 +139,44 @@ export async function runTuiCommand(argv: readonly string[]): Promise<number> {
     ...(parsed.acceptEdits ? { acceptEdits: true } : {}),
     ...(parsed.prompt ? { prompt: parsed.prompt } : {}),
   });
+}
+
+/**
+ * The prompt of `scv -p PROMPT` (print mode) when the value of -p names no provider profile: text with a space
+ * is a prompt; one word that names no profile is refused with the profiles there are (a mistyped profile is not
+ * sent to the model as a paid request).
+ */
+async function printModePrompt(parsed: TuiArgs): Promise<string | { error: string } | undefined> {
+  const value = parsed.provider;
+  if (value === undefined) return undefined;
+  let profiles: string[] | undefined;
+  try {
+    const { loadConfig } = await import("../config/load");
+    profiles = Object.keys(loadConfig({ cwd: parsed.cwd ?? process.cwd() }).config.providers ?? {});
+  } catch {
+    profiles = undefined; // a broken config is reported by the session or exec itself
+  }
+  if (profiles?.includes(value)) return undefined;
+  if (/\s/.test(value.trim())) return value;
+  if (!profiles) return undefined;
+  return { error: `-p ${value}: no provider profile of that name (profiles: ${profiles.join(", ") || "none"}); -p picks a profile, and a prompt with a space in it runs once and prints the reply (scv -p "fix the bug", as scv exec "fix the bug")` };
+}
+
+/** `scv -p "PROMPT" [-m MODEL] [-C DIR] [-y] [--accept-edits] [--effort E]`: one turn through `scv exec`. */
+async function runPrintMode(prompt: string, parsed: TuiArgs): Promise<number> {
+  const { defineCommand, runCli } = await import("./command");
+  const root = defineCommand({ meta: { name: "scv", description: "print mode" }, subCommands: { exec: () => import("./exec").then((m) => m.default as never) } });
+  const flags = [
+    ...(parsed.cwd ? ["-C", parsed.cwd] : []),
+    ...(parsed.model ? ["-m", parsed.model] : []),
+    ...(parsed.effort ? ["--effort", parsed.effort] : []),
+    ...(parsed.yes ? ["-y"] : []),
+    ...(parsed.acceptEdits ? ["--accept-edits"] : []),
+    ...(parsed.continueNewest ? ["--continue"] : []),
+    ...(parsed.resume ? ["--resume", parsed.resume] : []),
+  ];
+  await runCli(root, ["exec", ...flags, "--", prompt]);
+  return typeof process.exitCode === "number" ? process.exitCode : 0;
 }
 
 /** For `scv help` and `scv help tui`: `scv tui ...`, `--help` included, is routed before the command layer. */

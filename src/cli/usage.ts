@@ -4,6 +4,9 @@ import { defineCommand, USAGE_EXIT } from "./command";
 import { ConfigError, loadConfig, scvHome } from "../config/load";
 import { GROUPS, type GroupBy, type UsageRow } from "../ledger/usage";
 import { formatCost, formatTokens, parseSince } from "../ledger/usage";
+import { ellipsize } from "../text/cut";
+import { isoLocal } from "../text/when";
+import { BUILTIN_PRICES_AS_OF } from "../ledger/prices";
 
 export { parseSince };
 
@@ -22,7 +25,7 @@ const percent = (share: number | undefined) => (share === undefined ? "-" : `${M
 /** The usage table: one line per group and a total; a cost column only when some usage is priced. */
 export function renderUsage(rows: UsageRow[], total: UsageRow, by: GroupBy): string {
   const priced = total.cost !== undefined;
-  const cost = (r: UsageRow) => (r.cost === undefined ? "-" : `${formatCost(r.cost)}${r.unpriced_tokens > 0 ? "+" : ""}`);
+  const cost = (r: UsageRow) => (r.cost === undefined ? "-" : `${r.estimated ? "~" : ""}${formatCost(r.cost)}${r.unpriced_tokens > 0 ? "+" : ""}`);
   const line = (r: UsageRow) => [
     r.key,
     String(r.requests),
@@ -33,10 +36,14 @@ export function renderUsage(rows: UsageRow[], total: UsageRow, by: GroupBy): str
     formatTokens(r.reasoning_tokens),
     ...(priced ? [cost(r)] : []),
   ];
-  const table = [[by.toUpperCase(), "CALLS", "INPUT", "CACHED", "HIT", "OUTPUT", "REASONING", ...(priced ? ["COST"] : [])], ...rows.map(line), line(total)];
+  // --by session: each session's first prompt last, cut to a line (the total row has none).
+  const prompts = by === "session" ? (r: UsageRow) => [r === total ? "" : ellipsize(r.first_prompt ?? "", 48)] : () => [];
+  const table = [[by.toUpperCase(), "CALLS", "INPUT", "CACHED", "HIT", "OUTPUT", "REASONING", ...(priced ? ["COST"] : []), ...(by === "session" ? ["FIRST PROMPT"] : [])], ...rows.map((r) => [...line(r), ...prompts(r)]), [...line(total), ...prompts(total)]];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  const out = table.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
+  const last = table[0]!.length - 1;
+  const out = table.map((row) => row.map((cell, i) => (i === 0 || (by === "session" && i === last) ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
   out.splice(out.length - 1, 0, "-".repeat(out[0]!.length));
+  if (total.estimated) out.push(`~: an estimate from SCV's built-in list prices in USD (as of ${BUILTIN_PRICES_AS_OF}); [prices."<model>"] in config.toml sets your own`);
   if (priced && total.unpriced_tokens > 0) out.push(`+: ${formatTokens(total.unpriced_tokens)} tokens of models with no [prices."<model>"] entry are not in the cost`);
   if (!priced && total.requests > 0) out.push('costs: add [prices."<model>"] input_per_mtok, output_per_mtok to config.toml to see them');
   return `${out.join("\n")}\n`;
@@ -71,7 +78,7 @@ export default defineCommand({
       return;
     }
     if (total.requests === 0) {
-      process.stdout.write(`no usage since ${new Date(since).toLocaleString()}\n`);
+      process.stdout.write(`no usage since ${isoLocal(since)}\n`);
       return;
     }
     process.stdout.write(renderUsage(rows, total, by));

@@ -203,7 +203,7 @@ export const MemoryConfig = lazySchema((z) => z.strictObject({
 /** A non-negative number (a price or a limit); the message names what was wrong. */
 const amount = () => zod().number({ error: "must be a number" }).nonnegative("must not be negative").finite("must be a finite number");
 
-/** What one model costs, in the user's currency per million tokens. No built-in table: prices go stale. */
+/** What one model costs, in the user's currency per million tokens; overrides SCV's built-in estimates (src/ledger/prices.ts). */
 export const PriceConfig = lazySchema((z) => z.strictObject({
   input_per_mtok: amount(),
   /** Cached input tokens; unset means the input price. */

@@ -1,6 +1,6 @@
 // `scv doctor`'s checks: each looks at one thing that matters and says ok, warning or problem, with the fix.
 // Nothing here changes anything; the one network request is a bounded GET of the active provider's /models.
-import { lstatSync, readdirSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { agentsSignInStatus } from "../accounts/status";
 import { ConfigError, loadConfig, projectConfigFile, resolveApiKey, scvHome } from "../config/load";
@@ -121,6 +121,10 @@ export async function checkAgents(ctx: DoctorContext, config: Config): Promise<D
   return rows.map((r) => {
     if (r.state === "signed_in") return line(`agent ${r.name}`, "ok", `${r.product}: ${r.summary}`);
     if (r.state === "not_installed") return line(`agent ${r.name}`, "ok", `${r.product}: not installed`);
+    // A nested SCV nobody has set up is not a problem: it needs a provider only once someone delegates to it.
+    if (r.name === "scv" && r.state === "signed_out" && !existsSync(join(scvHome(ctx.env as NodeJS.ProcessEnv), "agents", "scv"))) {
+      return line(`agent ${r.name}`, "ok", `${r.product}: not set up (\`${r.login}\` gives a nested SCV its own provider when you want one)`);
+    }
     return line(`agent ${r.name}`, "warning", `${r.product}: ${r.summary}`, `\`${r.login}\` to sign it in`);
   });
 }

@@ -80,6 +80,6 @@ export function hooksToml(hooks: readonly ImportedHook[], source: string): strin
 }
 
 /** A TOML basic string: JSON's escapes are TOML's (\\ \" \n \t \uXXXX), and JSON escapes every control character. */
-function tomlString(s: string): string {
+export function tomlString(s: string): string {
   return JSON.stringify(s).replace(/\u007f/g, "\\u007F");
 }

@@ -2,6 +2,8 @@
 // the user configured a price ([prices."<model>"]), and the limits ([limits]) checked against them.
 import type { Database } from "bun:sqlite";
 import type { LimitsConfig, PriceConfig } from "../config/schema";
+import { priceOf } from "./prices";
+import { isoLocal } from "../text/when";
 
 export const GROUPS = ["day", "model", "agent", "origin", "session"] as const;
 export type GroupBy = (typeof GROUPS)[number];
@@ -23,6 +25,10 @@ export interface UsageRow {
   cost?: number;
   /** Tokens of models with no price: the cost leaves them out. */
   unpriced_tokens: number;
+  /** Part of the cost comes from SCV's built-in prices (src/ledger/prices.ts): an estimate. */
+  estimated?: boolean;
+  /** `--by session`: the session's first prompt (one line), so a person knows which session it was. */
+  first_prompt?: string;
 }
 
 const KEY: Record<GroupBy, string> = {
@@ -74,7 +80,17 @@ export function usageTotals(db: Database, prices: Record<string, PriceConfig>, q
     add(total, p, prices);
   }
   const sorted = [...rows.values()].sort((a, b) => (q.by === "day" ? b.key.localeCompare(a.key) : tokens(b) - tokens(a) || a.key.localeCompare(b.key)));
+  if (q.by === "session") firstPrompts(db, sorted);
   return { rows: sorted, total };
+}
+
+/** Each session row's first prompt from the session index, on one line. */
+function firstPrompts(db: Database, rows: UsageRow[]): void {
+  const byId = db.query("SELECT first_prompt FROM sessions WHERE id = ?");
+  for (const row of rows) {
+    const r = byId.get(row.key) as { first_prompt: string | null } | null;
+    if (r?.first_prompt) row.first_prompt = r.first_prompt.replace(/\s+/g, " ").trim();
+  }
 }
 
 /** `2026-12-03`: the local date of a moment. */
@@ -94,9 +110,12 @@ function add(row: UsageRow, p: Part, prices: Record<string, PriceConfig>): void 
   row.output_tokens += p.output;
   row.reasoning_tokens += p.reasoning;
   row.cache_write_tokens += p.cache_write;
-  const price = p.model ? prices[p.model] : undefined;
+  const price = p.model ? priceOf(prices, p.model) : undefined;
   if (!price) row.unpriced_tokens += p.input + p.output;
-  else row.cost = (row.cost ?? 0) + costOf(price, p);
+  else {
+    row.cost = (row.cost ?? 0) + costOf(price, p);
+    if (price.estimate) row.estimated = true;
+  }
 }
 
 /** Input and output tokens (cached input is part of input, reasoning part of output). */
@@ -183,9 +202,7 @@ export function formatCost(n: number): string {
 
 /** `2026-12-04 00:00` in local time. */
 export function localTime(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+  return isoLocal(ms);
 }
 
 /** `7d`, `24h`, `2w`, `today`, or a local date `2026-12-01`: the start of the period, Unix ms. */

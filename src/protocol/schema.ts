@@ -154,6 +154,15 @@ export const requests = {
       auto_approve: z.boolean().optional(),
       sandbox_auto_run: z.boolean().optional().describe("false: commands the guard asks about are not run unasked inside the sandbox for this session (a schedule's unattended read-only turns); default: the user's [sandbox] auto_run"),
       sandbox_ceiling: SandboxCeiling.optional(),
+      persona: z
+        .strictObject({
+          name: z.string().min(1).max(64),
+          system_prompt: z.string().min(1).max(65536),
+          tools: z.array(z.string().min(1).max(64)).max(64).optional(),
+          max_steps: z.number().int().min(1).max(1000).optional(),
+        })
+        .optional()
+        .describe("an agent file's persona (a parent SCV's `agent` tool sets it): its system prompt replaces the base one, only the tools named in `tools` are offered (none outside it, MCP servers included), and a turn stops after `max_steps` steps when that is lower than tools.max_steps"),
       tools: z.boolean().optional(),
       model: z.string().min(1).max(128).optional(),
       reasoning_effort: z.enum(REASONING_EFFORTS).optional(),

@@ -21,6 +21,7 @@ import { addMcpServers, type ClientMcpServer, clientServers, configuredServers, 
 import type { SessionScope, SessionServices } from "../scope";
 import { SessionCheckpoints } from "../checkpoints/index";
 import { buildTools, preCompactionStep } from "../tools/index";
+import { ToolRegistry } from "../tools/tool";
 import { hostedSearchEnabled } from "../tools/web_search";
 import { VERSION } from "../version";
 import { hostedSession, type HostedSession } from "./hosted-session";
@@ -208,7 +209,7 @@ function startSession(conn: Connection, p: RequestParams<"session.start">): Requ
   } catch {
     throw new RpcError(ERROR_CODES.invalid_params, `cwd "${p.cwd}" is not an existing directory; pass the workspace root`);
   }
-  const config = configFor(conn.env, workspace);
+  const config = withPersona(configFor(conn.env, workspace), p.persona);
   const profileName = config.provider.active;
   const modelName = p.model ?? config.providers[profileName]!.model;
   const toolsEnabled = p.tools !== false;
@@ -224,7 +225,7 @@ function startSession(conn: Connection, p: RequestParams<"session.start">): Requ
     if (p.keep) recorder.keep();
     journal = { recorder, store };
   }
-  const s = openSession(conn, { workspace, config: withSandboxLimits(config, p.sandbox_auto_run, p.sandbox_ceiling), profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, questions: p.questions, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget, clientMcpServers: p.mcp_servers });
+  const s = openSession(conn, { workspace, config: withSandboxLimits(config, p.sandbox_auto_run, p.sandbox_ceiling), profileName, modelName, toolsEnabled, autoApprove: p.auto_approve, questions: p.questions, depth: p.delegation_depth, journal, channel: p.channel, effort: p.reasoning_effort, overBudget: p.over_budget, clientMcpServers: p.mcp_servers, ...(p.persona?.tools ? { toolAllow: p.persona.tools } : {}) });
   if (p.approval_mode) s.approvalMode = p.approval_mode;
   return { session_id: s.id, workspace, tools: s.tools.list().map((t) => t.name), model: modelName, provider: profileName, context_window: s.contextWindow, ...notices(s) };
 }
@@ -418,9 +419,11 @@ function openSession(conn: Connection, o: OpenSession): Session {
       usage,
     },
     buildTools: (scope) => {
-      const tools = buildTools(scope, { enabled: o.toolsEnabled });
+      const built = buildTools(scope, { enabled: o.toolsEnabled });
+      // An agent file's allow list: only the tools it names are offered (src/command-files/agents.ts).
+      const tools = o.toolAllow ? onlyTools(built, o.toolAllow) : built;
       // Connected at the first turn, after approval; a chat conversation's session keeps its servers across turns.
-      if (o.toolsEnabled) addMcpServers(tools, scope, [...configuredServers(scope.config, join(home, "config.toml")), ...clientServers(o.clientMcpServers ?? [])]);
+      if (o.toolsEnabled && !o.toolAllow) addMcpServers(tools, scope, [...configuredServers(scope.config, join(home, "config.toml")), ...clientServers(o.clientMcpServers ?? [])]);
       return tools;
     },
     hostedWebSearch: (scope) => hostedSearchEnabled(scope, o.toolsEnabled),
@@ -473,6 +476,22 @@ interface OpenSession {
   overBudget?: boolean;
   /** MCP servers the client brought (session.start/resume `mcp_servers`), beside the configured ones. */
   clientMcpServers?: ClientMcpServer[];
+  /** session.start `persona.tools`: the only tools offered. */
+  toolAllow?: string[];
+}
+
+/** A persona's prompt and step limit over the configuration (session.start `persona`). */
+function withPersona(config: Config, persona: RequestParams<"session.start">["persona"]): Config {
+  if (!persona) return config;
+  const steps = Math.min(config.tools.max_steps, persona.max_steps ?? config.tools.max_steps);
+  return { ...config, agent: { ...config.agent, system_prompt: persona.system_prompt }, tools: { ...config.tools, max_steps: steps } };
+}
+
+/** The registry with only the named tools (their order kept). */
+function onlyTools(tools: ToolRegistry, allow: readonly string[]): ToolRegistry {
+  const kept = new ToolRegistry();
+  for (const t of tools.list()) if (allow.includes(t.name)) kept.register(t);
+  return kept;
 }
 
 /** The result field for problems with the files the session's instructions come from, when there are any. */

@@ -3,7 +3,7 @@
 // screen answers at once; rendering runs on a frame timer, decoupled from the model stream, so typing never
 // waits for a slow model.
 import { statSync } from "node:fs";
-import { completions, parseSlash, SLASH_COMMANDS } from "./commands";
+import { completions, didYouMean, parseSlash, SLASH_ALIASES, SLASH_COMMANDS } from "./commands";
 import { PromptEditor } from "./editor";
 import { SessionPicker } from "./picker";
 import { storedWorkspace } from "../sessions/workspace";
@@ -86,6 +86,8 @@ class TuiApp {
   private spend: import("./spend").Spend | undefined;
   private spendText: ((s: import("./spend").Spend) => string) | undefined;
   private tools: string[] = [];
+  /** The person's command files (~/.scv/commands, a trusted project's .scv/commands), loaded with the server. */
+  private userCommands: import("./user-commands").UserCommands | undefined;
   private status = "starting…";
   private frame = 0;
   private lastCtrlC = 0;
@@ -138,6 +140,7 @@ class TuiApp {
         }),
       mode: () => this.approvalMode,
       setMode: (mode) => this.setApprovalMode(mode),
+      ownCommands: () => this.userCommands?.menu ?? [],
       quit: () => this.quit(),
       requestRender: () => this.requestRender(),
     };
@@ -172,7 +175,8 @@ class TuiApp {
     const live = [...view.live(this.frame), ...(this.picker?.lines(theme, width) ?? []), ...(this.modelPicker?.picker.lines(theme, width) ?? []), ...(this.rewind?.lines(width) ?? []), ...(this.question?.card.lines(theme, width) ?? []), ...this.searchLines(width), ...(this.filePicker?.lines(theme, width) ?? [])];
     const prompt = view.approval ? theme.dim("› ") : theme.cyan("› ");
     const ed = editor.render(width, prompt);
-    const hints = completions(editor.text).map((c) => truncate(`  ${theme.bold(`/${c.name}`)}${c.args ? ` ${c.args}` : ""}  ${theme.dim(c.description)}`, width));
+    // The first row is the highlighted one: Tab completes it, Enter runs it.
+    const hints = completions(editor.text, this.userCommands?.menu).map((c, i) => truncate(`${i === 0 ? theme.cyan("›") : " "} ${theme.bold(`/${c.name}`)}${c.args ? ` ${c.args}` : ""}  ${theme.dim(c.description)}`, width));
     const statusLine = truncate(theme.dim(this.statusText()), width);
     const lines = [...live, "", ...ed.lines, ...hints, statusLine];
     const top = live.length + 1;
@@ -245,6 +249,8 @@ class TuiApp {
     // Index notices (a rebuild) belong on the screen, not on stderr under it.
     (await import("../ledger/index")).ledgerFor(this.store.home, { warn: (m) => (view.say(`note: ${m}`, this.theme.yellow), this.requestRender()) });
     this.config = loadConfig({ cwd: opts.cwd, env: opts.env }).config;
+    this.userCommands = (await import("./user-commands")).UserCommands.load({ scvHome: scvHome(opts.env), workspace: opts.cwd, builtins: [...SLASH_COMMANDS.map((c) => c.name), ...Object.keys(SLASH_ALIASES)] });
+    for (const n of this.userCommands.notices) view.say(`note: ${n}`, this.theme.yellow);
     this.promptHistory = await import("./prompt-history");
     this.editor.seedHistory(this.promptHistory.readPromptHistory(this.store.home));
     this.store.prune(this.config.sessions.keep_days);
@@ -259,6 +265,10 @@ class TuiApp {
         if (p.session_id && p.session_id !== this.sessionId) return;
         view.apply(...notification);
         if (method === "turn.ended") void this.refreshSpend();
+        if (method === "turn.ended") this.userCommands?.ended(p.turn_id);
+        if (method === "approval.requested" && view.approval && this.userCommands?.allows(p.turn_id, view.approval.tool, view.approval.summary)) {
+          void this.answerApproval(true, "allowed by the command's allowed-tools");
+        }
         if (method === "clarify.requested") {
           void this.openQuestion(p);
           this.away?.waitingFor({ session_id: p.session_id, approval_id: p.clarify_id, tool: "clarify", risk: "read_only", summary: p.question, workspace: this.opts.cwd }, { text: p.question, ...(p.choices ? { choices: p.choices } : {}) });
@@ -390,8 +400,8 @@ class TuiApp {
     }
     if (key.kind === "shiftTab") return void this.setApprovalMode(this.approvalMode === "ask" ? "accept-edits" : "ask");
     if (key.kind === "tab") {
-      const c = completions(editor.text);
-      if (c.length === 1) editor.setText(`/${c[0]!.name}${c[0]!.args ? " " : ""}`);
+      const c = completions(editor.text, this.userCommands?.menu);
+      if (c.length >= 1) editor.setText(`/${c[0]!.name}${c[0]!.args ? " " : ""}`);
       return;
     }
     const action = editor.handle(key);
@@ -446,6 +456,9 @@ class TuiApp {
   private onApprovalKey(key: Key) {
     const a = this.view.approval!;
     if (a.reason !== undefined) return this.onReasonKey(key);
+    // A diff longer than the card: Down or Space shows the next page, Up the one before.
+    if (key.kind === "down" || (key.kind === "text" && key.text === " ")) return void this.view.pageApproval(1);
+    if (key.kind === "up") return void this.view.pageApproval(-1);
     if (key.kind === "text") {
       const k = key.text.toLowerCase();
       const digit = Number(k);
@@ -571,14 +584,20 @@ class TuiApp {
     this.requestRender();
   }
 
-  private async submit(text: string) {
+  private async submit(text: string): Promise<void> {
     const { view, theme } = this;
     view.setNotice(undefined);
     if (this.store) this.promptHistory?.appendPromptHistory(this.store.home, text);
     const slash = parseSlash(text);
     if (slash && SLASH_COMMANDS.some((c) => c.name === slash.name)) return runSlashCommand(this.slashContext, slash.name, slash.arg);
+    const own = slash && this.userCommands?.find(slash.name);
+    if (own) return this.runUserCommand(own, slash.arg);
     if (slash && text.trim().split(/\s/)[0] === text.trim()) {
-      view.say(`unknown command /${slash.name}; /help lists the commands`, theme.yellow);
+      // Enter on a filtered menu runs its highlighted (first) row: `/st` with /status the only match opens /status.
+      const menu = completions(text.trim(), this.userCommands?.menu);
+      if (menu.length) return this.submit(`/${menu[0]!.name}`);
+      const near = didYouMean(slash.name, [...SLASH_COMMANDS.map((c) => c.name), ...Object.keys(SLASH_ALIASES), ...(this.userCommands?.files.map((c) => c.name) ?? [])]);
+      view.say(`unknown command /${slash.name}${near ? `; did you mean /${near}?` : ""} (/help lists the commands)`, theme.yellow);
       return;
     }
     try {
@@ -597,6 +616,25 @@ class TuiApp {
       if (r.queued) view.say(`queued: ${truncate(text.split("\n")[0]!, 60)}`, theme.dim);
     } catch (e) {
       view.say(`could not send: ${(e as Error).message}`, theme.red);
+    }
+    this.requestRender();
+  }
+
+  /** A command file: its prompt as a turn, its `model` for that turn only, its `allowed-tools` unasked in it. */
+  private async runUserCommand(c: import("../command-files/index").CommandFile, args: string) {
+    const { view, theme } = this;
+    const before = this.model;
+    try {
+      if (c.model) await runSlashCommand(this.slashContext, "model", c.model);
+      const r = await this.client!.request("turn.start", { session_id: this.sessionId, prompt: this.userCommands!.prompt(c, args) });
+      this.userCommands!.started(c, r.turn_id);
+      // session.configure acts from the next turn on: the command's turn keeps the model it started with.
+      if (c.model && before && this.model !== before) {
+        if (r.queued) view.say(`/${c.name} is queued; it runs on ${this.model}: /model ${before} switches back`, theme.dim);
+        else await this.client!.request("session.configure", { session_id: this.sessionId, model: before }).then((x: { model: string; context_window?: number }) => ((this.model = x.model), (this.contextWindow = x.context_window)));
+      }
+    } catch (e) {
+      view.say(`/${c.name}: ${(e as Error).message}`, theme.red);
     }
     this.requestRender();
   }

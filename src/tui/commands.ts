@@ -24,21 +24,52 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "memory", description: "what SCV remembers about you and this project (edit: scv memory edit)" },
   { name: "skills", args: "[accept|reject NAME]", description: "the skills SCV drafted, as diffs; accept or reject one" },
   { name: "usage", description: "tokens (and cost, where priced) of this session and of today" },
+  { name: "init", description: "ask the model to write an AGENTS.md for this project (what it is, how to build and test it)" },
+  { name: "hooks", description: "the hooks configured in your user config, by event" },
+  { name: "mcp", description: "the MCP servers a session here offers" },
+  { name: "permissions", description: "the kept approval rules (scv rules rm ID removes one)" },
   { name: "help", description: "keys and commands" },
   { name: "quit", description: "close the session (stops its jobs) and exit" },
 ];
 
-/** The commands whose name starts with what follows the slash; nothing once an argument is being typed. */
-export function completions(input: string): SlashCommand[] {
+/** Claude Code's names for SCV's commands: they run the SCV command (the guide lists every mapping). */
+export const SLASH_ALIASES: Readonly<Record<string, string>> = { clear: "new", cost: "usage", exit: "quit", config: "status" };
+
+/**
+ * The commands whose name starts with what follows the slash; nothing once an argument is being typed.
+ * `extra` are the person's own command files (src/commands-files), after the built-ins.
+ */
+export function completions(input: string, extra: readonly SlashCommand[] = []): SlashCommand[] {
   if (!input.startsWith("/") || /\s/.test(input) || input.includes("\n")) return [];
   const prefix = input.slice(1).toLowerCase();
-  return SLASH_COMMANDS.filter((c) => c.name.startsWith(prefix));
+  return [...SLASH_COMMANDS, ...extra].filter((c) => c.name.startsWith(prefix));
 }
 
 export function parseSlash(input: string): { name: string; arg: string } | undefined {
-  const m = /^\/(\w+)(?:\s+([\s\S]*))?$/.exec(input.trim());
+  const m = /^\/([\w.:-]+)(?:\s+([\s\S]*))?$/.exec(input.trim());
   if (!m) return undefined;
-  return { name: m[1]!.toLowerCase(), arg: (m[2] ?? "").trim() };
+  const name = m[1]!.toLowerCase();
+  return { name: SLASH_ALIASES[name] ?? name, arg: (m[2] ?? "").trim() };
+}
+
+/** The nearest command name to a mistyped one (edit distance at most 2, or a prefix), for "did you mean". */
+export function didYouMean(name: string, names: readonly string[]): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const n of names) {
+    const d = n.startsWith(name) || name.startsWith(n) ? 1 : editDistance(name, n);
+    if (d <= 2 && (!best || d < best.d)) best = { name: n, d };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
 }
 
 export const KEY_HELP = [

@@ -4,6 +4,7 @@ import type { SessionSummary } from "../sessions/index";
 import type { Style as Theme } from "../terminal/style";
 import type { Key } from "./keys";
 import { truncate } from "./text";
+import { formatWhen } from "../text/when";
 
 export type PickerChoice = { kind: "open"; id: string } | { kind: "cancel" };
 
@@ -19,7 +20,7 @@ export class SessionPicker {
   lines(theme: Theme, width: number): string[] {
     const lines = [theme.bold("Resume which session? (Up/Down, Enter to open, Esc to cancel)")];
     this.items.forEach((s, i) => {
-      const when = new Date(s.last_activity).toLocaleString();
+      const when = formatWhen(s.last_activity);
       const row = `${i === this.index ? "›" : " "} ${s.id}  ${when}  ${s.turns} turn${s.turns === 1 ? "" : "s"}  ${s.first_prompt}`;
       lines.push(truncate(i === this.index ? theme.cyan(row) : row, width));
     });

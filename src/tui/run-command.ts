@@ -27,6 +27,8 @@ export interface SlashContext {
   /** /model without a name: the picker (model-switch.ts). */
   pickModel?(picker: import("./model-picker").ModelPicker): Promise<import("./model-picker").ModelChoice | undefined>;
   setMode(mode: "ask" | "accept-edits"): Promise<void>;
+  /** The person's command files as menu rows (src/tui/user-commands.ts), listed by /help after SCV's own. */
+  ownCommands?(): import("./commands").SlashCommand[];
   quit(): Promise<void>;
   requestRender(): void;
 }
@@ -38,7 +40,7 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
     switch (name) {
       case "help":
         for (const l of KEY_HELP) view.say(l, theme.dim);
-        for (const cmd of SLASH_COMMANDS) view.say(`/${cmd.name}${cmd.args ? ` ${cmd.args}` : ""} — ${cmd.description}`);
+        for (const cmd of [...SLASH_COMMANDS, ...(ctx.ownCommands?.() ?? [])]) view.say(`/${cmd.name}${cmd.args ? ` ${cmd.args}` : ""} — ${cmd.description}`);
         break;
       case "quit":
         return void ctx.quit();
@@ -122,6 +124,19 @@ export async function runSlashCommand(ctx: SlashContext, name: string, arg: stri
       case "skills":
         await skillsCommand(ctx, arg);
         break;
+      case "init": {
+        const { INIT_PROMPT } = await import("./info-commands");
+        await ctx.request("turn.start", { session_id: ctx.session().id, prompt: INIT_PROMPT });
+        break;
+      }
+      case "hooks":
+      case "mcp":
+      case "permissions": {
+        const info = await import("./info-commands");
+        const lines = name === "hooks" ? info.hooksLines(ctx.cwd, ctx.env) : name === "mcp" ? await info.mcpLines(ctx.cwd, ctx.env) : info.permissionsLines(ctx.cwd, ctx.env);
+        for (const line of lines) view.say(line);
+        break;
+      }
       case "memory": {
         const memory = await readOwnMemory(ctx);
         if (!memory) view.say("memory is turned off (memory.enabled = false)");
@@ -175,8 +190,10 @@ async function skillsCommand({ view, env, theme }: SlashContext, arg: string) {
 async function showAgents({ view, cwd, env }: SlashContext) {
   const { loadConfig, scvHome } = await import("../config/load");
   const { offeredAgents } = await import("../agents/offer");
+  const { withAgentFiles } = await import("../agents/personas");
   const { config } = loadConfig({ cwd, env });
-  const offered = offeredAgents({ config, env, scvHome: scvHome(env) });
+  const offered = withAgentFiles(offeredAgents({ config, env, scvHome: scvHome(env) }), { scvHome: scvHome(env), workspace: cwd });
   if (!offered.length) view.say("no coding agents are offered here (`scv agents status` says why)");
-  for (const a of offered) view.say(`agent ${a.descriptor.name} · ${a.executable}${a.settings.model ? ` · model ${a.settings.model}` : ""}`);
+  // Agent files (~/.scv/agents) run on the nested SCV: their line is their description.
+  for (const a of offered) view.say(a.persona ? `agent ${a.descriptor.name} · agent file · ${a.persona.description}` : `agent ${a.descriptor.name} · ${a.executable}${a.settings.model ? ` · model ${a.settings.model}` : ""}`);
 }

@@ -10,15 +10,17 @@ export interface Spend {
   cost?: number;
   /** Some usage is unpriced, so the cost is a lower bound. */
   partial: boolean;
+  /** Part of the cost is from SCV's built-in prices: shown with `~`. */
+  estimated?: boolean;
 }
 
 function spendOf(total: UsageRow): Spend {
-  return { tokens: tokens(total), ...(total.cost !== undefined ? { cost: total.cost } : {}), partial: total.unpriced_tokens > 0 };
+  return { tokens: tokens(total), ...(total.cost !== undefined ? { cost: total.cost } : {}), partial: total.unpriced_tokens > 0, ...(total.estimated ? { estimated: true } : {}) };
 }
 
 /** `12,345 tokens · cost 0.0123` (`0.0123+` when part of it is unpriced). */
 export function describeSpend(s: Spend): string {
-  return `${formatTokens(s.tokens)} tokens${s.cost !== undefined ? ` · cost ${formatCost(s.cost)}${s.partial ? "+" : ""}` : ""}`;
+  return `${formatTokens(s.tokens)} tokens${s.cost !== undefined ? ` · cost ${s.estimated ? "~" : ""}${formatCost(s.cost)}${s.partial ? "+" : ""}` : ""}`;
 }
 
 export async function sessionSpend(home: string, config: Pick<Config, "prices">, sessionId: string): Promise<Spend> {

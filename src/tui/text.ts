@@ -56,6 +56,25 @@ function tokenize(s: string): Token[] {
  * is longer than a line. Active SGR styles are closed at each break and reopened on the next line, so a
  * styled line never bleeds into the prompt below it.
  */
+/**
+ * Phrases (`y approve once`, `n deny and say why`) joined by ` · ` on as few lines as fit `width`, each line
+ * broken only between phrases, so no phrase is split; a phrase wider than a line alone is wrapped by words.
+ */
+export function wrapPhrases(phrases: readonly string[], width: number, sep = " · "): string[] {
+  const lines: string[] = [];
+  let cur = "";
+  for (const p of phrases) {
+    const next = cur ? `${cur}${sep}${p}` : p;
+    if (displayWidth(next) <= width || !cur) cur = next;
+    else {
+      lines.push(cur);
+      cur = p;
+    }
+  }
+  if (cur) lines.push(cur);
+  return lines.flatMap((l) => (displayWidth(l) <= width ? [l] : wrapLine(l, width)));
+}
+
 export function wrapLine(line: string, width: number, indent = ""): string[] {
   const w = Math.max(1, width);
   if (displayWidth(line) <= w) return [line];

@@ -5,13 +5,15 @@
 import { createMarkdownRenderer, type MarkdownRenderer } from "./markdown";
 import type { Style as Theme } from "../terminal/style";
 import { prefixText } from "../guard/prefix-text";
-import { sanitize, truncate, wrapLine, wrapText } from "./text";
+import { sanitize, truncate, wrapLine, wrapPhrases, wrapText } from "./text";
 import type { NotificationArgs, NotificationParams, RequestResult } from "../protocol/schema";
 import { riskInWords } from "../scope";
 import { planLines, planProgress, type PlanItem } from "../plan/plan";
 import { PASTE_COLLAPSE_CHARS, PASTE_COLLAPSE_LINES } from "./editor";
 import { counted } from "../text/plural";
 import { goalEventLines } from "../server/goal";
+import { redactSecrets } from "../text/redact";
+import { unifiedDiff } from "../tools/line-diff";
 
 /** The lines of a long prompt shown before it is collapsed. */
 const PROMPT_PREVIEW_LINES = 3;
@@ -39,6 +41,8 @@ export interface ApprovalCard {
   /** The parts of a request the person may approve one by one (MCP servers), and which are left out so far. */
   choices?: string[];
   leftOut?: Set<string>;
+  /** The first summary line shown: Down/Space and Up page through a diff longer than the card. */
+  offset?: number;
   /** After `n`: the reason being typed for the model (Enter sends it, Esc denies without one). */
   reason?: string;
 }
@@ -47,6 +51,8 @@ interface RunningTool {
   label: string;
   startedAt: number;
   progress?: string;
+  /** How the person answered its approval: said on the call's own line when it completes (one line per call). */
+  decision?: { outcome: ApprovalOutcome; reason?: string };
 }
 
 interface TurnState {
@@ -67,7 +73,20 @@ type ResumedTurn = RequestResult<"session.resume">["turns"][number];
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 
-export type ApprovalOutcome = "approved" | "approved for this session" | "approved for this workspace" | `${string} approved for this session` | "approved and kept as a rule" | "denied";
+export type ApprovalOutcome = "approved" | "approved for this session" | "approved for this workspace" | `${string} approved for this session` | "approved and kept as a rule" | "allowed by the command's allowed-tools" | "denied";
+
+/** Lines of a file change's diff a card can page through (Down/Space): the whole change, not the preview. */
+const CARD_DIFF_LINES = 5000;
+
+/**
+ * A file change's card: the summary's first line (`write x.ts +80 -0 lines:`), then the whole diff made from the
+ * request's `change` (the summary's own diff stops at a preview), secret-looking values masked as the tools do.
+ */
+function wholeDiffSummary(summary: string, change: { old_text: string | null; new_text: string } | undefined): string {
+  if (!change) return summary;
+  const diff = unifiedDiff(change.old_text ?? "", change.new_text, { maxLines: CARD_DIFF_LINES, maxChars: 400 });
+  return `${summary.split("\n", 1)[0]}\n${diff.text.split("\n").map(redactSecrets).join("\n")}`;
+}
 
 export class ConversationView {
   private committed: string[] = [];
@@ -161,7 +180,7 @@ export class ConversationView {
           callId: p.call_id,
           tool: p.tool,
           risk: p.risk,
-          summary: String(p.summary ?? ""),
+          summary: wholeDiffSummary(String(p.summary ?? ""), p.change),
           // The server's fingerprint names identical calls (same tool and arguments); a request relayed from a
           // delegated agent has none, and counts as identical only with the same summary.
           identity: typeof p.fingerprint === "string" ? p.fingerprint : `${p.tool}\u0000${p.summary}`,
@@ -215,6 +234,13 @@ export class ConversationView {
   clearApproval(decision: ApprovalOutcome, reason?: string): void {
     const a = this.approval;
     if (!a) return;
+    // The call's completion line says the answer: one line per call, not the approval and then the result.
+    const running = this.running.get(a.callId);
+    if (running) {
+      running.decision = { outcome: decision, ...(reason ? { reason } : {}) };
+      this.approval = undefined;
+      return;
+    }
     const mark = decision === "denied" ? this.theme.red("✗ denied") : this.theme.green(`✓ ${decision}`);
     this.committed.push(`  ${mark} ${this.theme.dim(truncate(firstLine(a.summary), this.width() - 20))}`);
     if (reason) for (const l of wrapLine(this.theme.dim(`    told the model: ${sanitize(reason)}`), this.width())) this.committed.push(l);
@@ -305,17 +331,22 @@ export class ConversationView {
     const words = riskInWords(a.risk, a.sandbox);
     const out = [truncate(t.yellow(`╭─ Allow ${a.tool}? `) + t.bold(`${a.risk}: ${words}`), w)];
     const summary = sanitize(a.summary).split("\n");
-    // The question and its answers must stay on screen: the summary gives way on a short terminal.
-    const shown = summary.slice(0, Math.max(3, Math.min(40, this.liveRows - 10)));
+    // The question and its answers must stay on screen: the summary gives way on a short terminal, and the
+    // rest is paged with Down/Space and Up.
+    const room = this.cardRoom();
+    const from = Math.min(a.offset ?? 0, Math.max(0, summary.length - room));
+    const shown = summary.slice(from, from + room);
+    if (from > 0) out.push(`${t.yellow("│")} ${t.dim(`… ${from} lines above (Up)`)}`);
     for (const l of shown) {
       const styled = this.diffLine(l);
       for (const wrapped of wrapLine(styled, w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);
     }
-    if (summary.length > shown.length) out.push(`${t.yellow("│")} ${t.dim(`… ${summary.length - shown.length} more lines`)}`);
+    const below = summary.length - from - shown.length;
+    if (below > 0) out.push(`${t.yellow("│")} ${t.dim(`… ${below} more lines (Down or Space: next page)`)}`);
     if (a.guardReason) for (const wrapped of wrapLine(t.dim(`guard: asks because ${sanitize(a.guardReason)}`), w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);
     if (a.rulePrefix) {
-      const rule = `${t.bold("p")} always allow commands starting with \`${sanitize(prefixText(a.rulePrefix))}\` in this project · ${t.bold("u")} … in every project`;
-      for (const wrapped of wrapLine(rule, w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);
+      const rule = [`${t.bold("p")} always allow commands starting with \`${sanitize(prefixText(a.rulePrefix))}\` in this project`, `${t.bold("u")} … in every project`];
+      for (const wrapped of wrapPhrases(rule, w - 2)) out.push(`${t.yellow("│")} ${wrapped}`);
     }
     if (a.reason !== undefined) {
       const ask = `${t.bold("n")}: what should it do instead? ${t.dim("(Enter sends · Enter alone: no reason · Esc: deny now)")}`;
@@ -329,14 +360,30 @@ export class ConversationView {
       // Each part on its own line, a digit toggles it: y and a approve the ones ticked.
       a.choices.forEach((c, i) => out.push(`${t.yellow("│")} ${i < 9 ? t.bold(String(i + 1)) : " "} ${a.leftOut?.has(c) ? "☐" : "☑"} ${sanitize(c)}`));
     }
-    const perTool = a.guardReason === undefined && !a.rulePrefix && !a.rememberable ? ` · ${t.bold("t")} don't ask again for ${sanitize(a.tool)} this session` : "";
+    const perTool = a.guardReason === undefined && !a.rulePrefix && !a.rememberable ? [`${t.bold("t")} don't ask again for ${sanitize(a.tool)} this session`] : [];
     // A request the server keeps (an MCP server's connection) keeps "a" for this workspace: the card says so.
     const always = a.rememberable ? "always for this workspace" : "identical calls this session";
     const ticked = a.choices ? ` the ticked (${t.bold("1")}-${t.bold(String(Math.min(9, a.choices.length)))} toggle)` : " once";
-    const choices = `${t.bold("y")} approve${ticked} · ${t.bold("a")} ${always}${perTool} · ${t.bold("n")} deny and say why · ${t.bold("Esc")} deny`;
-    const wrapped = wrapLine(choices, w - 3);
+    // Broken between answers only: a footer never splits "n deny and say why" across lines.
+    const wrapped = wrapPhrases([`${t.bold("y")} approve${ticked}`, `${t.bold("a")} ${always}`, ...perTool, `${t.bold("n")} deny and say why`, `${t.bold("Esc")} deny`], w - 3);
     wrapped.forEach((l, i) => out.push((i === wrapped.length - 1 ? t.yellow("╰─ ") : `${t.yellow("│")}  `) + l));
     return out;
+  }
+
+  /** Summary lines an approval card shows at once on this terminal. */
+  private cardRoom(): number {
+    return Math.max(3, Math.min(40, this.liveRows - 10));
+  }
+
+  /** Down/Space (1) and Up (-1) at a card: the next or previous page of its summary (a long diff). */
+  pageApproval(direction: 1 | -1): boolean {
+    const a = this.approval;
+    if (!a) return false;
+    const lines = a.summary.split("\n").length;
+    const room = this.cardRoom();
+    if (lines <= room) return false;
+    a.offset = Math.max(0, Math.min(lines - room, (a.offset ?? 0) + direction * room));
+    return true;
   }
 
   private appendText(delta: string) {
@@ -415,14 +462,22 @@ export class ConversationView {
     const status = p.ok ? "" : denied ? t.yellow(` denied${byHook}`) : this.cancelling ? t.yellow(" cancelled") : t.red(" failed");
     // A denial's why (the guard's refusal, the person's words) is said on the line itself.
     const why = denied && !byHook && typeof p.display === "string" && p.display;
+    // How the person answered, when it says more than the mark does (a plain yes is the ✓, a denial the ⊘ and
+    // its reason): "approved for this session", "approved and kept as a rule".
+    const outcome = r?.decision?.outcome;
+    const answered = outcome && outcome !== "approved" && outcome !== "denied" ? outcome : "";
+    const said = [detail ? sanitize(detail) : "", answered].filter(Boolean).join(" · ");
     if (why) this.committed.push(...wrapLine(`${mark} ${label} ${t.yellow(sanitize(why))}`, this.width()));
-    else this.committed.push(truncate(`${mark} ${label}${status}${detail ? t.dim(` (${sanitize(detail)})`) : ""}`, this.width()));
+    else this.committed.push(truncate(`${mark} ${label}${status}${said ? t.dim(` (${said})`) : ""}`, this.width()));
     for (const job of Array.isArray(p.jobs) ? p.jobs : []) this.jobs.set(String(job), "running");
     for (const job of Array.isArray(p.jobs_settled) ? p.jobs_settled : []) this.jobs.delete(String(job));
     this.afterTool = true;
     if (typeof p.diff === "string" && p.diff && p.ok) return this.showDiff(label, p.diff);
     // A short preview of what the model got back: its first lines.
     const shownLines = denied ? [] : output.split("\n").filter((l) => l.trim());
+    // `exit 0` first in a command's output is already on the call's line (`exit 0, 0.6 s`).
+    if (shownLines.length && detail && detail.startsWith(`${shownLines[0]!.trim()},`)) shownLines.shift();
+    if (shownLines.length === 1 && shownLines[0] === "[no output]") shownLines.shift(); // the call's line says it all
     const preview = shownLines.slice(0, 3);
     const hidden = shownLines.length - preview.length;
     preview.forEach((line, i) => {

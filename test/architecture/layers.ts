@@ -6,7 +6,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["fs"], // the safe reader, private files, workspace path policy
   // Configuration and the concerns that need nothing but it.
   ["config", "plan"], // plan: the task-list shape that protocol, sessions and clients share
-  ["protocol", "provider", "net", "skills", "chatlog", "process", "memory", "guard"],
+  ["protocol", "provider", "net", "skills", "chatlog", "process", "memory", "guard", "command-files"], // command-files: the person's slash commands and agents as Markdown files
   ["sandbox"], // the kernel sandbox: runs a command under a policy through the process runner
   ["sessions"],
   // The session contract (types only, from config, protocol and sessions): what every session concern takes.

@@ -1,9 +1,9 @@
 // `scv doctor` through the compiled binary: a healthy home, a broken config, a dead endpoint, a stopped daemon
 // with a channel configured, and a refused key that is never printed. Every endpoint is on 127.0.0.1.
 import { expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeHome, fakeModelForFile, runBinary } from "../fake/binary";
+import { fakeHome, fakeModelForFile, requireBinary, runBinary } from "../fake/binary";
 
 const fake = fakeModelForFile();
 /** No agent CLI on PATH, so the agent lines do not depend on this machine. */
@@ -98,4 +98,17 @@ test("each stdio MCP server's program is found and checked runnable, its #! inte
   expect(r.stdout).toMatch(/^problem +mcp node: runs mcp-node, but it cannot be run: .*mcp-node runs through scv-test-no-such-runtime \(its #! line\), which is not found/m);
   expect(r.stdout).toMatch(/^problem +mcp absent: runs scv-test-not-installed, but it cannot be run: scv-test-not-installed is not found on the PATH/m);
   expect(r.stdout).toMatch(/^warning +mcp novar: runs mcp-ok, but SCV_TEST_UNSET_VAR is not set/m);
+}, 30_000);
+
+test("a nested SCV nobody set up is not 'signed out'; once its home exists, it is (issue 56)", async () => {
+  const { env, workspace, home } = fakeHome(fake.url);
+  const bin = join(home, "..", "bin");
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(requireBinary(), join(bin, "scv"));
+  const r = await runBinary(["doctor"], { ...env, PATH: bin }, workspace);
+  expect(r.stdout).toMatch(/^ok +agent scv: SCV: not set up \(`scv agents login scv`/m);
+  expect(r.stdout).not.toContain("signed out");
+  mkdirSync(join(home, "agents", "scv"), { recursive: true });
+  const used = await runBinary(["doctor"], { ...env, PATH: bin }, workspace);
+  expect(used.stdout).toMatch(/^warning +agent scv: SCV: signed out/m);
 }, 30_000);

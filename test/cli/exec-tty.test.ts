@@ -94,14 +94,15 @@ describe.skipIf(!needs("tmux"))("the approval question", () => {
     await term.waitFor("Please answer y (yes), n (no) or a (always");
     term.type("a"); // no Enter: a single key answers on a terminal
     // The identical second call runs unasked; the third differs and is asked about.
-    await term.waitFor("approved: identical to a call allowed with `a`");
+    // One line per call: the second call's line says how it was approved.
+    await term.waitFor(/\$ echo x >> tally \(exit 0, \d+\.\d s; approved: identical to one allowed with a\)/);
     await term.waitFor(/\$ echo y >> tally\n[\s\S]*\[y\/N\/a\]/);
     term.type("n");
     await term.waitFor("why not?"); // n asks why; Enter alone denies without a reason
     term.keys("Enter");
     expect(await term.exitCode()).toBe(0);
     expect(readFileSync(join(workspace, "tally"), "utf8")).toBe("x\nx\n");
-    expect(term.screen()).toMatch(/\[y\/N\/a\] x\n.*: a\n\$ echo x >> tally \(exit 0, \d+\.\d s\)\n\$ echo x >> tally\n/);
+    expect(term.screen()).toMatch(/\[y\/N\/a\] x\n.*: a\n\$ echo x >> tally \(exit 0, \d+\.\d s\)\n\$ echo x >> tally \(exit 0, \d+\.\d s; approved: identical to one allowed with a\)\n\$ echo y >> tally\n/);
   });
 
   test("`y` alone runs the call at once, Enter alone denies, and the terminal is back in line mode afterwards", async () => {
@@ -141,6 +142,8 @@ describe.skipIf(!needs("tmux"))("the approval question", () => {
     expect(await term.exitCode()).toBe(0);
     expect(term.screen()).toContain("write notes.txt (+1 -1 lines)");
     expect(term.screen()).toContain("write new.txt (+2 -0 lines)");
+    // The card showed the change; the call's line does not print the diff again (issue 56).
+    expect(term.screen().match(/\+BETA/g)).toHaveLength(1);
     expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
   });
 });

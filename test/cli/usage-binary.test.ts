@@ -93,6 +93,10 @@ test("own requests and two delegated calls appear in scv usage --by agent with e
   expect(table.stdout).toMatch(/^total\s+5\s+1,781\s+335\s+19%\s+210\s+0\s+0\.001[67]\+$/m);
   expect(table.stdout).toMatch(/^scv \(own model\)\s+3\s+600\s+150\s+25%\s/m);
   expect(table.stdout).toContain('+: 1,331 tokens of models with no [prices."<model>"] entry are not in the cost');
+  // --by session names each session by its first prompt (issue 56).
+  const bySession = await runBinary(["usage", "--by", "session"], h.env, h.workspace);
+  expect(bySession.stdout).toMatch(/^SESSION\s+CALLS\s+INPUT\s+CACHED\s+HIT\s+OUTPUT\s+REASONING\s+COST\s+FIRST PROMPT$/m);
+  expect(bySession.stdout).toMatch(/^s-[0-9a-f]{8}\s+5\s.*\s+delegate the work$/m);
   const bad = await runBinary(["usage", "--by", "colour"], h.env, h.workspace);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('--by "colour" is not a grouping: use one of day, model, agent, origin, session');

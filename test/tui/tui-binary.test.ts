@@ -51,8 +51,9 @@ describe("scv in a terminal", () => {
     const screen = await pane.waitFor("All done.");
     expect(screen).toContain("› what is in my notes?");
     expect(screen).toContain("Let me look.");
-    expect(screen).toContain("✓ approved");
-    expect(screen).toMatch(/✓ \$ cat notes.txt \| tee copy.txt \(exit 0.*\)\n.*exit 0\n.*remember the milk/);
+    // One line per call: the approval folds into the call's line, and `exit 0` is not said twice.
+    expect(screen).toMatch(/✓ \$ cat notes.txt \| tee copy.txt \(exit 0, [\d.]+ s\)\n.*└ remember the milk/);
+    expect(screen).not.toContain("✓ approved");
     expect(screen).toContain("• item one");
     expect(screen).toContain("┌─ sh");
     expect(screen).not.toContain("```");
@@ -74,7 +75,9 @@ describe("scv in a terminal", () => {
     await pane.waitFor(/denied[\s\S]*y approve once/);
     pane.keys("Escape");
     const screen = await pane.waitFor("Nothing was changed.");
-    expect(screen.match(/✗ denied/g)?.length).toBe(2);
+    // One line per denied call (the answer folds into the call's line).
+    expect(screen.match(/⊘ \$ touch [ab] denied/g)?.length).toBe(2);
+    expect(screen).not.toContain("✗ denied");
     expect(screen).not.toContain("failed");
   });
 
@@ -110,7 +113,7 @@ describe("scv in a terminal", () => {
     expect(card).toContain("p always allow commands starting with `touch first` in this project");
     pane.keys("p");
     const screen = await pane.waitFor("made them");
-    expect(screen).toContain("✓ approved and kept as a rule");
+    expect(screen).toMatch(/✓ \$ touch first \(exit 0, [\d.]+ s · approved and kept as a rule\)\n✓ \$ touch first second \(exit 0, [\d.]+ s\)\n/);
     expect(screen.match(/y approve once/g) ?? []).toHaveLength(0);
     expect(readdirSync(workspace).sort()).toEqual(["first", "second"]);
     expect(JSON.parse(await Bun.file(join(home, "approval-rules.json")).text()).rules[0]).toMatchObject({ prefix: ["touch", "first"], workspace });

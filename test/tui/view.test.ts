@@ -52,7 +52,8 @@ describe("ConversationView", () => {
     const lines = view.takeCommitted();
     expect(lines[0]).toBe("✓ $ cargo test (2s)");
     expect(lines.slice(1, 4)).toEqual(["  └ exit 0", "    ok", "    ok"]);
-    expect(lines.slice(4)).toEqual(["✗ $ make failed (exit 2, 0.3 s)", "  └ exit 2", "    no rule"]);
+    // `exit 2` is on the call's line already (its display): the preview starts at the output.
+    expect(lines.slice(4)).toEqual(["✗ $ make failed (exit 2, 0.3 s)", "  └ no rule"]);
     expect(view.live(0).join("\n")).toContain("working…");
   });
 
@@ -89,16 +90,20 @@ describe("ConversationView", () => {
     expect(card).toContain("│ -old");
     expect(card).toContain("│ +new");
     expect(card.at(-1)).toStartWith("╰─ ");
-    const choices = card.slice(4).map((l) => l.replace(/^(│ |╰─) /, "").trim()).join(" ");
+    // The answers wrap between phrases only (issue 56): joined again with the separator they lost.
+    const choices = card.slice(4).map((l) => l.replace(/^(│ |╰─) /, "").trim()).join(" · ");
     expect(choices).toBe("y approve once · a identical calls this session · t don't ask again for write this session · n deny and say why · Esc deny");
     expect(view.live(0).some((l) => l.includes("⠋ write a.txt"))).toBe(false); // the card stands for the call
     expect(view.approval?.identity).toBe("f00d");
     const coloredCard = colored.live(0);
     expect(coloredCard.some((l) => l.includes("\x1b[32m+new"))).toBe(true);
     expect(coloredCard.some((l) => l.includes("\x1b[31m-old"))).toBe(true);
-    view.clearApproval("denied");
+    view.clearApproval("denied", "use the helper");
     expect(view.approval).toBeUndefined();
-    expect(view.takeCommitted().join("\n")).toContain("✗ denied write a.txt");
+    view.apply("tool.completed", { ...ids, call_id: "c1", tool: "write", ok: false, denied: true, output: "not run: denied", display: "denied: use the helper" });
+    // One line for the call: the denial and its result fold together, then what the model was told.
+    const after = view.takeCommitted().join("\n");
+    expect(after.split("\n").filter((l) => l.includes("write a.txt"))).toEqual(["⊘ write a.txt denied: use the helper"]);
   });
 
   test("background reports are marked, and jobs are tracked until reported", () => {

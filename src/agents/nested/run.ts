@@ -11,6 +11,8 @@ import { callCwd, relayProgress, startCall } from "../call-start";
 import type { AgentRunContext } from "../call-context";
 import type { AgentSessionState } from "../service";
 import { NestedServer, type TurnOutcome } from "./server";
+import { descriptorFor } from "../descriptors";
+import { personaParams } from "../personas";
 
 export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionState, plan: CallPlan): Promise<AgentCallResult> {
   const { descriptor: d, executable, settings } = plan.offered;
@@ -32,7 +34,9 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
     state.conversations.beginTurn(conv);
   } else {
     if (!isExecutableFile(executable)) throw unavailable(`scv cannot run: its executable ${executable} is missing or not executable.`);
-    const environment = agentEnvironment(d, { scvHome: ctx.scope.scvHome, env: ctx.scope.env, full: settings.permissions === "full" });
+    // An agent file runs in the nested SCV's own home: its descriptor is the scv one under the file's name.
+    const home = plan.offered.persona ? (descriptorFor("scv") ?? d) : d;
+    const environment = agentEnvironment(home, { scvHome: ctx.scope.scvHome, env: ctx.scope.env, full: settings.permissions === "full" });
     preparePrivateHome(environment);
     conv = state.conversations.start(d.name, cwd);
     try {
@@ -44,7 +48,8 @@ export async function runNestedCall(ctx: AgentRunContext, state: AgentSessionSta
           cwd,
           env: environment.env,
           depth: ctx.scope.delegationDepth + 1,
-          model: plan.model,
+          model: plan.model ?? plan.offered.persona?.model,
+          ...(plan.offered.persona ? { persona: personaParams(plan.offered.persona), readOnly: plan.offered.persona.sandbox === "read-only" } : {}),
         },
         signal,
       );

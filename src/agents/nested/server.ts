@@ -28,6 +28,10 @@ export interface NestedStart {
   /** The depth the nested session runs at (the caller's + 1). */
   depth: number;
   model?: string;
+  /** An agent file's persona (session.start `persona`). */
+  persona?: { name: string; system_prompt: string; tools?: string[]; max_steps?: number };
+  /** An agent file's `sandbox: read-only`: the nested session's sandbox ceiling is read-only. */
+  readOnly?: boolean;
 }
 
 /** What one call's turn hands back to the caller while it runs. */
@@ -111,8 +115,9 @@ export class NestedServer {
         cwd: this.opts.cwd,
         delegation_depth: this.opts.depth,
         // The child's home is its own private one, so its default hidden list would not cover the person's.
-        ...sandboxCeiling(this.opts.scope),
+        ...sandboxCeiling(this.opts.scope, this.opts.readOnly),
         ...(this.opts.model !== undefined ? { model: this.opts.model } : {}),
+        ...(this.opts.persona ? { persona: this.opts.persona } : {}),
       });
       this.sessionId = started.session_id;
     } catch (e) {
@@ -280,7 +285,9 @@ export class NestedServer {
 }
 
 /** This session's sandbox as the nested SCV's ceiling; none when the user turned the sandbox off. */
-function sandboxCeiling(scope: SessionScope): { sandbox_ceiling?: SandboxCeiling } {
+function sandboxCeiling(scope: SessionScope, readOnly = false): { sandbox_ceiling?: SandboxCeiling } {
   const settings = sandboxSettingsIn(scope.config.sandbox, { workspace: scope.workspace, scvHome: scope.scvHome, env: scope.env });
-  return settings ? { sandbox_ceiling: ceilingOf(settings) } : {};
+  if (!settings) return {};
+  const ceiling = ceilingOf(settings);
+  return { sandbox_ceiling: readOnly ? { ...ceiling, mode: "read-only" } : ceiling };
 }

@@ -1,5 +1,6 @@
 // The chat slash commands: one table that dispatch reads (and help could), so a new command is one entry here.
 // A command gets a small context from the conversation it was sent in, never the core's internals.
+import { expandCommand, loadCommandFiles } from "../../command-files/index";
 import type { Config } from "../../config/schema";
 import type { HostedSession } from "../../server/hosted-session";
 import { storedWorkspace } from "../../sessions/workspace";
@@ -107,6 +108,17 @@ export function chatCommand(text: string, owner: boolean): ChatCommand | undefin
   if (!typed.startsWith("/")) return undefined;
   const command = CHAT_COMMANDS.find((c) => `/${c.name}` === typed || (c.takesArg && typed.startsWith(`/${c.name} `)));
   return command && (!command.ownerOnly || owner) ? command : undefined;
+}
+
+/**
+ * The owner's `/name args` of one of their command files (src/command-files) as the prompt it stands for, or
+ * undefined for any other message. Only the owner's: anyone else's `/name` goes to the model as typed.
+ */
+export function ownCommandPrompt(text: string, scvHome: string, workspace: string): string | undefined {
+  const m = /^\/([\w.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!m) return undefined;
+  const c = loadCommandFiles({ scvHome, workspace, builtins: CHAT_COMMANDS.map((x) => x.name) }).items.find((x) => x.name === m[1]!.toLowerCase());
+  return c ? expandCommand(c.body, m[2] ?? "") : undefined;
 }
 
 /** The owner's memory files as chat sessions in their direct chat use them; nobody else sees them. */

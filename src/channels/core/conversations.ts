@@ -24,7 +24,7 @@ import { type Attachment, SessionLink, type TurnResult } from "./sessions";
 import { conversationRefusal } from "./usage";
 import { type Access, accessFor, formerOwners, isOwner, sameAccess, SenderRate } from "./access";
 import { answerFromText } from "../../tools/clarify";
-import { type ChatCommandContext, chatCommand, commandArg } from "./commands";
+import { type ChatCommandContext, chatCommand, commandArg, ownCommandPrompt } from "./commands";
 import { TurnSlots } from "./turn-slots";
 import type { ApprovalRequested, LiveHub } from "./live";
 
@@ -393,7 +393,9 @@ export class Conversations {
       conv.running = { record, sessionId: session.id };
       try {
         const { images, notes } = inboundImages(record, session);
-        const { end, attachments, tools } = await this.sessions.runTurn(session.id, promptFor(record, notes), images);
+        // The owner's `/name args` of a command file runs as its prompt (src/command-files).
+        const own = access.owner ? ownCommandPrompt(record.text, this.opts.scvHome, this.chatWorkspace()) : undefined;
+        const { end, attachments, tools } = await this.sessions.runTurn(session.id, promptFor(own ? { ...record, text: own } : record, notes), images);
         // Cut off by the daemon stopping: the record stays `running`, so the next start reports it as interrupted.
         if (this.closing && end.status === "cancelled") return;
         this.reply(conv, record, replyFor(end, access.owner, record.heading), attachments, "scv", [], tools);

@@ -13,7 +13,7 @@ export async function usageReport(home: string, config: Config): Promise<string>
   const lines: string[] = [];
   for (const [label, since] of [["Today", dayBounds(now).start], ["This month", monthBounds(now).start]] as const) {
     const { rows, total } = await ledger.usage(config, { since, by: "agent" });
-    const cost = total.cost === undefined ? "" : `, cost ${formatCost(total.cost)}${total.unpriced_tokens ? "+" : ""}`;
+    const cost = total.cost === undefined ? "" : `, cost ${total.estimated ? "about " : ""}${formatCost(total.cost)}${total.unpriced_tokens ? "+" : ""}`;
     const parts = rows.map((r) => `${r.key} ${formatTokens(tokens(r))}`).join(", ");
     lines.push(`${label}: ${formatTokens(tokens(total))} tokens in ${counted(total.requests, "call")}${cost}${parts ? ` (${parts})` : ""}`);
   }
