@@ -64,16 +64,43 @@ export function bunOwnedPids(): Set<number> {
   return owned;
 }
 
+let childrenFiles: boolean | undefined;
+
+/**
+ * This process's direct children (zombies included), from /proc/self/task/<tid>/children (CONFIG_PROC_CHILDREN):
+ * a few small reads instead of a stat of every process. Falls back to scanning /proc where that file is missing.
+ */
+export function ownChildren(): number[] {
+  if (childrenFiles !== false) {
+    try {
+      const out: number[] = [];
+      for (const tid of readdirSync("/proc/self/task")) {
+        let text: string;
+        try {
+          text = readFileSync(`/proc/self/task/${tid}/children`, "latin1");
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === "ENOENT" && tid === String(process.pid)) throw e;
+          continue; // the thread ended while we looked
+        }
+        for (const w of text.split(" ")) if (w) out.push(+w);
+      }
+      childrenFiles = true;
+      return out;
+    } catch {
+      childrenFiles = false;
+    }
+  }
+  const out: number[] = [];
+  for (const pid of listPids()) if (readStat(pid)?.ppid === process.pid) out.push(pid);
+  return out;
+}
+
 /** Direct children of this process that Bun did not spawn: orphans reparented to us (as subreaper). */
 export function foreignChildren(spawned: ReadonlySet<number>): number[] {
+  const candidates = ownChildren().filter((pid) => !spawned.has(pid));
+  if (!candidates.length) return candidates; // no fd scan when there is nothing to tell apart
   const owned = bunOwnedPids();
-  const out: number[] = [];
-  for (const pid of listPids()) {
-    if (spawned.has(pid) || owned.has(pid)) continue;
-    const st = readStat(pid);
-    if (st && st.ppid === process.pid) out.push(pid);
-  }
-  return out;
+  return candidates.filter((pid) => !owned.has(pid));
 }
 
 /**
