@@ -4,7 +4,7 @@
 import { terminalSafe } from "../text/terminal-safe";
 import { statSync, writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
-import { defineCommand } from "./command";
+import { defineCommand, lazyStdio } from "./command";
 import { EXIT_CODES } from "./exit-codes";
 import { REASONING_EFFORTS } from "../config/reasoning";
 import type { SessionStore } from "../sessions/index";
@@ -148,7 +148,8 @@ export default defineCommand({
       mainStatus = p.status;
       maybeFinish();
     };
-    const render = createExecRenderer({ stdout: process.stdout, stderr: process.stderr, json: !!args.json });
+    const stdout = lazyStdio(1);
+    const render = createExecRenderer({ stdout, stderr: lazyStdio(2), json: !!args.json });
 
     const client = createInProcessClient({
       env,
@@ -157,7 +158,7 @@ export default defineCommand({
       indexLater: true,
       onNotification(...notification) {
         const [method, p] = notification;
-        if (args.json) process.stdout.write(`${JSON.stringify({ method, params: p })}\n`);
+        if (args.json) stdout.write(`${JSON.stringify({ method, params: p })}\n`);
         render.notify(mainTurn, ...notification);
         switch (method) {
           case "tool.completed":
