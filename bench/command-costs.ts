@@ -52,6 +52,8 @@ async function parent(): Promise<void> {
     const hook = f.hooked! - f.read!;
     const bashRatio = (f.bash! - f.read!) / f.bare!;
     const slowRatio = f.slow! / f.bash!;
+    const c = (k: string) => median(all[which]![`${k}-cpu`]!);
+    console.log(`  ${which.padEnd(4)} SCV's own CPU per turn (steadier under load): read ${c("read").toFixed(2)} ms, hook added ${(c("hooked") - c("read")).toFixed(2)} ms, bash true added ${(c("bash") - c("read")).toFixed(2)} ms, with the 150 ms profile ${(c("bash-slow") - c("read")).toFixed(2)} ms`);
     console.log(
       `  ${which.padEnd(4)} hook added ${hook.toFixed(2)} ms (target <= 3)   bash true less the loop ${(f.bash! - f.read!).toFixed(2)} ms = ${bashRatio.toFixed(2)}x a bare spawn (target <= 1.5x)   150 ms profile ${slowRatio.toFixed(2)}x an empty one (target <= 1.1x)`,
     );
@@ -98,6 +100,11 @@ async function child(root: string): Promise<void> {
     return new Response(frames.join(""), { headers: { "content-type": "text/event-stream" } });
   }) as unknown as typeof fetch;
 
+  const cpuMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const cpu: Record<string, number[]> = {};
   async function session(kind: Kind | "warm"): Promise<number[]> {
     const bash = kind === "bash" || kind === "bash-slow";
     tool = bash ? { name: "bash", arguments: '{"command":"true"}' } : { name: "read", arguments: '{"path":"notes.txt"}' };
@@ -112,8 +119,10 @@ async function child(root: string): Promise<void> {
     const times: number[] = [];
     for (let turn = 1; turn <= TURNS; turn++) {
       const began = performance.now();
+      const cpuBegan = cpuMs();
       await s.turn(`turn ${turn}`);
       times.push(performance.now() - began);
+      (cpu[`${kind}-cpu`] ??= []).push(cpuMs() - cpuBegan);
     }
     await s.close();
     if (failed) throw new Error(`${failed} ${kind} calls failed`);
@@ -125,6 +134,7 @@ async function child(root: string): Promise<void> {
     await session("warm");
     await session("bash");
     for (const kind of KINDS) out[kind] = await session(kind);
+    for (const kind of KINDS) out[`${kind}-cpu`] = cpu[`${kind}-cpu`]!;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

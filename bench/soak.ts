@@ -7,15 +7,15 @@
 // Full size: 10,000 messages, 1,000 fires, 200 page loads, sampled every 1,000 events. SOAK_SCALE scales every
 // count (SOAK_SCALE=0.1: a few minutes); IN_FLIGHT bounds the messages not answered yet.
 //   bun run build && SOAK_SCALE=0.1 bun bench/soak.ts
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ChannelsConfig, type Config, SchedulesConfig } from "../src/config/schema";
 import { daemonFetch } from "../src/daemon/client";
 import { createSchedule } from "../src/schedules/create";
 import { ScheduleStore } from "../src/schedules/store";
 import { startFakeModel, text, toolCalls } from "../test/fake/model-server";
-import { cleanupBridges, sendMessage } from "../test/channels/helpers";
-import { get, signIn, startWebDaemon } from "../test/web/helpers";
+import { cleanupBridges, makeBridge, sendMessage, startDaemon, waitFor } from "../test/channels/helpers";
+import { get, signIn } from "../test/web/helpers";
 
 const SCALE = Number(process.env.SOAK_SCALE ?? 1);
 const MESSAGES = Math.round(10_000 * SCALE);
@@ -56,31 +56,45 @@ interface Sample {
 
 const samples: Sample[] = [];
 const began = performance.now();
-let outSeen = 0;
-const b = await startWebDaemon(fake.url, "auto_approve = true", "[schedules]\nmin_every_seconds = 1\n");
+// Twenty people writing as fast as the model answers: the per-sender rate (5 a minute) would drop most of it.
+const b = makeBridge(fake.url, "sender_messages_per_minute = 600");
+appendFileSync(join(b.home, "config.toml"), `\n[web_ui]\nenabled = true\nlisten = "127.0.0.1:0"\n\n[schedules]\nmin_every_seconds = 1\n`);
+await startDaemon(b);
+await waitFor(() => /web page on (http:\/\/127\.0\.0\.1:\d+)/.test(b.logText()), 10_000, "the web page");
+const base = /web page on (http:\/\/127\.0\.0\.1:\d+)/.exec(b.logText())![1]!;
+const web = Object.assign(b, { base, host: base.slice("http://".length) });
 try {
   writeFileSync(join(b.workspace, "notes.txt"), "what the owner keeps asking about\n");
   const config = { channels: ChannelsConfig.parse({}), schedules: SchedulesConfig.parse({ min_every_seconds: 1 }) } as Config;
   const schedule = createSchedule(new ScheduleStore(b.home), { prompt: "the daily summary", every: "24h" }, { config, owner: { kind: "chat", channel: "dir/default", conversation: "owner-1" }, madeBy: "soak" }).schedule;
   await daemonFetch(b.home, `/schedules/reload?id=${schedule.id}`, { method: "POST" });
-  const auth = await signIn(b);
+  const auth = await signIn(web);
   const pid = b.daemon!.pid;
   const ticks = 100; // USER_HZ on Linux
 
-  /** Takes what the channel sent (as a chat platform would), returning how many messages it found. */
+  /** Takes what the channel sent (as a chat platform would): answers to messages, and unprompted fire reports. */
+  const pending = new Set<string>();
+  let unprompted = 0;
   const drainOut = () => {
     let names: string[] = [];
     try {
       names = readdirSync(join(b.chat, "out")).filter((n) => !n.startsWith("."));
     } catch {
-      return 0;
+      return;
     }
-    let n = 0;
     for (const name of names) {
-      if (name.endsWith(".json")) n++;
-      rmSync(join(b.chat, "out", name), { force: true });
+      const file = join(b.chat, "out", name);
+      if (name.endsWith(".json")) {
+        try {
+          const m = JSON.parse(readFileSync(file, "utf8")) as { in_reply_to?: string };
+          if (m.in_reply_to) pending.delete(m.in_reply_to);
+          else unprompted++;
+        } catch {
+          continue; // being written: the next look takes it
+        }
+      }
+      rmSync(file, { force: true });
     }
-    return n;
   };
   const sample = (events: number, messages: number, fires: number, pages: number) => {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -96,45 +110,55 @@ try {
   let messages = 0;
   let fires = 0;
   let pages = 0;
-  let expected = 0;
   sample(0, 0, 0, 0);
   const total = MESSAGES + FIRES + PAGES;
-  for (let events = 1; events <= total; events++) {
-    // Interleaved in proportion: fires and page loads spread evenly through the messages.
-    const firesDue = Math.floor((events * FIRES) / total);
-    const pagesDue = Math.floor((events * PAGES) / total);
+  for (let events = 0; events < total; ) {
+    // Interleaved in proportion: fires and page loads spread evenly through the messages. A fire while the last
+    // one still runs is refused (409): it is tried again at the next event.
+    const rest = messages >= MESSAGES; // the messages are all out: what is left is due now
+    const firesDue = rest ? FIRES : Math.floor(((events + 1) * FIRES) / total);
+    const pagesDue = rest ? PAGES : Math.floor(((events + 1) * PAGES) / total);
+    let fired = false;
     if (fires < firesDue) {
-      for (;;) {
-        const res = await daemonFetch(b.home, `/schedules/${schedule.id}/run`, { method: "POST" });
-        if (res.ok) break;
-        outSeen += drainOut(); // the last fire still runs: let it finish
-        await Bun.sleep(20);
+      const res = await daemonFetch(b.home, `/schedules/${schedule.id}/run`, { method: "POST" });
+      await res.text();
+      if (res.ok) {
+        fires++;
+        events++;
+        fired = true;
       }
-      fires++;
-      expected++;
-    } else if (pages < pagesDue) {
-      const res = await get(b, "/chat", auth);
+    }
+    if (!fired && pages < pagesDue) {
+      const res = await get(web, "/chat", auth);
       if (!res.ok) throw new Error(`GET /chat: HTTP ${res.status}`);
       await res.text();
       pages++;
-    } else {
+      events++;
+    } else if (!fired && messages < MESSAGES) {
       const sender = messages % SENDERS === 0 ? "owner-1" : `sender-${messages % SENDERS}`;
-      sendMessage(b, { from: sender, text: `message ${messages} from ${sender}: what changed today?` });
+      pending.add(sendMessage(b, { from: sender, text: `message ${messages} from ${sender}: what changed today?` }));
       messages++;
-      expected++;
+      events++;
+    } else if (!fired) await Bun.sleep(20); // only fires left, the last still running
+    drainOut();
+    const waitingSince = Date.now();
+    let told = false;
+    while (pending.size > IN_FLIGHT) {
+      await Bun.sleep(10);
+      drainOut();
+      if (!told && Date.now() - waitingSince > 15_000) {
+        told = true;
+        console.error(`  waiting 15 s for ${pending.size} answers (${[...pending].slice(0, 5).join(", ")}…); the daemon's log ends:\n${b.logText().slice(-1500)}`);
+      }
     }
-    while (expected - outSeen > IN_FLIGHT) {
-      outSeen += drainOut();
-      if (expected - outSeen > IN_FLIGHT) await Bun.sleep(10);
-    }
-    if (events % SAMPLE === 0) sample(events, messages, fires, pages);
+    if (events % SAMPLE === 0 && samples.at(-1)!.events !== events) sample(events, messages, fires, pages);
   }
   const deadline = Date.now() + 120_000;
-  while (outSeen < expected && Date.now() < deadline) {
-    outSeen += drainOut();
+  while ((pending.size || unprompted < fires) && Date.now() < deadline) {
     await Bun.sleep(20);
+    drainOut();
   }
-  if (outSeen < expected) console.error(`  ${expected - outSeen} answers still missing after 2 minutes`);
+  if (pending.size || unprompted < fires) console.error(`  still missing after 2 minutes: ${pending.size} answers, ${fires - unprompted} fire reports`);
   if (samples.at(-1)!.events !== total) sample(total, messages, fires, pages);
 } finally {
   await cleanupBridges();
