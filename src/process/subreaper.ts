@@ -64,30 +64,25 @@ export function bunOwnedPids(): Set<number> {
   return owned;
 }
 
-let childrenFiles: boolean | undefined;
+let childrenFile: boolean | undefined;
 
 /**
- * This process's direct children (zombies included), from /proc/self/task/<tid>/children (CONFIG_PROC_CHILDREN):
- * a few small reads instead of a stat of every process. Falls back to scanning /proc where that file is missing.
+ * This process's direct children that can be orphans reparented to it (zombies included): the kernel hands an
+ * orphan to the first live thread of the subreaper's group (`find_alive_thread`), the main thread, so its
+ * /proc/self/task/<pid>/children (CONFIG_PROC_CHILDREN) lists every one, and Bun's own children spawned on the
+ * main thread. One small read instead of a stat of every process; falls back to scanning /proc where that file
+ * is missing.
  */
 export function ownChildren(): number[] {
-  if (childrenFiles !== false) {
+  if (childrenFile !== false) {
     try {
+      const text = readFileSync(`/proc/self/task/${process.pid}/children`, "latin1");
+      childrenFile = true;
       const out: number[] = [];
-      for (const tid of readdirSync("/proc/self/task")) {
-        let text: string;
-        try {
-          text = readFileSync(`/proc/self/task/${tid}/children`, "latin1");
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === "ENOENT" && tid === String(process.pid)) throw e;
-          continue; // the thread ended while we looked
-        }
-        for (const w of text.split(" ")) if (w) out.push(+w);
-      }
-      childrenFiles = true;
+      for (const w of text.split(" ")) if (w) out.push(+w);
       return out;
     } catch {
-      childrenFiles = false;
+      childrenFile = false;
     }
   }
   const out: number[] = [];
