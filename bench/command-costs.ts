@@ -21,7 +21,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const KINDS = ["read", "hooked", "bash", "bash-slow"] as const;
 type Kind = (typeof KINDS)[number];
 
-if (process.argv[2] === "--child") await child(process.argv[3]!);
+if (process.argv[2] === "--child") await child(process.argv[3]!, Number(process.argv[4] ?? 0));
 else await parent();
 
 async function parent(): Promise<void> {
@@ -30,7 +30,10 @@ async function parent(): Promise<void> {
   const all: Record<string, Record<string, number[]>> = { base: {}, now: {} };
   for (let round = 0; round < ROUNDS; round++) {
     for (const which of ["base", "now"] as const) {
-      const p = Bun.spawnSync([process.execPath, import.meta.path, "--child", roots[which]], { stdout: "pipe", stderr: "inherit", env: { ...process.env, XDG_CACHE_HOME: "" } });
+      // No XDG_CACHE_HOME: the login snapshots go under each session's own HOME (an empty value would make Bun
+      // put its transpiler cache in the working directory).
+      const { XDG_CACHE_HOME: _, ...env } = process.env;
+      const p = Bun.spawnSync([process.execPath, import.meta.path, "--child", roots[which], String(round)], { stdout: "pipe", stderr: "inherit", env });
       if (!p.success) throw new Error(`${which} child failed`);
       const got = JSON.parse(p.stdout.toString().trim().split("\n").at(-1)!) as Record<string, number[]>;
       for (const [k, v] of Object.entries(got)) (all[which]![k] ??= []).push(...v);
@@ -60,7 +63,7 @@ async function parent(): Promise<void> {
   }
 }
 
-async function child(root: string): Promise<void> {
+async function child(root: string, round: number): Promise<void> {
   const { openBenchSession } = (await import(join(root, "bench", "in-process-session.ts"))) as typeof import("./in-process-session");
   const { requestSubreaper } = (await import(join(root, "src", "process", "subreaper.ts"))) as typeof import("../src/process/subreaper");
   requestSubreaper(); // as `server --stdio` and `scv exec` do
@@ -133,7 +136,8 @@ async function child(root: string): Promise<void> {
   try {
     await session("warm");
     await session("bash");
-    for (const kind of KINDS) out[kind] = await session(kind);
+    // Odd rounds run the kinds in reverse, so no kind always comes after another.
+    for (const kind of round % 2 ? [...KINDS].reverse() : KINDS) out[kind] = await session(kind);
     for (const kind of KINDS) out[`${kind}-cpu`] = cpu[`${kind}-cpu`]!;
   } finally {
     rmSync(dir, { recursive: true, force: true });
