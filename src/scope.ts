@@ -161,5 +161,7 @@ export interface TurnCheckpoints {
   beforeChange(turn: string): string[];
   /** The turn ended (records the workspace again if it was recorded before a change). */
   turnEnded(turn: string): string[];
+  /** The session closed: releases what recording holds (the watch on the workspace). */
+  close?(): void;
 }
 

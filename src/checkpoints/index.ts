@@ -62,6 +62,11 @@ export class SessionCheckpoints implements TurnCheckpoints, SessionRewind {
     return this.recorder.turnEnded(turn);
   }
 
+  /** The session closed: its watch on the workspace goes. */
+  close(): void {
+    this.recorder.close();
+  }
+
   points(): RewindPoint[] {
     return rewindPoints(this.setup);
   }

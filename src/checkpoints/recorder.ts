@@ -4,11 +4,14 @@
 // fails the turn: it is skipped, logged, and said once as a notice.
 import { FolderTree } from "../fs/no-follow";
 import type { LogEntry } from "./log";
-import { changedSince, scanWorkspace } from "./scan";
+import { changedSince, type FolderCache, type Scan, scanFolders, scanWorkspace } from "./scan";
 import type { CheckpointStore, KnownFile } from "./store";
 import { TreeWriter, type WorkspaceState } from "./tree";
+import { FolderWatch } from "./watch";
 
 const CACHE_EVERY = 20;
+/** Recordings between full walks even when the watch says little changed (for what inotify cannot see). */
+const FULL_WALK_EVERY = 50;
 
 export interface RecorderOptions {
   store: CheckpointStore;
@@ -35,9 +38,9 @@ export interface Snapshot {
  * Walks the workspace, reading and storing only files that changed since `previous`. Throws when the store
  * cannot be written (the caller decides what that means for the turn).
  */
-export function snapshot(store: CheckpointStore, workspace: string, maxFileBytes: number, previous?: { files: Map<string, KnownFile>; lookedAt: number }): Snapshot {
+export function snapshot(store: CheckpointStore, workspace: string, maxFileBytes: number, previous?: { files: Map<string, KnownFile>; lookedAt: number }, walk: () => Scan = () => scanWorkspace(workspace, maxFileBytes)): Snapshot {
   const lookedAt = Date.now();
-  const scan = scanWorkspace(workspace, maxFileBytes);
+  const scan = walk();
   const files = new Map<string, KnownFile>();
   const changed = new Set<string>();
   // Read through folder descriptors without following a link: a file or folder swapped for a link after the walk
@@ -46,6 +49,11 @@ export function snapshot(store: CheckpointStore, workspace: string, maxFileBytes
   try {
     for (const [rel, seen] of scan.files) {
       const before = previous?.files.get(rel);
+      // The same record: its folder was not listed again (no event there since), so the file is as it was.
+      if (before === seen) {
+        files.set(rel, before);
+        continue;
+      }
       if (before && !changedSince(seen, before, previous!.lookedAt)) {
         (seen as KnownFile).hash = before.hash; // the walk's own record, completed: no copy per file
         files.set(rel, seen as KnownFile);
@@ -81,8 +89,33 @@ export class CheckpointRecorder {
   private readonly trees = new TreeWriter();
   /** Turns ended since the workspace's walk cache was last written (it is written at the first and then every CACHE_EVERY). */
   private sinceCache = -1;
+  /** The inotify watch on the workspace's folders (null: not available here), and the folders as last listed. */
+  private watch: FolderWatch | null | undefined;
+  private folders: FolderCache | undefined;
+  private sinceFullWalk = 0;
 
   constructor(private readonly opts: RecorderOptions) {}
+
+  /** Releases the watch (the session closed). */
+  close(): void {
+    this.watch?.close();
+    this.watch = null;
+    this.folders = undefined;
+  }
+
+  /** One walk: only the folders the watch names (all of them the first time, after an overflow, now and then). */
+  private walk(): Scan {
+    const { workspace, maxFileBytes } = this.opts;
+    if (this.watch === undefined) this.watch = FolderWatch.open() ?? null;
+    const watch = this.watch;
+    if (!watch) return scanWorkspace(workspace, maxFileBytes);
+    let dirty = watch.drain();
+    if (!this.folders || this.sinceFullWalk >= FULL_WALK_EVERY) dirty = "all";
+    this.sinceFullWalk = dirty === "all" ? 0 : this.sinceFullWalk + 1;
+    const r = scanFolders(workspace, maxFileBytes, { cache: this.folders, dirty, onFolder: (abs, rel) => watch.add(abs, rel) });
+    this.folders = r.cache;
+    return r.scan;
+  }
 
   /**
    * Before SCV first changes the workspace in `turn` (a write, an edit, a command, an MCP or agent call): records
@@ -124,7 +157,7 @@ export class CheckpointRecorder {
     try {
       store.ensure();
       this.last ??= store.readCache(workspace);
-      const snap = snapshot(store, workspace, this.opts.maxFileBytes, this.last);
+      const snap = snapshot(store, workspace, this.opts.maxFileBytes, this.last, () => this.walk());
       const root = this.trees.write(store.objects, snap.files, this.last ? snap.changed : undefined);
       const entry: LogEntry = { kind: "point", turn, phase, root, at: snap.lookedAt, ...(snap.skipped.length && phase === "before" ? { skipped: snap.skipped } : {}) };
       store.append(sessionId, entry);
@@ -134,6 +167,7 @@ export class CheckpointRecorder {
         notices.push(`checkpoint: not recorded (so /rewind and /undo leave them as they are): ${snap.skipped.join("; ")}; files outside the workspace are never covered`);
       }
     } catch (e) {
+      this.trees.forget(); // its last write may name a state the log does not: the next one starts afresh
       const reason = (e as NodeJS.ErrnoException).code === "ENOSPC" ? "the disk is full" : (e as Error).message;
       try {
         store.append(sessionId, { kind: "skipped", turn, reason, at: Date.now() });

@@ -31,56 +31,61 @@ export interface Scan {
   skipped: string[];
 }
 
+/** One folder as the last walk listed it: what a later walk reuses when no event says the folder changed. */
+export interface FolderScan {
+  files: [string, Seen][];
+  /** Subfolders walked into (names). */
+  dirs: string[];
+  ignore?: IgnoreFile;
+  skippedDirs: string[];
+  ignored: number;
+  secret: number;
+  big: string[];
+}
+
+/** Folders (workspace-relative, "" for the root) as last listed. */
+export type FolderCache = Map<string, FolderScan>;
+
+/** A full walk of the workspace (every folder listed, every file stat'ed). */
 export function scanWorkspace(workspace: string, maxFileBytes: number): Scan {
+  return scanFolders(workspace, maxFileBytes).scan;
+}
+
+/**
+ * Walks the workspace, listing again only the folders in `dirty` (and those not in `cache`); every other folder's
+ * listing and file stats come from `cache`. With `dirty = "all"` (or no cache) every folder is listed. `onFolder`
+ * is called before a folder is listed (a watch is added there first, so no change after the listing is missed).
+ */
+export function scanFolders(
+  workspace: string,
+  maxFileBytes: number,
+  opts: { cache?: FolderCache; dirty?: ReadonlySet<string> | "all"; onFolder?: (abs: string, rel: string) => void } = {},
+): { scan: Scan; cache: FolderCache; listed: number } {
   const files = new Map<string, Seen>();
   const skippedDirs = new Set<string>();
   const big: string[] = [];
   let ignored = 0;
   let secret = 0;
+  let listed = 0;
+  const cache: FolderCache = new Map();
   const stack = new IgnoreStack();
+  const reuse = (rel: string) => (opts.dirty === "all" || opts.dirty?.has(rel) ? undefined : opts.cache?.get(rel));
   const walk = (abs: string, rel: string, parents: string[]) => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(abs, { withFileTypes: true });
-    } catch {
-      return;
+    let folder = reuse(rel);
+    if (!folder) {
+      opts.onFolder?.(abs, rel);
+      folder = listFolder(abs, rel, parents, stack, maxFileBytes);
+      listed++;
+      if (!folder) return;
     }
-    const pushed = stack.push(rel, readIgnoreFiles(abs, entries));
-    for (const entry of entries) {
-      const isDir = entry.isDirectory();
-      if (!isDir && !entry.isFile()) continue;
-      const name = entry.name;
-      const childRel = rel ? `${rel}/${name}` : name;
-      if (isDir && SKIPPED_DIRECTORIES.has(name)) {
-        skippedDirs.add(name);
-        continue;
-      }
-      if (stack.ignored(childRel, isDir)) {
-        ignored++;
-        continue;
-      }
-      if (isSecretLikeChild(parents, name)) {
-        secret++;
-        continue;
-      }
-      const childAbs = `${abs}/${name}`;
-      if (isDir) {
-        walk(childAbs, childRel, [...parents, name.toLowerCase()]);
-        continue;
-      }
-      let st: fs.Stats;
-      try {
-        st = fs.lstatSync(childAbs);
-      } catch {
-        continue; // gone since the listing
-      }
-      if (!st.isFile()) continue;
-      if (st.size > maxFileBytes) {
-        big.push(childRel);
-        continue;
-      }
-      files.set(childRel, { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: st.mode & 0o777 });
-    }
+    cache.set(rel, folder);
+    for (const [name, seen] of folder.files) files.set(rel ? `${rel}/${name}` : name, seen);
+    for (const d of folder.skippedDirs) skippedDirs.add(d);
+    ignored += folder.ignored;
+    secret += folder.secret;
+    big.push(...folder.big);
+    const pushed = stack.push(rel, folder.ignore);
+    for (const name of folder.dirs) walk(`${abs}/${name}`, rel ? `${rel}/${name}` : name, [...parents, name.toLowerCase()]);
     if (pushed) stack.pop();
   };
   walk(workspace, "", []);
@@ -89,7 +94,56 @@ export function scanWorkspace(workspace: string, maxFileBytes: number): Scan {
   if (ignored) skipped.push(`${ignored} paths excluded by .gitignore or .ignore`);
   if (secret) skipped.push(`${secret} secret-like paths (.env, keys), never copied`);
   if (big.length) skipped.push(`${big.length} files over ${maxFileBytes} bytes ([checkpoints] max_file_bytes): ${big.slice(0, 5).join(", ")}${big.length > 5 ? ", …" : ""}`);
-  return { files, skipped };
+  return { scan: { files, skipped }, cache, listed };
+}
+
+/** Lists one folder: its covered files (stat'ed), the subfolders to walk, what it leaves out. */
+function listFolder(abs: string, rel: string, parents: string[], stack: IgnoreStack, maxFileBytes: number): FolderScan | undefined {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(abs, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const ignore = readIgnoreFiles(abs, entries);
+  const folder: FolderScan = { files: [], dirs: [], ...(ignore ? { ignore } : {}), skippedDirs: [], ignored: 0, secret: 0, big: [] };
+  const pushed = stack.push(rel, ignore);
+  for (const entry of entries) {
+    const isDir = entry.isDirectory();
+    if (!isDir && !entry.isFile()) continue;
+    const name = entry.name;
+    const childRel = rel ? `${rel}/${name}` : name;
+    if (isDir && SKIPPED_DIRECTORIES.has(name)) {
+      folder.skippedDirs.push(name);
+      continue;
+    }
+    if (stack.ignored(childRel, isDir)) {
+      folder.ignored++;
+      continue;
+    }
+    if (isSecretLikeChild(parents, name)) {
+      folder.secret++;
+      continue;
+    }
+    if (isDir) {
+      folder.dirs.push(name);
+      continue;
+    }
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(`${abs}/${name}`);
+    } catch {
+      continue; // gone since the listing
+    }
+    if (!st.isFile()) continue;
+    if (st.size > maxFileBytes) {
+      folder.big.push(childRel);
+      continue;
+    }
+    folder.files.push([name, { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: st.mode & 0o777 }]);
+  }
+  if (pushed) stack.pop();
+  return folder;
 }
 
 function readIgnoreFiles(dir: string, entries: fs.Dirent[]): IgnoreFile | undefined {

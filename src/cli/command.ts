@@ -5,6 +5,7 @@
 // way codex, claude and git behave; `scv help [COMMAND]`; colour only on a terminal; commands that read their
 // own words (ownArgs); subcommands loaded only when they run.
 import { parseArgs as cittyParseArgs } from "citty";
+import { fstatSync } from "node:fs";
 import { styleFor } from "../terminal/style";
 
 export const USAGE_EXIT = 2;
@@ -218,11 +219,9 @@ export function reportUsageError(e: UsageError, stderr: { write(s: string): unkn
  * or ownArgs; what would have to wrap them is this dispatch already.
  */
 export async function runCli(root: CommandDef<any>, argv: string[]): Promise<void> {
-  // `scv schedules list | head -1`: the reader left, which ends the listing, quietly (as `ls | head` does).
-  process.stdout.on("error", (e) => {
-    exitOnClosedPipe(e);
-    throw e;
-  });
+  // `exec` creates stdout only when it first writes (lazyStdio): Node's stream costs milliseconds before the
+  // first model request. It watches for the closed pipe then.
+  if (argv[0] !== "exec") watchClosedStdout();
   try {
     await dispatch(root, argv, [root.meta.name]);
   } catch (e) {
@@ -231,6 +230,52 @@ export async function runCli(root: CommandDef<any>, argv: string[]): Promise<voi
     reportUsageError(e);
     process.exitCode = USAGE_EXIT;
   }
+}
+
+let stdoutWatched = false;
+
+/** `scv schedules list | head -1`: the reader left, which ends the listing, quietly (as `ls | head` does). */
+export function watchClosedStdout(): void {
+  if (stdoutWatched) return;
+  stdoutWatched = true;
+  process.stdout.on("error", (e) => {
+    exitOnClosedPipe(e);
+    throw e;
+  });
+}
+
+/**
+ * process.stdout or process.stderr created at the first write, not before: creating Node's stream (and its
+ * stream machinery) costs milliseconds on the way to `scv exec`'s first request. A pipe or a file is never a
+ * terminal, so asking `isTTY` creates the stream only for a character device.
+ */
+export function lazyStdio(fd: 1 | 2): { write(s: string): boolean; readonly isTTY: boolean; readonly columns: number | undefined } {
+  let stream: NodeJS.WriteStream | undefined;
+  const real = (): NodeJS.WriteStream => {
+    if (stream) return stream;
+    if (fd === 1) watchClosedStdout();
+    return (stream = fd === 1 ? process.stdout : process.stderr);
+  };
+  let charDevice: boolean | undefined;
+  const maybeTerminal = () => {
+    if (charDevice === undefined) {
+      try {
+        charDevice = fstatSync(fd).isCharacterDevice();
+      } catch {
+        charDevice = false;
+      }
+    }
+    return charDevice;
+  };
+  return {
+    write: (s) => real().write(s),
+    get isTTY() {
+      return maybeTerminal() && !!real().isTTY;
+    },
+    get columns() {
+      return maybeTerminal() ? real().columns : undefined;
+    },
+  };
 }
 
 /** A write to a closed pipe (EPIPE) ends the command with status 0 and no trace; anything else is rethrown. */

@@ -4,7 +4,7 @@
 import { terminalSafe } from "../text/terminal-safe";
 import { statSync, writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
-import { defineCommand } from "./command";
+import { defineCommand, lazyStdio } from "./command";
 import { EXIT_CODES } from "./exit-codes";
 import { REASONING_EFFORTS } from "../config/reasoning";
 import type { SessionStore } from "../sessions/index";
@@ -188,7 +188,8 @@ export default defineCommand({
       mainStatus = goalEnded ?? p.status;
       maybeFinish();
     };
-    const render = createExecRenderer({ stdout: process.stdout, stderr: process.stderr, json: !!args.json });
+    const stdout = lazyStdio(1);
+    const render = createExecRenderer({ stdout, stderr: lazyStdio(2), json: !!args.json });
 
     const client = createInProcessClient({
       env,
@@ -199,7 +200,7 @@ export default defineCommand({
         const [method, p] = notification;
         // A goal's later attempts are turns SCV starts: each is the one shown, in turn.
         if (method === "turn.started" && p.origin?.kind === "goal" && goalRunning) mainTurn = p.turn_id;
-        if (args.json) process.stdout.write(`${JSON.stringify({ method, params: p })}\n`);
+        if (args.json) stdout.write(`${JSON.stringify({ method, params: p })}\n`);
         render.notify(mainTurn, ...notification);
         switch (method) {
           case "tool.completed":

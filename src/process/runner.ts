@@ -17,9 +17,9 @@ import {
 } from "./cleanup";
 import { makePipe } from "./libc";
 import { OutputPump, StdinWriter } from "./pipes";
-import { allProcesses, identityOf, readEnvVar, type ProcStat } from "./procfs";
+import { allProcesses, identityOf, readEnvVar, readStat, type ProcStat } from "./procfs";
 import { RunRecorder, runsDir, type OpenRunRecord } from "./run-records";
-import { applySubreaperRequest, bunOwnedPids, isSubreaper, reapOrphans } from "./subreaper";
+import { applySubreaperRequest, bunOwnedPids, isSubreaper, ownChildren, reapOrphans } from "./subreaper";
 import type { ProcessIdentity, RunningProcess, RunOptions, RunResult } from "./types";
 
 export const DEFAULT_DRAIN_MS = 250;
@@ -270,7 +270,7 @@ function spawnChild(opts: RunOptions, tag: string, onFailure: () => void) {
 
 /**
  * Stopping one run: a cancel (TERM, grace, KILL) or the deadline (KILL) while the leader runs, and after it exits
- * every descendant (group, session, run tag, orphans reparented to us) until two scans in a row find nothing.
+ * every descendant (group, session, run tag, orphans reparented to us) until none is left.
  */
 class RunStopper {
   cause: "timeout" | "cancel" | undefined;
@@ -282,8 +282,8 @@ class RunStopper {
   private readonly onAbort = () => this.cancel();
 
   constructor(
-    state: RunnerState,
-    run: ActiveRun,
+    private readonly state: RunnerState,
+    private readonly run: ActiveRun,
     private readonly proc: Bun.Subprocess,
     private readonly opts: RunOptions,
     private readonly graceMs: number,
@@ -321,13 +321,23 @@ class RunStopper {
    * The descendants once the leader exited: whatever is still in the group or session, tagged, or orphaned to us.
    * Returns what those stops found, the processes that outlived the command; what a cancel or the deadline
    * stopped while the command ran (a `touch` not yet exited, say) was the command itself, and is not counted.
+   * As a subreaper, the kernel's own bookkeeping says when that is nothing (see `runMayRemain`): no sleep and no
+   * /proc scan unless something escaped, and then one stop pass confirmed the same way. Without it, the stop pass
+   * is confirmed by a second scan a moment later (a child forked as its parent exits can hide from one scan).
    */
   async afterLeaderExit(drainMs: number): Promise<StopReport[]> {
     this.leaderExited = true;
-    await Promise.all(this.reports); // a cancel or deadline stop still under way
-    const reports = [await this.stop(this.killNow ? 0 : this.graceMs)];
-    // Done only when two scans in a row find nothing (bounded by the drain time).
-    reports.push(...(await confirmGone(this.matchAll, drainMs, () => this.stop(this.killNow ? 0 : this.graceMs))));
+    // A cancel or deadline stop still under way: what it stopped was the command itself, and is not counted.
+    await Promise.all(this.reports);
+    const reports: StopReport[] = [];
+    const again = () => this.stop(this.killNow ? 0 : this.graceMs);
+    if (isSubreaper()) {
+      const until = performance.now() + drainMs;
+      for (let pass = 0; runMayRemain(this.state, this.run) && (pass === 0 || performance.now() < until); pass++) reports.push(await again());
+    } else {
+      reports.push(await again());
+      reports.push(...(await confirmGone(this.matchAll, drainMs, again)));
+    }
     clearTimeout(this.deadline);
     this.opts.signal?.removeEventListener("abort", this.onAbort);
     return reports;
@@ -342,6 +352,39 @@ class RunStopper {
       graceMs: grace,
     }).catch(() => ({ signalled: [], killed: 0 }));
   }
+}
+
+/**
+ * After the leader exited and was reaped, while this process is a subreaper: false when nothing of the run can be
+ * alive. Every live descendant of the leader then hangs below a live child of ours (the kernel reparents an
+ * orphan to us before its parent becomes a zombie), and every member of the leader's group or session is such a
+ * descendant, so the run is over when its group is empty (kill(-pgid, 0) says ESRCH) and none of our children
+ * that the run may own is alive. The children are read again after their states: one seen as a zombie may have
+ * just handed us its own children.
+ */
+function runMayRemain(state: RunnerState, run: ActiveRun): boolean {
+  try {
+    process.kill(-run.leader.pid, 0);
+    return true; // a member is left (or, rarely, a new group took the number: the scan tells)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ESRCH") return true;
+  }
+  let before = ownChildren();
+  for (let round = 0; round < 4; round++) {
+    let orphan: ProcessMatcher | undefined;
+    for (const pid of before) {
+      if (state.spawned.has(pid)) continue;
+      const st = readStat(pid);
+      if (!st || st.state === "Z" || st.state === "X") continue;
+      orphan ??= orphanMatcher(state, run);
+      if (orphan(st, () => readEnvVar(pid, RUN_TAG_VAR))) return true;
+    }
+    const after = ownChildren();
+    const known = new Set(before);
+    if (after.every((pid) => known.has(pid))) return false;
+    before = after;
+  }
+  return true;
 }
 
 /** A fresh tag; nested below the parent's tag when SCV itself runs inside a run, so cleanup covers the tree. */

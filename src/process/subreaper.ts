@@ -64,16 +64,38 @@ export function bunOwnedPids(): Set<number> {
   return owned;
 }
 
+let childrenFile: boolean | undefined;
+
+/**
+ * This process's direct children that can be orphans reparented to it (zombies included): the kernel hands an
+ * orphan to the first live thread of the subreaper's group (`find_alive_thread`), the main thread, so its
+ * /proc/self/task/<pid>/children (CONFIG_PROC_CHILDREN) lists every one, and Bun's own children spawned on the
+ * main thread. One small read instead of a stat of every process; falls back to scanning /proc where that file
+ * is missing.
+ */
+export function ownChildren(): number[] {
+  if (childrenFile !== false) {
+    try {
+      const text = readFileSync(`/proc/self/task/${process.pid}/children`, "latin1");
+      childrenFile = true;
+      const out: number[] = [];
+      for (const w of text.split(" ")) if (w) out.push(+w);
+      return out;
+    } catch {
+      childrenFile = false;
+    }
+  }
+  const out: number[] = [];
+  for (const pid of listPids()) if (readStat(pid)?.ppid === process.pid) out.push(pid);
+  return out;
+}
+
 /** Direct children of this process that Bun did not spawn: orphans reparented to us (as subreaper). */
 export function foreignChildren(spawned: ReadonlySet<number>): number[] {
+  const candidates = ownChildren().filter((pid) => !spawned.has(pid));
+  if (!candidates.length) return candidates; // no fd scan when there is nothing to tell apart
   const owned = bunOwnedPids();
-  const out: number[] = [];
-  for (const pid of listPids()) {
-    if (spawned.has(pid) || owned.has(pid)) continue;
-    const st = readStat(pid);
-    if (st && st.ppid === process.pid) out.push(pid);
-  }
-  return out;
+  return candidates.filter((pid) => !owned.has(pid));
 }
 
 /**

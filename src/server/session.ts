@@ -376,6 +376,7 @@ export class Session {
       }
     }
     this.scope.journal?.recorder.close();
+    this.scope.services.checkpoints?.close?.();
     this.scope.usage?.written();
   }
 

@@ -23,6 +23,8 @@ const RESULT_BYTES = 16 * 1024;
 
 export interface BackgroundCommand {
   command: string;
+  /** The shell that runs it (a plain bash -c with the session's login snapshot, bash-login.ts). */
+  argv: string[];
   env: Record<string, string>;
   timeoutSeconds: number;
   /** Runs confined by this sandbox (src/sandbox) when set, as the foreground command would. */
@@ -85,7 +87,7 @@ async function runLogged(scope: SessionScope, cmd: BackgroundCommand, logDir: st
       ? (o: RunOptions) => startDelegated(scope, { handle, agent: COMMAND_JOB, kind: "command", cwd: scope.workspace, outlivesSession: true }, o, start).result
       : (o: RunOptions) => start(o).result;
     const result = await run({
-      argv: ["/bin/bash", "-lc", cmd.command],
+      argv: cmd.argv,
       cwd: scope.workspace,
       env: cmd.env,
       stdin: "null",

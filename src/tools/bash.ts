@@ -1,5 +1,6 @@
-// The `bash` tool: `/bin/bash -lc <command>` in the workspace through the process runner, with a deadline,
-// cancellation, cleanup of everything the command started, and bounded combined stdout/stderr.
+// The `bash` tool: `/bin/bash -c <command>` with the session's login environment (bash-login.ts) in the workspace
+// through the process runner, with a deadline, cancellation, cleanup of everything the command started, and
+// bounded combined stdout/stderr.
 import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "../config/schema";
 import { zod } from "../lazy-schema";
 import type { GuardVerdict, ProgramList } from "../guard/index";
@@ -11,6 +12,7 @@ import { type SessionScope } from "../scope";
 import { throttle } from "../throttle";
 import { userHome } from "../user-home";
 import { bashEnvironment, bindingName, bindSecrets, describeBindings } from "./bash-env";
+import { LoginShell, type ShellCommand } from "./bash-login";
 import { defineTool, parametersByTimeouts, type Tool } from "./tool";
 import { ellipsize } from "../text/cut";
 
@@ -64,6 +66,29 @@ export function createBashTool(scope: SessionScope): Tool {
   const sandbox = sandboxSettings(scope.config.sandbox, { workspace: scope.workspace, home, scvHome: scope.scvHome, env: scope.env });
   const place = placement(sandbox, home);
   const sandboxFor = place.inside;
+  const login = new LoginShell({ home, cacheDir: cacheHome(scope.env, home), exclude: bindings.flatMap((b) => [bindingName(b), b.source.slice("env:".length)]) });
+  scope.onClose(() => login.close());
+
+  /** The shell for one call: a plain bash with the login snapshot (captured in the call's placement). */
+  function shellFor(command: string, env: Record<string, string>, inside: boolean): Promise<ShellCommand> {
+    // A sandbox that hides the snapshot folder (the user hid their cache, or it is under /tmp, which the sandbox
+    // replaces with the command's own) gets the login shell itself, as before.
+    const hidden = (dir: string) => dir === login.folder || login.folder.startsWith(`${dir}/`);
+    if (inside && (hidden("/tmp") || sandbox!.hidden.some(hidden))) return Promise.resolve({ argv: ["/bin/bash", "-lc", command], env });
+    return login.command(command, {
+      cwd: scope.workspace,
+      env,
+      placement: inside ? "sandbox" : "host",
+      // A sandbox that could not start the capture is a failed capture (its reason said once), not a result.
+      capture: (run) =>
+        inside
+          ? runSandboxed(run, sandbox!).then((r) => {
+              if ("why" in r) throw new Error(r.why);
+              return r;
+            })
+          : runProcess(run),
+    });
+  }
 
   /** The guard's verdict; rules are read on each call, so `scv rules rm` takes effect at once. */
   function guard(args: { command: string; secrets?: string[] | undefined; unsandboxed?: string | undefined }): GuardVerdict {
@@ -103,7 +128,7 @@ export function createBashTool(scope: SessionScope): Tool {
     name: "bash",
     kind: "execute",
     description:
-      `Run a command with /bin/bash -lc in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv (a command of git commands only may write .git's data), " : ""}$TMPDIR; ${sandbox.network ? "" : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); read-only ones run unasked"}. ` +
+      `Run a command with /bin/bash (the user's login environment) in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv (a command of git commands only may write .git's data), " : ""}$TMPDIR; ${sandbox.network ? "" : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); read-only ones run unasked"}. ` +
       `Known destructive ones are refused. No keys in its environment${bindings.length ? `; secret bindings you may request by name: ${bindings.map(bindingName).join(", ")}` : ""}; empty stdin. ` +
       `Returns the exit status and output (long output keeps start and end); processes it starts stop with it.`,
     parameters: BashArgs,
@@ -123,10 +148,12 @@ export function createBashTool(scope: SessionScope): Tool {
       if (args.background && scope.config.tools.max_background_commands > 0) {
         const { startBackgroundCommand } = await import("./bash-background");
         const inside = sandboxFor(args);
+        const shell = await shellFor(args.command, bashEnvironment(scope.env, extraEnv), !!inside);
         return startBackgroundCommand(scope, {
           command: args.command,
+          argv: shell.argv,
           ...(inside ? { sandbox: inside.settings } : {}),
-          env: { ...bashEnvironment(scope.env, extraEnv), ...secrets?.env },
+          env: { ...shell.env, ...secrets?.env },
           timeoutSeconds: Math.min(args.timeout_seconds ?? maxTimeout, secrets?.expiresInSeconds ?? Infinity),
           keep: !!args.keep,
           ...(secrets ? { redact: secrets.redact } : {}),
@@ -136,10 +163,12 @@ export function createBashTool(scope: SessionScope): Tool {
       }
       const progress = lastLineProgress(secrets ? () => {} : ctx.progress);
       try {
+        const inside = sandboxFor(args);
+        const shell = await shellFor(args.command, bashEnvironment(scope.env, extraEnv), !!inside);
         const run = {
-          argv: ["/bin/bash", "-lc", args.command],
+          argv: shell.argv,
           cwd: scope.workspace,
-          env: { ...bashEnvironment(scope.env, extraEnv), ...secrets?.env },
+          env: { ...shell.env, ...secrets?.env },
           stdin: "null" as const,
           signal: ctx.signal,
           timeoutMs: timeoutSeconds * 1000,
@@ -147,7 +176,6 @@ export function createBashTool(scope: SessionScope): Tool {
           combined: true,
           onStdout: progress.push,
         };
-        const inside = sandboxFor(args);
         let result: RunResult;
         try {
           const ran = inside ? await runSandboxed(run, inside.settings) : await runProcess(run);
@@ -158,6 +186,7 @@ export function createBashTool(scope: SessionScope): Tool {
           throw new ToolError(e instanceof Error ? e.message : String(e));
         }
         const out = (result.combined ?? result.stdout).text;
+        if (shell.note) result = { ...result, notes: [...(result.notes ?? []), shell.note] };
         const plain = formatResult(result, timeoutSeconds);
         const note = inside && !plain.ok ? explainDenial(out, inside.settings) : undefined;
         const formatted = {
@@ -171,6 +200,11 @@ export function createBashTool(scope: SessionScope): Tool {
       }
     },
   });
+}
+
+/** The user's cache folder: XDG_CACHE_HOME when absolute, else ~/.cache. */
+function cacheHome(env: Readonly<Record<string, string | undefined>>, home: string): string {
+  return env.XDG_CACHE_HOME?.startsWith("/") ? env.XDG_CACHE_HOME : `${home}/.cache`;
 }
 
 export function formatResult(r: RunResult, timeoutSeconds: number) {
