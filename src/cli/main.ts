@@ -1,5 +1,7 @@
 // The sandbox launcher (src/sandbox/launcher.ts) comes first: a sandboxed command pays only for bun:ffi.
 if (process.argv[2] === "__sandbox") (await import("../sandbox/launcher")).runLauncher(process.argv.slice(3));
+// Its network relay (src/sandbox/relay.ts), inside a sandboxed command's network namespace.
+else if (process.argv[2] === "__sandbox-relay") (await import("../sandbox/relay")).runRelay(process.argv.slice(3));
 
 // The scv command line. `--version` answers before anything else loads, and each subcommand is imported
 // only when it runs, so start-up stays fast.
@@ -82,6 +84,7 @@ async function main() {
       mcp: lazy(() => import("./mcp")),
       schedules: lazy(() => import("./schedules")),
       web: lazy(() => import("./web")),
+      sandbox: lazy(() => import("./sandbox")),
     },
   });
   await runCli(root, argv);

@@ -11,11 +11,15 @@ import { startProcess, type RunningProcess, type RunOptions, type RunResult } fr
 import { LAUNCHER_ARG, LAUNCHER_ENV, PROBE_ARG, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
 import { describeEnforcement, type Enforcement } from "./enforcement";
 import { socketsToHide } from "./sockets";
+import { egressLogFile, openEgressListener } from "./egress-proxy";
+import { EGRESS_PORT, EGRESS_SOCKET, egressStatus, proxyEnvironment, refusalNotes } from "./egress-env";
 
 export { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, type SandboxMode, type SandboxSettings, type SandboxSupport } from "./policy";
 export { describeEnforcement, type Enforcement } from "./enforcement";
 export { ceilingOf, defaultHiddenPaths, sandboxSettings, sandboxSettingsIn, underCeiling, type SandboxCeiling, type SandboxConfig } from "./settings";
 export { explainDenial } from "./denial";
+export { egressStatus };
+export { readEgressLog } from "./egress-log";
 
 
 /** How to start the launcher: the compiled binary itself, or (from source, in tests) bun with cli/main.ts. */
@@ -82,7 +86,7 @@ export function sandboxStatusLine(settings: SandboxSettings | undefined): string
   if (!settings) return 'sandbox: off ([sandbox] mode = "off"): commands run with your permissions';
   const e = enforcementFor(settings);
   if (!e.available) return `sandbox: ${e.summary}${settings.required ? "; [sandbox] required = true, so commands are refused" : "; commands run with your permissions"}`;
-  return `sandbox: ${e.summary}${e.missing.length ? `; not enforced on this machine: ${e.missing.join("; ")}` : ""}`;
+  return `sandbox: ${e.summary}${e.missing.length ? `; not enforced on this machine: ${e.missing.join("; ")}` : ""}; ${egressStatus(settings, e.namespaces)}`;
 }
 
 /** Said once per session where the sandbox is less than asked for (the session's notices). */
@@ -129,6 +133,10 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   const guarded = settings.mode === "workspace-write" ? [join(settings.workspace, ".git"), join(settings.workspace, ".scv")] : [];
   const before = new Set(guarded.filter(exists));
   const gitBefore = gitData ? new Set(GIT_REDIRECTS.filter((n) => exists(join(settings.workspace, ".git", n)))) : undefined;
+  // [sandbox.network] as a table: a listener of the egress proxy for this command, in its private /tmp.
+  const egress = settings.egress && !settings.network && support.namespaces
+    ? openEgressListener(join(privateTmp, EGRESS_SOCKET), { rules: settings.egress, logFile: settings.scvHome ? egressLogFile(settings.scvHome) : undefined, session: settings.session, command: opts.argv.at(-1) })
+    : undefined;
   const policy: SandboxPolicy = {
     mode: settings.mode,
     cwd: opts.cwd,
@@ -139,17 +147,20 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
     // With a mount namespace the host's Unix sockets are hidden by path (sockets.ts); Landlock alone cannot stop a connect.
     hidden: support.namespaces ? [...settings.hidden, ...socketsToHide(settings.allowUnixSockets ?? [], [...writable, privateTmp])] : settings.hidden,
     network: settings.network,
+    ...(egress ? { proxy: { socket: `/tmp/${EGRESS_SOCKET}`, port: EGRESS_PORT } } : {}),
     tmpdir: privateTmp,
     expect: { namespaces: support.namespaces, landlock: support.landlockAbi > 0, ...(support.userns ? { userns: true } : {}) },
   };
   // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
   return {
-    opts: { ...opts, cwd: "/", env: { ...opts.env, ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
+    opts: { ...opts, cwd: "/", env: { ...opts.env, ...(egress ? proxyEnvironment(EGRESS_PORT) : {}), ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
     done: () => {
+      const refused = egress ? refusalNotes(egress.refused()) : [];
+      egress?.close();
       removeQuietly(privateTmp);
       const created = guarded.filter((p) => !before.has(p) && exists(p));
       if (gitBefore) created.push(...GIT_REDIRECTS.map((n) => join(settings.workspace, ".git", n)).filter((p) => !gitBefore.has(p.slice(p.lastIndexOf("/") + 1)) && exists(p)));
-      return created.map((p) => setAside(p, settings.scvHome));
+      return [...refused, ...created.map((p) => setAside(p, settings.scvHome))];
     },
   };
 }

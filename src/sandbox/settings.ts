@@ -3,13 +3,15 @@ import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { userHome } from "../user-home";
 import { otherPaths } from "./identity";
+import { egressRules, type NetworkTable } from "./egress-rules";
 import type { SandboxMode, SandboxSettings } from "./policy";
 
 export interface SandboxConfig {
   mode: SandboxMode | "off";
   writable_roots: string[];
   hidden_paths: string[];
-  network: boolean;
+  /** true: every host; false: none; a table: the hosts it allows, through SCV's egress proxy. */
+  network: boolean | NetworkTable;
   auto_run: boolean | "always";
   required: boolean;
   allow_unix_sockets: string[];
@@ -75,7 +77,8 @@ export function sandboxSettings(
     workspace: withRealPath(ctx.workspace).at(-1)!,
     writableRoots: config.writable_roots.flatMap(withRealPath),
     hidden,
-    network: config.network,
+    network: config.network === true,
+    ...(typeof config.network === "object" ? { egress: egressRules(config.network) } : {}),
     autoRun: config.auto_run !== false,
     ...(config.auto_run === "always" ? { autoRunPartial: true } : {}),
     required: config.required,
@@ -122,7 +125,8 @@ export function underCeiling(config: SandboxConfig, ceiling: SandboxCeiling): Sa
   const autoRun = config.auto_run === false || ceiling.auto_run === false ? false : config.auto_run === "always" && ceiling.auto_run === "always" ? "always" : true;
   return {
     mode: config.mode === "read-only" || ceiling.mode === "read-only" ? "read-only" : ceiling.mode,
-    network: config.network && ceiling.network,
+    // A parent without the network gives none; a parent with every host lets the child's own choice stand.
+    network: ceiling.network ? config.network : false,
     auto_run: autoRun,
     required: config.required || ceiling.required,
     writable_roots: config.writable_roots.filter((r) => ceiling.writable_roots.includes(r)),

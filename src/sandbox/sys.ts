@@ -33,6 +33,9 @@ export const SYS = {
   close: ARM ? 57n : 3n,
   chdir: ARM ? 49n : 80n,
   execve: ARM ? 221n : 59n,
+  socket: ARM ? 198n : 41n,
+  ioctl: ARM ? 29n : 16n,
+  pipe2: ARM ? 59n : 293n,
 } as const;
 
 type Arg = bigint | number | Buffer | NodeJS.TypedArray | null;

@@ -61,7 +61,8 @@ export function createBashTool(scope: SessionScope): Tool {
   const { guard: guardConfig, bash_env: extraEnv, secret_bindings: bindings } = scope.config.tools;
   const home = scope.env.HOME || userHome(scope.env);
   let programs: ProgramList | undefined;
-  const sandbox = sandboxSettings(scope.config.sandbox, { workspace: scope.workspace, home, scvHome: scope.scvHome, env: scope.env });
+  const settings = sandboxSettings(scope.config.sandbox, { workspace: scope.workspace, home, scvHome: scope.scvHome, env: scope.env });
+  const sandbox = settings && { ...settings, session: scope.sessionId };
   const place = placement(sandbox, home);
   const sandboxFor = place.inside;
 
