@@ -153,7 +153,7 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   };
   // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
   return {
-    opts: { ...opts, cwd: "/", env: { ...opts.env, ...(egress ? proxyEnvironment(EGRESS_PORT) : {}), ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
+    opts: { ...opts, ...(egress ? { helperPids: () => relayPid(privateTmp) } : {}), cwd: "/", env: { ...opts.env, ...(egress ? proxyEnvironment(EGRESS_PORT) : {}), ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
     done: () => {
       const refused = egress ? refusalNotes(egress.refused()) : [];
       egress?.close();
@@ -163,6 +163,16 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
       return [...refused, ...created.map((p) => setAside(p, settings.scvHome))];
     },
   };
+}
+
+/** The network relay's pid, which it leaves in the command's private /tmp (relay.ts). */
+function relayPid(privateTmp: string): number[] {
+  try {
+    const pid = Number(readFileSync(join(privateTmp, ".scv-relay.pid"), "utf8"));
+    return Number.isInteger(pid) && pid > 0 ? [pid] : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Files in `.git` that make git read its config elsewhere: a git command may not create them. */

@@ -6,7 +6,7 @@ import { readSync } from "node:fs";
 import { join } from "node:path";
 import { check, O_CLOEXEC, ptr, SYS, sys } from "./sys";
 
-/** The argument that turns the `scv` binary into the relay: `scv __sandbox-relay <socket> <port>`. */
+/** The argument that turns the `scv` binary into the relay: `scv __sandbox-relay <socket> <port> <command-pid>`. */
 export const RELAY_ARG = "__sandbox-relay";
 
 const AF_INET = 2n;
@@ -48,12 +48,15 @@ export function startRelay(socket: string, port: number): void {
   check(c.syscall(SYS.pipe2, BigInt(ptr(fds)), BigInt(O_CLOEXEC), 0n, 0n, 0n), "pipe2 (for the network relay)");
   const [r, w] = [fds[0]!, fds[1]!];
   try {
-    Bun.spawn([...relayPrefix(), RELAY_ARG, socket, String(port)], {
+    // Through a shell that leaves it behind: the relay is no child of the command (the process runner would count
+    // it as a process the command left running) and in a session of its own; it watches the command's pid instead.
+    const sh = Bun.spawn(["/bin/sh", "-c", '"$@" &', "sh", ...relayPrefix(), RELAY_ARG, socket, String(port), String(process.pid)], {
       cwd: "/",
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       stdio: ["ignore", "ignore", "ignore", w],
       detached: true,
     });
+    c.syscall(SYS.wait4, BigInt(sh.pid), 0n, 0n, 0n, 0n);
   } finally {
     c.close(w);
   }

@@ -36,6 +36,7 @@ export const SYS = {
   socket: ARM ? 198n : 41n,
   ioctl: ARM ? 29n : 16n,
   pipe2: ARM ? 59n : 293n,
+  wait4: ARM ? 260n : 61n,
 } as const;
 
 type Arg = bigint | number | Buffer | NodeJS.TypedArray | null;

@@ -9,7 +9,7 @@ import { egressRules } from "../../src/sandbox/egress-rules";
 
 const dir = mkdtempSync(join("/var/tmp", "scv-egress-"));
 const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => new Response(`hello ${r.method} ${r.headers.get("host")} ${new URL(r.url).pathname}\n`) });
-const port = server.port;
+const port = server.port as number;
 writeFileSync(join(dir, "hosts"), `127.0.0.1 registry.test evil.test\n127.0.0.2 private.test\n`);
 const logFile = join(dir, "log.jsonl");
 const listen = (mode: "read" | "full", name: string) =>
@@ -33,7 +33,7 @@ function talk(socket: string, bytes: (string | Uint8Array)[], gapMs = 0): Promis
   return new Promise((resolve, reject) => {
     const c = net.connect(socket);
     const got: Buffer[] = [];
-    c.on("data", (d) => got.push(d));
+    c.on("data", (d: Buffer) => got.push(d));
     c.on("end", () => resolve(Buffer.concat(got)));
     c.on("error", reject);
     c.on("connect", async () => {
