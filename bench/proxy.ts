@@ -1,0 +1,95 @@
+// The sandbox's egress proxy (src/sandbox/egress-proxy.ts) with its relay (`scv __sandbox-relay`, here on the
+// host's loopback, as it listens inside a command's namespace): 500 sequential and 50 concurrent CONNECTs to a
+// loopback HTTP server, each then one GET through the tunnel, against the same GET made directly. Reports
+// failures, the added latency per request (median and p95) and the RSS of the process hosting the proxy.
+// Only loopback traffic; the proxy resolves the server's name from a test hosts file.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { join } from "node:path";
+import { openEgressListener } from "../src/sandbox/egress-proxy";
+import { egressRules } from "../src/sandbox/egress-rules";
+
+const SEQUENTIAL = Number(process.env.SEQUENTIAL ?? 500);
+const CONCURRENT = Number(process.env.CONCURRENT ?? 50);
+const dir = mkdtempSync(join("/var/tmp", "scv-bench-proxy-"));
+const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok\n") });
+const port = server.port as number;
+writeFileSync(join(dir, "hosts"), "127.0.0.1 registry.test\n");
+const rssBefore = process.memoryUsage().rss;
+const listener = openEgressListener(join(dir, "egress.sock"), {
+  rules: egressRules({ allow: ["registry.test", `127.0.0.1:${port}`], deny: [], presets: [], mode: "full", allow_private: true, hosts_file: join(dir, "hosts") }),
+  logFile: join(dir, "log.jsonl"),
+});
+const relayPort = 40000 + Math.floor(Math.random() * 20000);
+const relay = Bun.spawn([process.execPath, join(import.meta.dir, "..", "src", "sandbox", "relay-entry.ts"), "__sandbox-relay", listener.socket, String(relayPort), String(process.pid)], { stdio: ["ignore", "ignore", "inherit"] });
+for (let i = 0; i < 100; i++) {
+  if (await reachable(relayPort)) break;
+  await Bun.sleep(50);
+}
+
+function reachable(p: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = net.connect(p, "127.0.0.1");
+    c.on("connect", () => (c.destroy(), resolve(true)));
+    c.on("error", () => resolve(false));
+  });
+}
+
+/** One GET, directly or through CONNECT on the relay; resolves with the milliseconds taken, rejects on failure. */
+function once(viaProxy: boolean): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const began = performance.now();
+    const c = net.connect(viaProxy ? relayPort : port, "127.0.0.1");
+    let got = "";
+    let tunnelled = !viaProxy;
+    const get = "GET / HTTP/1.1\r\nHost: registry.test\r\nConnection: close\r\n\r\n";
+    c.on("connect", () => c.write(viaProxy ? `CONNECT registry.test:${port} HTTP/1.1\r\nHost: registry.test:${port}\r\n\r\n` : get));
+    c.on("data", (d) => {
+      got += d.toString();
+      if (!tunnelled && got.includes("\r\n\r\n")) {
+        if (!got.startsWith("HTTP/1.1 200")) return reject(new Error(got.split("\r\n")[0]));
+        tunnelled = true;
+        got = "";
+        c.write(get);
+      }
+    });
+    c.on("end", () => (got.includes("\r\n\r\nok") ? resolve(performance.now() - began) : reject(new Error(`short answer: ${got.slice(0, 80)}`))));
+    c.on("error", reject);
+  });
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+async function sequential(viaProxy: boolean) {
+  const times: number[] = [];
+  let failures = 0;
+  for (let i = 0; i < SEQUENTIAL; i++) await once(viaProxy).then((t) => times.push(t), () => failures++);
+  return { times, failures };
+}
+async function concurrent(viaProxy: boolean) {
+  const began = performance.now();
+  const r = await Promise.allSettled(Array.from({ length: CONCURRENT }, () => once(viaProxy)));
+  return { wallMs: performance.now() - began, failures: r.filter((x) => x.status === "rejected").length, times: r.flatMap((x) => (x.status === "fulfilled" ? [x.value] : [])) };
+}
+
+await sequential(true); // warm both paths
+const direct = await sequential(false);
+const proxied = await sequential(true);
+let peak = process.memoryUsage().rss;
+const cDirect = await concurrent(false);
+const cProxied = await concurrent(true);
+peak = Math.max(peak, process.memoryUsage().rss);
+const relayRss = (() => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(require("node:fs").readFileSync(`/proc/${relay.pid}/status`, "utf8"))![1]) / 1024;
+  } catch {
+    return NaN;
+  }
+})();
+const f = (n: number) => n.toFixed(2);
+console.log(`sequential ${SEQUENTIAL}: direct median ${f(pct(direct.times, 0.5))} ms p95 ${f(pct(direct.times, 0.95))} ms (${direct.failures} failures); through relay+proxy CONNECT median ${f(pct(proxied.times, 0.5))} ms p95 ${f(pct(proxied.times, 0.95))} ms (${proxied.failures} failures); added median ${f(pct(proxied.times, 0.5) - pct(direct.times, 0.5))} ms`);
+console.log(`concurrent ${CONCURRENT}: direct ${f(cDirect.wallMs)} ms wall (${cDirect.failures} failures); through the proxy ${f(cProxied.wallMs)} ms wall, slowest ${f(Math.max(...cProxied.times))} ms (${cProxied.failures} failures)`);
+console.log(`RSS of the process hosting the proxy: ${f(rssBefore / 2 ** 20)} MiB before the listener, ${f(peak / 2 ** 20)} MiB peak; the relay process: ${f(relayRss)} MiB`);
+relay.kill();
+listener.close();
+server.stop(true);
+rmSync(dir, { recursive: true, force: true });
