@@ -1,7 +1,7 @@
 // The network of sandboxed commands through SCV's egress proxy, through the compiled binary, as root and as an
 // ordinary user: loopback stand-ins for the outside hosts, named by the proxy's test resolver
 // (`[sandbox.network] hosts_file`). curl (plain, CONNECT, SOCKS5), Bun's fetch and git over http reach the allowed
-// host; a refused host, a Host header naming one, an allowed name resolving to a private address and programs that
+// host, and npm installs from a registry stand-in; a refused host, a Host header naming one, an allowed name resolving to a private address and programs that
 // ignore the proxy variables and dial directly do not; the call's result names the refused host, and
 // `scv sandbox log` lists the decisions.
 import { afterEach, expect, test } from "bun:test";
@@ -33,6 +33,14 @@ function standIn(root: string) {
   git(["commit", "-qm", "one"], work);
   git(["clone", "-q", "--bare", work, repo], root);
   git(["update-server-info"], repo);
+  // An npm registry stand-in: one package, its packument naming a tarball on the same host.
+  const pkg = join(root, "pkg", "package");
+  mkdirSync(pkg, { recursive: true });
+  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "tiny-odd", version: "1.0.0", main: "index.js" }));
+  writeFileSync(join(pkg, "index.js"), "module.exports = (n) => n % 2 === 1;\n");
+  const tgz = join(root, "served", "tiny-odd-1.0.0.tgz");
+  if (!Bun.spawnSync(["tar", "czf", tgz, "-C", join(root, "pkg"), "package"]).success) throw new Error("tar failed");
+  const shasum = new Bun.CryptoHasher("sha1").update(readFileSync(tgz)).digest("hex");
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -42,6 +50,11 @@ function standIn(root: string) {
         const file = Bun.file(join(root, "served", path));
         return (await file.exists()) ? new Response(file) : new Response("no", { status: 404 });
       }
+      if (path === "/tiny-odd") {
+        const tarball = `http://${r.headers.get("host")}/tiny-odd/-/tiny-odd-1.0.0.tgz`;
+        return Response.json({ name: "tiny-odd", "dist-tags": { latest: "1.0.0" }, versions: { "1.0.0": { name: "tiny-odd", version: "1.0.0", main: "index.js", dist: { tarball, shasum } } } });
+      }
+      if (path === "/tiny-odd/-/tiny-odd-1.0.0.tgz") return new Response(Bun.file(tgz));
       return new Response(`hello ${r.headers.get("host")} ${path}\n`);
     },
   });
@@ -73,7 +86,9 @@ for (const uid of [undefined, ORDINARY_UID]) {
       `curl -sS --socks5-hostname 127.0.0.1:43128 ${url}/socks`,
       `bun -e 'console.log(await (await fetch("${url}/fetch")).text())'`,
       `git clone -q ${url}/repo.git clone && cat clone/README`,
+      `npm install --no-audit --no-fund --cache /tmp/npm-cache --registry ${url}/ tiny-odd >/dev/null && node -e 'console.log("odd", require("tiny-odd")(3))'`,
       `curl -sS http://evil.test:${port}/x; curl -sS -o /dev/null -w "%{http_code}\\n" -p http://evil.test:${port}/x`,
+      `git ls-remote http://evil.test:${port}/repo.git 2>&1 | tail -1; npm view --cache /tmp/npm-cache --registry http://evil.test:${port}/ tiny-odd 2>&1 | grep -m1 -o "403 Forbidden"; bun -e 'console.log("bun", (await fetch("http://evil.test:${port}/")).status)'`,
       `curl -sS -H "Host: evil.test" ${url}/h`,
       `curl -sS -p http://private.test:${port}/; echo "rc=$?"`,
       `curl -sS --noproxy "*" --max-time 5 http://127.0.0.1:${port}/direct; echo "rc=$?"`,
@@ -90,17 +105,21 @@ for (const uid of [undefined, ORDINARY_UID]) {
     const done = events.filter((e) => e.method === "tool.completed").map((e) => String(e.params.output ?? ""));
     if (done.length !== steps.length) console.log(err, out);
     expect(done.length).toBe(steps.length);
-    const [plain, tunnel, socks, fetched, clone, evil, hostHeader, priv, direct, nodeDirect, outside] = done as [string, ...string[]];
+    const [plain, tunnel, socks, fetched, clone, npm, evil, evilTools, hostHeader, priv, direct, nodeDirect, outside] = done as [string, ...string[]];
     expect(plain).toContain(`hello registry.test:${port} /plain`);
     expect(tunnel).toContain(`hello registry.test:${port} /tunnel`);
     expect(socks).toContain(`hello registry.test:${port} /socks`);
     expect(fetched).toContain(`hello registry.test:${port} /fetch`);
     expect(clone).toContain("served over http");
+    expect(npm).toContain("odd true");
     expect(evil).toContain("not in [sandbox.network] allow");
     expect(evil).toContain("403");
     // The call's result names the refused host and how it can be allowed, from the proxy's own record.
     expect(evil).toContain(`the sandbox's network proxy refused evil.test:${port}`);
     expect(evil).toContain("Only a person can allow it");
+    expect(evilTools).toMatch(/git.*403|403.*git|unable to access/i);
+    expect(evilTools).toContain("403 Forbidden");
+    expect(evilTools).toContain("bun 403");
     expect(hostHeader).toContain("does not name the URL's host");
     expect(priv).toContain("private.test resolves to 127.0.0.2");
     expect(direct).toMatch(/rc=(7|28)/);
