@@ -46,9 +46,11 @@ export function refusalNotes(refused: EgressEntry[]): string[] {
 /** For status views: how sandboxed commands reach the network. */
 export function egressStatus(settings: { network: boolean; egress?: EgressRules }, namespaces: boolean): string {
   if (settings.network) return "network: every host ([sandbox] network = true)";
-  if (!settings.egress) return "network: none ([sandbox] network = false; a [sandbox.network] table with allow or presets opens hosts through SCV's proxy)";
+  if (!settings.egress) return "network: none ([sandbox.network] allow or presets open hosts through SCV's proxy)";
   if (!namespaces) return "network: none (the [sandbox.network] proxy needs namespaces, which this machine does not give)";
-  const hosts = settings.egress.allow.map((p) => p.text);
+  const own = settings.egress.allow.filter((p) => !p.preset).map((p) => p.text);
+  const presets = settings.egress.presets.map((p) => `preset ${p}`);
+  const hosts = [...presets, ...own];
   const deny = settings.egress.deny.map((p) => p.text);
   return (
     `network: through SCV's egress proxy (started with the first sandboxed command; log: scv sandbox log); allowed: ${hosts.length ? hosts.join(", ") : "nothing yet"}` +

@@ -16,6 +16,8 @@ export interface HostPattern {
   port?: number;
   /** An IP address in a range the proxy otherwise refuses (private, loopback, link-local, CGNAT). */
   privateLiteral?: boolean;
+  /** The preset it came from. */
+  preset?: string;
 }
 
 export interface EgressRules {
@@ -48,7 +50,7 @@ export function egressRules(table: NetworkTable): EgressRules {
   const deny = at("deny", table.deny);
   for (const p of table.presets) {
     if (!NETWORK_PRESETS[p]) throw new Error(`[sandbox.network] presets: "${p}" is not a preset; use any of ${Object.keys(NETWORK_PRESETS).join(", ")}`);
-    allow.push(...NETWORK_PRESETS[p]!.map((h) => ({ ...parsePattern(h), text: `${h} (preset ${p})` })));
+    allow.push(...NETWORK_PRESETS[p]!.map((h) => ({ ...parsePattern(h), text: `${h} (preset ${p})`, preset: p })));
   }
   // A private address counts only with allow_private (the config refuses one without it; this is the proxy's own say).
   if (!table.allow_private) for (const p of allow) delete p.privateLiteral;

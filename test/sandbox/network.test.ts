@@ -137,5 +137,8 @@ for (const uid of [undefined, ORDINARY_UID]) {
     expect(listed).toMatch(/refused +evil\.test:\d+ \(GET\)/);
     expect(listed).toContain("command: curl -sS http://evil.test");
     expect(readFileSync(join(scvHome, "state", "sandbox-network.jsonl"), "utf8")).toContain('"session"');
+    const status = Bun.spawnSync([requireBinary(), "status"], { cwd: ws, env, stdout: "pipe" }).stdout.toString();
+    expect(status).toContain(`network: through SCV's egress proxy`);
+    expect(status).toContain(`allowed: registry.test, private.test, 127.0.0.1:${port}`);
   }, 90_000);
 }

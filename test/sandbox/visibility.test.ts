@@ -29,7 +29,8 @@ test("scv doctor reports the sandbox, what it enforces, and a self-test with eve
   expect(out).toMatch(/^ok +sandbox: workspace-write \(Landlock ABI \d+, namespaces\); enforced: .*\.git and \.scv read-only/m);
   expect(out).toMatch(/^ok +sandbox self-test: a write outside the workspace: blocked; a read of a hidden path: blocked; a connect to 127\.0\.0\.1: blocked; a signal to its parent: blocked$/m);
   const status = Bun.spawnSync([requireBinary(), "status"], { cwd: h.cwd, env: h.env }).stdout.toString();
-  expect(status).toMatch(/^sandbox: workspace-write \(Landlock ABI \d+, namespaces\)$/m);
+  expect(status).toMatch(/^sandbox: workspace-write \(Landlock ABI \d+, namespaces\); network: none \(\[sandbox\.network\] allow or presets open hosts through SCV's proxy\)$/m);
+  expect(out).toMatch(/^ok +sandbox network: none/m);
 }, 60_000);
 
 test("mode off: doctor warns and says how to turn it on; status says commands run with your permissions", () => {
