@@ -140,7 +140,7 @@ async function http(client: net.Socket, head: string, rest: Buffer, judge: Judge
   }
   if (url.protocol !== "http:") return fail(client, 400, `only http:// URLs go as plain requests; ${url.protocol} goes through CONNECT`);
   const hostHeader = headerLines.find((l) => /^host:/i.test(l))?.slice(5).trim().toLowerCase();
-  if (hostHeader !== undefined && hostHeader !== url.host.toLowerCase()) {
+  if (hostHeader !== undefined && !sameHost(hostHeader, url)) {
     judge.log({ action: "refused", host: hostHeader, port: Number(url.port || 80), via: method, reason: `the Host header (${hostHeader}) does not name the URL's host (${url.host})` });
     return fail(client, 403, `the Host header (${hostHeader.slice(0, 100)}) does not name the URL's host (${url.host})`);
   }
@@ -154,6 +154,16 @@ async function http(client: net.Socket, head: string, rest: Buffer, judge: Judge
   const keep = headerLines.filter((l) => !/^(proxy-[a-z-]*|connection|keep-alive):/i.test(l));
   upstream.write(`${method} ${url.pathname}${url.search} HTTP/1.1\r\n${[...keep, "Connection: close"].join("\r\n")}\r\n\r\n`);
   splice(client, upstream, rest);
+}
+
+/** Whether a Host header names the URL's host and port (the default port written or not). */
+function sameHost(header: string, url: URL): boolean {
+  try {
+    const named = new URL(`http://${header}/`);
+    return named.hostname === url.hostname && (named.port || "80") === (url.port || "80");
+  } catch {
+    return false;
+  }
 }
 
 /**
