@@ -2,11 +2,17 @@
 // host's loopback, as it listens inside a command's namespace): 500 sequential and 50 concurrent CONNECTs to a
 // loopback HTTP server, each then one GET through the tunnel, against the same GET made directly. Reports
 // failures, the added latency per request (median and p95) and the RSS of the process hosting the proxy.
-// Only loopback traffic; the proxy resolves the server's name from a test hosts file.
+// Then the cost per sandboxed command of the relay (started for every command when `[sandbox.network]` is a
+// table): `true` through the bash tool of the compiled binary, sandboxed with and without the table (runner's
+// duration_ms per call). Only loopback traffic; the proxy resolves the server's name from a test hosts file.
+// Run: bun run build && bun bench/proxy.ts
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import { openEgressListener } from "../src/sandbox/egress-proxy";
+import { fakeHome, removeFakeHomes, requireBinary } from "../test/fake/binary";
+import { startFakeModel, text, toolCalls } from "../test/fake/model-server";
+import { median } from "./bare";
 import { egressRules } from "../src/sandbox/egress-rules";
 
 const SEQUENTIAL = Number(process.env.SEQUENTIAL ?? 500);
@@ -93,3 +99,30 @@ relay.kill();
 listener.close();
 server.stop(true);
 rmSync(dir, { recursive: true, force: true });
+
+// The relay's cost per command, through the compiled binary.
+const CALLS = Number(process.env.BENCH_CALLS ?? 15);
+const fake = await startFakeModel();
+async function session(table: boolean): Promise<number[]> {
+  const { env, workspace } = fakeHome(fake.url, `[tools]\nmax_steps = ${CALLS + 5}\n${table ? '[sandbox.network]\nallow = ["registry.test"]\n' : ""}`);
+  for (let i = 0; i < CALLS; i++) fake.queue(toolCalls([{ name: "bash", arguments: { command: "true" } }]));
+  fake.queue(text("done"));
+  const p = Bun.spawn([requireBinary(), "exec", "--json", "--yes", "go"], { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+  const done = out.trim().split("\n").map((l) => JSON.parse(l)).filter((e) => e.method === "tool.completed");
+  if (done.length !== CALLS || done.some((e) => !e.params.ok)) throw new Error(`expected ${CALLS} ok calls, got ${JSON.stringify(done.map((e) => e.params.output))}`);
+  return done.map((e) => e.params.duration_ms as number);
+}
+try {
+  await session(true);
+  const without: number[] = [];
+  const withTable: number[] = [];
+  for (let r = 0; r < 2; r++) {
+    without.push(...(await session(false)));
+    withTable.push(...(await session(true)));
+  }
+  console.log(`bash \`true\` sandboxed, ${CALLS} calls x 2 sessions each: no network ${median(without).toFixed(1)} ms, [sandbox.network] table (relay started) ${median(withTable).toFixed(1)} ms per call`);
+} finally {
+  await fake.close();
+  removeFakeHomes();
+}
