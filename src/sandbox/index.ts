@@ -165,7 +165,7 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   };
 }
 
-/** The network relay's pid, which it leaves in the command's private /tmp (relay.ts). */
+/** The network relay's pid, which the launcher leaves in the command's private /tmp (loopback.ts). */
 function relayPid(privateTmp: string): number[] {
   try {
     const pid = Number(readFileSync(join(privateTmp, ".scv-relay.pid"), "utf8"));

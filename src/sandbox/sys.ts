@@ -35,8 +35,9 @@ export const SYS = {
   execve: ARM ? 221n : 59n,
   socket: ARM ? 198n : 41n,
   ioctl: ARM ? 29n : 16n,
-  pipe2: ARM ? 59n : 293n,
   wait4: ARM ? 260n : 61n,
+  bind: ARM ? 200n : 49n,
+  listen: ARM ? 201n : 50n,
 } as const;
 
 type Arg = bigint | number | Buffer | NodeJS.TypedArray | null;
