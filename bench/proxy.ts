@@ -6,7 +6,7 @@
 // table): `true` through the bash tool of the compiled binary, sandboxed with and without the table (runner's
 // duration_ms per call). Only loopback traffic; the proxy resolves the server's name from a test hosts file.
 // Run: bun run build && bun bench/proxy.ts
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import { openEgressListener } from "../src/sandbox/egress-proxy";
@@ -86,7 +86,7 @@ const cProxied = await concurrent(true);
 peak = Math.max(peak, process.memoryUsage().rss);
 const relayRss = (() => {
   try {
-    return Number(/VmRSS:\s+(\d+)/.exec(require("node:fs").readFileSync(`/proc/${relay.pid}/status`, "utf8"))![1]) / 1024;
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${relay.pid}/status`, "utf8"))![1]) / 1024;
   } catch {
     return NaN;
   }
@@ -98,7 +98,6 @@ console.log(`RSS of the process hosting the proxy: ${f(rssBefore / 2 ** 20)} MiB
 relay.kill();
 listener.close();
 server.stop(true);
-rmSync(dir, { recursive: true, force: true });
 
 // The relay's cost per command, through the compiled binary.
 const CALLS = Number(process.env.BENCH_CALLS ?? 15);
@@ -113,6 +112,44 @@ async function session(table: boolean): Promise<number[]> {
   if (done.length !== CALLS || done.some((e) => !e.params.ok)) throw new Error(`expected ${CALLS} ok calls, got ${JSON.stringify(done.map((e) => e.params.output))}`);
   return done.map((e) => e.params.duration_ms as number);
 }
+// npm install of one package from a loopback registry stand-in: sandboxed through the proxy (the registry named
+// registry.test by the test resolver) against unsandboxed ([sandbox] mode = "off", the registry by address).
+const pkgDir = join(dir, "pkg", "package");
+mkdirSync(pkgDir, { recursive: true });
+writeFileSync(join(pkgDir, "package.json"), JSON.stringify({ name: "tiny-odd", version: "1.0.0", main: "index.js" }));
+writeFileSync(join(pkgDir, "index.js"), "module.exports = (n) => n % 2 === 1;\n");
+const tgz = join(dir, "tiny-odd-1.0.0.tgz");
+Bun.spawnSync(["tar", "czf", tgz, "-C", join(dir, "pkg"), "package"]);
+const shasum = new Bun.CryptoHasher("sha1").update(readFileSync(tgz)).digest("hex");
+const registry = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch(r) {
+    const path = new URL(r.url).pathname;
+    if (path === "/tiny-odd") return Response.json({ name: "tiny-odd", "dist-tags": { latest: "1.0.0" }, versions: { "1.0.0": { name: "tiny-odd", version: "1.0.0", dist: { tarball: `http://${r.headers.get("host")}/tiny-odd/-/tiny-odd-1.0.0.tgz`, shasum } } } });
+    return new Response(Bun.file(tgz));
+  },
+});
+const INSTALLS = Number(process.env.BENCH_INSTALLS ?? 4);
+async function installs(sandboxed: boolean): Promise<number[]> {
+  const rp = registry.port as number;
+  const extra = sandboxed
+    ? `[sandbox.network]\nallow = ["registry.test", "127.0.0.1:${rp}"]\nallow_private = true\nhosts_file = "${join(dir, "hosts-npm")}"\n`
+    : '[sandbox]\nmode = "off"\n';
+  writeFileSync(join(dir, "hosts-npm"), "127.0.0.1 registry.test\n");
+  const { env, workspace } = fakeHome(fake.url, `[tools]\nmax_steps = ${INSTALLS + 5}\n${extra}`);
+  const url = sandboxed ? `http://registry.test:${rp}/` : `http://127.0.0.1:${rp}/`;
+  for (let i = 0; i < INSTALLS; i++) {
+    fake.queue(toolCalls([{ name: "bash", arguments: { command: `rm -rf node_modules package-lock.json package.json; npm install --no-audit --no-fund --cache "$(mktemp -d)" --registry ${url} tiny-odd >/dev/null && test -f node_modules/tiny-odd/index.js` } }]));
+  }
+  fake.queue(text("done"));
+  const p = Bun.spawn([requireBinary(), "exec", "--json", "--yes", "go"], { cwd: workspace, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+  const done = out.trim().split("\n").map((l) => JSON.parse(l)).filter((e) => e.method === "tool.completed");
+  if (done.length !== INSTALLS || done.some((e) => !e.params.ok)) throw new Error(`npm installs failed: ${JSON.stringify(done.map((e) => e.params.output))}`);
+  return done.map((e) => e.params.duration_ms as number);
+}
+
 try {
   await session(true);
   const without: number[] = [];
@@ -121,8 +158,18 @@ try {
     without.push(...(await session(false)));
     withTable.push(...(await session(true)));
   }
+  const npmOff: number[] = [];
+  const npmProxy: number[] = [];
+  for (let r = 0; r < 2; r++) {
+    npmOff.push(...(await installs(false)));
+    npmProxy.push(...(await installs(true)));
+  }
+  const [a, b] = [median(npmOff), median(npmProxy)];
+  console.log(`npm install of one package from a loopback registry, ${INSTALLS} x 2 sessions each: unsandboxed ${a.toFixed(0)} ms, sandboxed through the proxy ${b.toFixed(0)} ms (${(b / a).toFixed(2)}x; target within 1.2x ${b / a <= 1.2 ? "met" : "MISSED"})`);
   console.log(`bash \`true\` sandboxed, ${CALLS} calls x 2 sessions each: no network ${median(without).toFixed(1)} ms, [sandbox.network] table (relay started) ${median(withTable).toFixed(1)} ms per call`);
 } finally {
   await fake.close();
+  registry.stop(true);
   removeFakeHomes();
+  rmSync(dir, { recursive: true, force: true });
 }
