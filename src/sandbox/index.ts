@@ -11,7 +11,7 @@ import { startProcess, type RunningProcess, type RunOptions, type RunResult } fr
 import { LAUNCHER_ARG, LAUNCHER_ENV, PROBE_ARG, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
 import { describeEnforcement, type Enforcement } from "./enforcement";
 import { socketsToHide } from "./sockets";
-import { egressLogFile, openEgressListener } from "./egress-proxy";
+import { egressLogFile, openEgressListener, type EgressEntry } from "./egress-proxy";
 import { EGRESS_PORT, EGRESS_SOCKET, egressStatus, proxyEnvironment, refusalNotes } from "./egress-env";
 
 export { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, type SandboxMode, type SandboxSettings, type SandboxSupport } from "./policy";
@@ -20,6 +20,9 @@ export { ceilingOf, defaultHiddenPaths, sandboxSettings, sandboxSettingsIn, unde
 export { explainDenial } from "./denial";
 export { egressStatus };
 export { readEgressLog } from "./egress-log";
+export type { EgressEntry } from "./egress-proxy";
+export { parsePattern, type HostPattern } from "./egress-rules";
+export { addNetworkGrant } from "./egress-grants";
 
 
 /** How to start the launcher: the compiled binary itself, or (from source, in tests) bun with cli/main.ts. */
@@ -112,7 +115,12 @@ export interface ConfinedRun {
    * `.git` or `.scv` at the workspace's top); call once the run has ended. Returns a line for each thing set aside.
    */
   done(): string[];
+  /** What the egress proxy refused the command (after done()); empty without a [sandbox.network] table. */
+  refused(): EgressEntry[];
 }
+
+/** A sandboxed run's result: the hosts the egress proxy refused it, from the proxy's own record. */
+export type SandboxedResult = RunResult & { egressRefused?: EgressEntry[] };
 
 /**
  * The one way a command is put in the sandbox: `opts` rewritten so that whatever starts it (the process runner
@@ -151,11 +159,14 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
     tmpdir: privateTmp,
     expect: { namespaces: support.namespaces, landlock: support.landlockAbi > 0, ...(support.userns ? { userns: true } : {}) },
   };
+  let refusedEntries: EgressEntry[] = [];
   // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
   return {
     opts: { ...opts, ...(egress ? { helperPids: () => relayPid(privateTmp) } : {}), cwd: "/", env: { ...opts.env, ...(egress ? proxyEnvironment(EGRESS_PORT) : {}), ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
+    refused: () => refusedEntries,
     done: () => {
-      const refused = egress ? refusalNotes(egress.refused()) : [];
+      refusedEntries = egress?.refused() ?? [];
+      const refused = refusalNotes(refusedEntries);
       egress?.close();
       removeQuietly(privateTmp);
       const created = guarded.filter((p) => !before.has(p) && exists(p));
@@ -256,9 +267,10 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
   return {
     ...running,
     result: running.result.then(
-      (r) => {
+      (r): SandboxedResult => {
         const setAside = confined.done();
-        return setAside.length ? { ...r, notes: [...(r.notes ?? []), ...setAside] } : r;
+        const refused = confined.refused();
+        return { ...r, ...(setAside.length ? { notes: [...(r.notes ?? []), ...setAside] } : {}), ...(refused.length ? { egressRefused: refused } : {}) };
       },
       (e) => {
         confined.done();
@@ -269,7 +281,7 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
 }
 
 /** startSandboxed to completion; a signal already aborted gives a `cancelled` result without starting anything. */
-export async function runSandboxed(opts: RunOptions, settings: SandboxSettings): Promise<RunResult> {
+export async function runSandboxed(opts: RunOptions, settings: SandboxSettings): Promise<SandboxedResult> {
   if (opts.signal?.aborted) {
     const empty = { text: "", totalBytes: 0, totalLines: 0, truncated: false };
     return { exitCode: null, signal: null, timedOut: false, cancelled: true, stdout: empty, stderr: empty, durationMs: 0 };

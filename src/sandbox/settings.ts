@@ -3,7 +3,8 @@ import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { userHome } from "../user-home";
 import { otherPaths } from "./identity";
-import { egressRules, type NetworkTable } from "./egress-rules";
+import { grantedPatterns } from "./egress-grants";
+import { egressRules, parsePattern, type EgressRules, type NetworkTable } from "./egress-rules";
 import type { SandboxMode, SandboxSettings } from "./policy";
 
 export interface SandboxConfig {
@@ -51,6 +52,18 @@ export function defaultHiddenPaths(home: string, scvHome: string, env: Readonly<
   return out;
 }
 
+/** The rules with the hosts a person allowed "always" from a refusal's card (egress-grants.ts). */
+function withGrants(rules: EgressRules, scvHome: string, workspace: string): EgressRules {
+  const granted = grantedPatterns(scvHome, workspace).flatMap((p) => {
+    try {
+      return [{ ...parsePattern(p), text: `${p} (granted)` }];
+    } catch {
+      return []; // a hand-edited entry that is no pattern grants nothing
+    }
+  });
+  return granted.length ? { ...rules, allow: [...rules.allow, ...granted] } : rules;
+}
+
 /** A path and, when it is a symlink or lies under one, where it really is (both are hidden or writable). */
 function withRealPath(p: string): string[] {
   // Most listed paths do not exist on a given machine: a failed realpath's exception costs more than this check.
@@ -72,13 +85,14 @@ export function sandboxSettings(
   const named = [...new Set([...defaultHiddenPaths(ctx.home, ctx.scvHome, ctx.env), ...config.hidden_paths].flatMap(withRealPath))];
   // Hidden by identity: the same folders seen through another mount are hidden too (identity.ts).
   const hidden = [...named, ...otherPaths(named)];
+  const workspace = withRealPath(ctx.workspace).at(-1)!;
   return {
     mode: config.mode,
-    workspace: withRealPath(ctx.workspace).at(-1)!,
+    workspace,
     writableRoots: config.writable_roots.flatMap(withRealPath),
     hidden,
     network: config.network === true,
-    ...(typeof config.network === "object" ? { egress: egressRules(config.network) } : {}),
+    ...(typeof config.network === "object" ? { egress: withGrants(egressRules(config.network), ctx.scvHome, workspace) } : {}),
     autoRun: config.auto_run !== false,
     ...(config.auto_run === "always" ? { autoRunPartial: true } : {}),
     required: config.required,

@@ -4,8 +4,9 @@ import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "..
 import { zod } from "../lazy-schema";
 import type { GuardVerdict, ProgramList } from "../guard/index";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
-import { explainDenial, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, runSandboxed, sandboxSettings } from "../sandbox";
+import { explainDenial, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, runSandboxed, sandboxSettings, type SandboxedResult } from "../sandbox";
 import { placement } from "./bash-sandbox";
+import { networkGrants } from "./bash-network";
 import { ToolError } from "../errors";
 import { type SessionScope } from "../scope";
 import { throttle } from "../throttle";
@@ -64,6 +65,7 @@ export function createBashTool(scope: SessionScope): Tool {
   const settings = sandboxSettings(scope.config.sandbox, { workspace: scope.workspace, home, scvHome: scope.scvHome, env: scope.env });
   const sandbox = settings && { ...settings, session: scope.sessionId };
   const place = placement(sandbox, home);
+  const grants = networkGrants(scope.scvHome);
   const sandboxFor = place.inside;
 
   /** The guard's verdict; rules are read on each call, so `scv rules rm` takes effect at once. */
@@ -149,9 +151,9 @@ export function createBashTool(scope: SessionScope): Tool {
           onStdout: progress.push,
         };
         const inside = sandboxFor(args);
-        let result: RunResult;
+        let result: SandboxedResult;
         try {
-          result = inside ? await runSandboxed(run, inside.settings) : await runProcess(run);
+          result = inside ? await runSandboxed(run, grants.forCall(args.command, inside.settings)) : await runProcess(run);
         } catch (e) {
           throw new ToolError(e instanceof Error ? e.message : String(e));
         }
@@ -161,9 +163,12 @@ export function createBashTool(scope: SessionScope): Tool {
         }
         const plain = formatResult(result, timeoutSeconds);
         const note = inside && !plain.ok ? explainDenial(out, inside.settings) : undefined;
+        // Hosts the proxy refused: a person may allow them (once, or always) on a card.
+        const granted = inside && result.egressRefused?.length ? await grants.afterRun(ctx, args.command, result.egressRefused, inside.settings) : [];
+        const extra = [...(note ? [note] : []), ...granted];
         const formatted = {
           ...plain,
-          ...(note ? { output: `${plain.output}\n${note}` } : {}),
+          ...(extra.length ? { output: `${plain.output}\n${extra.join("\n")}` } : {}),
           event: { ...plain.event, sandbox: inside ? inside.settings.mode : "none" },
         };
         return secrets ? { ...formatted, output: secrets.redact(formatted.output) } : formatted;
