@@ -53,7 +53,7 @@ export function egressStatus(settings: { network: boolean; egress?: EgressRules 
   const hosts = [...presets, ...own];
   const deny = settings.egress.deny.map((p) => p.text);
   return (
-    `network: through SCV's egress proxy (started with the first sandboxed command; log: scv sandbox log); allowed: ${hosts.length ? hosts.join(", ") : "nothing yet"}` +
+    `network: through SCV's egress proxy (a listener for each sandboxed command; log: scv sandbox log); allowed: ${hosts.length ? hosts.join(", ") : "nothing yet"}` +
     `${deny.length ? `; denied: ${deny.join(", ")}` : ""}${settings.egress.readOnly ? '; mode = "read"' : ""}`
   );
 }
