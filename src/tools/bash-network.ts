@@ -14,6 +14,8 @@ export interface NetworkGrants {
 
 export function networkGrants(scvHome: string): NetworkGrants {
   const once = new Map<string, HostPattern[]>();
+  // Hosts a person refused in this session: not asked again (a retry gets the same answer, no card loop).
+  const refusedByPerson = new Set<string>();
   return {
     forCall(command, settings) {
       const granted = once.get(command);
@@ -29,6 +31,10 @@ export function networkGrants(scvHome: string): NetworkGrants {
       const lines: string[] = [];
       for (const e of hosts) {
         const pattern = `${e.host.includes(":") ? `[${e.host}]` : e.host}:${e.port}`;
+        if (refusedByPerson.has(pattern)) {
+          lines.push(`[a person already refused ${pattern} in this session: do not retry it]`);
+          continue;
+        }
         const answer = await ctx.approve({
           risk: "network",
           summary: `let sandboxed commands reach ${pattern} through SCV's proxy (refused for: ${command.slice(0, 200)})`,
@@ -37,6 +43,7 @@ export function networkGrants(scvHome: string): NetworkGrants {
           fingerprint: `sandbox-network:${pattern}`,
         });
         if (!answer.approved) {
+          refusedByPerson.add(pattern);
           lines.push(`[${pattern} stays refused (${answer.reason}): do not retry it]`);
           continue;
         }
