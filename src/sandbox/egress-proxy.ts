@@ -153,7 +153,13 @@ async function http(client: net.Socket, head: string, rest: Buffer, judge: Judge
   // One request per connection: Connection: close both ways, so a second request cannot ride on a judged one.
   const keep = headerLines.filter((l) => !/^(proxy-[a-z-]*|connection|keep-alive):/i.test(l));
   upstream.write(`${method} ${url.pathname}${url.search} HTTP/1.1\r\n${[...keep, "Connection: close"].join("\r\n")}\r\n\r\n`);
-  splice(client, upstream, rest);
+  if (!judge.rules.readOnly) return splice(client, upstream, rest);
+  // mode = "read": nothing more of the client's goes upstream (no body, no second request riding on this one).
+  upstream.on("error", () => client.destroy());
+  client.on("error", () => upstream.destroy());
+  client.on("data", () => {});
+  upstream.pipe(client);
+  client.resume();
 }
 
 /** Whether a Host header names the URL's host and port (the default port written or not). */

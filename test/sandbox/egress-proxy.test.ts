@@ -10,11 +10,25 @@ import { egressRules } from "../../src/sandbox/egress-rules";
 const dir = mkdtempSync(join("/var/tmp", "scv-egress-"));
 const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => new Response(`hello ${r.method} ${r.headers.get("host")} ${new URL(r.url).pathname}\n`) });
 const port = server.port as number;
+// A server that ignores Connection: close and answers every request it reads, closing when the client is quiet.
+let posts = 0;
+const lax = Bun.listen({
+  hostname: "127.0.0.1",
+  port: 0,
+  socket: {
+    data(s, d) {
+      const text = Buffer.from(d).toString();
+      posts += text.split("POST ").length - 1;
+      for (let i = 0; i < text.split(" HTTP/1.1\r\n").length - 1; i++) s.write("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nhello lax");
+      setTimeout(() => s.end(), 200);
+    },
+  },
+});
 writeFileSync(join(dir, "hosts"), `127.0.0.1 registry.test evil.test\n127.0.0.2 private.test\n`);
 const logFile = join(dir, "log.jsonl");
 const listen = (mode: "read" | "full", name: string) =>
   openEgressListener(join(dir, name), {
-    rules: egressRules({ allow: ["registry.test", "private.test", `127.0.0.1:${port}`], deny: ["evil.test"], presets: [], mode, allow_private: true, hosts_file: join(dir, "hosts") }),
+    rules: egressRules({ allow: ["registry.test", "private.test", `127.0.0.1:${port}`, `127.0.0.1:${lax.port}`], deny: ["evil.test"], presets: [], mode, allow_private: true, hosts_file: join(dir, "hosts") }),
     logFile,
     session: "s-1",
     command: "curl things",
@@ -25,6 +39,7 @@ afterAll(() => {
   full.close();
   read.close();
   server.stop(true);
+  lax.stop(true);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -87,6 +102,11 @@ test('mode = "read": GET, HEAD and OPTIONS pass on plain HTTP, POST does not', a
   const post = (await talk(read.socket, [`POST http://registry.test:${port}/r HTTP/1.1\r\nHost: registry.test:${port}\r\nContent-Length: 2\r\n\r\nhi`])).toString();
   expect(post).toStartWith("HTTP/1.1 405");
   expect(post).toContain('mode = "read"');
+  // A POST pipelined behind an allowed GET does not reach the server.
+  const before = posts;
+  const piped = (await talk(read.socket, [`GET http://registry.test:${lax.port}/r HTTP/1.1\r\nHost: registry.test:${lax.port}\r\n\r\nPOST /w HTTP/1.1\r\nHost: registry.test:${lax.port}\r\nContent-Length: 2\r\n\r\nhi`])).toString();
+  expect(piped).toContain("hello lax");
+  expect(posts).toBe(before);
 });
 
 test("SOCKS5 with a name resolved by the proxy: allowed and refused", async () => {
