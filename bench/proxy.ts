@@ -1,8 +1,8 @@
-// The sandbox's egress proxy (src/sandbox/egress-proxy.ts) with its relay (`scv __sandbox-relay`, here on the
-// host's loopback, as it listens inside a command's namespace): 500 sequential and 50 concurrent CONNECTs to a
+// The sandbox's egress proxy (src/sandbox/egress-proxy.ts) accepting on a listening socket taken from another
+// process (as it takes the one the launcher leaves in a command's namespace): 500 sequential and 50 concurrent CONNECTs to a
 // loopback HTTP server, each then one GET through the tunnel, against the same GET made directly. Reports
 // failures, the added latency per request (median and p95) and the RSS of the process hosting the proxy.
-// Then the cost per sandboxed command of the relay (started for every command when `[sandbox.network]` is a
+// Then the cost per sandboxed command of the network setup (every command when `[sandbox.network]` is a
 // table): `true` through the bash tool of the compiled binary, sandboxed with and without the table (runner's
 // duration_ms per call). Only loopback traffic; the proxy resolves the server's name from a test hosts file.
 // Run: bun run build && bun bench/proxy.ts
@@ -26,10 +26,14 @@ const listener = openEgressListener(join(dir, "egress.sock"), {
   rules: egressRules({ allow: ["registry.test", `127.0.0.1:${port}`], deny: [], presets: [], mode: "full", allow_private: true, hosts_file: join(dir, "hosts") }),
   logFile: join(dir, "log.jsonl"),
 });
-const relayPort = 40000 + Math.floor(Math.random() * 20000);
-const relay = Bun.spawn([process.execPath, join(import.meta.dir, "..", "src", "sandbox", "relay-entry.ts"), "__sandbox-relay", listener.socket, String(relayPort), String(process.pid)], { stdio: ["ignore", "ignore", "inherit"] });
+// A stand-in for the sandboxed command: it holds a listening socket at fd 1023, as the launcher leaves it, and the
+// proxy takes it with pidfd_getfd and accepts on it, as for a real command.
+const holder = Bun.spawn(["python3", "-c", "import socket,os,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen(512)\nos.dup2(s.fileno(),1023)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(3600)"], { stdout: "pipe", stderr: "inherit" });
+const reader = holder.stdout.getReader();
+const proxyPort = Number(new TextDecoder().decode((await reader.read()).value).trim());
+listener.adopt(holder.pid, 1023);
 for (let i = 0; i < 100; i++) {
-  if (await reachable(relayPort)) break;
+  if (await reachable(proxyPort)) break;
   await Bun.sleep(50);
 }
 
@@ -41,11 +45,11 @@ function reachable(p: number): Promise<boolean> {
   });
 }
 
-/** One GET, directly or through CONNECT on the relay; resolves with the milliseconds taken, rejects on failure. */
+/** One GET, directly or through CONNECT on the proxy; resolves with the milliseconds taken, rejects on failure. */
 function once(viaProxy: boolean): Promise<number> {
   return new Promise((resolve, reject) => {
     const began = performance.now();
-    const c = net.connect(viaProxy ? relayPort : port, "127.0.0.1");
+    const c = net.connect(viaProxy ? proxyPort : port, "127.0.0.1");
     let got = "";
     let tunnelled = !viaProxy;
     const get = "GET / HTTP/1.1\r\nHost: registry.test\r\nConnection: close\r\n\r\n";
@@ -84,22 +88,15 @@ let peak = process.memoryUsage().rss;
 const cDirect = await concurrent(false);
 const cProxied = await concurrent(true);
 peak = Math.max(peak, process.memoryUsage().rss);
-const relayRss = (() => {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${relay.pid}/status`, "utf8"))![1]) / 1024;
-  } catch {
-    return NaN;
-  }
-})();
 const f = (n: number) => n.toFixed(2);
-console.log(`sequential ${SEQUENTIAL}: direct median ${f(pct(direct.times, 0.5))} ms p95 ${f(pct(direct.times, 0.95))} ms (${direct.failures} failures); through relay+proxy CONNECT median ${f(pct(proxied.times, 0.5))} ms p95 ${f(pct(proxied.times, 0.95))} ms (${proxied.failures} failures); added median ${f(pct(proxied.times, 0.5) - pct(direct.times, 0.5))} ms`);
+console.log(`sequential ${SEQUENTIAL}: direct median ${f(pct(direct.times, 0.5))} ms p95 ${f(pct(direct.times, 0.95))} ms (${direct.failures} failures); through the proxy CONNECT median ${f(pct(proxied.times, 0.5))} ms p95 ${f(pct(proxied.times, 0.95))} ms (${proxied.failures} failures); added median ${f(pct(proxied.times, 0.5) - pct(direct.times, 0.5))} ms`);
 console.log(`concurrent ${CONCURRENT}: direct ${f(cDirect.wallMs)} ms wall (${cDirect.failures} failures); through the proxy ${f(cProxied.wallMs)} ms wall, slowest ${f(Math.max(...cProxied.times))} ms (${cProxied.failures} failures)`);
-console.log(`RSS of the process hosting the proxy: ${f(rssBefore / 2 ** 20)} MiB before the listener, ${f(peak / 2 ** 20)} MiB peak; the relay process: ${f(relayRss)} MiB`);
-relay.kill();
+console.log(`RSS of the process hosting the proxy: ${f(rssBefore / 2 ** 20)} MiB before the listener, ${f(peak / 2 ** 20)} MiB peak (no other process: the proxy accepts on the socket taken from the command)`);
+holder.kill();
 listener.close();
 server.stop(true);
 
-// The relay's cost per command, through the compiled binary.
+// The network setup's cost per command, through the compiled binary.
 const CALLS = Number(process.env.BENCH_CALLS ?? 15);
 const fake = await startFakeModel();
 async function session(table: boolean): Promise<number[]> {
@@ -166,7 +163,7 @@ try {
   }
   const [a, b] = [median(npmOff), median(npmProxy)];
   console.log(`npm install of one package from a loopback registry, ${INSTALLS} x 2 sessions each: unsandboxed ${a.toFixed(0)} ms, sandboxed through the proxy ${b.toFixed(0)} ms (${(b / a).toFixed(2)}x; target within 1.2x ${b / a <= 1.2 ? "met" : "MISSED"})`);
-  console.log(`bash \`true\` sandboxed, ${CALLS} calls x 2 sessions each: no network ${median(without).toFixed(1)} ms, [sandbox.network] table (relay started) ${median(withTable).toFixed(1)} ms per call`);
+  console.log(`bash \`true\` sandboxed, ${CALLS} calls x 2 sessions each: no network ${median(without).toFixed(1)} ms, [sandbox.network] table (loopback up, proxy socket taken) ${median(withTable).toFixed(1)} ms per call`);
 } finally {
   await fake.close();
   registry.stop(true);

@@ -1,7 +1,5 @@
 // The sandbox launcher (src/sandbox/launcher.ts) comes first: a sandboxed command pays only for bun:ffi.
 if (process.argv[2] === "__sandbox") (await import("../sandbox/launcher")).runLauncher(process.argv.slice(3));
-// Its network relay (src/sandbox/relay.ts), inside a sandboxed command's network namespace.
-else if (process.argv[2] === "__sandbox-relay") (await import("../sandbox/relay")).runRelay(process.argv.slice(3));
 
 // The scv command line. `--version` answers before anything else loads, and each subcommand is imported
 // only when it runs, so start-up stays fast.

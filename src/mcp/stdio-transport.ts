@@ -62,6 +62,7 @@ export class RunnerStdioTransport implements Transport {
       { handle: newHandle(`mcp-${this.server.toLowerCase().replace(/_/g, "-")}`), agent: this.server, kind: "mcp", cwd: this.launch.cwd },
       confined?.opts ?? plain,
     );
+    confined?.started(this.run.identity.pid);
     if (confined) this.run.result.finally(confined.done).catch(() => {});
     this.run.result.then(
       (r) => this.exited(r),

@@ -182,7 +182,7 @@ function startRun(state: RunnerState, defaults: RunnerDefaults, opts: RunOptions
       stderr: stderr ? stderr.result() : emptyCapture(),
       ...(opts.combined ? { combined: merged } : {}),
       durationMs: Math.round(performance.now() - began),
-      cleanedUp: countOthers(reports, leader, opts.helperPids?.() ?? []),
+      cleanedUp: countOthers(reports, leader),
       drained,
     };
   })();
@@ -411,9 +411,9 @@ function closeAll(fds: number[]): void {
 }
 
 /** Distinct processes signalled across stop passes, not counting the leader. */
-function countOthers(reports: StopReport[], leader: ProcessIdentity, helpers: number[]): number {
+function countOthers(reports: StopReport[], leader: ProcessIdentity): number {
   const ids = new Set<string>();
-  for (const r of reports) for (const id of r.signalled) if (!helpers.includes(id.pid)) ids.add(`${id.pid}:${id.startTime}`);
+  for (const r of reports) for (const id of r.signalled) ids.add(`${id.pid}:${id.startTime}`);
   ids.delete(`${leader.pid}:${leader.startTime}`);
   return ids.size;
 }

@@ -45,11 +45,6 @@ export interface RunOptions {
    * `<env.SCV_RUN_TAG>/<id>` when the given env already carries a tag, so nested runs stay under their parent).
    */
   tag?: string;
-  /**
-   * Processes the run's own machinery started beside the command (the sandbox's network relay): stopped with the
-   * rest after the leader exits, but not counted as processes the command left running. Read after the leader exits.
-   */
-  helperPids?(): number[];
 }
 
 export interface ProcessIdentity {

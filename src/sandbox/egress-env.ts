@@ -3,9 +3,9 @@
 import type { EgressEntry } from "./egress-proxy";
 import type { EgressRules } from "./egress-rules";
 
-/** Where the command's listener sits in its private /tmp, and the port the relay listens on inside the namespace. */
-export const EGRESS_SOCKET = ".scv-egress.sock";
+/** The port the proxy listens on inside the command's namespace, and the fd the command holds that socket at. */
 export const EGRESS_PORT = 43128;
+export const EGRESS_FD = 1023;
 
 /** The proxy variables of a sandboxed command: the common ones in both cases and the tool-specific few. */
 export function proxyEnvironment(port: number): Record<string, string> {

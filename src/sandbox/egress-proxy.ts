@@ -1,7 +1,7 @@
 // SCV's egress proxy for sandboxed commands: one per SCV process, started at the first sandboxed command whose
-// `[sandbox.network]` is a table. Each command gets its own listening Unix socket in its private temporary
-// directory (seen as /tmp inside the sandbox), relayed to 127.0.0.1:PORT in the command's network namespace by
-// `scv __sandbox-relay` (relay.ts), so every connection is known to belong to one command. It speaks HTTP (plain
+// `[sandbox.network]` is a table. Each command gets its own listener: the socket the launcher listens on at
+// 127.0.0.1:PORT inside the command's network namespace (loopback.ts), which SCV takes from the command with
+// pidfd_getfd and accepts on, so every connection is known to belong to one command and no process relays. It speaks HTTP (plain
 // requests in absolute form, the Host header checked against the URL, and CONNECT) and SOCKS5 with remote
 // resolution; it resolves names itself through src/net's checking resolver (private, loopback, link-local,
 // metadata and CGNAT results refused unless listed literally) and connects only to the addresses it checked.
@@ -10,6 +10,7 @@ import net from "node:net";
 import { dirname, join } from "node:path";
 import { NetError, resolveChecked, type LookupFn } from "../net";
 import { judgeHost, listedAddress, READ_METHODS, type EgressRules } from "./egress-rules";
+import { SYS, sys } from "./sys";
 
 /** One line of the proxy's log ($SCV_HOME/state/sandbox-network.jsonl). */
 export interface EgressEntry {
@@ -24,9 +25,16 @@ export interface EgressEntry {
   command?: string;
 }
 
-/** One command's listener: its socket, and what the proxy refused it (the call's result names these). */
+/** One command's listener: what the proxy refused it (the call's result names these). */
 export interface EgressListener {
-  socket: string;
+  /** The Unix socket it also listens on, when given one (tests and the bench speak to the proxy through it). */
+  socket?: string;
+  /**
+   * Takes the listening socket the launcher left at `fd` in the command `pid` (inside its network namespace, at
+   * 127.0.0.1:PORT) and accepts on it: tried until it is there (the launcher makes it before it executes the
+   * command) or the process is gone.
+   */
+  adopt(pid: number, fd: number): void;
   refused(): EgressEntry[];
   close(): void;
 }
@@ -42,8 +50,8 @@ export interface EgressContext {
 const HEAD_LIMIT = 32 * 1024;
 const HEAD_TIMEOUT_MS = 30_000;
 
-/** Opens a listener for one command at `socketPath`; connections through it are judged by `ctx`. */
-export function openEgressListener(socketPath: string, ctx: EgressContext): EgressListener {
+/** Opens a listener for one command (and at `socketPath`, when given); connections are judged by `ctx`. */
+export function openEgressListener(socketPath: string | undefined, ctx: EgressContext): EgressListener {
   const refused: EgressEntry[] = [];
   const lookup = ctx.rules.hostsFile ? hostsFileLookup(ctx.rules.hostsFile) : undefined;
   const log = (entry: Omit<EgressEntry, "time" | "session" | "command">) => {
@@ -58,23 +66,66 @@ export function openEgressListener(socketPath: string, ctx: EgressContext): Egre
     }
   };
   const open = new Set<net.Socket>();
-  const server = net.createServer((client) => {
+  const accept = (client: net.Socket) => {
     open.add(client);
     client.on("close", () => open.delete(client));
     client.on("error", () => client.destroy());
     serve(client, { rules: ctx.rules, lookup, log });
-  });
-  server.on("error", () => {});
-  server.listen(socketPath); // binds before returning (Bun and Node bind a path synchronously)
+  };
+  const servers: net.Server[] = [];
+  let closed = false;
+  if (socketPath) {
+    const server = net.createServer(accept);
+    server.on("error", () => {});
+    server.listen(socketPath); // binds before returning (Bun and Node bind a path synchronously)
+    servers.push(server);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
   return {
-    socket: socketPath,
+    ...(socketPath ? { socket: socketPath } : {}),
+    adopt(pid, fd) {
+      const started = Date.now();
+      const attempt = () => {
+        timer = undefined;
+        if (closed) return;
+        const got = takeFd(pid, fd);
+        if (got === "gone") return;
+        if (typeof got === "number") {
+          const server = net.createServer(accept);
+          server.on("error", () => {});
+          server.listen({ fd: got });
+          servers.push(server);
+          return;
+        }
+        if (Date.now() - started < ADOPT_LIMIT_MS) timer = setTimeout(attempt, ADOPT_RETRY_MS);
+      };
+      attempt();
+    },
     refused: () => [...refused],
     close() {
-      server.close();
+      closed = true;
+      if (timer) clearTimeout(timer);
+      for (const server of servers) server.close();
       for (const s of open) s.destroy();
-      rmSync(socketPath, { force: true });
+      if (socketPath) rmSync(socketPath, { force: true });
     },
   };
+}
+
+const ADOPT_RETRY_MS = 2;
+const ADOPT_LIMIT_MS = 30_000;
+
+/** A copy of `fd` of process `pid` (pidfd_getfd, Linux 5.6): the fd, "gone" when the process is, or undefined to retry. */
+function takeFd(pid: number, fd: number): number | "gone" | undefined {
+  const c = sys();
+  const pidfd = Number(c.syscall(SYS.pidfd_open, BigInt(pid), 0n, 0n, 0n, 0n));
+  if (pidfd < 0) return "gone";
+  try {
+    const got = Number(c.syscall(SYS.pidfd_getfd, BigInt(pidfd), BigInt(fd), 0n, 0n, 0n));
+    return got >= 0 ? got : undefined; // EBADF before the launcher made it, EPERM while it is not dumpable
+  } finally {
+    c.close(pidfd);
+  }
 }
 
 interface Judge {

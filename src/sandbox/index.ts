@@ -12,7 +12,7 @@ import { LAUNCHER_ARG, LAUNCHER_ENV, PROBE_ARG, type SandboxPolicy, type Sandbox
 import { describeEnforcement, type Enforcement } from "./enforcement";
 import { socketsToHide } from "./sockets";
 import { egressLogFile, openEgressListener, type EgressEntry } from "./egress-proxy";
-import { EGRESS_PORT, EGRESS_SOCKET, egressStatus, proxyEnvironment, refusalNotes } from "./egress-env";
+import { EGRESS_FD, EGRESS_PORT, egressStatus, proxyEnvironment, refusalNotes } from "./egress-env";
 
 export { LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, type SandboxMode, type SandboxSettings, type SandboxSupport } from "./policy";
 export { describeEnforcement, type Enforcement } from "./enforcement";
@@ -115,6 +115,8 @@ export interface ConfinedRun {
    * `.git` or `.scv` at the workspace's top); call once the run has ended. Returns a line for each thing set aside.
    */
   done(): string[];
+  /** Call with the started process's pid: the egress proxy takes its listening socket from it. */
+  started(pid: number): void;
   /** What the egress proxy refused the command (after done()); empty without a [sandbox.network] table. */
   refused(): EgressEntry[];
 }
@@ -143,7 +145,7 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   const gitBefore = gitData ? new Set(GIT_REDIRECTS.filter((n) => exists(join(settings.workspace, ".git", n)))) : undefined;
   // [sandbox.network] as a table: a listener of the egress proxy for this command, in its private /tmp.
   const egress = settings.egress && !settings.network && support.namespaces
-    ? openEgressListener(join(privateTmp, EGRESS_SOCKET), { rules: settings.egress, logFile: settings.scvHome ? egressLogFile(settings.scvHome) : undefined, session: settings.session, command: opts.argv.at(-1) })
+    ? openEgressListener(undefined, { rules: settings.egress, logFile: settings.scvHome ? egressLogFile(settings.scvHome) : undefined, session: settings.session, command: opts.argv.at(-1) })
     : undefined;
   const policy: SandboxPolicy = {
     mode: settings.mode,
@@ -155,15 +157,16 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
     // With a mount namespace the host's Unix sockets are hidden by path (sockets.ts); Landlock alone cannot stop a connect.
     hidden: support.namespaces ? [...settings.hidden, ...socketsToHide(settings.allowUnixSockets ?? [], [...writable, privateTmp])] : settings.hidden,
     network: settings.network,
-    ...(egress ? { proxy: { socket: `/tmp/${EGRESS_SOCKET}`, port: EGRESS_PORT } } : {}),
+    ...(egress ? { proxy: { port: EGRESS_PORT, fd: EGRESS_FD } } : {}),
     tmpdir: privateTmp,
     expect: { namespaces: support.namespaces, landlock: support.landlockAbi > 0, ...(support.userns ? { userns: true } : {}) },
   };
   let refusedEntries: EgressEntry[] = [];
   // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
   return {
-    opts: { ...opts, ...(egress ? { helperPids: () => relayPid(privateTmp) } : {}), cwd: "/", env: { ...opts.env, ...(egress ? proxyEnvironment(EGRESS_PORT) : {}), ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
+    opts: { ...opts, cwd: "/", env: { ...opts.env, ...(egress ? proxyEnvironment(EGRESS_PORT) : {}), ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
     refused: () => refusedEntries,
+    started: (pid) => egress?.adopt(pid, EGRESS_FD),
     done: () => {
       refusedEntries = egress?.refused() ?? [];
       const refused = refusalNotes(refusedEntries);
@@ -174,16 +177,6 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
       return [...refused, ...created.map((p) => setAside(p, settings.scvHome))];
     },
   };
-}
-
-/** The network relay's pid, which the launcher leaves in the command's private /tmp (loopback.ts). */
-function relayPid(privateTmp: string): number[] {
-  try {
-    const pid = Number(readFileSync(join(privateTmp, ".scv-relay.pid"), "utf8"));
-    return Number.isInteger(pid) && pid > 0 ? [pid] : [];
-  } catch {
-    return [];
-  }
 }
 
 /** Files in `.git` that make git read its config elsewhere: a git command may not create them. */
@@ -260,6 +253,7 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
   let running: RunningProcess;
   try {
     running = startProcess(confined.opts);
+    confined.started(running.identity.pid);
   } catch (e) {
     confined.done();
     throw e;

@@ -6,7 +6,7 @@
 import { accessSync, constants, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { createRuleset, FS, holdersOf, landlockAbi, READ, WRITE } from "./landlock";
-import { bringLoopbackUp, startRelay } from "./loopback";
+import { bringLoopbackUp, listenInside } from "./loopback";
 import { buildView, enterNamespaces, sealedExclusions } from "./mounts";
 import { LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, parsePolicy, PROBE_ARG, type SandboxPolicy, type SandboxSupport } from "./policy";
 import { cstr, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, ptr, SYS, sys, sysError } from "./sys";
@@ -77,13 +77,13 @@ function confine(policy: SandboxPolicy): Record<string, string> {
     for (const root of writable) rules.grantTree(root, READ | WRITE, notWritable);
     if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
     dropCapabilities();
-    // The relay binds its port before Landlock would forbid it, without capabilities, and outlives this process.
-    if (policy.proxy) startRelay(policy.proxy.socket, policy.proxy.port);
+    // The proxy's port is bound before Landlock forbids binding; the command keeps the socket for SCV to take.
+    if (policy.proxy) listenInside(policy.proxy.port, policy.proxy.fd);
     rules.restrictSelf();
   } else {
     if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
     dropCapabilities();
-    if (policy.proxy) startRelay(policy.proxy.socket, policy.proxy.port);
+    if (policy.proxy) listenInside(policy.proxy.port, policy.proxy.fd);
   }
   if (c.chdir(cstr(policy.cwd)) !== 0) throw sysError(`chdir to ${policy.cwd}`);
   return env;

@@ -27,11 +27,11 @@ export interface SandboxPolicy {
   /** TCP and UDP allowed (no network namespace, no Landlock TCP rules). */
   network: boolean;
   /**
-   * The egress proxy ([sandbox.network] as a table; needs the namespaces): the launcher brings loopback up and
-   * starts a relay on 127.0.0.1:`port` to the Unix socket `socket` (a path inside the view), and Landlock lets
-   * TCP connect only to that port.
+   * The egress proxy ([sandbox.network] as a table; needs the namespaces): the launcher brings loopback up, listens
+   * on 127.0.0.1:`port` and leaves that socket at `fd` for SCV to take from the command (egress-proxy.ts); Landlock
+   * lets TCP connect only to that port.
    */
-  proxy?: { socket: string; port: number };
+  proxy?: { port: number; fd: number };
   /** The command's private temporary directory (created by the parent, removed after the run). */
   tmpdir: string;
   /**
@@ -86,7 +86,7 @@ export function parsePolicy(text: string): SandboxPolicy {
     !strings(p.hidden) ||
     typeof p.network !== "boolean" ||
     typeof p.expect !== "object" ||
-    (p.proxy !== undefined && (typeof p.proxy.socket !== "string" || !p.proxy.socket.startsWith("/") || !Number.isInteger(p.proxy.port) || p.network))
+    (p.proxy !== undefined && (!Number.isInteger(p.proxy.port) || !Number.isInteger(p.proxy.fd) || p.network))
   ) {
     throw new Error("the policy argument is malformed");
   }

@@ -35,7 +35,9 @@ export const SYS = {
   execve: ARM ? 221n : 59n,
   socket: ARM ? 198n : 41n,
   ioctl: ARM ? 29n : 16n,
-  wait4: ARM ? 260n : 61n,
+  dup3: ARM ? 24n : 292n,
+  pidfd_open: 434n,
+  pidfd_getfd: 438n,
   bind: ARM ? 200n : 49n,
   listen: ARM ? 201n : 50n,
 } as const;

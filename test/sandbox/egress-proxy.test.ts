@@ -44,9 +44,9 @@ afterAll(() => {
 });
 
 /** Sends `bytes` over the socket and collects everything until the proxy or the server closes. */
-function talk(socket: string, bytes: (string | Uint8Array)[], gapMs = 0): Promise<Buffer> {
+function talk(socket: string | undefined, bytes: (string | Uint8Array)[], gapMs = 0): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const c = net.connect(socket);
+    const c = net.connect(socket!);
     const got: Buffer[] = [];
     c.on("data", (d: Buffer) => got.push(d));
     c.on("end", () => resolve(Buffer.concat(got)));
