@@ -1,5 +1,5 @@
-// SCV's egress proxy for sandboxed commands: one per SCV process, started at the first sandboxed command whose
-// `[sandbox.network]` is a table. Each command gets its own listener: the socket the launcher listens on at
+// SCV's egress proxy for sandboxed commands, in the SCV process, for commands whose `[sandbox.network]` is a
+// table. Each command gets its own listener: the socket the launcher listens on at
 // 127.0.0.1:PORT inside the command's network namespace (loopback.ts), which SCV takes from the command with
 // pidfd_getfd and accepts on, so every connection is known to belong to one command and no process relays. It speaks HTTP (plain
 // requests in absolute form, the Host header checked against the URL, and CONNECT) and SOCKS5 with remote

@@ -143,7 +143,7 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   const guarded = settings.mode === "workspace-write" ? [join(settings.workspace, ".git"), join(settings.workspace, ".scv")] : [];
   const before = new Set(guarded.filter(exists));
   const gitBefore = gitData ? new Set(GIT_REDIRECTS.filter((n) => exists(join(settings.workspace, ".git", n)))) : undefined;
-  // [sandbox.network] as a table: a listener of the egress proxy for this command, in its private /tmp.
+  // [sandbox.network] as a table: a listener of the egress proxy for this command (it takes the socket the launcher leaves).
   const egress = settings.egress && !settings.network && support.namespaces
     ? openEgressListener(undefined, { rules: settings.egress, logFile: settings.scvHome ? egressLogFile(settings.scvHome) : undefined, session: settings.session, command: opts.argv.at(-1) })
     : undefined;

@@ -1,4 +1,4 @@
-// The egress proxy itself (from source), spoken to over its Unix socket as the relay does: CONNECT, plain HTTP,
+// The egress proxy itself (from source), spoken to over a Unix socket of its listener: CONNECT, plain HTTP,
 // SOCKS5, refusals with a reason, garbage, `mode = "read"`, private answers, and its log.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
