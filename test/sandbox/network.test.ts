@@ -71,6 +71,10 @@ for (const uid of [undefined, ORDINARY_UID]) {
     const ws = join(root, "ws");
     for (const d of [home, scvHome, ws]) mkdirSync(d, { recursive: true });
     const port = standIn(root);
+    // A service on the host's own loopback that the allowlist does not name.
+    const hostService = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("HOST SERVICE\n") });
+    cleanup.push(() => hostService.stop(true));
+    const hostOnly = hostService.port as number;
     writeFileSync(join(root, "hosts"), "127.0.0.1 registry.test evil.test\n127.0.0.2 private.test\n");
     writeFileSync(
       join(scvHome, "config.toml"),
@@ -93,6 +97,8 @@ for (const uid of [undefined, ORDINARY_UID]) {
       `curl -sS -p http://private.test:${port}/; echo "rc=$?"`,
       `curl -sS --noproxy "*" --max-time 5 http://127.0.0.1:${port}/direct; echo "rc=$?"`,
       `node -e 'require("net").connect(${port}, "127.0.0.1").on("error", (e) => console.log("direct", e.code)).on("connect", () => console.log("CONNECTED"))'`,
+      // NO_PROXY sends loopback names straight to the namespace's own loopback; here they are sent to the proxy.
+      `unset NO_PROXY no_proxy; curl -sS -p http://127.0.0.1:${hostOnly}/; curl -sS -p http://localhost:${hostOnly}/; curl -sS -p http://[::1]:${port}/`,
       `node -e 'require("net").connect(80, "192.0.2.1").on("error", (e) => console.log("outside", e.code)).on("connect", () => console.log("CONNECTED"))'`,
     ];
     fake.clear();
@@ -105,7 +111,7 @@ for (const uid of [undefined, ORDINARY_UID]) {
     const done = events.filter((e) => e.method === "tool.completed").map((e) => String(e.params.output ?? ""));
     if (done.length !== steps.length) console.log(err, out);
     expect(done.length).toBe(steps.length);
-    const [plain, tunnel, socks, fetched, clone, npm, evil, evilTools, hostHeader, priv, direct, nodeDirect, outside] = done as [string, ...string[]];
+    const [plain, tunnel, socks, fetched, clone, npm, evil, evilTools, hostHeader, priv, direct, nodeDirect, hostLoopback, outside] = done as [string, ...string[]];
     expect(plain).toContain(`hello registry.test:${port} /plain`);
     expect(tunnel).toContain(`hello registry.test:${port} /tunnel`);
     expect(socks).toContain(`hello registry.test:${port} /socks`);
@@ -124,6 +130,11 @@ for (const uid of [undefined, ORDINARY_UID]) {
     expect(priv).toContain("private.test resolves to 127.0.0.2");
     expect(direct).toMatch(/rc=(7|28)/);
     expect(nodeDirect).toMatch(/direct (ECONNREFUSED|EACCES)/);
+    // Nothing reaches the host's own loopback services through the proxy but what is listed (127.0.0.1:port).
+    expect(hostLoopback).not.toContain("HOST SERVICE");
+    expect(hostLoopback).toContain(`127.0.0.1:${hostOnly} not in [sandbox.network] allow`);
+    expect(hostLoopback).toContain(`localhost:${hostOnly} not in [sandbox.network] allow`);
+    expect(hostLoopback).toContain(`::1:${port} not in [sandbox.network] allow`);
     expect(outside).toMatch(/outside (ENETUNREACH|EACCES|EPERM)/);
     for (const d of done) expect(d).not.toContain("CONNECTED");
     // Nothing of the proxy's setup is taken for a process the command left running.
