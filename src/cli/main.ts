@@ -84,6 +84,7 @@ async function main() {
       mcp: lazy(() => import("./mcp")),
       schedules: lazy(() => import("./schedules")),
       web: lazy(() => import("./web")),
+      sandbox: lazy(() => import("./sandbox")),
     },
   });
   await runCli(root, argv);

@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import { lazySchema, zod } from "../lazy-schema";
 import { REASONING_EFFORTS, REASONING_SUMMARIES } from "./reasoning";
+import { networkSetting } from "./sandbox-network";
 
 const positiveInt = (max?: number) => {
   let s = zod().number().int("must be a whole number").positive("must be greater than 0");
@@ -495,7 +496,8 @@ export const SandboxConfig = lazySchema((z) => z.strictObject({
   mode: z.enum(SANDBOX_MODES, { error: `must be one of: ${SANDBOX_MODES.join(", ")}` }).default("workspace-write"),
   writable_roots: z.array(absolutePath()).default([]),
   hidden_paths: z.array(absolutePath()).default([]),
-  network: z.boolean({ error: "must be true or false" }).default(false),
+  // true: every host; false: none; a table ([sandbox.network]): the hosts it allows, through SCV's egress proxy.
+  network: networkSetting(z).default(false),
   // true: a command the guard asks about runs unasked inside the sandbox where this machine enforces all of it
   // (writes, network, signals); "always": also where it enforces only part; false: it asks.
   auto_run: z.union([z.boolean(), z.literal("always")], { error: 'must be true, false or "always"' }).default(true),

@@ -16,6 +16,8 @@ export async function checkSandbox(ctx: DoctorContext, config: Config): Promise<
     return lines;
   }
   lines.push({ area: "sandbox", verdict: e.missing.length ? "warning" : "ok", text: `${e.summary}; enforced: ${e.enforced.join("; ")}${e.missing.length ? `; not enforced: ${e.missing.join("; ")}` : ""}`, ...(e.missing.length ? { fix: "a newer kernel (Landlock ABI 6+), or SCV run as a user allowed namespaces, enforces the rest" } : {}) });
+  const { egressStatus } = await import("../sandbox");
+  lines.push({ area: "sandbox network", verdict: "ok", text: egressStatus(settings, e.namespaces).replace(/^network: /, "") });
   try {
     const { sandboxSelfTest } = await import("../sandbox/self-test");
     const results = await sandboxSelfTest(settings);

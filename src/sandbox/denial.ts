@@ -10,13 +10,18 @@ const SIGNS: { pattern: RegExp; what: string }[] = [
 ];
 
 /** A note for a failed sandboxed command whose output shows a denial; undefined when nothing points to the sandbox. */
-export function explainDenial(output: string, settings: Pick<SandboxSettings, "mode" | "network">): string | undefined {
+export function explainDenial(output: string, settings: Pick<SandboxSettings, "mode" | "network" | "egress">): string | undefined {
   const seen = SIGNS.filter((s) => s.pattern.test(output) && !(settings.network && s.what.startsWith("network")));
   if (!seen.length) return undefined;
   const writable = settings.mode === "workspace-write" ? "the workspace (except .git and .scv) and $TMPDIR" : "$TMPDIR only";
+  const network = settings.network
+    ? ""
+    : settings.egress
+      ? "; the network is reachable only through SCV's proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), to the hosts [sandbox.network] allows, and names resolve only there"
+      : "; there is no network (a person can open hosts with [sandbox.network] allow or presets in the user config)";
   return (
     `[sandbox: this command ran in the ${settings.mode} sandbox, which may have denied ${seen.map((s) => s.what).join("; ")}. ` +
-    `It may write ${writable}; secrets and SCV's own files are hidden${settings.network ? "" : "; there is no network"}. ` +
+    `It may write ${writable}; secrets and SCV's own files are hidden${network}. ` +
     `Do not retry it unchanged. If it truly needs more, call bash again with "unsandboxed": "<why>"; a person will be asked.]`
   );
 }

@@ -21,7 +21,7 @@ export interface Enforcement {
   summary: string;
 }
 
-export function describeEnforcement(settings: { mode: SandboxMode; network: boolean }, support: SandboxSupport): Enforcement {
+export function describeEnforcement(settings: { mode: SandboxMode; network: boolean; egress?: unknown }, support: SandboxSupport): Enforcement {
   const abi = support.landlockAbi;
   const ns = support.namespaces;
   const enforced: string[] = [];
@@ -36,7 +36,8 @@ export function describeEnforcement(settings: { mode: SandboxMode; network: bool
   if (ns) {
     enforced.push(".git and .scv read-only", "/tmp is the command's private directory", "the rest of the file system read-only (even to root)");
     enforced.push("the host's Unix sockets out of reach by path (except [sandbox] allow_unix_sockets)");
-    if (!settings.network) enforced.push("no network at all (a network namespace: TCP, UDP, IPv4, IPv6, loopback)");
+    if (!settings.network && settings.egress) enforced.push("the network only through SCV's proxy, to the hosts [sandbox.network] allows (a network namespace; the proxy resolves and checks every address)");
+    else if (!settings.network) enforced.push("no network at all (a network namespace: TCP, UDP, IPv4, IPv6, loopback)");
   } else {
     if (abi && settings.mode === "workspace-write") enforced.push(".git and .scv read-only (without a mount namespace new entries at the workspace's top level cannot be created either)");
     missing.push(`a private /tmp (the command's TMPDIR is private; /tmp is ${abi ? "not writable" : "shared"})`);
@@ -46,13 +47,14 @@ export function describeEnforcement(settings: { mode: SandboxMode; network: bool
         missing.push("blocking UDP and Unix sockets by path (needs a network and mount namespace)");
       } else missing.push("blocking the network (needs Landlock ABI 4 or a network namespace)");
     }
+    if (settings.egress && !settings.network) missing.push("the [sandbox.network] proxy (it needs namespaces): commands get no network");
     missing.push(`namespaces (${support.namespacesProblem ?? "not available"})`);
   }
   if (abi >= 6) enforced.push("SCV, its death watch and every process outside the sandbox out of reach of signals and abstract sockets");
   else missing.push("signal scoping (Landlock ABI 6): a sandboxed command can signal processes of the same user outside it");
   const available = abi > 0 || ns;
   const summary = available
-    ? `${settings.mode} (${abi ? `Landlock ABI ${abi}` : "no Landlock"}${ns ? (support.userns ? ", namespaces in a user namespace" : ", namespaces") : ", no namespaces"}${settings.network ? ", network allowed" : ""})`
+    ? `${settings.mode} (${abi ? `Landlock ABI ${abi}` : "no Landlock"}${ns ? (support.userns ? ", namespaces in a user namespace" : ", namespaces") : ", no namespaces"}${settings.network ? ", network allowed" : settings.egress && ns ? ", network through the proxy" : ""})`
     : "no sandbox on this machine: the kernel offers neither Landlock nor namespaces";
   const whole = abi >= 6 && ns;
   return { available, mode: settings.mode, landlockAbi: abi, enforced, missing, namespaces: ns, whole, summary };

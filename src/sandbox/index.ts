@@ -11,11 +11,18 @@ import { startProcess, type RunningProcess, type RunOptions, type RunResult } fr
 import { LAUNCHER_ARG, LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, PROBE_ARG, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
 import { describeEnforcement, type Enforcement } from "./enforcement";
 import { socketsToHide } from "./sockets";
+import { egressLogFile, openEgressListener, type EgressEntry } from "./egress-proxy";
+import { EGRESS_FD, EGRESS_PORT, egressStatus, proxyEnvironment, refusalNotes } from "./egress-env";
 
 export { type SandboxMode, type SandboxSettings, type SandboxSupport } from "./policy";
 export { describeEnforcement, type Enforcement } from "./enforcement";
 export { ceilingOf, defaultHiddenPaths, sandboxSettings, sandboxSettingsIn, underCeiling, type SandboxCeiling, type SandboxConfig } from "./settings";
 export { explainDenial } from "./denial";
+export { egressStatus };
+export { readEgressLog } from "./egress-log";
+export type { EgressEntry } from "./egress-proxy";
+export { parsePattern, type HostPattern } from "./egress-rules";
+export { addNetworkGrant } from "./egress-grants";
 
 
 /** How to start the launcher: the compiled binary itself, or (from source, in tests) bun with cli/main.ts. */
@@ -84,7 +91,7 @@ export function sandboxStatusLine(settings: SandboxSettings | undefined): string
   if (!settings) return 'sandbox: off ([sandbox] mode = "off"): commands run with your permissions';
   const e = enforcementFor(settings);
   if (!e.available) return `sandbox: ${e.summary}${settings.required ? "; [sandbox] required = true, so commands are refused" : "; commands run with your permissions"}`;
-  return `sandbox: ${e.summary}${e.missing.length ? `; not enforced on this machine: ${e.missing.join("; ")}` : ""}`;
+  return `sandbox: ${e.summary}${e.missing.length ? `; not enforced on this machine: ${e.missing.join("; ")}` : ""}; ${egressStatus(settings, e.namespaces)}`;
 }
 
 /** Said once per session where the sandbox is less than asked for (the session's notices). */
@@ -110,7 +117,12 @@ export interface ConfinedRun {
    * `.git` or `.scv` at the workspace's top); call once the run has ended. Returns a line for each thing set aside.
    */
   done(): string[];
+  /** Call with the started process's pid: the egress proxy takes its listening socket from it. */
+  started(pid: number): void;
+  /** What the egress proxy refused the command (after done()); empty without a [sandbox.network] table. */
+  refused(): EgressEntry[];
 }
+
 
 /**
  * The one way a command is put in the sandbox: `opts` rewritten so that whatever starts it (the process runner
@@ -131,6 +143,10 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   const guarded = settings.mode === "workspace-write" ? [join(settings.workspace, ".git"), join(settings.workspace, ".scv")] : [];
   const before = new Set(guarded.filter(exists));
   const gitBefore = gitData ? new Set(GIT_REDIRECTS.filter((n) => exists(join(settings.workspace, ".git", n)))) : undefined;
+  // [sandbox.network] as a table: a listener of the egress proxy for this command (it takes the socket the launcher leaves).
+  const egress = settings.egress && !settings.network && support.namespaces
+    ? openEgressListener(undefined, { rules: settings.egress, logFile: settings.scvHome ? egressLogFile(settings.scvHome) : undefined, session: settings.session, command: opts.argv.at(-1) })
+    : undefined;
   const policy: SandboxPolicy = {
     mode: settings.mode,
     cwd: opts.cwd,
@@ -141,17 +157,24 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
     // With a mount namespace the host's Unix sockets are hidden by path (sockets.ts); Landlock alone cannot stop a connect.
     hidden: support.namespaces ? [...settings.hidden, ...socketsToHide(settings.allowUnixSockets ?? [], [...writable, privateTmp])] : settings.hidden,
     network: settings.network,
+    ...(egress ? { proxy: { port: EGRESS_PORT, fd: EGRESS_FD } } : {}),
     tmpdir: privateTmp,
     expect: { namespaces: support.namespaces, landlock: support.landlockAbi > 0, ...(support.userns ? { userns: true } : {}) },
   };
+  let refusedEntries: EgressEntry[] = [];
   // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
   return {
-    opts: { ...opts, cwd: "/", env: { ...opts.env, ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
+    opts: { ...opts, cwd: "/", env: { ...opts.env, ...(egress ? proxyEnvironment(EGRESS_PORT) : {}), ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
+    refused: () => refusedEntries,
+    started: (pid) => egress?.adopt(pid, EGRESS_FD),
     done: () => {
+      refusedEntries = egress?.refused() ?? [];
+      const refused = refusalNotes(refusedEntries);
+      egress?.close();
       removeQuietly(privateTmp);
       const created = guarded.filter((p) => !before.has(p) && exists(p));
       if (gitBefore) created.push(...GIT_REDIRECTS.map((n) => join(settings.workspace, ".git", n)).filter((p) => !gitBefore.has(p.slice(p.lastIndexOf("/") + 1)) && exists(p)));
-      return created.map((p) => setAside(p, settings.scvHome));
+      return [...refused, ...created.map((p) => setAside(p, settings.scvHome))];
     },
   };
 }
@@ -229,8 +252,11 @@ export interface LaunchFailed {
   durationMs: number;
 }
 
-/** How a sandboxed run ended: the command ran (the runner's result), or the launcher refused to start it. */
-export type SandboxedResult = (RunResult & { kind: "ran" }) | LaunchFailed;
+/**
+ * How a sandboxed run ended: the command ran (the runner's result, with the hosts the egress proxy refused it,
+ * from the proxy's own record), or the launcher refused to start it.
+ */
+export type SandboxedResult = (RunResult & { kind: "ran"; egressRefused?: EgressEntry[] }) | LaunchFailed;
 
 /**
  * The one place the launcher's contract with its parent is read: it exits LAUNCHER_FAILED_EXIT after one line on
@@ -254,6 +280,7 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
   let running: RunningProcess;
   try {
     running = startProcess(confined.opts);
+    confined.started(running.identity.pid);
   } catch (e) {
     confined.done();
     throw e;
@@ -261,9 +288,10 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
   return {
     ...running,
     result: running.result.then(
-      (r) => {
+      (r): SandboxedResult => {
         const setAside = confined.done();
-        return launchOutcome(setAside.length ? { ...r, notes: [...(r.notes ?? []), ...setAside] } : r);
+        const refused = confined.refused();
+        return launchOutcome({ ...r, ...(setAside.length ? { notes: [...(r.notes ?? []), ...setAside] } : {}), ...(refused.length ? { egressRefused: refused } : {}) });
       },
       (e) => {
         confined.done();

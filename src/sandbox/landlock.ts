@@ -36,6 +36,7 @@ const NET_CONNECT_TCP = 2;
 export const SCOPE_ABSTRACT_UNIX_SOCKET = 1;
 export const SCOPE_SIGNAL = 2;
 const RULE_PATH_BENEATH = 1;
+const RULE_NET_PORT = 2;
 const CREATE_RULESET_VERSION = 1;
 
 /** The ABI the kernel offers; 0 when Landlock is missing or disabled. */
@@ -89,7 +90,7 @@ export function holdersOf(hidden: readonly string[]): Map<string, string[]> {
   return out;
 }
 
-export function createRuleset(abi: number, opts: { network: boolean; holders?: Map<string, string[]> }): Ruleset {
+export function createRuleset(abi: number, opts: { network: boolean; holders?: Map<string, string[]>; connectPorts?: number[] }): Ruleset {
   const c = sys();
   const fsMask = handledFs(abi);
   const net = abi >= 4 && !opts.network ? NET_BIND_TCP | NET_CONNECT_TCP : 0;
@@ -98,6 +99,13 @@ export function createRuleset(abi: number, opts: { network: boolean; holders?: M
   // The attribute's size grows with the ABI: 8 bytes (fs), 16 (net, ABI 4), 24 (scoped, ABI 6).
   const size = abi >= 6 ? 24 : abi >= 4 ? 16 : 8;
   const fd = check(c.syscall(SYS.landlock_create_ruleset, BigInt(ptr(attr)), BigInt(size), 0n, 0n, 0n), "landlock_create_ruleset");
+  // struct landlock_net_port_attr { u64 allowed_access; u64 port; } __attribute__((packed)): TCP connect to a port.
+  if (net) {
+    for (const port of opts.connectPorts ?? []) {
+      const portRule = new BigUint64Array([BigInt(NET_CONNECT_TCP), BigInt(port)]);
+      check(c.syscall(SYS.landlock_add_rule, BigInt(fd), BigInt(RULE_NET_PORT), BigInt(ptr(portRule)), 0n, 0n), `landlock_add_rule for TCP port ${port}`);
+    }
+  }
   // struct landlock_path_beneath_attr { u64 allowed_access; s32 parent_fd; } __attribute__((packed))
   const rule = new Uint8Array(12);
   const view = new DataView(rule.buffer);

@@ -6,6 +6,7 @@
 import { accessSync, constants, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { createRuleset, FS, holdersOf, landlockAbi, READ, WRITE } from "./landlock";
+import { bringLoopbackUp, listenInside } from "./loopback";
 import { buildView, enterNamespaces, sealedExclusions } from "./mounts";
 import { LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, parsePolicy, PROBE_ARG, type SandboxPolicy, type SandboxSupport } from "./policy";
 import { cstr, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, ptr, SYS, sys, sysError } from "./sys";
@@ -49,6 +50,9 @@ function confine(policy: SandboxPolicy): Record<string, string> {
     enterNamespaces(policy.network, !!policy.expect.userns);
     covered = buildView(policy, writable);
     namespaces = true;
+    if (policy.proxy) bringLoopbackUp();
+  } else if (policy.proxy) {
+    throw new Error("the network proxy needs a network namespace, and none was made");
   }
   const hidden = policy.hidden.filter((p) => !covered.has(p));
   const env = { ...(process.env as Record<string, string>) };
@@ -60,7 +64,7 @@ function confine(policy: SandboxPolicy): Record<string, string> {
   env.TMP = tmp;
   env.TEMP = tmp;
   if (abi) {
-    const rules = createRuleset(abi, { network: policy.network, holders: holdersOf(hidden) });
+    const rules = createRuleset(abi, { network: policy.network, holders: holdersOf(hidden), ...(policy.proxy ? { connectPorts: [policy.proxy.port] } : {}) });
     // Reads: everything except hidden paths and /dev (only the harmless devices below).
     rules.grantTree("/", READ, [...hidden, "/dev"]);
     rules.grant("/dev", FS.READ_DIR);
@@ -73,10 +77,13 @@ function confine(policy: SandboxPolicy): Record<string, string> {
     for (const root of writable) rules.grantTree(root, READ | WRITE, notWritable);
     if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
     dropCapabilities();
+    // The proxy's port is bound before Landlock forbids binding; the command keeps the socket for SCV to take.
+    if (policy.proxy) listenInside(policy.proxy.port, policy.proxy.fd);
     rules.restrictSelf();
   } else {
     if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
     dropCapabilities();
+    if (policy.proxy) listenInside(policy.proxy.port, policy.proxy.fd);
   }
   if (c.chdir(cstr(policy.cwd)) !== 0) throw sysError(`chdir to ${policy.cwd}`);
   return env;

@@ -1,5 +1,6 @@
 // What the launcher is told: one plain JSON argument, read without zod (the launcher must start cheaply).
 // The parent (src/sandbox/index.ts) builds it; the launcher (launcher.ts) applies it or fails.
+import type { EgressRules } from "./egress-rules";
 
 export type SandboxMode = "workspace-write" | "read-only";
 
@@ -25,6 +26,12 @@ export interface SandboxPolicy {
   hidden: string[];
   /** TCP and UDP allowed (no network namespace, no Landlock TCP rules). */
   network: boolean;
+  /**
+   * The egress proxy ([sandbox.network] as a table; needs the namespaces): the launcher brings loopback up, listens
+   * on 127.0.0.1:`port` and leaves that socket at `fd` for SCV to take from the command (egress-proxy.ts); Landlock
+   * lets TCP connect only to that port.
+   */
+  proxy?: { port: number; fd: number };
   /** The command's private temporary directory (created by the parent, removed after the run). */
   tmpdir: string;
   /**
@@ -78,7 +85,8 @@ export function parsePolicy(text: string): SandboxPolicy {
     !strings(p.writableRoots) ||
     !strings(p.hidden) ||
     typeof p.network !== "boolean" ||
-    typeof p.expect !== "object"
+    typeof p.expect !== "object" ||
+    (p.proxy !== undefined && (!Number.isInteger(p.proxy.port) || !Number.isInteger(p.proxy.fd) || p.network))
   ) {
     throw new Error("the policy argument is malformed");
   }
@@ -91,7 +99,12 @@ export interface SandboxSettings {
   workspace: string;
   writableRoots: string[];
   hidden: string[];
+  /** Every host (no network namespace); false: none, or only through the egress proxy when `egress` is set. */
   network: boolean;
+  /** `[sandbox.network]` as a table: the hosts the egress proxy lets a command reach. */
+  egress?: EgressRules;
+  /** The session the commands belong to (the proxy's log says which). */
+  session?: string;
   /** A `prompt` command runs unasked inside the sandbox. */
   autoRun: boolean;
   /** Refuse to run commands rather than run with less than the full sandbox. */

@@ -3,13 +3,16 @@ import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { userHome } from "../user-home";
 import { otherPaths } from "./identity";
+import { grantedPatterns } from "./egress-grants";
+import { egressRules, parsePattern, type EgressRules, type NetworkTable } from "./egress-rules";
 import type { SandboxMode, SandboxSettings } from "./policy";
 
 export interface SandboxConfig {
   mode: SandboxMode | "off";
   writable_roots: string[];
   hidden_paths: string[];
-  network: boolean;
+  /** true: every host; false: none; a table: the hosts it allows, through SCV's egress proxy. */
+  network: boolean | NetworkTable;
   auto_run: boolean | "always";
   required: boolean;
   allow_unix_sockets: string[];
@@ -49,6 +52,18 @@ export function defaultHiddenPaths(home: string, scvHome: string, env: Readonly<
   return out;
 }
 
+/** The rules with the hosts a person allowed "always" from a refusal's card (egress-grants.ts). */
+function withGrants(rules: EgressRules, scvHome: string, workspace: string): EgressRules {
+  const granted = grantedPatterns(scvHome, workspace).flatMap((p) => {
+    try {
+      return [{ ...parsePattern(p), text: `${p} (granted)` }];
+    } catch {
+      return []; // a hand-edited entry that is no pattern grants nothing
+    }
+  });
+  return granted.length ? { ...rules, allow: [...rules.allow, ...granted] } : rules;
+}
+
 /** A path and, when it is a symlink or lies under one, where it really is (both are hidden or writable). */
 function withRealPath(p: string): string[] {
   // Most listed paths do not exist on a given machine: a failed realpath's exception costs more than this check.
@@ -70,12 +85,14 @@ export function sandboxSettings(
   const named = [...new Set([...defaultHiddenPaths(ctx.home, ctx.scvHome, ctx.env), ...config.hidden_paths].flatMap(withRealPath))];
   // Hidden by identity: the same folders seen through another mount are hidden too (identity.ts).
   const hidden = [...named, ...otherPaths(named)];
+  const workspace = withRealPath(ctx.workspace).at(-1)!;
   return {
     mode: config.mode,
-    workspace: withRealPath(ctx.workspace).at(-1)!,
+    workspace,
     writableRoots: config.writable_roots.flatMap(withRealPath),
     hidden,
-    network: config.network,
+    network: config.network === true,
+    ...(typeof config.network === "object" ? { egress: withGrants(egressRules(config.network), ctx.scvHome, workspace) } : {}),
     autoRun: config.auto_run !== false,
     ...(config.auto_run === "always" ? { autoRunPartial: true } : {}),
     required: config.required,
@@ -122,7 +139,8 @@ export function underCeiling(config: SandboxConfig, ceiling: SandboxCeiling): Sa
   const autoRun = config.auto_run === false || ceiling.auto_run === false ? false : config.auto_run === "always" && ceiling.auto_run === "always" ? "always" : true;
   return {
     mode: config.mode === "read-only" || ceiling.mode === "read-only" ? "read-only" : ceiling.mode,
-    network: config.network && ceiling.network,
+    // A parent without the network gives none; a parent with every host lets the child's own choice stand.
+    network: ceiling.network ? config.network : false,
     auto_run: autoRun,
     required: config.required || ceiling.required,
     writable_roots: config.writable_roots.filter((r) => ceiling.writable_roots.includes(r)),

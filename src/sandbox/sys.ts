@@ -33,6 +33,13 @@ export const SYS = {
   close: ARM ? 57n : 3n,
   chdir: ARM ? 49n : 80n,
   execve: ARM ? 221n : 59n,
+  socket: ARM ? 198n : 41n,
+  ioctl: ARM ? 29n : 16n,
+  dup3: ARM ? 24n : 292n,
+  pidfd_open: 434n,
+  pidfd_getfd: 438n,
+  bind: ARM ? 200n : 49n,
+  listen: ARM ? 201n : 50n,
 } as const;
 
 type Arg = bigint | number | Buffer | NodeJS.TypedArray | null;

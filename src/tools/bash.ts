@@ -5,8 +5,9 @@ import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "..
 import { zod } from "../lazy-schema";
 import type { GuardVerdict, ProgramList } from "../guard/index";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
-import { explainDenial, runSandboxed, sandboxSettings } from "../sandbox";
+import { explainDenial, runSandboxed, sandboxSettings, type EgressEntry } from "../sandbox";
 import { placement } from "./bash-sandbox";
+import { networkGrants } from "./bash-network";
 import { ToolError } from "../errors";
 import { type SessionScope } from "../scope";
 import { throttle } from "../throttle";
@@ -63,8 +64,10 @@ export function createBashTool(scope: SessionScope): Tool {
   const { guard: guardConfig, bash_env: extraEnv, secret_bindings: bindings } = scope.config.tools;
   const home = scope.env.HOME || userHome(scope.env);
   let programs: ProgramList | undefined;
-  const sandbox = sandboxSettings(scope.config.sandbox, { workspace: scope.workspace, home, scvHome: scope.scvHome, env: scope.env });
+  const settings = sandboxSettings(scope.config.sandbox, { workspace: scope.workspace, home, scvHome: scope.scvHome, env: scope.env });
+  const sandbox = settings && { ...settings, session: scope.sessionId };
   const place = placement(sandbox, home);
+  const grants = networkGrants(scope.scvHome);
   const sandboxFor = place.inside;
   const login = new LoginShell({ home, cacheDir: cacheHome(scope.env, home), exclude: bindings.flatMap((b) => [bindingName(b), b.source.slice("env:".length)]) });
   scope.onClose(() => login.close());
@@ -128,7 +131,7 @@ export function createBashTool(scope: SessionScope): Tool {
     name: "bash",
     kind: "execute",
     description:
-      `Run a command with /bin/bash (the user's login environment) in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv (a command of git commands only may write .git's data), " : ""}$TMPDIR; ${sandbox.network ? "" : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); read-only ones run unasked"}. ` +
+      `Run a command with /bin/bash (the user's login environment) in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv (a command of git commands only may write .git's data), " : ""}$TMPDIR; ${sandbox.network ? "" : sandbox.egress ? "network only through the proxy in HTTP(S)_PROXY to the hosts the user allows; " : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); read-only ones run unasked"}. ` +
       `Known destructive ones are refused. No keys in its environment${bindings.length ? `; secret bindings you may request by name: ${bindings.map(bindingName).join(", ")}` : ""}; empty stdin. ` +
       `Returns the exit status and output (long output keeps start and end); processes it starts stop with it.`,
     parameters: BashArgs,
@@ -176,9 +179,9 @@ export function createBashTool(scope: SessionScope): Tool {
           combined: true,
           onStdout: progress.push,
         };
-        let result: RunResult;
+        let result: RunResult & { egressRefused?: EgressEntry[] };
         try {
-          const ran = inside ? await runSandboxed(run, inside.settings) : await runProcess(run);
+          const ran = inside ? await runSandboxed(run, grants.forCall(args.command, inside.settings)) : await runProcess(run);
           // A LaunchFailed (it has `why`): the sandbox refused to start the command, which never ran.
           if ("why" in ran) throw new Error(`${ran.why} (the sandbox could not be applied; see scv doctor)`);
           result = ran;
@@ -189,9 +192,12 @@ export function createBashTool(scope: SessionScope): Tool {
         if (shell.note) result = { ...result, notes: [...(result.notes ?? []), shell.note] };
         const plain = formatResult(result, timeoutSeconds);
         const note = inside && !plain.ok ? explainDenial(out, inside.settings) : undefined;
+        // Hosts the proxy refused: a person may allow them (once, or always) on a card.
+        const granted = inside && result.egressRefused?.length ? await grants.afterRun(ctx, args.command, result.egressRefused, inside.settings) : [];
+        const extra = [...(note ? [note] : []), ...granted];
         const formatted = {
           ...plain,
-          ...(note ? { output: `${plain.output}\n${note}` } : {}),
+          ...(extra.length ? { output: `${plain.output}\n${extra.join("\n")}` } : {}),
           event: { ...plain.event, sandbox: inside ? inside.settings.mode : "none" },
         };
         return secrets ? { ...formatted, output: secrets.redact(formatted.output) } : formatted;

@@ -70,3 +70,32 @@ test("a hidden path that does not exist is fine; a good writable root loads", ()
   expect(config.sandbox.hidden_paths).toEqual(["/nonexistent/secret"]);
   expect(config.sandbox.writable_roots).toEqual(["/var/cache/scv-build"]);
 });
+
+test("[sandbox.network] as a table: allow, deny, presets and mode load, defaults filled", () => {
+  const { env, ws } = configHome(`[sandbox.network]\nallow = ["example.org", "*.example.net:443", "93.184.216.34"]\ndeny = ["bad.example.org"]\npresets = ["npm", "github"]\nmode = "read"\n`);
+  expect(loadConfig({ cwd: ws, env }).config.sandbox.network).toEqual({ allow: ["example.org", "*.example.net:443", "93.184.216.34"], deny: ["bad.example.org"], presets: ["npm", "github"], mode: "read", allow_private: false });
+});
+
+for (const [toml, key, why] of [
+  [`allow = ["exa mple.org"]`, "sandbox.network.allow", /not a host pattern/],
+  [`allow = ["*.org"]`, "sandbox.network.allow", /whole top-level domain/],
+  [`deny = ["example.org:http"]`, "sandbox.network.deny", /no valid port/],
+  [`allow = ["example.org:70000"]`, "sandbox.network.allow", /1 to 65535/],
+  [`presets = ["cpan"]`, "sandbox.network.presets", /npm, pypi, crates, go, rubygems, maven, debian, github, gitlab/],
+  [`allow = ["10.0.0.5"]`, "sandbox.network.allow", /allow_private = true/],
+  [`allow = ["127.0.0.1:8080"]`, "sandbox.network.allow", /allow_private = true/],
+  [`allow = ["[fe80::1]"]`, "sandbox.network.allow", /allow_private = true/],
+  [`mode = "write"`, "sandbox.network.mode", /"read"/],
+] as const) {
+  test(`bad [sandbox.network] input: ${toml}`, () => {
+    const { env, ws } = configHome(`[sandbox.network]\n${toml}\n`);
+    const msg = configErrorOf(() => loadConfig({ cwd: ws, env }));
+    expect(msg).toContain(key);
+    expect(msg).toMatch(why);
+  });
+}
+
+test("a private address listed with allow_private = true loads", () => {
+  const { env, ws } = configHome(`[sandbox.network]\nallow = ["127.0.0.1:8080"]\nallow_private = true\n`);
+  expect(loadConfig({ cwd: ws, env }).config.sandbox.network).toMatchObject({ allow: ["127.0.0.1:8080"], allow_private: true });
+});

@@ -29,7 +29,8 @@ test("scv doctor reports the sandbox, what it enforces, and a self-test with eve
   expect(out).toMatch(/^ok +sandbox: workspace-write \(Landlock ABI \d+, namespaces\); enforced: .*\.git and \.scv read-only/m);
   expect(out).toMatch(/^ok +sandbox self-test: a write outside the workspace: blocked; a read of a hidden path: blocked; a connect to 127\.0\.0\.1: blocked; a signal to its parent: blocked$/m);
   const status = Bun.spawnSync([requireBinary(), "status"], { cwd: h.cwd, env: h.env }).stdout.toString();
-  expect(status).toMatch(/^sandbox: workspace-write \(Landlock ABI \d+, namespaces\)$/m);
+  expect(status).toMatch(/^sandbox: workspace-write \(Landlock ABI \d+, namespaces\); network: none \(\[sandbox\.network\] allow or presets open hosts through SCV's proxy\)$/m);
+  expect(out).toMatch(/^ok +sandbox network: none/m);
 }, 60_000);
 
 test("mode off: doctor warns and says how to turn it on; status says commands run with your permissions", () => {
@@ -56,6 +57,14 @@ test("what a kernel lacks is said, never claimed", () => {
   const full = describeEnforcement({ mode: "read-only", network: true }, { landlockAbi: 7, namespaces: true });
   expect(full.missing).toEqual([]);
   expect(full.summary).toBe("read-only (Landlock ABI 7, namespaces, network allowed)");
+  // [sandbox.network]: the proxy where there are namespaces, said missing (no network at all) where not.
+  const proxied = describeEnforcement({ mode: "workspace-write", network: false, egress: {} }, { landlockAbi: 7, namespaces: true });
+  expect(proxied.summary).toBe("workspace-write (Landlock ABI 7, namespaces, network through the proxy)");
+  expect(proxied.enforced.join("\n")).toContain("the network only through SCV's proxy");
+  expect(proxied.enforced.join("\n")).not.toContain("no network at all");
+  const noNs = describeEnforcement({ mode: "workspace-write", network: false, egress: {} }, { landlockAbi: 7, namespaces: false });
+  expect(noNs.summary).not.toContain("proxy");
+  expect(noNs.missing.join("\n")).toContain("the [sandbox.network] proxy (it needs namespaces): commands get no network");
 });
 
 test("the approval card's risk words say a sandboxed command runs inside the sandbox, and only then", () => {
