@@ -164,7 +164,11 @@ export class CheckpointRecorder {
       this.last = snap;
       if (!this.skippedSaid && snap.skipped.length) {
         this.skippedSaid = true;
-        notices.push(`checkpoint: not recorded (so /rewind and /undo leave them as they are): ${snap.skipped.join("; ")}; files outside the workspace are never covered`);
+        // Once per workspace, not per session: said again only when what is left out changes (a new kind of item).
+        const kinds = snap.skipped.map((line) => line.replace(/^\d+ /, "#").replace(/:.*$/, ""));
+        if (store.noteSkipped(workspace, kinds)) {
+          notices.push(`checkpoint: not recorded (so /rewind and /undo leave them as they are): ${snap.skipped.join("; ")}; files outside the workspace are never covered`);
+        }
       }
     } catch (e) {
       this.trees.forget(); // its last write may name a state the log does not: the next one starts afresh

@@ -15,6 +15,18 @@ export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
 ]);
 const IGNORE_FILES = [".gitignore", ".ignore"];
 
+const VERSION_CONTROL = new Set([".git", ".hg", ".svn", ".jj"]);
+const DEPENDENCIES = new Set(["node_modules", "bower_components", ".pnpm-store", ".yarn", ".venv", "venv", ".gradle", ".terraform"]);
+const CACHES = new Set(["__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".cache", ".parcel-cache", ".turbo"]);
+
+/** A skipped folder in words that fit it: what it is, and how it comes back without a checkpoint. */
+export function skippedFolderWords(name: string): string {
+  if (VERSION_CONTROL.has(name)) return `${name}/ (version control: it keeps its own history)`;
+  if (DEPENDENCIES.has(name)) return `${name}/ (installed dependencies: reinstalled by their package manager)`;
+  if (CACHES.has(name)) return `${name}/ (caches: rebuilt when needed)`;
+  return `${name}/ (build output: rebuilt by the build)`;
+}
+
 /** One file as the walk saw it: what a later walk compares to decide whether it must be read again. */
 export interface Seen {
   size: number;
@@ -90,7 +102,7 @@ export function scanFolders(
   };
   walk(workspace, "", []);
   const skipped: string[] = [];
-  for (const d of [...skippedDirs].sort()) skipped.push(`${d}/ folders (version control, dependencies or build output)`);
+  for (const d of [...skippedDirs].sort()) skipped.push(skippedFolderWords(d));
   if (ignored) skipped.push(`${ignored} paths excluded by .gitignore or .ignore`);
   if (secret) skipped.push(`${secret} secret-like paths (.env, keys), never copied`);
   if (big.length) skipped.push(`${big.length} files over ${maxFileBytes} bytes ([checkpoints] max_file_bytes): ${big.slice(0, 5).join(", ")}${big.length > 5 ? ", …" : ""}`);

@@ -60,6 +60,28 @@ export class CheckpointStore {
   }
 
   /** What the last walk of `workspace` saw, if no objects were removed since. */
+  /**
+   * Remembers which kinds of item a workspace's checkpoints leave out; true when any is new to it (the notice is
+   * then said). The counts in a kind are left out of it, so `3 paths excluded` and `4 paths excluded` are one kind.
+   */
+  noteSkipped(workspace: string, kinds: readonly string[]): boolean {
+    const file = `${this.dir}/cache/${ObjectStore.hash(workspace).slice(0, 24)}.skipped.json`;
+    let said: string[] = [];
+    try {
+      said = JSON.parse(fs.readFileSync(file, "utf8")) as string[];
+    } catch {
+      // never said here
+    }
+    const fresh = kinds.filter((k) => !said.includes(k));
+    if (!fresh.length) return false;
+    try {
+      writePrivateFileAtomic(file, JSON.stringify([...said, ...fresh]));
+    } catch {
+      // not remembered: said again next time, the lesser harm
+    }
+    return true;
+  }
+
   readCache(workspace: string): { files: Map<string, KnownFile>; lookedAt: number } | undefined {
     try {
       const c = JSON.parse(fs.readFileSync(this.cacheFile(workspace), "utf8")) as { epoch: number; workspace: string; lookedAt: number; files: [string, number, number, number, number, number, string][] };
