@@ -131,9 +131,9 @@ export function createBashTool(scope: SessionScope): Tool {
     name: "bash",
     kind: "execute",
     description:
-      `Run a command with /bin/bash (the user's login environment) in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv (a command of git commands only may write .git's data), " : ""}$TMPDIR; ${sandbox.network ? "" : sandbox.egress ? "network only through the proxy in HTTP(S)_PROXY to the hosts the user allows; " : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); read-only ones run unasked"}. ` +
+      `Run a command with /bin/bash (user's login env) in the workspace${sandbox ? `, sandboxed (writes: ${sandbox.mode === "workspace-write" ? "workspace except .git/.scv (git commands: also .git's data), " : ""}$TMPDIR; ${sandbox.network ? "" : sandbox.egress ? "network only through the proxy in HTTP(S)_PROXY to the hosts the user allows; " : "no network; "}secrets hidden)${sandbox.autoRun ? "; runs unasked" : ""}` : " (not sandboxed); read-only ones run unasked"}. ` +
       `Known destructive ones are refused. No keys in its environment${bindings.length ? `; secret bindings you may request by name: ${bindings.map(bindingName).join(", ")}` : ""}; empty stdin. ` +
-      `Returns the exit status and output (long output keeps start and end); processes it starts stop with it.`,
+      `Returns exit status and output (long output keeps start and end); processes it starts stop with it.`,
     parameters: BashArgs,
     risk: "process",
     summary: (args) => {

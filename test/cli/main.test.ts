@@ -36,7 +36,7 @@ test("scv help [COMMAND], -V, and usage errors at every level exit 2", async () 
   expect((await run(["help", "daemon", "status"], env, workspace)).stdout).toContain("exit 3 when it does not");
   expect((await run(["acp", "--help"], env, workspace)).stdout).toContain("Agent Client Protocol");
   for (const [args, message] of [
-    [["help", "frob"], 'scv: unknown command "frob" (commands: tui, exec, server, acp, config, agents, daemon, status, doctor, skills, sessions, memory, channels, rules, hooks, commands, import, usage, mcp, schedules, web)'],
+    [["help", "frob"], 'scv: unknown command "frob" (commands: tui, exec, server, acp, config, agents, daemon, status, doctor, skills, sessions, memory, channels, rules, hooks, commands, import, usage, mcp, schedules, web, sandbox)'],
     [["daemon"], "scv daemon: a command is required"],
     [["daemon", "stop", "--frobnicate"], 'scv daemon stop: unknown option "--frobnicate"'],
     [["status", "extra"], 'scv status: unexpected argument "extra"'],
