@@ -5,6 +5,7 @@
 // landlock.ts leaves each out). Hard links to a hidden file are not found this way (see docs/security.md).
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { under } from "./paths";
 
 interface Mount {
   /** major:minor of the file system. */
@@ -28,7 +29,6 @@ export function parseMountInfo(text: string): Mount[] {
   return out;
 }
 
-const under = (p: string, dir: string) => p === dir || dir === "/" || p.startsWith(`${dir}/`);
 
 /**
  * Every other path through which `paths` (absolute, symlinks resolved) can be reached, by the mount table: for

@@ -13,6 +13,7 @@ import { describeEnforcement, type Enforcement } from "./enforcement";
 import { socketsToHide } from "./sockets";
 import { egressLogFile, openEgressListener, type EgressEntry } from "./egress-proxy";
 import { EGRESS_FD, EGRESS_PORT, egressStatus, proxyEnvironment, refusalNotes } from "./egress-env";
+import { exists, under } from "./paths";
 
 export { type SandboxMode, type SandboxSettings, type SandboxSupport } from "./policy";
 export { describeEnforcement, type Enforcement } from "./enforcement";
@@ -199,14 +200,6 @@ function gitExecutableParts(workspace: string): string[] {
   return [...["hooks", "info", "config", "modules", "worktrees", ...GIT_REDIRECTS].map((n) => join(git, n)), join(workspace, ".scv")];
 }
 
-const exists = (p: string) => {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const isDirectory = (p: string) => {
   try {
     return lstatSync(p).isDirectory();
@@ -214,7 +207,6 @@ const isDirectory = (p: string) => {
     return false;
   }
 };
-const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 
 /**
  * Moves what a sandboxed command created but may not (a `.git` or `.scv` where none was, git's config redirects)

@@ -33,6 +33,7 @@ import {
   sys,
 } from "./sys";
 import type { SandboxPolicy } from "./policy";
+import { exists, under } from "./paths";
 
 /**
  * Enters new mount (and, without network, network) namespaces; throws with the reason when the kernel refuses.
@@ -67,16 +68,7 @@ function writeIdMap(file: string, text: string): void {
   }
 }
 
-const exists = (p: string) => {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
-const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 
 /** Builds the view for `policy` inside the namespaces just entered; returns the hidden paths it covered. */
 export function buildView(policy: SandboxPolicy, writable: readonly string[]): Set<string> {

@@ -4,6 +4,7 @@
 // covers each with /dev/null), except the ones the user lists (`[sandbox] allow_unix_sockets`) and those inside the
 // command's own writable places (what it could bind itself). The kernel lists them in /proc/net/unix.
 import { readFileSync } from "node:fs";
+import { under } from "./paths";
 
 /** The path of every socket bound on this host (the network namespace SCV runs in), from /proc/net/unix. */
 export function parseUnixSockets(text: string): string[] {
@@ -18,7 +19,6 @@ export function parseUnixSockets(text: string): string[] {
   return [...out];
 }
 
-const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 
 /** The host's sockets a command must not reach: all but `allowed` and those under `writable`. */
 export function socketsToHide(allowed: readonly string[], writable: readonly string[], text = readProcNetUnix()): string[] {
