@@ -1,6 +1,6 @@
 // The compiled binary under test. `bun run build` makes it; tests that need it fail with that advice, also when
 // it is older than any file under src/ (a local run would otherwise pass against a stale binary).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { sweepPrivateTmps } from "../../src/process/owned-files";
 import { join } from "node:path";
@@ -102,4 +102,26 @@ function scriptedModel(per: "file" | "test", opts?: FakeModelOptions): FakeModel
       return typeof value === "function" ? value.bind(model) : value;
     },
   });
+}
+
+let userBinary: string | undefined;
+
+/**
+ * The binary at a path an ordinary user (a test's throwaway uid) can reach: the checkout may sit in a folder only
+ * root can enter (a `mktemp -d` clone is 0700). A hard link (or, across file systems, a copy) in a world-readable
+ * folder of its own under /var/tmp, removed when the test process exits.
+ */
+export function binaryForAnyUser(): string {
+  if (userBinary) return userBinary;
+  const dir = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : "/tmp", "scv-test-bin-"));
+  chmodSync(dir, 0o755);
+  const target = join(dir, "scv");
+  try {
+    linkSync(requireBinary(), target);
+  } catch {
+    copyFileSync(requireBinary(), target);
+  }
+  chmodSync(target, 0o755);
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return (userBinary = target);
 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { needs } from "../fake/needs";
-import { fakeModelForFile, requireBinary } from "../fake/binary";
+import { fakeModelForFile, binaryForAnyUser, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 
 const fake = fakeModelForFile();
@@ -298,7 +298,7 @@ async function runTable(sandbox: boolean, listeners: Listeners, uid?: number): P
   // One call per step: calls of one step may run together, and some attempts (renaming .git) would spoil others.
   for (const call of calls) fake.queue(toolCalls([call]));
   fake.queue(text("done"));
-  const scv = Bun.spawn(asUser(uid, [requireBinary(), "exec", ...(sandbox ? [] : ["--yes"]), "go"]), { cwd: layout.ws, env: layout.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const scv = Bun.spawn(asUser(uid, [uid === undefined ? requireBinary() : binaryForAnyUser(), "exec", ...(sandbox ? [] : ["--yes"]), "go"]), { cwd: layout.ws, env: layout.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const { guardOf } = await import("../fake/proc");
   for (let i = 0; i < 200; i++) {
     const guard = guardOf(scv.pid);
@@ -364,7 +364,7 @@ const ROOT_ONLY = new Set<string>([
 ]);
 
 test.skipIf(!needs("root"))("as an ordinary user (a throwaway uid, no_new_privs): the same table, none gets out; every one gets through with the sandbox off", async () => {
-  const probe = Bun.spawnSync(asUser(ORDINARY_UID, [requireBinary(), "__sandbox", "--probe"]), { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", BUN_JSC_useConcurrentJIT: "0", BUN_JSC_useWarmUpMarkedBlocks: "0", MIMALLOC_SCAVENGER: "0" } });
+  const probe = Bun.spawnSync(asUser(ORDINARY_UID, [binaryForAnyUser(), "__sandbox", "--probe"]), { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", BUN_JSC_useConcurrentJIT: "0", BUN_JSC_useWarmUpMarkedBlocks: "0", MIMALLOC_SCAVENGER: "0" } });
   console.log(`the probe as uid ${ORDINARY_UID}: ${probe.stdout.toString().trim()}`);
   const on = await runTable(true, listeners, ORDINARY_UID);
   roots.push(on.layout.root);

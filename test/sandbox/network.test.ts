@@ -8,7 +8,7 @@ import { needs } from "../fake/needs";
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeModelForFile, requireBinary } from "../fake/binary";
+import { fakeModelForFile, binaryForAnyUser, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 
 const fake = fakeModelForFile();
@@ -105,7 +105,7 @@ for (const uid of [undefined, ORDINARY_UID]) {
     fake.clear();
     for (const command of steps) fake.queue(toolCalls([{ name: "bash", arguments: { command } }]));
     fake.queue(text("done"));
-    const argv = [requireBinary(), "exec", "--json", "go"];
+    const argv = [uid === undefined ? requireBinary() : binaryForAnyUser(), "exec", "--json", "go"];
     const scv = Bun.spawn(uid === undefined ? argv : ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--no-new-privs", ...argv], { cwd: ws, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     const [out, err] = await Promise.all([new Response(scv.stdout).text(), new Response(scv.stderr).text(), scv.exited]);
     const events = out.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { method: string; params: Record<string, any> });

@@ -6,7 +6,7 @@ import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { needs } from "../fake/needs";
-import { fakeModelForFile, requireBinary } from "../fake/binary";
+import { fakeModelForFile, binaryForAnyUser, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 
 const fake = fakeModelForFile();
@@ -46,7 +46,7 @@ for (const [uid, nested] of [[undefined, false], [ORDINARY_UID, false], [ORDINAR
     fake.clear();
     for (const command of steps) fake.queue(toolCalls([{ name: "bash", arguments: { command } }]));
     fake.queue(text("done"));
-    const argv = [requireBinary(), "exec", "--json", "go"];
+    const argv = [uid === undefined ? requireBinary() : binaryForAnyUser(), "exec", "--json", "go"];
     const asUser = ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--no-new-privs", ...(nested ? ["unshare", "-Ur"] : [])];
     const scv = Bun.spawn(uid === undefined ? argv : [...asUser, ...argv], { cwd: ws, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     const [out, err] = await Promise.all([new Response(scv.stdout).text(), new Response(scv.stderr).text(), scv.exited]);
