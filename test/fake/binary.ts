@@ -3,7 +3,7 @@
 import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { sweepPrivateTmps } from "../../src/process/owned-files";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
 import { type FakeModel, type FakeModelOptions, startFakeModel } from "./model-server";
 
@@ -109,19 +109,22 @@ let userBinary: string | undefined;
 /**
  * The binary at a path an ordinary user (a test's throwaway uid) can reach: the checkout may sit in a folder only
  * root can enter (a `mktemp -d` clone is 0700). A hard link (or, across file systems, a copy) in a world-readable
- * folder of its own under /var/tmp, removed when the test process exits.
+ * folder inside the run's temporary root (test/preload.ts), which goes with that root.
  */
 export function binaryForAnyUser(): string {
   if (userBinary) return userBinary;
-  const dir = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : "/tmp", "scv-test-bin-"));
+  const root = dirname(process.env.TMPDIR ?? tmpdir());
+  chmodSync(root, 0o711); // others may pass through (not list) to reach the folder below
+  const dir = join(root, "bin-for-any-user");
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
   chmodSync(dir, 0o755);
   const target = join(dir, "scv");
+  rmSync(target, { force: true });
   try {
     linkSync(requireBinary(), target);
   } catch {
     copyFileSync(requireBinary(), target);
   }
   chmodSync(target, 0o755);
-  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
   return (userBinary = target);
 }
