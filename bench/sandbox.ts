@@ -5,7 +5,8 @@
 //    Target: under 1.3x and under 10 ms added.
 // 2. The launcher's own start (`scv __sandbox <policy> /bin/true`: start, namespaces, Landlock, execve) against a
 //    bare compiled Bun hello world (bench/bare.ts) and /bin/true itself.
-// Run: bun run build && bun bench/sandbox.ts (BENCH_CALLS, BENCH_ROUNDS to change the size). As root,
+// Run: bun run build && bun bench/sandbox.ts (BENCH_CALLS, BENCH_ROUNDS to change the size; BENCH_BASE=<an older
+// dist/scv> times that build's launcher beside this one). As root,
 // BENCH_UID=47012 runs both parts as that ordinary user (setpriv, no_new_privs): the sandbox then comes inside a
 // user namespace; where `bwrap` is installed, part 2 also times `bwrap --unshare-all … /bin/true` beside it.
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -62,7 +63,7 @@ try {
   mkdirSync(ws);
   mkdirSync(tmp);
   if (UID !== undefined) Bun.spawnSync(["chown", "-R", `${UID}:${UID}`, root]);
-  const policy = JSON.stringify({ mode: "workspace-write", cwd: ws, workspace: ws, protect: [], sealed: [], writableRoots: [], hidden: [], network: false, tmpdir: tmp, expect: { namespaces: true, landlock: true, ...(UID !== undefined ? { userns: true } : {}) } });
+  const policy = JSON.stringify({ mode: "workspace-write", cwd: ws, workspace: ws, protect: [], sealed: [], writableRoots: [], hidden: [], network: false, tmpdir: tmp, expect: { namespaces: true, landlock: true, ...(UID !== undefined ? { userns: true } : {}), ...(process.arch === "x64" ? { pidns: true } : {}) } });
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...LAUNCHER_ENV };
   const time = (argv: string[]) => {
     const t = performance.now();
@@ -75,14 +76,18 @@ try {
   const plain: number[] = [];
   const bwrap: number[] = [];
   const hasBwrap = !!Bun.which("bwrap");
+  const base = process.env.BENCH_BASE; // an older build's binary, timed beside this one (its policy ignores pidns)
+  const baseLauncher: number[] = [];
   for (let i = 0; i < 40; i++) {
     launcher.push(time([scv, "__sandbox", policy, "/bin/true"]));
+    if (base) baseLauncher.push(time([base, "__sandbox", policy, "/bin/true"]));
     hello.push(time([bare]));
     plain.push(time(["/bin/true"]));
     if (hasBwrap) bwrap.push(time(["bwrap", "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "/bin/true"]));
   }
   const [l, h, t] = [median(launcher), median(hello), median(plain)];
   console.log(`launcher start (scv __sandbox <policy> /bin/true, 40 runs, interleaved): ${l.toFixed(1)} ms; bare compiled Bun hello ${h.toFixed(1)} ms (ratio ${(l / h).toFixed(2)}x); /bin/true alone ${t.toFixed(1)} ms`);
+  if (base) console.log(`the launcher of ${base}: ${median(baseLauncher).toFixed(1)} ms (this build ${(l / median(baseLauncher)).toFixed(2)}x it)`);
   if (hasBwrap) {
     const b = median(bwrap);
     console.log(`bwrap --unshare-all … /bin/true: ${b.toFixed(1)} ms; added over /bin/true: scv's launcher ${(l - t).toFixed(1)} ms, bwrap ${(b - t).toFixed(1)} ms (difference ${(l - b).toFixed(1)} ms; target at most 3 ms)`);

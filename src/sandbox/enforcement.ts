@@ -50,6 +50,11 @@ export function describeEnforcement(settings: { mode: SandboxMode; network: bool
     if (settings.egress && !settings.network) missing.push("the [sandbox.network] proxy (it needs namespaces): commands get no network");
     missing.push(`namespaces (${support.namespacesProblem ?? "not available"})`);
   }
+  if (ns && support.pidns) {
+    enforced.push("its own PID namespace: what the command starts ends with it (daemons too), and no process outside is visible, signalled, reniced or limited");
+  } else if (ns) {
+    missing.push("a PID namespace (x86_64 only): what a command leaves running is stopped by SCV's process tracking, not by the kernel, and it can renice processes of the same user");
+  }
   if (abi >= 6) enforced.push("SCV, its death watch and every process outside the sandbox out of reach of signals and abstract sockets");
   else missing.push("signal scoping (Landlock ABI 6): a sandboxed command can signal processes of the same user outside it");
   const available = abi > 0 || ns;

@@ -2,13 +2,14 @@
 // process runner as `scv __sandbox <policy> <argv…>` (launcher.ts), so the command is tracked, cancelled and
 // cleaned up like any other run, and confined before its first instruction. Everything SCV runs for the model
 // goes through here (bash; MCP stdio servers the user sandboxes; later background jobs and hooks).
-import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { randomHex } from "../digest";
 import { ownerTag, PRIVATE_TMP_PREFIX, TEMP_SUFFIX } from "../process/owned-files";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startProcess, type RunningProcess, type RunOptions, type RunResult } from "../process";
-import { LAUNCHER_ARG, LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, PROBE_ARG, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
+import { SessionNetwork } from "./session-net";
+import { HOLD_ARG, LAUNCHER_ARG, LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, PROBE_ARG, STOPPED_NOTE, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
 import { describeEnforcement, type Enforcement } from "./enforcement";
 import { socketsToHide } from "./sockets";
 import { egressLogFile, openEgressListener, type EgressEntry } from "./egress-proxy";
@@ -122,6 +123,8 @@ export interface ConfinedRun {
   started(pid: number): void;
   /** What the egress proxy refused the command (after done()); empty without a [sandbox.network] table. */
   refused(): EgressEntry[];
+  /** How many processes the command left running that its PID namespace's PID 1 stopped (after done()). */
+  stoppedAfter(): number;
 }
 
 
@@ -148,6 +151,9 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   const egress = settings.egress && !settings.network && support.namespaces
     ? openEgressListener(undefined, { rules: settings.egress, logFile: settings.scvHome ? egressLogFile(settings.scvHome) : undefined, session: settings.session, command: opts.argv.at(-1) })
     : undefined;
+  // The session's shared network namespace, when its holder is up: each command's proxy listener on a port of its own.
+  const shared = !settings.network && support.namespaces ? settings.sessionNetwork?.current() : undefined;
+  const port = egress && shared ? settings.sessionNetwork!.takePort() : EGRESS_PORT;
   const policy: SandboxPolicy = {
     mode: settings.mode,
     cwd: opts.cwd,
@@ -158,20 +164,25 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
     // With a mount namespace the host's Unix sockets are hidden by path (sockets.ts); Landlock alone cannot stop a connect.
     hidden: support.namespaces ? [...settings.hidden, ...socketsToHide(settings.allowUnixSockets ?? [], [...writable, privateTmp])] : settings.hidden,
     network: settings.network,
-    ...(egress ? { proxy: { port: EGRESS_PORT, fd: EGRESS_FD } } : {}),
+    ...(egress ? { proxy: { port, fd: EGRESS_FD } } : {}),
+    ...(shared ? { join: shared } : {}),
     tmpdir: privateTmp,
-    expect: { namespaces: support.namespaces, landlock: support.landlockAbi > 0, ...(support.userns ? { userns: true } : {}) },
+    expect: { namespaces: support.namespaces, landlock: support.landlockAbi > 0, ...(support.userns ? { userns: true } : {}), ...(support.pidns ? { pidns: true } : {}) },
   };
   let refusedEntries: EgressEntry[] = [];
+  let stopped = 0;
   // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
   return {
-    opts: { ...opts, cwd: "/", env: { ...opts.env, ...(egress ? proxyEnvironment(EGRESS_PORT) : {}), ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
+    opts: { ...opts, cwd: "/", env: { ...opts.env, ...(egress ? proxyEnvironment(port) : {}), ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
     refused: () => refusedEntries,
+    stoppedAfter: () => stopped,
     started: (pid) => egress?.adopt(pid, EGRESS_FD),
     done: () => {
       refusedEntries = egress?.refused() ?? [];
       const refused = refusalNotes(refusedEntries);
       egress?.close();
+      if (egress && shared) settings.sessionNetwork!.releasePort(port);
+      stopped = readStoppedNote(privateTmp);
       removeQuietly(privateTmp);
       const created = guarded.filter((p) => !before.has(p) && exists(p));
       if (gitBefore) created.push(...GIT_REDIRECTS.map((n) => join(settings.workspace, ".git", n)).filter((p) => !gitBefore.has(p.slice(p.lastIndexOf("/") + 1)) && exists(p)));
@@ -283,7 +294,13 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
       (r): SandboxedResult => {
         const setAside = confined.done();
         const refused = confined.refused();
-        return launchOutcome({ ...r, ...(setAside.length ? { notes: [...(r.notes ?? []), ...setAside] } : {}), ...(refused.length ? { egressRefused: refused } : {}) });
+        const stopped = confined.stoppedAfter() + (r.cleanedUp ?? 0);
+        return launchOutcome({
+          ...r,
+          ...(stopped ? { cleanedUp: stopped } : {}),
+          ...(setAside.length ? { notes: [...(r.notes ?? []), ...setAside] } : {}),
+          ...(refused.length ? { egressRefused: refused } : {}),
+        });
       },
       (e) => {
         confined.done();
@@ -295,11 +312,28 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
 
 /** startSandboxed to completion; a signal already aborted gives a `cancelled` result without starting anything. */
 export async function runSandboxed(opts: RunOptions, settings: SandboxSettings): Promise<SandboxedResult> {
+  await readySandbox(settings);
   if (opts.signal?.aborted) {
     const empty = { text: "", totalBytes: 0, totalLines: 0, truncated: false };
     return { kind: "ran", exitCode: null, signal: null, timedOut: false, cancelled: true, stdout: empty, stderr: empty, durationMs: 0 };
   }
   return startSandboxed(opts, settings).result;
+}
+
+/** Call before startSandboxed: the session's shared network namespace up, where the commands get one. */
+export async function readySandbox(settings: SandboxSettings): Promise<void> {
+  if (settings.network || !settings.sessionNetwork) return;
+  if (sandboxSupport(settings.scvHome).namespaces) await settings.sessionNetwork.ready();
+}
+
+/**
+ * A session's network namespace, shared by its sandboxed commands (session-net.ts); close it with the session.
+ * Nothing starts until the first sandboxed command that needs it.
+ */
+export function openSessionNetwork(scvHome?: string): SessionNetwork {
+  const support = () => sandboxSupport(scvHome);
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...LAUNCHER_ENV };
+  return new SessionNetwork([...launcherPrefix(), LAUNCHER_ARG, HOLD_ARG], env, () => (support().userns ? "1" : "0"));
 }
 
 /**
@@ -310,6 +344,22 @@ function makePrivateTmp(): string {
   const dir = join(tmpdir(), `${PRIVATE_TMP_PREFIX}${ownerTag()}.${randomHex(8)}${TEMP_SUFFIX}`);
   mkdirSync(dir, { mode: 0o700 });
   return dir;
+}
+
+/** The launcher's count of processes PID 1 stopped (STOPPED_NOTE): a small regular file, read without following links. */
+function readStoppedNote(dir: string): number {
+  let fd: number | undefined;
+  try {
+    fd = openSync(join(dir, STOPPED_NOTE), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return 0;
+    const buf = Buffer.alloc(16);
+    const n = Number(buf.toString("utf8", 0, readSync(fd, buf, 0, 16, 0)).trim());
+    return Number.isSafeInteger(n) && n > 0 ? n : 0;
+  } catch {
+    return 0; // none: nothing was left, or the namespace had no PID 1
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function removeQuietly(dir: string): void {

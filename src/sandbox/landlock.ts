@@ -63,8 +63,13 @@ export interface Ruleset {
   grantTree(path: string, rights: number, excluded: readonly string[]): void;
   /** Grants `rights` on exactly this path's hierarchy; a missing path is skipped. */
   grant(path: string, rights: number): void;
-  /** no_new_privs must already be set. From here on this thread (and what it executes) is confined. */
-  restrictSelf(): void;
+  /** The ruleset's descriptor (PID 1 restricts itself with it: pid1.ts). */
+  readonly fd: number;
+  /**
+   * no_new_privs must already be set. From here on this thread (and what it executes or forks) is confined. The
+   * descriptor is closed unless `keepOpen`.
+   */
+  restrictSelf(keepOpen?: boolean): void;
 }
 
 /**
@@ -171,11 +176,12 @@ export function createRuleset(abi: number, opts: { network: boolean; holders?: M
 
   return {
     abi,
+    fd,
     grant,
     grantTree,
-    restrictSelf() {
+    restrictSelf(keepOpen = false) {
       check(c.syscall(SYS.landlock_restrict_self, BigInt(fd), 0n, 0n, 0n, 0n), "landlock_restrict_self");
-      c.close(fd);
+      if (!keepOpen) c.close(fd);
     },
   };
 }

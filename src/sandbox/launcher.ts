@@ -1,15 +1,18 @@
 // The launcher: `scv __sandbox <policy> <argv…>`, the scv binary re-executed by startSandboxed. It applies the
 // policy to itself (namespaces where the kernel lets it, no_new_privs, capabilities dropped, Landlock) and then
-// executes the command in place, so the command has the launcher's pid, group and session. It loads nothing but
-// bun:ffi and node:fs (cli/main.ts sends it here before config, zod or the CLI load). When it cannot apply what
-// the policy expects it prints one line and exits with LAUNCHER_FAILED_EXIT: the command never runs unconfined.
+// either starts the command as the child of the PID 1 of a new PID namespace (pid1.ts), waits and ends as the
+// command ended, or, without a mount namespace (or off x86_64), executes the command in place. Either way the
+// command keeps the launcher's group and session. It loads nothing but bun:ffi and node:fs (cli/main.ts sends it
+// here before config, zod or the CLI load). When it cannot apply what the policy expects it prints one line and
+// exits with LAUNCHER_FAILED_EXIT: the command never runs unconfined.
 import { accessSync, constants, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { createRuleset, FS, holdersOf, landlockAbi, READ, WRITE } from "./landlock";
+import { createRuleset, FS, handledFs, holdersOf, landlockAbi, READ, WRITE } from "./landlock";
 import { bringLoopbackUp, listenInside } from "./loopback";
-import { buildView, enterNamespaces, sealedExclusions } from "./mounts";
-import { LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, parsePolicy, PROBE_ARG, type SandboxPolicy, type SandboxSupport } from "./policy";
-import { cstr, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, ptr, SYS, sys, sysError } from "./sys";
+import { buildView, enterNamespaces, holdSessionNetwork, sealedExclusions } from "./mounts";
+import { endLike, pid1Supported, runUnderPid1 } from "./pid1";
+import { HOLD_ARG, LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, parsePolicy, PROBE_ARG, STOPPED_NOTE, type SandboxPolicy, type SandboxSupport } from "./policy";
+import { CLONE_NEWPID, check, cstr, defaultSignals, O_CLOEXEC, SIGNALS_BUN_IGNORES, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, ptr, SYS, sys, sysError } from "./sys";
 
 /** Device nodes a command may read and write: the harmless ones every program expects. */
 const DEVICES_RW = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"];
@@ -19,14 +22,31 @@ export function runLauncher(args: string[]): never {
     writeSync(1, `${JSON.stringify(probe())}\n`);
     process.exit(0);
   }
+  if (args[0] === HOLD_ARG) hold(args[1] === "1");
   let policy: SandboxPolicy;
   let argv: string[];
   try {
     policy = parsePolicy(args[0] ?? "");
     argv = args.slice(1);
     if (!argv.length) throw new Error("no command was given");
-    const env = confine(policy);
-    exec(argv, env);
+    const confined = confine(policy);
+    if (confined.pid1) runAsChild(argv, confined.env, confined.pid1);
+    exec(argv, confined.env);
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+  }
+}
+
+/** `scv __sandbox --hold 0|1`: the session's network namespace (mounts.ts holdSessionNetwork), then a waiting shell. */
+function hold(asUser: boolean): never {
+  try {
+    holdSessionNetwork(asUser);
+    bringLoopbackUp();
+    const c = sys();
+    if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
+    dropCapabilities();
+    writeSync(1, "ready\n");
+    exec(["/bin/sh", "-c", "read -r _ || :"], { PATH: "/usr/bin:/bin" });
   } catch (e) {
     fail(e instanceof Error ? e.message : String(e));
   }
@@ -37,8 +57,18 @@ function fail(reason: string): never {
   process.exit(LAUNCHER_FAILED_EXIT);
 }
 
-/** Applies the policy to this process; returns the environment the command gets. */
-function confine(policy: SandboxPolicy): Record<string, string> {
+/** What confine leaves for the start: the command's environment; with `pid1`, what PID 1 applies itself. */
+interface Confined {
+  env: Record<string, string>;
+  /** The command runs under a PID 1 (pid1.ts), which restricts itself with this Landlock ruleset (-1: none). */
+  pid1?: { landlockFd: number; procRights: number; restrict: () => void };
+}
+
+/**
+ * Applies the policy to this process (with a PID namespace, all but Landlock and the capabilities, which PID 1
+ * applies to itself after mounting its /proc, and the launcher after starting it).
+ */
+function confine(policy: SandboxPolicy): Confined {
   const c = sys();
   const abi = landlockAbi();
   if (policy.expect.landlock && !abi) throw new Error("Landlock is not available on this kernel");
@@ -47,10 +77,13 @@ function confine(policy: SandboxPolicy): Record<string, string> {
   // Hidden paths the mount namespace covered need no Landlock exclusion (which walks every directory above them).
   let covered = new Set<string>();
   if (policy.expect.namespaces) {
-    enterNamespaces(policy.network, !!policy.expect.userns);
+    enterNamespaces(policy.network, !!policy.expect.userns, policy.join);
     covered = buildView(policy, writable);
     namespaces = true;
-    if (policy.proxy) bringLoopbackUp();
+    // A session's shared namespace has loopback up already (its holder brought it up).
+    if (policy.proxy && !policy.join) bringLoopbackUp();
+    // Last, since from here on the kernel gives this process no new thread (its children go to another namespace).
+    if (policy.expect.pidns) check(c.unshare(CLONE_NEWPID), "unshare of a PID namespace");
   } else if (policy.proxy) {
     throw new Error("the network proxy needs a network namespace, and none was made");
   }
@@ -64,7 +97,9 @@ function confine(policy: SandboxPolicy): Record<string, string> {
   env.TMP = tmp;
   env.TEMP = tmp;
   if (abi) {
-    const rules = createRuleset(abi, { network: policy.network, holders: holdersOf(hidden), ...(policy.proxy ? { connectPorts: [policy.proxy.port] } : {}) });
+    // In a network namespace (only loopback, and the session's own) TCP needs no Landlock rule: a server one call
+    // starts is reached by the next, and nothing else is there to reach. Without one, TCP only to the proxy's port.
+    const rules = createRuleset(abi, { network: policy.network || namespaces, holders: holdersOf(hidden), ...(policy.proxy ? { connectPorts: [policy.proxy.port] } : {}) });
     // Reads: everything except hidden paths and /dev (only the harmless devices below).
     rules.grantTree("/", READ, [...hidden, "/dev"]);
     rules.grant("/dev", FS.READ_DIR);
@@ -76,17 +111,20 @@ function confine(policy: SandboxPolicy): Record<string, string> {
     const notWritable = [...hidden, ...(namespaces ? [] : [...policy.protect, ...policy.sealed.flatMap(sealedExclusions)])];
     for (const root of writable) rules.grantTree(root, READ | WRITE, notWritable);
     if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
-    dropCapabilities();
-    // The proxy's port is bound before Landlock forbids binding; the command keeps the socket for SCV to take.
+    // The proxy's port is bound before Landlock forbids binding; the launcher keeps the socket for SCV to take.
     if (policy.proxy) listenInside(policy.proxy.port, policy.proxy.fd);
+    if (c.chdir(cstr(policy.cwd)) !== 0) throw sysError(`chdir to ${policy.cwd}`);
+    if (policy.expect.pidns) return { env, pid1: { landlockFd: rules.fd, procRights: READ & handledFs(abi), restrict: () => (rules.restrictSelf(), dropCapabilities()) } };
+    dropCapabilities();
     rules.restrictSelf();
-  } else {
-    if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
-    dropCapabilities();
-    if (policy.proxy) listenInside(policy.proxy.port, policy.proxy.fd);
+    return { env };
   }
+  if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
+  if (policy.proxy) listenInside(policy.proxy.port, policy.proxy.fd);
   if (c.chdir(cstr(policy.cwd)) !== 0) throw sysError(`chdir to ${policy.cwd}`);
-  return env;
+  if (policy.expect.pidns) return { env, pid1: { landlockFd: -1, procRights: 0, restrict: dropCapabilities } };
+  dropCapabilities();
+  return { env };
 }
 
 /** Root keeps no capability in the command (no module loading, no raw devices, no mounts, no ptrace). */
@@ -100,8 +138,46 @@ function dropCapabilities(): void {
   if (Number(c.syscall(SYS.capset, BigInt(ptr(header)), BigInt(ptr(data)), 0n, 0n, 0n)) !== 0) throw sysError("capset (dropping capabilities)");
 }
 
+/**
+ * Starts the command under PID 1 in the PID namespace, confines the launcher too, waits, and ends as the command
+ * ended. What the command left running was killed by PID 1; how many is told to SCV in the private /tmp
+ * (STOPPED_NOTE), written after everything in the namespace is gone, so the command cannot write it.
+ */
+function runAsChild(argv: string[], env: Record<string, string>, pid1: NonNullable<Confined["pid1"]>): never {
+  const { file, argvC, envC } = commandArrays(argv, env);
+  try {
+    accessSync(file, constants.X_OK);
+  } catch (e) {
+    throw new Error(`executing ${argv[0]} failed (${(e as NodeJS.ErrnoException).code ?? "not executable"})`);
+  }
+  const outcome = runUnderPid1({ file, argv: argvC, envp: envC, landlockFd: pid1.landlockFd, procRights: pid1.procRights, dropCapabilities: true, started: pid1.restrict });
+  if (outcome.kind === "not-run") throw new Error(outcome.why);
+  writeStoppedNote(outcome.stopped); // always, over anything the command may have left under that name
+  endLike(outcome.status);
+}
+
+function writeStoppedNote(count: number): void {
+  const c = sys();
+  const O_WRONLY = 1;
+  const O_CREAT = 0o100;
+  const O_TRUNC = 0o1000;
+  const O_NOFOLLOW = 0o400000;
+  const fd = c.open(cstr(`/tmp/${STOPPED_NOTE}`), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600);
+  if (fd < 0) return; // the count is a courtesy: the processes are gone either way
+  writeSync(fd, String(count));
+  c.close(fd);
+}
+
 function exec(argv: string[], env: Record<string, string>): never {
   const c = sys();
+  const { file, argvC, envC } = commandArrays(argv, env);
+  defaultSignals(SIGNALS_BUN_IGNORES);
+  c.execve(cstr(file), argvC, envC);
+  throw sysError(`executing ${argv[0]}`);
+}
+
+/** The command's program, argv and environment as C arrays (the buffers they point to kept alive with them). */
+function commandArrays(argv: string[], env: Record<string, string>) {
   const file = resolveProgram(argv[0]!, env.PATH);
   const keep: Buffer[] = [];
   const array = (items: string[]) => {
@@ -115,8 +191,7 @@ function exec(argv: string[], env: Record<string, string>): never {
   };
   const argvC = array(argv);
   const envC = array(Object.entries(env).map(([k, v]) => `${k}=${v}`));
-  c.execve(cstr(file), argvC, envC);
-  throw sysError(`executing ${argv[0]}`);
+  return { file, argvC, envC, keep };
 }
 
 function resolveProgram(name: string, path: string | undefined): string {
@@ -145,7 +220,8 @@ function probe(): SandboxSupport {
       enterNamespaces(false, asUser);
       const attr = new BigUint64Array([1n, 0n, 0n, 0n]); // the read-only view needs mount_setattr (Linux 5.12)
       if (Number(sys().syscall(SYS.mount_setattr, -100n, BigInt(ptr(cstr("/"))), 0x8000n, BigInt(ptr(attr)), 32n)) !== 0) throw sysError("mount_setattr");
-      return { landlockAbi: landlock, namespaces: true, ...(asUser ? { userns: true } : {}) };
+      const pidns = pid1Supported && sys().unshare(CLONE_NEWPID) === 0;
+      return { landlockAbi: landlock, namespaces: true, ...(asUser ? { userns: true } : {}), ...(pidns ? { pidns } : {}) };
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       problem = asUser ? `${why}${usernsFix()}` : why;

@@ -11,6 +11,8 @@ const SOCK_CLOEXEC = 0x80000n;
 const SIOCGIFFLAGS = 0x8913n;
 const SIOCSIFFLAGS = 0x8914n;
 const IFF_UP = 1;
+const SOL_SOCKET = 1n;
+const SO_REUSEADDR = 2n;
 
 /** `ip link set lo up` through an ioctl (needs CAP_NET_ADMIN in the namespace: before capabilities are dropped). */
 export function bringLoopbackUp(): void {
@@ -44,6 +46,10 @@ export function listenInside(port: number, fd: number): void {
     view.setUint16(0, Number(AF_INET), true);
     view.setUint16(2, port, false);
     view.setUint32(4, 0x7f000001, false);
+    // SO_REUSEADDR: in the session's shared namespace an earlier command's connections to this port may linger in
+    // TIME_WAIT, which would refuse the bind.
+    const one = new Int32Array([1]);
+    check(c.syscall(SYS.setsockopt, BigInt(sock), SOL_SOCKET, SO_REUSEADDR, BigInt(ptr(one)), 4n), "setsockopt SO_REUSEADDR (for the network proxy)");
     check(c.syscall(SYS.bind, BigInt(sock), BigInt(ptr(addr)), 16n, 0n, 0n), `bind of 127.0.0.1:${port} (for the network proxy)`);
     check(c.syscall(SYS.listen, BigInt(sock), 512n, 0n, 0n, 0n), "listen (for the network proxy)");
     check(c.syscall(SYS.dup3, BigInt(sock), BigInt(fd), 0n, 0n, 0n), `dup3 to fd ${fd} (for the network proxy)`);

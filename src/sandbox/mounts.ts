@@ -5,7 +5,7 @@
 //
 // As root the namespaces need nothing more; as an ordinary user they come inside a user namespace of the
 // launcher's own (enterNamespaces). Where the kernel refuses that, Landlock works alone (see launcher.ts).
-import { lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   AT_FDCWD,
@@ -42,11 +42,12 @@ import { exists, under } from "./paths";
  * The kernel gives a user namespace only to a single-threaded process (the launcher runs without the concurrent
  * JIT for that: policy.ts LAUNCHER_ENV), so this is the launcher's first work.
  */
-export function enterNamespaces(network: boolean, asUser: boolean): void {
+export function enterNamespaces(network: boolean, asUser: boolean, join?: { pid: number; startTime: string }): void {
   const net = network ? 0 : CLONE_NEWNET;
-  if (asUser) {
-    const threads = readdirSync("/proc/self/task").length;
-    if (threads > 1) throw new Error(`the launcher runs ${threads} threads, and the kernel gives a user namespace only to a single-threaded process`);
+  if (asUser) singleThreaded();
+  if (join && !network) {
+    joinSessionNetwork(join, asUser);
+  } else if (asUser) {
     const uid = process.getuid!();
     const gid = process.getgid!();
     check(sys().unshare(CLONE_NEWUSER | CLONE_NEWNS | net), "unshare of a user, mount and network namespace");
@@ -58,6 +59,56 @@ export function enterNamespaces(network: boolean, asUser: boolean): void {
   }
   // Nothing done here may reach the machine's own mounts.
   mount(null, "/", null, MS_REC | MS_PRIVATE, null);
+}
+
+function singleThreaded(): void {
+  const threads = readdirSync("/proc/self/task").length;
+  if (threads > 1) throw new Error(`the launcher runs ${threads} threads, and the kernel gives a user namespace only to a single-threaded process`);
+}
+
+/**
+ * The session's network namespace (session-net.ts), through its holder's /proc entries: its user namespace first
+ * (as an ordinary user; the kernel gives the owner's process every capability there), then its network namespace,
+ * then a mount namespace of the command's own. The holder's start time is checked after its namespaces are open,
+ * so a pid reused meanwhile is refused, never joined.
+ */
+function joinSessionNetwork(join: { pid: number; startTime: string }, asUser: boolean): void {
+  const c = sys();
+  const open = (kind: string) => check(c.open(cstr(`/proc/${join.pid}/ns/${kind}`), O_CLOEXEC, 0), `open of the session's ${kind} namespace`);
+  const fds = [...(asUser ? [open("user")] : []), open("net")];
+  try {
+    let stat = "";
+    try {
+      stat = readFileSync(`/proc/${join.pid}/stat`, "utf8");
+    } catch {}
+    if (stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] !== join.startTime) throw new Error("the session's network namespace is gone (its holder ended)");
+    if (asUser) check(c.syscall(SYS.setns, BigInt(fds[0]!), BigInt(CLONE_NEWUSER), 0n, 0n, 0n, 0n), "setns into the session's user namespace");
+    check(c.syscall(SYS.setns, BigInt(fds.at(-1)!), BigInt(CLONE_NEWNET), 0n, 0n, 0n, 0n), "setns into the session's network namespace");
+  } finally {
+    for (const fd of fds) c.close(fd);
+  }
+  check(c.unshare(CLONE_NEWNS), "unshare of a mount namespace");
+}
+
+/**
+ * The session's network namespace holder (`scv __sandbox --hold`): a new network namespace (in a user namespace of
+ * its own for an ordinary user) with loopback up, so that the session's commands, which join it, reach each other's
+ * servers and nothing else. It says `ready` on stdout and then becomes a shell that waits for its stdin to close
+ * (SCV closes it with the session, or dies): a process of a megabyte holds the namespace, not a Bun.
+ */
+export function holdSessionNetwork(asUser: boolean): void {
+  const c = sys();
+  if (asUser) {
+    singleThreaded();
+    const uid = process.getuid!();
+    const gid = process.getgid!();
+    check(c.unshare(CLONE_NEWUSER | CLONE_NEWNET), "unshare of a user and network namespace");
+    writeIdMap("/proc/self/setgroups", "deny");
+    writeIdMap("/proc/self/uid_map", `${uid} ${uid} 1`);
+    writeIdMap("/proc/self/gid_map", `${gid} ${gid} 1`);
+  } else {
+    check(c.unshare(CLONE_NEWNET), "unshare of a network namespace");
+  }
 }
 
 function writeIdMap(file: string, text: string): void {

@@ -35,10 +35,15 @@ export interface SandboxPolicy {
   /** The command's private temporary directory (created by the parent, removed after the run). */
   tmpdir: string;
   /**
+   * The session's network namespace to enter instead of a new one (session-net.ts): the holder's pid and start
+   * time (clock ticks), checked by the launcher, so a reused pid is never joined.
+   */
+  join?: { pid: number; startTime: string };
+  /**
    * What the parent promised to the person (from the probe): the launcher fails rather than do less. `userns`:
    * the namespaces come with a user namespace of the launcher's own (SCV runs as an ordinary user).
    */
-  expect: { namespaces: boolean; landlock: boolean; userns?: boolean };
+  expect: { namespaces: boolean; landlock: boolean; userns?: boolean; pidns?: boolean };
 }
 
 /**
@@ -52,9 +57,16 @@ export const LAUNCHER_ENV = { BUN_JSC_useConcurrentJIT: "0", BUN_JSC_useWarmUpMa
 export const LAUNCHER_ARG = "__sandbox";
 /** `scv __sandbox --probe`: prints what this kernel lets the launcher enforce (SandboxSupport as JSON). */
 export const PROBE_ARG = "--probe";
+/** `scv __sandbox --hold <userns: 0|1>`: makes a session's network namespace and holds it (session-net.ts). */
+export const HOLD_ARG = "--hold";
 /** The launcher's own failure (not the command's): exit status and the first word of its one stderr line. */
 export const LAUNCHER_FAILED_EXIT = 125;
 export const LAUNCHER_FAILED_PREFIX = "scv sandbox: ";
+/**
+ * The file in the command's private temporary directory where the launcher says how many processes PID 1 stopped
+ * after the command ended (pid1.ts); written once the namespace is empty, read by the parent before removing it.
+ */
+export const STOPPED_NOTE = ".scv-stopped-after";
 
 /** What the launcher can enforce on this machine, as the probe reports it. */
 export interface SandboxSupport {
@@ -67,6 +79,8 @@ export interface SandboxSupport {
   namespaces: boolean;
   /** The namespaces need a user namespace (SCV runs as an ordinary user). */
   userns?: boolean;
+  /** Each command also gets a PID namespace whose PID 1 is SCV's (pid1.ts; x86_64). */
+  pidns?: boolean;
   /** Why not, when namespaces is false, with the one-line fix where there is one. */
   namespacesProblem?: string;
 }
@@ -86,7 +100,8 @@ export function parsePolicy(text: string): SandboxPolicy {
     !strings(p.hidden) ||
     typeof p.network !== "boolean" ||
     typeof p.expect !== "object" ||
-    (p.proxy !== undefined && (!Number.isInteger(p.proxy.port) || !Number.isInteger(p.proxy.fd) || p.network))
+    (p.proxy !== undefined && (!Number.isInteger(p.proxy.port) || !Number.isInteger(p.proxy.fd) || p.network)) ||
+    (p.join !== undefined && (!Number.isInteger(p.join.pid) || !/^\d+$/.test(p.join.startTime) || p.network))
   ) {
     throw new Error("the policy argument is malformed");
   }
@@ -119,4 +134,18 @@ export interface SandboxSettings {
   gitData?: boolean;
   /** Where the probe's answer is kept (see sandboxSupport). */
   scvHome?: string;
+  /** The session's one network namespace, shared by its commands (session-net.ts); without it each has its own. */
+  sessionNetwork?: SessionNetworkHandle;
+}
+
+/** What confine needs of a session's network namespace (session-net.ts). */
+export interface SessionNetworkHandle {
+  /** The holder to join, when it is up; undefined: the command gets a namespace of its own. */
+  current(): { pid: number; startTime: string } | undefined;
+  /** Starts the holder when needed; resolves when it is up (or it could not be, said once by the session). */
+  ready(): Promise<void>;
+  /** A port for one command's proxy listener in the shared namespace, and its release. */
+  takePort(): number;
+  releasePort(port: number): void;
+  close(): void;
 }

@@ -1,6 +1,6 @@
 // `scv doctor`'s self-test: the launcher confines a short script that tries a write outside its workspace, a
-// read of a hidden file, a connect to a loopback listener and a signal to its parent (the doctor itself), in a
-// throwaway directory; each is reported blocked or not. Nothing outside that directory is touched.
+// read of a hidden file, a connect to a loopback listener and a signal to SCV (the doctor itself, by its pid on
+// the host), in a throwaway directory; each is reported blocked or not. Nothing outside that directory is touched.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,7 +27,7 @@ export async function sandboxSelfTest(settings: SandboxSettings): Promise<SelfTe
       `echo x > ${outside}/written`,
       `cat ${secret} > read`,
       `echo x > /dev/tcp/127.0.0.1/${listener.port}`,
-      "kill -0 $PPID && touch signalled",
+      `kill -0 ${process.pid} && touch signalled`,
       "true",
     ].join(" 2>/dev/null; ");
     const r = await runSandboxed(
@@ -42,7 +42,7 @@ export async function sandboxSelfTest(settings: SandboxSettings): Promise<SelfTe
       { what: "a write outside the workspace", blocked: !existsSync(join(outside, "written")) },
       { what: "a read of a hidden path", blocked: !(existsSync(read) && readFileSync(read, "utf8").includes("SELFTEST-SECRET")) },
       { what: "a connect to 127.0.0.1", blocked: connections === 0 },
-      { what: "a signal to its parent", blocked: !existsSync(join(ws, "signalled")) },
+      { what: "a signal to SCV", blocked: !existsSync(join(ws, "signalled")) },
     ];
   } finally {
     listener.stop(true);

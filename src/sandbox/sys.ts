@@ -5,7 +5,7 @@ import { ffi, openLibc } from "../process/libc";
 // Two symbols only: binding each libc function through bun:ffi costs start-up time the launcher pays on every
 // sandboxed command, so every call below goes through syscall(2).
 const symbols = {
-  syscall: { args: ["i64", "i64", "i64", "i64", "i64", "i64"], returns: "i64" },
+  syscall: { args: ["i64", "i64", "i64", "i64", "i64", "i64", "i64"], returns: "i64" },
   __errno_location: { args: [], returns: "ptr" },
 } as const;
 
@@ -40,6 +40,17 @@ export const SYS = {
   pidfd_getfd: 438n,
   bind: ARM ? 200n : 49n,
   listen: ARM ? 201n : 50n,
+  read: ARM ? 63n : 0n,
+  mmap: ARM ? 222n : 9n,
+  mprotect: ARM ? 226n : 10n,
+  pipe2: ARM ? 59n : 293n,
+  wait4: ARM ? 260n : 61n,
+  kill: ARM ? 129n : 62n,
+  rt_sigaction: ARM ? 134n : 13n,
+  rt_sigprocmask: ARM ? 135n : 14n,
+  exit_group: ARM ? 94n : 231n,
+  setns: ARM ? 268n : 308n,
+  setsockopt: ARM ? 208n : 54n,
 } as const;
 
 type Arg = bigint | number | Buffer | NodeJS.TypedArray | null;
@@ -54,9 +65,9 @@ export function sys() {
 
 function makeSys() {
   const c = libc();
-  const call = (n: bigint, a = 0n as Arg, b = 0n as Arg, d = 0n as Arg, e = 0n as Arg, f = 0n as Arg) => Number(c.syscall(n, arg(a), arg(b), arg(d), arg(e), arg(f)));
+  const call = (n: bigint, a = 0n as Arg, b = 0n as Arg, d = 0n as Arg, e = 0n as Arg, f = 0n as Arg) => Number(c.syscall(n, arg(a), arg(b), arg(d), arg(e), arg(f), 0n));
   return {
-    syscall: (n: bigint, a: bigint, b: bigint, d: bigint, e: bigint, f: bigint) => c.syscall(n, a, b, d, e, f),
+    syscall: (n: bigint, a: bigint, b: bigint, d: bigint, e: bigint, f: bigint, g = 0n) => c.syscall(n, a, b, d, e, f, g),
     prctl: (option: number, a: bigint, b: bigint, d: bigint, e: bigint) => call(SYS.prctl, option, a, b, d, e),
     unshare: (flags: number) => call(SYS.unshare, flags),
     mount: (source: Buffer | null, target: Buffer, fstype: Buffer | null, flags: bigint, data: Buffer | null) => call(SYS.mount, source, target, fstype, flags, data),
@@ -75,6 +86,7 @@ function errno(): number {
 export const CLONE_NEWNS = 0x00020000;
 export const CLONE_NEWUSER = 0x10000000;
 export const CLONE_NEWNET = 0x40000000;
+export const CLONE_NEWPID = 0x20000000;
 export const MS_RDONLY = 1;
 export const MS_NOSUID = 2;
 export const MS_NODEV = 4;
@@ -101,7 +113,7 @@ export function cstr(s: string): Buffer {
 
 export const ptr = (b: NodeJS.TypedArray) => ffi().ptr(b);
 
-const ERRNO_NAMES: Record<number, string> = { 1: "EPERM", 2: "ENOENT", 13: "EACCES", 16: "EBUSY", 20: "ENOTDIR", 22: "EINVAL", 38: "ENOSYS", 95: "EOPNOTSUPP" };
+const ERRNO_NAMES: Record<number, string> = { 1: "EPERM", 2: "ENOENT", 13: "EACCES", 16: "EBUSY", 20: "ENOTDIR", 22: "EINVAL", 38: "ENOSYS", 95: "EOPNOTSUPP", 98: "EADDRINUSE" };
 
 /** `what` failed: the message names the call and errno (`unshare failed (EPERM)`). */
 export function sysError(what: string): Error {
@@ -121,3 +133,12 @@ export function mount(source: string | null, target: string, fstype: string | nu
   const d = data === null ? null : cstr(data);
   check(c.mount(s, cstr(target), f, BigInt(flags), d), `mount of ${target}`);
 }
+
+/** `signals` back to their default action (SIG_DFL), as a command expects; Bun ignores SIGPIPE and SIGXFSZ. */
+export function defaultSignals(signals: readonly number[]): void {
+  const dfl = new BigUint64Array(4); // struct kernel_sigaction, all zero: SIG_DFL
+  for (const sig of signals) sys().syscall(SYS.rt_sigaction, BigInt(sig), BigInt(ptr(dfl)), 0n, 8n, 0n);
+}
+
+/** The signals Bun ignores and a command expects at their default (an ignored signal stays so across execve). */
+export const SIGNALS_BUN_IGNORES = [13, 25];

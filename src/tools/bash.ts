@@ -4,7 +4,7 @@
 import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_MAX_TIMEOUT_SECONDS } from "../config/schema";
 import { zod } from "../lazy-schema";
 import { runProcess, type CapturedStream, type RunResult } from "../process";
-import { explainDenial, runSandboxed, sandboxSettings, type EgressEntry } from "../sandbox";
+import { explainDenial, openSessionNetwork, readySandbox, runSandboxed, sandboxSettings, type EgressEntry } from "../sandbox";
 import { bashGuard } from "./bash-guard";
 import { placement } from "./bash-sandbox";
 import { networkGrants } from "./bash-network";
@@ -64,7 +64,9 @@ export function createBashTool(scope: SessionScope): Tool {
   const { bash_env: extraEnv, secret_bindings: bindings } = scope.config.tools;
   const home = scope.env.HOME || userHome(scope.env);
   const settings = sandboxSettings(scope.config.sandbox, { workspace: scope.workspace, home, scvHome: scope.scvHome, env: scope.env });
-  const sandbox = settings && { ...settings, session: scope.sessionId };
+  // One network namespace for the session's sandboxed commands: a server one call starts is reached by the next.
+  const sandbox = settings && { ...settings, session: scope.sessionId, sessionNetwork: openSessionNetwork(scope.scvHome) };
+  if (sandbox) scope.onClose(() => sandbox.sessionNetwork.close());
   const place = placement(sandbox, home);
   const grants = networkGrants(scope.scvHome);
   const sandboxFor = place.inside;
@@ -119,6 +121,7 @@ export function createBashTool(scope: SessionScope): Tool {
         const { startBackgroundCommand } = await import("./bash-background");
         const inside = sandboxFor(args);
         const shell = await shellFor(args.command, bashEnvironment(scope.env, extraEnv), !!inside);
+        if (inside) await readySandbox(inside.settings);
         return startBackgroundCommand(scope, {
           command: args.command,
           argv: shell.argv,

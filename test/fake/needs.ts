@@ -10,6 +10,8 @@ const NEEDS = {
   chromium: { has: () => existsSync("/usr/bin/chromium"), install: "apt-get install chromium (/usr/bin/chromium)" },
   openssl: { has: () => !!Bun.which("openssl"), install: "apt-get install openssl" },
   root: { has: () => process.getuid?.() === 0, install: "run the tests as root (CI runs as root)" },
+  binutils: { has: () => !!Bun.which("as") && !!Bun.which("objcopy"), install: "apt-get install binutils (as, objcopy)" },
+  x86_64: { has: () => process.arch === "x64", install: "an x86_64 machine (the PID namespace's PID 1 is x86_64 machine code)" },
   "mount namespace": { has: () => spawnsOk(["unshare", "-m", "true"]), install: "util-linux's unshare, run as root (unshare -m)" },
   "user namespaces": { has: () => spawnsOk(["unshare", "-Urmn", "true"]), install: "util-linux's unshare and unprivileged user namespaces (unshare -Urmn)" },
   "/dev/shm on its own file system": {

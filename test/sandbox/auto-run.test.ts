@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForFile, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
-import { alive, guardOf, killAll } from "../fake/proc";
+import { alive, guardOf, killAll, pidsWithArgv } from "../fake/proc";
+import { pid1Supported as pidNamespaces } from "../../src/sandbox/pid1";
 import { until } from "../fake/until";
 
 const fake = fakeModelForFile();
@@ -70,24 +71,32 @@ test("auto mode: edits, status, tests, the build and the git commit ask nothing 
 test("the model's bash cannot kill the death watch: after SCV is SIGKILLed its setsid escapee still dies within 2 s", async () => {
   const { env, workspace } = fakeHome(fake.url);
   fake.clear();
+  const n = 3000 + Math.floor(Math.random() * 5000); // sleeps of this run's own durations
   // What the red team did: find the guard among SCV's children by its command line, kill it, then leave work behind.
   const command =
     `for p in $(cat /proc/$PPID/task/*/children) $(ls /proc | grep '^[0-9]'); do if [ "$(tr '\\0' ' ' < /proc/$p/cmdline 2>/dev/null)" = '/bin/sh -c eval "$W" ' ]; then echo $p > found; kill -9 $p && echo killed-guard >> tried; break; fi; done; ` +
-    "setsid sleep 311 & echo $! > escapee.pid; echo $$ > main.pid; sleep 312";
+    `setsid sleep ${n} & echo $! > escapee.pid; (setsid env -i bash -c 'exec sleep ${n + 2}' &); echo $$ > main.pid; sleep ${n + 1}`;
   fake.queue(toolCalls([{ name: "bash", arguments: { command } }]), text("unreached"));
   const scv = Bun.spawn([requireBinary(), "exec", "go"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   const read = (f: string) => (existsSync(join(workspace, f)) ? Number(readFileSync(join(workspace, f), "utf8")) || undefined : undefined);
-  const main = await until("the bash call", () => read("main.pid"), 30_000);
-  const escapee = await until("the escapee", () => read("escapee.pid"));
+  await until("the bash call", () => read("main.pid"), 30_000);
+  await until("the escapee", () => read("escapee.pid"));
   try {
-    // It found the guard, and the kill was refused.
-    expect(read("found")).toBe(guardOf(scv.pid));
+    // The guard is not even visible from the command's PID namespace (without one: found, and the kill refused).
+    expect(read("found")).toBe(pidNamespaces ? undefined : guardOf(scv.pid));
     expect(existsSync(join(workspace, "tried"))).toBe(false);
     expect(guardOf(scv.pid)).toBeGreaterThan(0);
+    // The pids the command wrote are its namespace's; the host's are found by their command lines.
+    const sleepers = await until("the three sleeps", () => {
+      const found = [n, n + 1, n + 2].flatMap((d) => pidsWithArgv(["sleep", String(d)]));
+      return found.length === 3 ? found : undefined;
+    });
     scv.kill("SIGKILL");
     await scv.exited;
-    await until("the runs to stop", () => (!alive(main) && !alive(escapee) ? true : undefined), 2000);
+    await until("the runs to stop", () => (sleepers.every((p) => !alive(p)) ? true : undefined), 2000);
   } finally {
-    killAll([main, escapee]);
+    // Never the pids the command wrote: inside a PID namespace they name other processes out here.
+    scv.kill("SIGKILL");
+    killAll([n, n + 1, n + 2].flatMap((d) => pidsWithArgv(["sleep", String(d)])));
   }
 }, 60_000);

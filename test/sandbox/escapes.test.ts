@@ -136,13 +136,13 @@ function attempts(): Attempt[] {
   read("tar the home", (l, ev) => `tar cf - -C ${l.home} . | strings > ${ev}`);
   read("perl open of SCV's config", (l, ev) => `perl -e 'open F, "<", "${l.scvHome}/config.toml" or die; print <F>' > ${ev}`);
   read("list the hidden .ssh", (l, ev) => `ls ${l.home}/.ssh > ${ev}`, "id_rsa");
-  read("read SCV's environment through /proc/$PPID/environ", (_l, ev) => `tr '\\0' '\\n' < /proc/$PPID/environ > ${ev}`, "SCV_HOME=");
-  read("read SCV_HOME through /proc/$PPID/root", (l, ev) => `cat /proc/$PPID/root${l.scvHome}/config.toml > ${ev}`);
-  read("read SCV_HOME through /proc/$PPID/cwd", (l, ev) => `cat /proc/$PPID/cwd/../scv-home/config.toml > ${ev}`);
-  read("read SCV's memory maps", (_l, ev) => `cat /proc/$PPID/maps > ${ev}`, "r-x");
-  read("read a hidden file by its /proc/$PPID/fd", (_l, ev) => `ls -l /proc/$PPID/fd > ${ev}`, "->");
-  read("ptrace SCV with gdb", (_l, ev) => `timeout 20 gdb -batch -p $PPID -ex 'info proc' > ${ev} 2>&1; grep -q 'process' ${ev} && grep -q exe ${ev} || rm -f ${ev}`, "exe");
-  read("strace SCV", (_l, ev) => `timeout 2 strace -p $PPID -o ${ev}.s 2>/dev/null; [ -s ${ev}.s ] && echo SECRET-traced > ${ev}`);
+  read("read SCV's environment through /proc/$SCV/environ", (_l, ev) => `tr '\\0' '\\n' < /proc/$SCV/environ > ${ev}`, "SCV_HOME=");
+  read("read SCV_HOME through /proc/$SCV/root", (l, ev) => `cat /proc/$SCV/root${l.scvHome}/config.toml > ${ev}`);
+  read("read SCV_HOME through /proc/$SCV/cwd", (l, ev) => `cat /proc/$SCV/cwd/../scv-home/config.toml > ${ev}`);
+  read("read SCV's memory maps", (_l, ev) => `cat /proc/$SCV/maps > ${ev}`, "r-x");
+  read("read a hidden file by its /proc/$SCV/fd", (_l, ev) => `ls -l /proc/$SCV/fd > ${ev}`, "->");
+  read("ptrace SCV with gdb", (_l, ev) => `timeout 20 gdb -batch -p $SCV -ex 'info proc' > ${ev} 2>&1; grep -q 'process' ${ev} && grep -q exe ${ev} || rm -f ${ev}`, "exe");
+  read("strace SCV", (_l, ev) => `timeout 2 strace -p $SCV -o ${ev}.s 2>/dev/null; [ -s ${ev}.s ] && echo SECRET-traced > ${ev}`);
   read("read a hidden path by its parent directory's symlink", (l, ev) => `ln -sfn ${l.home}/.aws awsdir && cat awsdir/credentials > ${ev}`);
   read("read ~/.gnupg through globbing", (l, ev) => `cat ${l.home}/.gn*/*/* > ${ev}`);
 
@@ -189,11 +189,11 @@ function attempts(): Attempt[] {
   write("edit SCV's config", (l) => `echo '# PWNED' >> ${l.scvHome}/config.toml`, content((l) => join(l.scvHome, "config.toml"), "PWNED"));
   write("plant an ssh key", (l) => `echo PWNED >> ${l.home}/.ssh/authorized_keys`, created((l) => join(l.home, ".ssh", "authorized_keys")));
   write("write a shell profile in the home", (l) => `echo PWNED > ${l.home}/.bashrc`, created((l) => join(l.home, ".bashrc")));
-  write("write through /proc/$PPID/root", (l) => `echo x > /proc/$PPID/root${o("w22")(l)}`, created(o("w22")));
-  write("write through /proc/$PPID/cwd", () => `echo x > /proc/$PPID/cwd/../outside/w23`, created(o("w23")));
+  write("write through /proc/$SCV/root", (l) => `echo x > /proc/$SCV/root${o("w22")(l)}`, created(o("w22")));
+  write("write through /proc/$SCV/cwd", () => `echo x > /proc/$SCV/cwd/../outside/w23`, created(o("w23")));
   write("umount the read-only .git", () => `umount .git; umount -l .git; echo x > .git/hooks/pre-commit`, created((l) => join(l.ws, ".git", "hooks", "pre-commit")));
   write("chroot and write outside", (l) => `chroot / sh -c 'echo x > ${o("w24")(l)}'`, created(o("w24")));
-  write("nsenter into SCV's mount namespace", (l) => `nsenter -t $PPID -m sh -c 'echo x > ${o("w25")(l)}'`, created(o("w25")));
+  write("nsenter into SCV's mount namespace", (l) => `nsenter -t $SCV -m sh -c 'echo x > ${o("w25")(l)}'`, created(o("w25")));
   write("unshare a new namespace and write outside", (l) => `unshare -m sh -c 'echo x > ${o("w26")(l)}'`, created(o("w26")));
 
   // The workspace's .git and .scv.
@@ -250,16 +250,17 @@ function attempts(): Attempt[] {
 
   // Signals and traces: SCV, its death watch, a process outside (SIGCONT to SCV and the watch is harmless).
   const sig = (name: string, cmd: (l: Layout, ev: string) => string) => out.push({ name, command: (l, _n, ev) => cmd(l, ev), escaped: (_l, _n, ev) => existsSync(ev) });
-  sig("SIGCONT to SCV ($PPID)", (_l, ev) => `kill -CONT $PPID && touch ${ev}`);
-  sig("signal 0 to SCV", (_l, ev) => `kill -0 $PPID && touch ${ev}`);
+  sig("SIGCONT to SCV ($SCV)", (_l, ev) => `kill -CONT $SCV && touch ${ev}`);
+  sig("signal 0 to SCV", (_l, ev) => `kill -0 $SCV && touch ${ev}`);
   sig("SIGCONT to the death watch", (l, ev) => `kill -CONT $(cat ${l.ws}/guard.pid) && touch ${ev}`);
   sig("signal 0 to the death watch", (l, ev) => `kill -0 $(cat ${l.ws}/guard.pid) && touch ${ev}`);
   sig("SIGTERM to an outside process", (l, ev) => `kill -TERM $(cat ${l.ws}/victim.pid) && touch ${ev}`);
-  sig("SIGCONT to SCV's process group", (_l, ev) => `kill -CONT -- -$(ps -o pgid= $PPID | tr -d ' ') && touch ${ev}`);
-  sig("perl kill to SCV", (_l, ev) => `perl -e "kill(0, $PPID) or exit 1" && touch ${ev}`);
-  sig("ptrace attach with gdb (exit status)", (_l, ev) => `timeout 20 gdb -batch -p $PPID -ex detach 2>&1 | grep -q 'detached' && touch ${ev}`);
-  sig("renice SCV", (_l, ev) => `renice -n 1 -p $PPID >/dev/null && touch ${ev}`);
-  sig("write SCV's oom_score_adj", (_l, ev) => `echo 1000 > /proc/$PPID/oom_score_adj && touch ${ev}`);
+  sig("SIGCONT to SCV's process group", (_l, ev) => `kill -CONT -- -$(ps -o pgid= $SCV | tr -d ' ') && touch ${ev}`);
+  sig("perl kill to SCV", (_l, ev) => `perl -e "kill(0, $SCV) or exit 1" && touch ${ev}`);
+  sig("ptrace attach with gdb (exit status)", (_l, ev) => `timeout 20 gdb -batch -p $SCV -ex detach 2>&1 | grep -q 'detached' && touch ${ev}`);
+  sig("renice SCV", (_l, ev) => `renice -n 1 -p $SCV >/dev/null && touch ${ev}`);
+  sig("prlimit SCV", (_l, ev) => `prlimit --pid $SCV --core=0:0 && touch ${ev}`);
+  sig("write SCV's oom_score_adj", (_l, ev) => `echo 1000 > /proc/$SCV/oom_score_adj && touch ${ev}`);
   write("leave a file in the machine's /tmp", () => `echo x > ${LEAKS[0]}`, () => existsSync(LEAKS[0]!));
   write("leave a file in the machine's /dev/shm", () => `echo x > ${LEAKS[1]}`, () => existsSync(LEAKS[1]!));
   sig("root capabilities (CapEff: modules, raw I/O, mounts)", (_l, ev) => `grep -q 'CapEff:\\s*0*[1-9a-f]' /proc/self/status && touch ${ev}`);
@@ -290,7 +291,8 @@ async function runTable(sandbox: boolean, listeners: Listeners, uid?: number): P
   writeFileSync(join(layout.ws, "victim.pid"), `${victim.pid}\n`);
   // Each payload is decoded and evaluated by the shell, so the lexical guard cannot read (or block) it: what is
   // tested is the sandbox alone, as when the guard is fooled.
-  const hidden = (cmd: string) => `eval "$(echo ${Buffer.from(cmd).toString("base64")} | base64 -d)"`;
+  // $SCV is SCV's pid (the command's parent only without a PID namespace; with one, SCV is not even visible).
+  const hidden = (cmd: string) => `SCV=$(cat ${layout.ws}/scv.pid); eval "$(echo ${Buffer.from(cmd).toString("base64")} | base64 -d)"`;
   const calls = table.map((a, i) => ({ name: "bash", arguments: { command: hidden(a.command(layout, listeners, join(layout.ws, "ev", String(i)))) } }));
   fake.clear();
   // The first call starts the death watch; the test then writes its pid for the later attempts.
@@ -299,6 +301,7 @@ async function runTable(sandbox: boolean, listeners: Listeners, uid?: number): P
   for (const call of calls) fake.queue(toolCalls([call]));
   fake.queue(text("done"));
   const scv = Bun.spawn(asUser(uid, [uid === undefined ? requireBinary() : binaryForAnyUser(), "exec", ...(sandbox ? [] : ["--yes"]), "go"]), { cwd: layout.ws, env: layout.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  writeFileSync(join(layout.ws, "scv.pid"), `${scv.pid}\n`);
   const { guardOf } = await import("../fake/proc");
   for (let i = 0; i < 200; i++) {
     const guard = guardOf(scv.pid);
@@ -351,8 +354,7 @@ test("at least 100 escape attempts: none gets out of the sandbox, every one gets
 
 /**
  * Left out of the ordinary user's table: attempts only root could make even without a sandbox (their control
- * would fail), and renicing SCV, which an ordinary user may do to its own processes: without a PID namespace
- * (docs/security.md, "Processes of the same user") the sandbox does not stop it.
+ * would fail). Renicing or prlimiting SCV stay in: the PID namespace hides SCV from the command.
  */
 const ROOT_ONLY = new Set<string>([
   "chown outside",
@@ -360,7 +362,6 @@ const ROOT_ONLY = new Set<string>([
   "nsenter into SCV's mount namespace",
   "unshare a new namespace and write outside",
   "root capabilities (CapEff: modules, raw I/O, mounts)",
-  "renice SCV",
 ]);
 
 test.skipIf(!needs("root"))("as an ordinary user (a throwaway uid, no_new_privs): the same table, none gets out; every one gets through with the sandbox off", async () => {

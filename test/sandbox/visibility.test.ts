@@ -27,7 +27,7 @@ test("scv doctor reports the sandbox, what it enforces, and a self-test with eve
   const r = Bun.spawnSync([requireBinary(), "doctor"], { cwd: h.cwd, env: h.env });
   const out = r.stdout.toString();
   expect(out).toMatch(/^ok +sandbox: workspace-write \(Landlock ABI \d+, namespaces\); enforced: .*\.git and \.scv read-only/m);
-  expect(out).toMatch(/^ok +sandbox self-test: a write outside the workspace: blocked; a read of a hidden path: blocked; a connect to 127\.0\.0\.1: blocked; a signal to its parent: blocked$/m);
+  expect(out).toMatch(/^ok +sandbox self-test: a write outside the workspace: blocked; a read of a hidden path: blocked; a connect to 127\.0\.0\.1: blocked; a signal to SCV: blocked$/m);
   const status = Bun.spawnSync([requireBinary(), "status"], { cwd: h.cwd, env: h.env }).stdout.toString();
   expect(status).toMatch(/^sandbox: workspace-write \(Landlock ABI \d+, namespaces\); network: none \(\[sandbox\.network\] allow or presets open hosts through SCV's proxy\)$/m);
   expect(out).toMatch(/^ok +sandbox network: none/m);
@@ -54,8 +54,12 @@ test("what a kernel lacks is said, never claimed", () => {
   const abi5 = describeEnforcement({ mode: "workspace-write", network: false }, { landlockAbi: 5, namespaces: false });
   expect(abi5.enforced).toContain("no TCP (Landlock)");
   expect(abi5.missing.join("\n")).toContain("blocking UDP");
-  const full = describeEnforcement({ mode: "read-only", network: true }, { landlockAbi: 7, namespaces: true });
+  const full = describeEnforcement({ mode: "read-only", network: true }, { landlockAbi: 7, namespaces: true, pidns: true });
   expect(full.missing).toEqual([]);
+  expect(full.enforced.join("\n")).toContain("its own PID namespace");
+  // Namespaces without a PID namespace (off x86_64): said missing, so `required = true` refuses.
+  const noPidns = describeEnforcement({ mode: "read-only", network: true }, { landlockAbi: 7, namespaces: true });
+  expect(noPidns.missing.join("\n")).toContain("a PID namespace");
   expect(full.summary).toBe("read-only (Landlock ABI 7, namespaces, network allowed)");
   // [sandbox.network]: the proxy where there are namespaces, said missing (no network at all) where not.
   const proxied = describeEnforcement({ mode: "workspace-write", network: false, egress: {} }, { landlockAbi: 7, namespaces: true });

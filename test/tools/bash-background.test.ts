@@ -77,6 +77,28 @@ describe("background commands", () => {
     expect(existsSync(jobsDir) ? readdirSync(jobsDir) : []).toEqual([]);
   });
 
+  test("sandboxed with no network: the session's commands share one loopback, so the next call reaches the job's server; the host does not", async () => {
+    const port = await freePort();
+    const h = fakeHome(fake.url);
+    fake.queue(toolCalls([{ name: "bash", arguments: { command: serverCommand(port), background: true } }]));
+    fake.queue(toolCalls([{ name: "bash", arguments: { command: `for i in $(seq 200); do curl -s http://127.0.0.1:${port}/ && break; sleep 0.05; done; echo; curl -s -m 2 http://example.com/ || echo no-internet` } }]));
+    fake.queue(text("reached"));
+    const run = runBinary(["exec", "--yes", "start the dev server and call it"], h.env, h.workspace);
+    // From outside the session (this test, on the host's loopback) the server is never there.
+    let reachedFromHost = false;
+    while (!reachedFromHost && fake.requests.length < 3) {
+      reachedFromHost = await answers(port);
+      await Bun.sleep(50);
+    }
+    const r = await run;
+    expect(r.code).toBe(0);
+    expect(reachedFromHost).toBe(false);
+    const [started, called] = toolOutputs();
+    expect(JSON.parse(started!)).toMatchObject({ job: "job-1", status: "running" });
+    expect(called).toContain("pong");
+    expect(called).toContain("no-internet");
+  });
+
   test("a command that ends is reported with its output; past the per-session limit the call is refused naming the running ones", async () => {
     const h = fakeHome(fake.url, "[tools]\nmax_background_commands = 1\n");
     fake.queue(

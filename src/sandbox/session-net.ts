@@ -1,0 +1,107 @@
+// One network namespace per session: every sandboxed command of a session (foreground and background) joins the
+// same private namespace, so a server a background job started is reachable from the next call's `curl
+// localhost:3000`, while nothing outside the session reaches it and it reaches nothing outside but through the
+// egress proxy. A holder process (`scv __sandbox --hold`, launcher.ts) makes the namespace, brings loopback up and
+// becomes a waiting shell of a megabyte; commands join it by its pid and start time (mounts.ts). It is started at
+// the session's first sandboxed command and ends when the session closes (or SCV dies: its stdin closes).
+import type { Subprocess } from "bun";
+import { readFileSync } from "node:fs";
+import { EGRESS_PORT } from "./egress-env";
+import type { SessionNetworkHandle } from "./policy";
+
+/** Ports for the commands' proxy listeners in the shared namespace: one each, while it runs. */
+const PORTS = 256;
+const READY_TIMEOUT_MS = 10_000;
+
+export class SessionNetwork implements SessionNetworkHandle {
+  private holder: { proc: Subprocess<"pipe", "pipe", "pipe">; pid: number; startTime: string } | undefined;
+  private starting: Promise<void> | undefined;
+  private failed = false;
+  private closed = false;
+  private readonly used = new Set<number>();
+
+  /** `argv`: the holder's command (`scv __sandbox --hold`, then `asUser()`'s 0 or 1); `env` its environment. */
+  constructor(
+    private readonly argv: string[],
+    private readonly env: Record<string, string>,
+    private readonly asUser: () => "0" | "1",
+  ) {}
+
+  current(): { pid: number; startTime: string } | undefined {
+    const h = this.holder;
+    if (!h || h.proc.exitCode !== null || h.proc.signalCode !== null) return undefined;
+    return { pid: h.pid, startTime: h.startTime };
+  }
+
+  ready(): Promise<void> {
+    if (this.closed || this.failed || this.current()) return Promise.resolve();
+    return (this.starting ??= this.start().finally(() => (this.starting = undefined)));
+  }
+
+  takePort(): number {
+    for (let i = 0; i < PORTS; i++) {
+      const port = EGRESS_PORT + i;
+      if (!this.used.has(port)) {
+        this.used.add(port);
+        return port;
+      }
+    }
+    return EGRESS_PORT + PORTS; // more commands at once than ports: they share the last one's number (a bind fails, said)
+  }
+
+  releasePort(port: number): void {
+    this.used.delete(port);
+  }
+
+  close(): void {
+    this.closed = true;
+    const h = this.holder;
+    this.holder = undefined;
+    if (!h) return;
+    try {
+      h.proc.stdin.end();
+    } catch {
+      // already gone
+    }
+    h.proc.kill("SIGKILL");
+  }
+
+  /**
+   * Starts the holder and waits for its `ready`. A holder that cannot start leaves each command a namespace of its
+   * own, as before (the reason is on the holder's stderr; the commands still run confined).
+   */
+  private async start(): Promise<void> {
+    const proc = Bun.spawn([...this.argv, this.asUser()], { cwd: "/", env: this.env, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
+    const reader = proc.stdout.getReader();
+    let said = "";
+    const timer = setTimeout(() => proc.kill("SIGKILL"), READY_TIMEOUT_MS);
+    try {
+      while (!said.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        said += new TextDecoder().decode(value);
+      }
+    } finally {
+      clearTimeout(timer);
+      reader.releaseLock();
+    }
+    const startTime = startTimeOf(proc.pid);
+    if (!said.startsWith("ready") || !startTime || this.closed) {
+      proc.kill("SIGKILL");
+      this.failed = !this.closed;
+      return;
+    }
+    this.holder = { proc, pid: proc.pid, startTime };
+    proc.unref();
+  }
+}
+
+/** A process's start time in clock ticks (/proc/PID/stat field 22), what the launcher checks before joining. */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
