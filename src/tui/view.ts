@@ -10,7 +10,7 @@ import type { PlanItem } from "../plan/plan";
 import { counted } from "../text/plural";
 import { goalEventLines } from "../server/goal";
 import { type ApprovalCard, approvalCardFor, approvalCardLines, type ApprovalOutcome, cardRoom, pageCard } from "./approval-card";
-import { type Block, completedToolBlock, elapsed, firstLine, lastLine, planBlock, promptBlock, reasoningBlock } from "./blocks";
+import { type Block, type Collapsed, completedToolBlock, elapsed, firstLine, lastLine, planBlock, promptBlock, reasoningBlock } from "./blocks";
 
 interface RunningTool {
   label: string;
@@ -44,7 +44,7 @@ export class ConversationView {
   private readonly running = new Map<string, RunningTool>();
   private turn?: TurnState;
   /** What is shown collapsed (tool results, long prompts), newest last, for Ctrl-O; and how far back it has gone. */
-  private readonly collapsed: { label: string; output: string }[] = [];
+  private readonly collapsed: Collapsed[] = [];
   private expandedBack = 0;
   readonly jobs = new Map<string, string>();
   approval?: ApprovalCard;
@@ -183,7 +183,7 @@ export class ConversationView {
     if (block.collapsed) this.keepCollapsed(block.collapsed);
   }
 
-  private keepCollapsed(entry: { label: string; output: string }) {
+  private keepCollapsed(entry: Collapsed) {
     this.collapsed.push(entry);
     if (this.collapsed.length > 50) this.collapsed.shift();
     this.expandedBack = 0;
