@@ -2,10 +2,11 @@
 // on an in-process server as `scv exec` uses. The prompt is drawn before the server modules load, so the
 // screen answers at once; rendering runs on a frame timer, decoupled from the model stream, so typing never
 // waits for a slow model. TuiApp coordinates: each view that takes keys is a module of its own (the approval
-// card's answers in approval-keys.ts, /rewind in rewind.ts, the model's question in question.ts, /model in
-// model-picker.ts, Ctrl-R in prompt-history.ts, `@` in mentions.ts, the session list in session-control.ts),
-// and what Enter sends is submit.ts'.
-import { completions, SLASH_ALIASES, SLASH_COMMANDS } from "./commands";
+// card's answers in approval-keys.ts, /rewind in rewind.ts, the model's question in question-keys.ts, /model in
+// model-picker.ts, Ctrl-R in prompt-history.ts, `@` in mentions.ts, the session list in session-control.ts);
+// what Enter sends is submit.ts', and what loads after the first frame connect.ts'.
+import { completions } from "./commands";
+import { type Client, loadServer } from "./connect";
 import { PromptEditor } from "./editor";
 import { createKeyDecoder, type Key } from "./keys";
 import { Screen } from "./screen";
@@ -39,11 +40,6 @@ export interface TuiOptions {
   /** Sent as the first turn once the session is open (`scv "fix the bug"`). */
   prompt?: string;
 }
-
-type Client = {
-  request<T = any>(method: string, params: unknown): Promise<T>;
-  closeAll(): Promise<void>;
-};
 
 const FRAME_MS = 33;
 const DOUBLE_PRESS_MS = 2000;
@@ -221,37 +217,11 @@ class TuiApp {
     this.requestRender();
   }
 
-  /** Loads the server, stops what a killed SCV left, opens the store and the first session (or the picker). */
+  /** Loads the server (loadServer in connect.ts), then opens the first session (or the picker) and sends `scv "…"`'s prompt. */
   private async connect() {
-    const { opts, view } = this;
-    const { createInProcessClient } = await import("../server/in-process-client");
-    const { recordRunsIn, requestSubreaper } = await import("../process/index");
-    const { reconcileAtStartup } = await import("../agents/reconcile");
-    const { loadConfig, scvHome } = await import("../config/load");
-    const { openSessionStore } = await import("../sessions/index");
-    // As in exec: escapees reparent to us, and every run is recorded so a later SCV stops what a killed one left.
-    requestSubreaper();
-    recordRunsIn(scvHome(opts.env));
-    void reconcileAtStartup(scvHome(opts.env));
-    this.store = openSessionStore({ home: scvHome(opts.env) });
-    // Index notices (a rebuild) belong on the screen, not on stderr under it.
-    (await import("../ledger/index")).ledgerFor(this.store.home, { warn: (m) => (view.say(`note: ${m}`, this.theme.yellow), this.requestRender()) });
-    this.config = loadConfig({ cwd: opts.cwd, env: opts.env }).config;
-    this.userCommands = (await import("./user-commands")).UserCommands.load({ scvHome: scvHome(opts.env), workspace: opts.cwd, builtins: [...SLASH_COMMANDS.map((c) => c.name), ...Object.keys(SLASH_ALIASES)] });
-    for (const n of this.userCommands.notices) view.say(`note: ${n}`, this.theme.yellow);
-    this.promptHistory = await import("./prompt-history");
-    this.editor.seedHistory(this.promptHistory.readPromptHistory(this.store.home));
-    this.store.prune(this.config.sessions.keep_days);
-    const { AwayLink } = await import("../daemon/away-link");
-    this.away = new AwayLink({ scvHome: scvHome(opts.env), afterSeconds: this.config.notify?.after_seconds ?? 60, longTurnSeconds: this.config.notify?.long_turn_seconds ?? 120, source: "the terminal", answered: (id, a) => void this.answeredAway(id, a) });
-    this.client = createInProcessClient({
-      env: opts.env,
-      sessions: this.store,
-      baseDepth: Number(opts.env.SCV_DELEGATION_DEPTH ?? 0) || 0,
-      onNotification: (...notification) => this.onNotification(...notification),
-    });
-    await this.client.request("initialize", { protocol_version: 3, client: { name: "scv-tui" } });
-    await this.showScheduleNotices(scvHome(opts.env));
+    const { opts, view, theme } = this;
+    const c = await loadServer({ cwd: opts.cwd, env: opts.env, view, theme, editor: this.editor, requestRender: () => this.requestRender(), onNotification: (...n) => this.onNotification(...n), answeredAway: (id, a) => void this.answeredAway(id, a) });
+    ({ client: this.client, store: this.store, config: this.config, userCommands: this.userCommands, promptHistory: this.promptHistory, away: this.away } = c);
     if (opts.resume === "") await this.session.openPicker(true);
     else if (opts.resume === undefined && opts.continueNewest) await this.session.continueNewest();
     else await this.session.start(opts.resume);
@@ -276,13 +246,6 @@ class TuiApp {
     if (method === "clarify.answered") this.question.settled(p.clarify_id);
     if (method === "turn.started") this.away?.turnStarted();
     this.requestRender();
-  }
-
-  /** What schedules could not tell the owner in a chat (no channel, or it was logged out), shown once. */
-  private async showScheduleNotices(home: string) {
-    const { hasNotices, takeNotices } = await import("../schedules/notices");
-    if (!hasNotices(home)) return;
-    for (const n of takeNotices(home)) this.view.say(`while you were away (${n.at}): ${n.text}`, this.theme.yellow);
   }
 
   private onKey(key: Key) {
