@@ -81,3 +81,22 @@ export class ModelPicker {
     return undefined;
   }
 }
+
+/** The picker while it holds the keyboard (the app's `/model`): its keys, and the choice it settles with. */
+export class OpenModelPicker {
+  /** What the person chose, or undefined (Esc, Ctrl-C). */
+  readonly chosen: Promise<ModelChoice | undefined>;
+  private settle!: (choice: ModelChoice | undefined) => void;
+
+  constructor(readonly picker: ModelPicker) {
+    this.chosen = new Promise((resolve) => (this.settle = resolve));
+  }
+
+  /** A key at the picker; true once it closed it (a pick or a cancel). */
+  key(key: Key): boolean {
+    const r = this.picker.key(key);
+    if (!r) return false;
+    this.settle(r.kind === "pick" ? r.choice : undefined);
+    return true;
+  }
+}

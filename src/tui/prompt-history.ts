@@ -5,6 +5,9 @@ import { closeSync, constants, existsSync, openSync, readFileSync, statSync, wri
 import { join } from "node:path";
 import { ensurePrivateDir, writePrivateFileAtomic } from "../fs/private-file";
 import { redactSecrets } from "../text/redact";
+import type { Style as Theme } from "../terminal/style";
+import type { Key } from "./keys";
+import { sanitize, truncate } from "./text";
 
 const KEEP = 500;
 const MAX_PROMPT_CHARS = 4000;
@@ -58,6 +61,9 @@ export function appendPromptHistory(home: string, prompt: string): void {
   }
 }
 
+/** What a key did to the open search: Enter took the match (`text`), or Enter without one, Esc or Ctrl-C left. */
+export type SearchEnd = { kind: "take"; text: string } | { kind: "leave" } | undefined;
+
 /**
  * Ctrl-R: a search through the prompts, newest first. Typing narrows it, Ctrl-R again goes to an older match,
  * Enter puts the match in the editor (to edit or send), Esc leaves the editor as it was.
@@ -93,5 +99,24 @@ export class HistorySearch {
   older() {
     this.skip++;
     if (this.match === undefined) this.skip--;
+  }
+
+  /** The search as lines above the editor: the query and its match, and the keys. */
+  lines(theme: Theme, width: number): string[] {
+    const match = this.match;
+    const shown = match === undefined ? theme.yellow("no match") : sanitize(match.split("\n")[0]!);
+    return [truncate(`${theme.cyan("history search")} ${sanitize(this.query)}${theme.dim(" ›")} ${shown}`, width), truncate(theme.dim("  Ctrl-R older · Enter take it · Esc leave"), width)];
+  }
+
+  /** Keys while the search is open (it takes them all); what ended it, once one did. */
+  key(key: Key): SearchEnd {
+    if (key.kind === "text") this.type(key.text);
+    else if (key.kind === "backspace") this.backspace();
+    else if (key.kind === "ctrlR") this.older();
+    else if (key.kind === "enter") {
+      const match = this.match;
+      return match === undefined ? { kind: "leave" } : { kind: "take", text: match };
+    } else if (key.kind === "escape" || key.kind === "ctrlC") return { kind: "leave" };
+    return undefined;
   }
 }

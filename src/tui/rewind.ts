@@ -2,18 +2,9 @@
 // the chosen one is the last kept, everything after it is undone — files and conversation, conversation only, or
 // files only. Every restore first shows what will change (each file restored, created or deleted, with a short
 // diff) and asks; files changed outside SCV since its last checkpoint are kept unless the person answers `o`.
-import type { Style as Theme } from "../terminal/style";
+import type { SessionScreen } from "./context";
 import type { Key } from "./keys";
 import { sanitize, truncate } from "./text";
-import type { ConversationView } from "./view";
-
-export interface RewindContext {
-  view: ConversationView;
-  theme: Theme;
-  sessionId(): string;
-  request<T = any>(method: string, params: unknown): Promise<T>;
-  requestRender(): void;
-}
 
 interface TurnRow {
   turn_id: string;
@@ -38,7 +29,7 @@ type Step =
 export class RewindFlow {
   private step: Step | undefined;
 
-  constructor(private readonly ctx: RewindContext) {}
+  constructor(private readonly ctx: SessionScreen) {}
 
   get open(): boolean {
     return this.step !== undefined;
