@@ -56,6 +56,17 @@ export class DaemonStartError extends Error {
 
 const SUN_PATH_MAX = 107;
 
+/** What the daemon's routes and its stop share while it runs. */
+interface DaemonState {
+  readonly started: number;
+  orphansStopped: number;
+  stopping: boolean;
+  force: boolean;
+  waitingFor: number;
+}
+
+type Shutdown = (req?: { force?: boolean; timeoutMs?: number }) => Promise<void>;
+
 export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const log = opts.log ?? ((line: string) => console.log(`${new Date().toISOString()} ${line}`));
   const paths = daemonPaths(opts.scvHome);
@@ -65,14 +76,63 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   mkdirSync(opts.scvHome, { recursive: true, mode: 0o700 });
   ensurePrivateDir(paths.runDir);
 
-  const started = Date.now();
-  let orphansStopped = 0;
-  let stopping = false;
-  let force = false;
-  let waitingFor = 0;
+  const state: DaemonState = { started: Date.now(), orphansStopped: 0, stopping: false, force: false, waitingFor: 0 };
   const busy = () =>
     liveDelegations().filter((r) => delegationState(r, true) !== "idle").length + (opts.busyTurns?.() ?? 0);
+  const shutdownTimeoutMs = opts.shutdownTimeoutMs ?? 300_000;
 
+  const app = daemonApp(opts, state, { busy, shutdownTimeoutMs, shutdown: (req) => shutdown(req) });
+  const server = await claimAndListen(opts.scvHome, app, opts.bind);
+  const subreaper = process.platform === "linux" && becomeSubreaper();
+  handleExitSignals(false); // this process decides how its runs end on a signal
+  recordRunsIn(opts.scvHome);
+  log(`scv daemon ${VERSION} pid ${process.pid} listening on ${paths.socket}${subreaper ? " (child subreaper)" : ""}`);
+  const stopHousekeeping = startHousekeeping(opts, state, subreaper, log);
+
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((r) => (resolveStopped = r));
+  let stopTask: Promise<void> | undefined;
+
+  const shutdown: Shutdown = (req = {}) => {
+    if (req.force) state.force = true;
+    if (stopTask) return stopped;
+    state.stopping = true;
+    opts.onStopping?.();
+    stopTask = (async () => {
+      const deadline = Date.now() + (req.timeoutMs ?? shutdownTimeoutMs);
+      let announced = -1;
+      while (!state.force && Date.now() < deadline && (state.waitingFor = busy()) > 0) {
+        if (state.waitingFor !== announced) log(`stopping: waiting for ${(announced = state.waitingFor)} running turn(s) or delegation(s)`);
+        await Bun.sleep(100);
+      }
+      if (busy() > 0) log(state.force ? "stopping: forced, killing running delegations" : "stopping: wait bound reached, killing running delegations");
+      state.waitingFor = 0;
+      try {
+        await opts.beforeExit?.();
+      } catch (e) {
+        log(`stopping: ${(e as Error).message}`);
+      }
+      await stopAllDelegations();
+      stopHousekeeping();
+      for (const s of ["SIGTERM", "SIGINT"] as const) process.off(s, onSignal);
+      server.stop(true);
+      log("stopped");
+      resolveStopped();
+    })();
+    return stopped;
+  };
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: ${state.stopping ? "forcing the stop" : "planned stop"}`);
+    void shutdown({ force: state.stopping });
+  };
+  for (const s of ["SIGTERM", "SIGINT"] as const) process.on(s, onSignal);
+
+  return { pid: process.pid, socket: paths.socket, subreaper, shutdown, stopped, orphansStopped: () => state.orphansStopped };
+}
+
+/** The daemon's own routes (`/health`, `/status`, `/shutdown`), then those the options mount. */
+function daemonApp(opts: DaemonOptions, state: DaemonState, stop: { busy: () => number; shutdownTimeoutMs: number; shutdown: Shutdown }): Hono {
   const app = new Hono();
   app.get("/health", (c) => c.json({ ok: true, pid: process.pid, start_time: ownerIdentity().startTime, version: VERSION } satisfies HealthResponse));
   app.get("/status", (c) => {
@@ -80,14 +140,14 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     const body: StatusResponse = {
       pid: process.pid,
       version: VERSION,
-      started_unix: Math.floor(started / 1000),
-      uptime_seconds: Math.floor((Date.now() - started) / 1000),
+      started_unix: Math.floor(state.started / 1000),
+      uptime_seconds: Math.floor((Date.now() - state.started) / 1000),
       delegations: { running: counts.running, idle: counts.idle },
-      orphans_stopped: orphansStopped,
+      orphans_stopped: state.orphansStopped,
       orphans_stopped_total: readReconcileStats(opts.scvHome).orphans_stopped_total,
       orphans_awaiting: counts.orphans,
-      stopping,
-      waiting_for: stopping ? waitingFor : 0,
+      stopping: state.stopping,
+      waiting_for: state.stopping ? state.waitingFor : 0,
     };
     return c.json(body);
   });
@@ -103,28 +163,26 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     if (!parsed.success) {
       return c.json({ error: `invalid shutdown request: ${parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}` }, 400);
     }
-    const timeoutMs = parsed.data.timeout_seconds !== undefined ? parsed.data.timeout_seconds * 1000 : shutdownTimeoutMs;
-    const waiting = parsed.data.force ? 0 : busy();
+    const timeoutMs = parsed.data.timeout_seconds !== undefined ? parsed.data.timeout_seconds * 1000 : stop.shutdownTimeoutMs;
+    const waiting = parsed.data.force ? 0 : stop.busy();
     // Answer first, then stop: the response must leave before the socket closes.
-    setTimeout(() => void shutdown({ force: parsed.data.force, timeoutMs }), 10);
+    setTimeout(() => void stop.shutdown({ force: parsed.data.force, timeoutMs }), 10);
     return c.json({ stopping: true, force: parsed.data.force, waiting_for: waiting, timeout_seconds: timeoutMs / 1000 }, 202);
   });
   opts.extend?.(app);
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
+  return app;
+}
 
-  const server = await claimAndListen(opts.scvHome, app, opts.bind);
-  const subreaper = process.platform === "linux" && becomeSubreaper();
-  handleExitSignals(false); // this process decides how its runs end on a signal
-  recordRunsIn(opts.scvHome);
-  log(`scv daemon ${VERSION} pid ${process.pid} listening on ${paths.socket}${subreaper ? " (child subreaper)" : ""}`);
-
+/** Reconcile at once and every interval; as a subreaper, reap foreign zombies. Returns what stops both timers. */
+function startHousekeeping(opts: DaemonOptions, state: DaemonState, subreaper: boolean, log: (line: string) => void): () => void {
   let reconciling = false;
   const reconcilePass = async () => {
-    if (reconciling || stopping) return;
+    if (reconciling || state.stopping) return;
     reconciling = true;
     try {
       const r = await reconcileAll(opts.scvHome);
-      orphansStopped += r.stopped.length;
+      state.orphansStopped += r.stopped.length;
       if (r.stopped.length) log(`reconcile: stopped orphans ${r.stopped.join(", ")}`);
       if (r.runsStopped.length) log(`reconcile: stopped ${r.runsStopped.length} run(s) left by SCV processes that died`);
       if (r.markersRemoved) log(`reconcile: removed ${r.markersRemoved} stale conversation marker(s)`);
@@ -143,49 +201,10 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
         } catch {}
       }, opts.reapIntervalMs ?? 2000)
     : undefined;
-
-  const shutdownTimeoutMs = opts.shutdownTimeoutMs ?? 300_000;
-  let resolveStopped!: () => void;
-  const stopped = new Promise<void>((r) => (resolveStopped = r));
-  let stopTask: Promise<void> | undefined;
-
-  const shutdown = (req: { force?: boolean; timeoutMs?: number } = {}): Promise<void> => {
-    if (req.force) force = true;
-    if (stopTask) return stopped;
-    stopping = true;
-    opts.onStopping?.();
-    stopTask = (async () => {
-      const deadline = Date.now() + (req.timeoutMs ?? shutdownTimeoutMs);
-      let announced = -1;
-      while (!force && Date.now() < deadline && (waitingFor = busy()) > 0) {
-        if (waitingFor !== announced) log(`stopping: waiting for ${(announced = waitingFor)} running turn(s) or delegation(s)`);
-        await Bun.sleep(100);
-      }
-      if (busy() > 0) log(force ? "stopping: forced, killing running delegations" : "stopping: wait bound reached, killing running delegations");
-      waitingFor = 0;
-      try {
-        await opts.beforeExit?.();
-      } catch (e) {
-        log(`stopping: ${(e as Error).message}`);
-      }
-      await stopAllDelegations();
-      clearInterval(reconcileTimer);
-      if (reapTimer) clearInterval(reapTimer);
-      for (const s of ["SIGTERM", "SIGINT"] as const) process.off(s, onSignal);
-      server.stop(true);
-      log("stopped");
-      resolveStopped();
-    })();
-    return stopped;
+  return () => {
+    clearInterval(reconcileTimer);
+    if (reapTimer) clearInterval(reapTimer);
   };
-
-  const onSignal = (signal: NodeJS.Signals) => {
-    log(`${signal}: ${stopping ? "forcing the stop" : "planned stop"}`);
-    void shutdown({ force: stopping });
-  };
-  for (const s of ["SIGTERM", "SIGINT"] as const) process.on(s, onSignal);
-
-  return { pid: process.pid, socket: paths.socket, subreaper, shutdown, stopped, orphansStopped: () => orphansStopped };
 }
 
 /** Single instance: probe the socket, replace it only when the connection is refused, bind with umask 0177. */

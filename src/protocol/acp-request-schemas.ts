@@ -1,4 +1,4 @@
-// A bundle-time macro (src/acp-agent/agent.ts imports it `with { type: "macro" }`): the JSON Schemas of the ACP
+// A bundle-time macro (src/acp-agent/methods.ts imports it `with { type: "macro" }`): the JSON Schemas of the ACP
 // requests `scv acp` serves, made from acp.ts and inlined as plain data for fast-check/check.ts, so the requests before
 // the first model request (session/new, session/prompt) are checked without zod, as `server --stdio` does.
 import { z } from "zod";

@@ -1,9 +1,7 @@
 // A session: one workspace, its tools, history and turn queue. Turns run one at a time; user prompts queue
 // behind the running turn, and server-started turns (background reports) run only when no user turn waits.
-import { resolve as resolvePath } from "node:path";
 import { randomHex } from "../digest";
-import { isSecretLikePath } from "../fs/workspace-paths";
-import { createApprovalGate, type ApprovalGate, type ApprovalRequest, type ClientAnswer } from "../approval/gate";
+import { createApprovalGate, type ApprovalGate } from "../approval/gate";
 import type { Origin } from "../protocol/schema";
 import type { ImageRef } from "../provider/images";
 import { type HistoryItem, type ModelClient, type ReasoningOptions, zeroUsage } from "../provider/types";
@@ -13,9 +11,10 @@ import { checkRewind } from "../sessions/rewind";
 import type { IdleTurn, SessionScope } from "../scope";
 import type { ToolRegistry } from "../tools/tool";
 import { OpenQuestions } from "./questions";
-import { type CompactionReason, type CompactResult, compactHistory, type ContextState, estimateTextTokens } from "./compaction";
+import { type CompactionReason, type CompactResult, type ContextState, estimateTextTokens } from "./compaction";
+import { compactSession } from "./session-compact";
 import type { SystemPrompt } from "./system-prompt";
-import { type Emit, guardField, noticeAll, runOwnCall, runTurn, type SideStep, type TurnDeps, type TurnOutcome } from "./turn";
+import { type Emit, noticeAll, runOwnCall, runTurn, type SideStep, type TurnDeps, type TurnOutcome } from "./turn";
 import { type SessionHooks, sessionHooks } from "./session-hooks";
 import { GoalDriver } from "./goal-driver";
 import type { GoalRequest } from "./goal";
@@ -23,6 +22,7 @@ import { goalNote } from "./goal";
 import { SessionCheckpoints } from "../checkpoints/index";
 import { currentPlan } from "../plan/plan";
 import { type FollowedTask, followTask, pinnedTask } from "./task-pin";
+import { type ApprovalMode, SessionApprovals } from "./session-approvals";
 
 interface QueuedTurn {
   turnId: string;
@@ -65,7 +65,7 @@ export class Session {
   private readonly context: ContextState;
   private readonly queue: QueuedTurn[] = [];
   private running?: { turnId: string; abort: AbortController; done: Promise<void> };
-  private readonly approvals = new Map<string, { request: ApprovalRequest; resolve: (answer: ClientAnswer) => void }>();
+  private readonly approvals: SessionApprovals;
   private readonly closeHandlers: (() => void | Promise<void>)[] = [];
   private readonly idleSources: (() => IdleTurn | undefined)[] = [];
   private readonly gate: ApprovalGate;
@@ -79,10 +79,6 @@ export class Session {
   private readonly hostedWebSearch: boolean;
   private turnCounter = 0;
   private closed = false;
-  /** How the session asks: `accept-edits` runs file edits inside the workspace unasked (askClient). */
-  approvalMode: "ask" | "accept-edits" = "ask";
-  /** Tools the person said not to ask about again in this session (approval.resolve `remember: "session"`). */
-  private readonly toolsAllowed = new Set<string>();
   /** The turn whose items are being added to history, for the session record. */
   private recordingTurn: string | undefined;
   /** The user's hooks, when any are configured (src/hooks). */
@@ -96,11 +92,17 @@ export class Session {
 
   constructor(private readonly opts: SessionOptions) {
     this.context = { ...opts.context };
+    this.approvals = new SessionApprovals({
+      scope: opts.scope,
+      emit: (method, params) => this.opts.emit(method, params),
+      hooks: () => this.hooks,
+      running: () => this.running,
+    });
     this.gate = createApprovalGate({
       policy: opts.scope.config.tools.approval_policy,
       perTool: opts.scope.config.tools.approval,
       autoApprove: opts.autoApprove,
-      ask: (request) => this.askClient(request),
+      ask: (request) => this.approvals.ask(request),
     });
     this.questions = new OpenQuestions(opts.emit, () => !!this.opts.questions, () => this.scope.config.tools.clarify_timeout_seconds, (target, question) => {
       void this.hooks?.run("Notification", { message: `SCV asks you: ${question}`, notification_type: "elicitation_dialog" }, { turnId: target.turnId, signal: target.signal });
@@ -246,7 +248,7 @@ export class Session {
     }
   }
 
-  /** The session's one compaction path: replaces older history with a summary and reports it. */
+  /** The session's one compaction path (session-compact.ts), with what the summary must carry. */
   private async compact(reason: CompactionReason, turnId: string | undefined, turnStart: number, fixedTokens: number, signal: AbortSignal) {
     const note = this.opts.compactionNote?.(this.scope);
     const goal = this.goals.active;
@@ -255,33 +257,21 @@ export class Session {
       plan: currentPlan(this.scope.services),
       ...(goal ? { goal: { check: goal.check, attempt: goal.attempt, maxAttempts: goal.budget.max_attempts } } : {}),
     });
-    await this.hooks?.run("PreCompact", { trigger: reason === "request" ? "manual" : "auto", reason, custom_instructions: "" }, { ...(turnId ? { turnId } : {}), signal });
-    const result = await compactHistory(
-      this.history,
-      { model: this.opts.model, modelName: this.opts.modelName, window: this.context.window, turnStart, fixedTokens, signal, ...(note ? { note } : {}), ...(pinned ? { pinned } : {}) },
-      reason,
+    return compactSession(
+      {
+        scope: this.scope,
+        history: this.history,
+        context: this.context,
+        model: this.opts.model,
+        modelName: this.opts.modelName,
+        ...(note ? { note } : {}),
+        ...(pinned ? { pinned } : {}),
+        ...(this.hooks ? { hooks: this.hooks } : {}),
+        emit: this.opts.emit,
+        renewPrompt: (at) => this.renewSystemPrompt(at),
+      },
+      { reason, turnId, turnStart, fixedTokens, signal },
     );
-    if (result.usage) this.scope.usage?.model(result.usage);
-    if (result.ok) {
-      this.context.last = undefined;
-      this.renewSystemPrompt(turnId);
-      // The summary replaced the oldest items (compactHistory splices at 0): the store records both, so a resume
-      // rebuilds the same history.
-      this.scope.journal?.recorder.compacted({ summary: [result.summary], replaced: result.replaced, start: 0, ...(turnId ? { turn: turnId } : {}) });
-      this.opts.emit("session.compacted", {
-        session_id: this.id,
-        ...(turnId ? { turn_id: turnId } : {}),
-        reason,
-        turns: result.turns,
-        items: result.replaced.length,
-        tokens_before: result.tokensBefore,
-        tokens_after: result.tokensAfter,
-      });
-    } else if (turnId && result.failure) {
-      // Only a failed summary request is news; "nothing older to summarise" is not.
-      this.opts.emit("model.notice", { session_id: this.id, turn_id: turnId, message: `could not compact the history: ${result.message}` });
-    }
-    return result;
   }
 
   /**
@@ -316,51 +306,6 @@ export class Session {
     return hit;
   }
 
-  /**
-   * Answers an open approval; undefined when none is waiting under that ID. `remember` (with an approval) keeps
-   * the prefix rule the request offered, for this workspace or every one; the answer stands even when the rule
-   * cannot be kept, and the result says why.
-   */
-  resolveApproval(approvalId: string, approved: boolean, remember?: "workspace" | "user" | "session", reason?: string, chosen?: string[]): { rule?: string; rule_error?: string } | undefined {
-    const open = this.approvals.get(approvalId);
-    if (!open) return undefined;
-    this.approvals.delete(approvalId);
-    const said = reason?.trim();
-    if (!approved && said) {
-      open.resolve({ approved, reason: said });
-      return {};
-    }
-    if (remember === "session") {
-      open.resolve(approved);
-      if (!approved) return {};
-      // A command is never allowed whole: the guard asked about this one, and a prefix rule says which to allow.
-      if (open.request.guard) return { rule_error: "commands are not allowed per tool; keep a prefix rule (p or u) for the ones to run unasked" };
-      this.toolsAllowed.add(open.request.tool);
-      return {};
-    }
-    // A request that keeps its own answer (an MCP server's connection) takes `remember` itself; others keep a rule.
-    if (open.request.rememberable) {
-      const picked = chosen && open.request.choices ? chosen.filter((c) => open.request.choices!.includes(c)) : undefined;
-      open.resolve({ approved, ...(remember ? { remember } : {}), ...(picked ? { chosen: picked } : {}) });
-      return {};
-    }
-    const kept = remember && approved ? this.keepRule(open.request, remember) : {};
-    open.resolve(!approved && reason?.trim() ? { approved, reason: reason.trim() } : approved);
-    return kept;
-  }
-
-  private keepRule(request: ApprovalRequest, scope: "workspace" | "user"): { rule?: string; rule_error?: string } {
-    const prefix = request.guard?.rulePrefix;
-    if (!prefix) return { rule_error: "this request offers no rule to keep (only a literal command the guard could read does)" };
-    const { addRule, prefixText } = require("../guard/rules") as typeof import("../guard/rules");
-    try {
-      addRule(this.scope.scvHome, prefix, scope === "workspace" ? this.scope.workspace : undefined);
-      return { rule: prefixText(prefix) };
-    } catch (e) {
-      return { rule_error: (e as Error).message };
-    }
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -380,6 +325,20 @@ export class Session {
     this.scope.usage?.written();
   }
 
+  /** How the session asks: `accept-edits` runs file edits inside the workspace unasked. */
+  get approvalMode(): ApprovalMode {
+    return this.approvals.mode;
+  }
+
+  set approvalMode(mode: ApprovalMode) {
+    this.approvals.mode = mode;
+  }
+
+  /** approval.resolve: undefined when no approval is waiting under that ID (session-approvals.ts). */
+  resolveApproval(...answer: Parameters<SessionApprovals["resolve"]>): ReturnType<SessionApprovals["resolve"]> {
+    return this.approvals.resolve(...answer);
+  }
+
   /** clarify.answer: false when no such question is open. */
   answerQuestion(clarifyId: string, answer: string | undefined): boolean {
     return this.questions.answer(clarifyId, answer);
@@ -396,55 +355,6 @@ export class Session {
 
   private nextTurnId() {
     return `t${++this.turnCounter}`;
-  }
-
-  /** Why a request runs without asking in this session's mode or by the person's earlier answer, if it does. */
-  private approvedUnasked(request: ApprovalRequest): string | undefined {
-    if (request.hook?.decision === "ask") return undefined; // a PreToolUse hook wants a person asked
-    if (this.toolsAllowed.has(request.tool)) return `approved: the user allowed ${request.tool} for this session`;
-    if (this.approvalMode === "accept-edits" && request.edits !== undefined && isAcceptableEdit(this.scope.workspace, request.edits)) {
-      return "approved: the session accepts edits inside the workspace";
-    }
-    return undefined;
-  }
-
-  private askClient(request: ApprovalRequest): Promise<ClientAnswer> {
-    const turn = this.running;
-    if (!turn) return Promise.resolve(false);
-    const unasked = this.approvedUnasked(request);
-    if (unasked) return Promise.resolve({ approved: true, reason: unasked });
-    const approvalId = `a-${randomHex(4)}`;
-    return new Promise<ClientAnswer>((resolve) => {
-      const onAbort = () => {
-        this.approvals.delete(approvalId);
-        resolve(false);
-      };
-      turn.abort.signal.addEventListener("abort", onAbort, { once: true });
-      this.approvals.set(approvalId, {
-        request,
-        resolve: (answer) => {
-          turn.abort.signal.removeEventListener("abort", onAbort);
-          resolve(answer);
-        },
-      });
-      this.opts.emit("approval.requested", {
-        session_id: this.id,
-        turn_id: turn.turnId,
-        approval_id: approvalId,
-        call_id: request.callId,
-        tool: request.tool,
-        risk: request.risk,
-        summary: request.summary,
-        workspace: this.scope.workspace,
-        ...(request.fingerprint ? { fingerprint: request.fingerprint() } : {}),
-        ...(request.guard ? { guard: guardField(request.guard), ...(request.guard.rulePrefix ? { rule_prefix: request.guard.rulePrefix } : {}) } : {}),
-        ...(request.rememberable ? { rememberable: true } : {}),
-        ...(request.choices ? { choices: request.choices } : {}),
-        ...(request.change ? { change: request.change } : {}),
-      });
-      // Not awaited: the person is asked at once; a notifier hook runs beside the question.
-      void this.hooks?.run("Notification", { message: `SCV needs your permission to use ${request.tool}`, notification_type: "permission_prompt", tool_name: request.tool }, { turnId: turn.turnId, signal: turn.abort.signal });
-    });
   }
 
   private endWithoutRunning(q: QueuedTurn, status: TurnOutcome["status"]) {
@@ -559,11 +469,4 @@ export class Session {
 
 export function newSessionId(): string {
   return `s-${randomHex(4)}`;
-}
-
-/** A file change accept-edits mode runs unasked: a path inside the workspace that does not look secret-like. */
-function isAcceptableEdit(workspace: string, requested: string): boolean {
-  const full = resolvePath(workspace, requested);
-  if (full !== workspace && !full.startsWith(`${workspace}/`)) return false;
-  return !isSecretLikePath(full.slice(workspace.length + 1));
 }

@@ -1,8 +1,5 @@
 // The turn loop: model call, tool calls run serially through the approval gate, repeat until the model
 // answers without tools, the step bound is reached, or the turn is cancelled. It holds no tool names.
-import type { ApprovalGate } from "../approval/gate";
-import type { GuardVerdict } from "../guard/index";
-import type { NotificationMethod, NotificationParams } from "../protocol/schema";
 import { withSources } from "../provider/citations";
 import { type ImageRef, prepareImages } from "../provider/images";
 import { type HistoryItem, type ModelClient, type ModelFailure, type ReasoningOptions, type ToolCallRequest, type ToolSpec, type Usage, zeroUsage } from "../provider/types";
@@ -16,19 +13,13 @@ import {
   requestView,
   shouldCompact,
 } from "./compaction";
-import { type SessionScope, type ToolRisk } from "../scope";
-import { ellipsize } from "../text/cut";
-import { callDetail } from "../sessions/call-detail";
-import { throttle } from "../throttle";
-import { argumentsForDisplay, displayLine, failure, type Question, type ToolCallContext, type ToolRegistry, type ToolResult } from "../tools/tool";
-import type { OpenQuestions } from "./questions";
-import { hookSays, type SessionHooks, toolHookInput, toolSubject } from "./session-hooks";
+import { failure } from "../tools/tool";
+import { hookSays } from "./session-hooks";
+import { fixedFingerprint, type Halt, runToolCall, type ToolCallDeps } from "./tool-call";
 
-export type Emit = <M extends NotificationMethod>(method: M, params: NotificationParams<M>) => void;
+export { type Emit, guardField, noticeAll, runToolCall as runOwnCall } from "./tool-call";
 
-export interface TurnDeps {
-  scope: SessionScope;
-  tools: ToolRegistry;
+export interface TurnDeps extends ToolCallDeps {
   model: ModelClient;
   modelName?: string;
   hostedWebSearch: boolean;
@@ -37,16 +28,10 @@ export interface TurnDeps {
   systemPrompt(): string;
   history: HistoryItem[];
   context: ContextState;
-  gate: ApprovalGate;
-  /** Where the model's questions to the person (`clarify`) go. */
-  questions?: OpenQuestions;
-  emit: Emit;
   /** Runs compaction (the session's one path, which also reports it). */
   compact(reason: CompactionReason, turnId: string, turnStart: number, fixedTokens: number, signal: AbortSignal): Promise<CompactResult>;
   /** A bounded step the model gets before a threshold compaction (saving to memory what the summary would lose). */
   beforeCompaction?: SideStep;
-  /** The user's hooks (src/hooks), when any are configured. */
-  hooks?: SessionHooks;
   /** False for a turn SCV started itself (no UserPromptSubmit hooks then). */
   promptFromPerson?: boolean;
 }
@@ -92,13 +77,9 @@ interface StepResult {
 export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, signal: AbortSignal, images?: ImageRef[]): Promise<TurnOutcome> {
   const { scope, history, context } = deps;
   const usage = zeroUsage();
-  // A person's prompt only: a turn SCV starts itself (a background report) is not submitted by anyone.
-  const submitted = deps.promptFromPerson === false ? undefined : await deps.hooks?.run("UserPromptSubmit", { prompt }, { turnId, signal });
-  const refusedBy = submitted?.block ?? submitted?.stop;
-  if (refusedBy) return { status: "failed", reply: "", usage, error: { class: "hook", message: `the prompt was refused: ${hookSays("UserPromptSubmit", refusedBy)}` } };
-  const content = submitted?.context ? `${prompt}\n\n<hook-context event="UserPromptSubmit">\n${submitted.context}\n</hook-context>` : prompt;
-  const userItem: HistoryItem = { role: "user", content, ...(images?.length ? { images } : {}) };
-  history.push(userItem);
+  const submitted = await submitPrompt(deps, turnId, prompt, signal, images);
+  if ("refused" in submitted) return { status: "failed", reply: "", usage, error: { class: "hook", message: `the prompt was refused: ${submitted.refused}` } };
+  const userItem = submitted.item;
   await refreshToolSources(deps, turnId, signal);
   let specs = deps.tools.requested().map(toolSpec);
   let fixedTokens = estimateTextTokens(deps.systemPrompt() + JSON.stringify(specs));
@@ -125,8 +106,7 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
   /** Text of earlier steps an answer cut by max_tokens or paused (pause_turn) gave before it was continued. */
   let carried = "";
   let continuations = 0;
-  /** A hook said `continue: false` during a tool call: the turn ends after it. */
-  const halt: { by?: { command: string; reason: string } } = {};
+  const halt: Halt = {};
   for (let step = 0; step < scope.config.tools.max_steps; step++) {
     if (signal.aborted) return { status: "cancelled", reply: "", usage };
     // A spending limit reached stops the turn before its next model request (the step that reached it finished).
@@ -148,21 +128,13 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
       if (result.ended === "failed" && result.failure?.class === "context_window") context.overflowed = true;
       else context.overflowed = false;
     }
-    const { calls, citations } = result;
     const text = carried + result.text;
     refused ||= result.refused;
     const flags = { ...(refused ? { refusal: true as const } : {}) };
-    if (result.ended === "cancelled" || signal.aborted) {
-      if (result.text) history.push({ role: "assistant", content: result.text });
-      return { status: "cancelled", reply: text, usage, ...flags };
-    }
-    if (result.ended === "failed") {
-      if (result.text) history.push({ role: "assistant", content: result.text });
-      const f = result.failure ?? { class: "stream", message: "the model stream ended without a result" };
-      return { status: "failed", reply: text, usage, error: { class: f.class, message: f.message }, ...flags };
-    }
+    const broken = brokenStep(history, result, text, usage, flags, signal);
+    if (broken) return broken;
     history.push(...result.items);
-    if (calls.length === 0 && result.ended === "incomplete" && CONTINUED.has(result.reason ?? "") && continuations < MAX_CONTINUATIONS) {
+    if (result.calls.length === 0 && result.ended === "incomplete" && CONTINUED.has(result.reason ?? "") && continuations < MAX_CONTINUATIONS) {
       // The answer goes on in the next request: a paused turn as it stands, a cut one asked to continue.
       continuations++;
       carried = text;
@@ -171,40 +143,13 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
       continue;
     }
     carried = "";
-    if (calls.length === 0) {
-      const reply = withSources(text, citations);
-      if (result.ended === "incomplete") {
-        const why = result.reason ?? "incomplete";
-        return {
-          status: "failed",
-          reply,
-          usage,
-          error: { class: "incomplete", message: `the model stopped before finishing its answer (${why})` },
-          incomplete_reason: why,
-          ...flags,
-        };
-      }
-      const stop = await deps.hooks?.run("Stop", { stop_hook_active: stopRounds > 0, last_assistant_message: text }, { turnId, signal });
-      if (stop?.block && !stop.stop && !signal.aborted) {
-        if (stopRounds < MAX_STOP_HOOK_ROUNDS) {
-          // The model goes on, with the hook's reason as its next instruction.
-          stopRounds++;
-          history.push({ role: "user", content: `[${hookSays("Stop", stop.block)}]` });
-          continue;
-        }
-        deps.emit("model.notice", { session_id: scope.sessionId, turn_id: turnId, message: `${hookSays("Stop", stop.block)}; cut off after ${MAX_STOP_HOOK_ROUNDS} rounds, the turn ends` });
-      }
-      return { status: "completed", reply, usage, ...flags };
+    if (result.calls.length === 0) {
+      const answer = await finalAnswer(deps, turnId, { result, text, stopRounds, usage, flags }, signal);
+      if (answer !== "again") return answer;
+      stopRounds++;
+      continue;
     }
-    const returned: { about: string; images: ImageRef[] }[] = [];
-    for (const call of calls) {
-      // Every call the model made gets a result, so the history stays valid for the next request.
-      const result = signal.aborted ? failure("cancelled before it ran") : halt.by ? failure(`not run: a hook stopped the turn (continue: false): ${halt.by.reason}`) : await runToolCall(deps, turnId, call, signal, halt);
-      history.push({ role: "tool", callId: call.id, name: call.name, output: result.output });
-      if (result.images?.length) returned.push({ about: `${call.name} [${call.id}]`, images: result.images });
-    }
-    // After all of the step's results: Chat requires the tool messages to follow their call unbroken.
-    if (returned.length) history.push({ role: "images", about: returned.map((r) => r.about).join(", "), images: returned.flatMap((r) => r.images) });
+    await runStepCalls(deps, turnId, result.calls, signal, halt);
     if (halt.by) return { status: "failed", reply: "", usage, error: { class: "hook", message: `a hook stopped the turn: ${halt.by.reason} (\`${halt.by.command}\`)` } };
     // A call may have loaded deferred tools' schemas: the next request offers them.
     const requested = deps.tools.requested();
@@ -219,6 +164,76 @@ export async function runTurn(deps: TurnDeps, turnId: string, prompt: string, si
     usage,
     error: { class: "step_limit", message: `the turn used its ${scope.config.tools.max_steps} steps (tools.max_steps) without a final answer` },
   };
+}
+
+/** The prompt through the UserPromptSubmit hooks (a person's prompt only), entered in history; or why a hook refused it. */
+async function submitPrompt(deps: TurnDeps, turnId: string, prompt: string, signal: AbortSignal, images: ImageRef[] | undefined): Promise<{ item: HistoryItem } | { refused: string }> {
+  // A person's prompt only: a turn SCV starts itself (a background report) is not submitted by anyone.
+  const submitted = deps.promptFromPerson === false ? undefined : await deps.hooks?.run("UserPromptSubmit", { prompt }, { turnId, signal });
+  const refusedBy = submitted?.block ?? submitted?.stop;
+  if (refusedBy) return { refused: hookSays("UserPromptSubmit", refusedBy) };
+  const content = submitted?.context ? `${prompt}\n\n<hook-context event="UserPromptSubmit">\n${submitted.context}\n</hook-context>` : prompt;
+  const item: HistoryItem = { role: "user", content, ...(images?.length ? { images } : {}) };
+  deps.history.push(item);
+  return { item };
+}
+
+type Flags = { refusal?: true };
+
+/** A step that was cancelled or failed ends the turn, keeping the text it streamed. */
+function brokenStep(history: HistoryItem[], result: StepResult, text: string, usage: Usage, flags: Flags, signal: AbortSignal): TurnOutcome | undefined {
+  if (result.ended === "cancelled" || signal.aborted) {
+    if (result.text) history.push({ role: "assistant", content: result.text });
+    return { status: "cancelled", reply: text, usage, ...flags };
+  }
+  if (result.ended === "failed") {
+    if (result.text) history.push({ role: "assistant", content: result.text });
+    const f = result.failure ?? { class: "stream", message: "the model stream ended without a result" };
+    return { status: "failed", reply: text, usage, error: { class: f.class, message: f.message }, ...flags };
+  }
+  return undefined;
+}
+
+/**
+ * A step without calls: the turn's answer, unless it stopped short or a Stop hook sends the model back to work
+ * ("again": the hook's reason is the model's next instruction, at most MAX_STOP_HOOK_ROUNDS times).
+ */
+async function finalAnswer(deps: TurnDeps, turnId: string, step: { result: StepResult; text: string; stopRounds: number; usage: Usage; flags: Flags }, signal: AbortSignal): Promise<TurnOutcome | "again"> {
+  const { result, text, stopRounds, usage, flags } = step;
+  const reply = withSources(text, result.citations);
+  if (result.ended === "incomplete") {
+    const why = result.reason ?? "incomplete";
+    return {
+      status: "failed",
+      reply,
+      usage,
+      error: { class: "incomplete", message: `the model stopped before finishing its answer (${why})` },
+      incomplete_reason: why,
+      ...flags,
+    };
+  }
+  const stop = await deps.hooks?.run("Stop", { stop_hook_active: stopRounds > 0, last_assistant_message: text }, { turnId, signal });
+  if (stop?.block && !stop.stop && !signal.aborted) {
+    if (stopRounds < MAX_STOP_HOOK_ROUNDS) {
+      deps.history.push({ role: "user", content: `[${hookSays("Stop", stop.block)}]` });
+      return "again";
+    }
+    deps.emit("model.notice", { session_id: deps.scope.sessionId, turn_id: turnId, message: `${hookSays("Stop", stop.block)}; cut off after ${MAX_STOP_HOOK_ROUNDS} rounds, the turn ends` });
+  }
+  return { status: "completed", reply, usage, ...flags };
+}
+
+/** The step's calls, serially; images they returned follow all the results. */
+async function runStepCalls(deps: TurnDeps, turnId: string, calls: ToolCallRequest[], signal: AbortSignal, halt: Halt): Promise<void> {
+  const returned: { about: string; images: ImageRef[] }[] = [];
+  for (const call of calls) {
+    // Every call the model made gets a result, so the history stays valid for the next request.
+    const result = signal.aborted ? failure("cancelled before it ran") : halt.by ? failure(`not run: a hook stopped the turn (continue: false): ${halt.by.reason}`) : await runToolCall(deps, turnId, call, signal, halt);
+    deps.history.push({ role: "tool", callId: call.id, name: call.name, output: result.output });
+    if (result.images?.length) returned.push({ about: `${call.name} [${call.id}]`, images: result.images });
+  }
+  // After all of the step's results: Chat requires the tool messages to follow their call unbroken.
+  if (returned.length) deps.history.push({ role: "images", about: returned.map((r) => r.about).join(", "), images: returned.flatMap((r) => r.images) });
 }
 
 function toolSpec(t: { name: string; description: string; jsonSchema: Record<string, unknown> }): ToolSpec {
@@ -391,123 +406,4 @@ function addUsage(total: Usage, more: Usage) {
   total.reasoning_tokens += more.reasoning_tokens;
   if (more.cache_write_tokens) total.cache_write_tokens = (total.cache_write_tokens ?? 0) + more.cache_write_tokens;
   if (more.cache_write_1h_tokens) total.cache_write_1h_tokens = (total.cache_write_1h_tokens ?? 0) + more.cache_write_1h_tokens;
-}
-
-function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  if (text.trim() === "") return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (e) {
-    return { ok: false, error: (e as Error).message };
-  }
-}
-
-/** Notes for the person about the turn (a checkpoint left something out or was skipped). */
-export function noticeAll(deps: Pick<TurnDeps, "emit" | "scope">, turnId: string, messages: readonly string[] | undefined): void {
-  for (const message of messages ?? []) deps.emit("model.notice", { session_id: deps.scope.sessionId, turn_id: turnId, message });
-}
-
-/** The guard's verdict as events carry it (`decision`, `reason`). */
-export function guardField(g: GuardVerdict): { decision: GuardVerdict["decision"]; reason: string; sandbox?: string; person_only?: true } {
-  return { decision: g.decision, reason: g.reason, ...(g.sandbox ? { sandbox: g.sandbox } : {}), ...(g.personOnly ? { person_only: true as const } : {}) };
-}
-
-/** A relayed request's fingerprint (already made by whoever relays it) as the gate takes one. */
-function fixedFingerprint(fingerprint: string | undefined): { fingerprint?: () => string } {
-  return fingerprint === undefined ? {} : { fingerprint: () => fingerprint };
-}
-
-/** `arguments` for tool.started: only a JSON object is shown (a call with other arguments is refused anyway). */
-function argumentsField(args: unknown): { arguments?: Record<string, unknown> } {
-  if (!args || typeof args !== "object" || Array.isArray(args)) return {};
-  return { arguments: argumentsForDisplay(args as Record<string, unknown>) };
-}
-
-/** A call SCV makes itself (a goal's check): the same path as the model's calls (assess, hooks, gate, run), shown alike. */
-export function runOwnCall(deps: TurnDeps, turnId: string, call: ToolCallRequest, signal: AbortSignal): Promise<ToolResult> {
-  return runToolCall(deps, turnId, call, signal);
-}
-
-async function runToolCall(deps: TurnDeps, turnId: string, call: ToolCallRequest, signal: AbortSignal, halt: { by?: { command: string; reason: string } } = {}): Promise<ToolResult> {
-  const { scope, emit } = deps;
-  const ids = { session_id: scope.sessionId, turn_id: turnId, call_id: call.id };
-  const tool = deps.tools.get(call.name);
-  let pending: string | undefined;
-  const progress = throttle(() => {
-    if (pending === undefined) return;
-    emit("tool.progress", { ...ids, line: pending });
-    pending = undefined;
-  });
-  const ctx: ToolCallContext = {
-    ...scope,
-    callId: call.id,
-    signal,
-    outputLimitBytes: scope.config.tools.output_limit_bytes,
-    progress(line) {
-      pending = ellipsize(line, 400);
-      progress.poke();
-    },
-    approve: ({ fingerprint, ...request }) => deps.gate.decide({ ...request, ...fixedFingerprint(fingerprint), callId: call.id, tool: request.tool ?? call.name }),
-    ...(deps.questions ? { ask: (q: Question) => deps.questions!.ask({ sessionId: scope.sessionId, turnId, callId: call.id, signal }, q) } : {}),
-  };
-
-  let result: ToolResult;
-  let denied = false;
-  /** A hook that refused the call or answered after it, for tool.completed. */
-  let hookNote: { event: string; command: string; decision: "deny" | "block"; reason: string } | undefined;
-  let shownLabel = call.name;
-  const started = (label: string, args?: unknown, risk?: ToolRisk, guard?: GuardVerdict) => {
-    shownLabel = label;
-    emit("tool.started", { ...ids, tool: call.name, label, ...(tool?.kind ? { kind: tool.kind } : {}), ...(risk ? { risk } : {}), ...argumentsField(args), ...(guard ? { guard: guardField(guard) } : {}) });
-  };
-  if (!tool) {
-    started(call.name);
-    const names = deps.tools.list().map((t) => t.name);
-    result = failure(`unknown tool "${call.name}"; available tools: ${names.join(", ") || "none"}`);
-  } else {
-    const args = parseArguments(call.arguments);
-    if (!args.ok) {
-      started(call.name);
-      result = failure(`the ${call.name} arguments are not valid JSON (${args.error}); send a JSON object`);
-    } else {
-      const assessed = await tool.assess(args.value, ctx);
-      if (!assessed.ok) {
-        started(call.name, args.value);
-        result = assessed.result;
-      } else {
-        started(assessed.label, assessed.args, assessed.risk, assessed.guard);
-        const fingerprint = () => new Bun.CryptoHasher("sha256").update(`${call.name}\0${JSON.stringify(args.value)}`).digest("hex");
-        const request = { callId: call.id, tool: call.name, risk: assessed.risk, summary: assessed.summary, fingerprint, ...(assessed.guard ? { guard: assessed.guard } : {}), ...(assessed.change ? { change: assessed.change } : {}), ...(assessed.edits !== undefined ? { edits: assessed.edits } : {}) };
-        const at = { turnId, callId: call.id, subject: toolSubject(call.name), signal };
-        const hookInput = deps.hooks?.has("PreToolUse") || deps.hooks?.has("PostToolUse") ? toolHookInput(call.name, assessed.args, call.id, scope.workspace) : {};
-        const pre = await deps.hooks?.run("PreToolUse", hookInput, at);
-        if (pre?.stop) halt.by = pre.stop;
-        const permission = pre?.permission && { hook: { decision: pre.permission.decision, reason: `${hookSays("PreToolUse", { command: pre.permission.command, reason: pre.permission.reason ?? pre.permission.decision })}` } };
-        const refusal = pre?.block ?? pre?.stop; // `continue: false` stops before the call, as it does in Claude Code
-        const decision = refusal ? { approved: false, reason: hookSays("PreToolUse", refusal) } : await deps.gate.decide({ ...request, ...permission });
-        if (refusal) hookNote = { event: "PreToolUse", command: refusal.command, decision: "deny", reason: refusal.reason };
-        if (signal.aborted) result = failure("cancelled");
-        else if (!decision.approved) {
-          denied = true;
-          result = failure(`not run: ${decision.reason}`);
-          // Why, on the call's own line: the guard's reason for a refusal, the person's words for a denial.
-          if (assessed.guard?.decision === "block") result.display = `refused: ${assessed.guard.reason.replace(/^refused: /, "")}`;
-          else if ("said" in decision && decision.said) result.display = `denied: ${decision.said}`;
-        } else {
-          if (assessed.risk !== "read_only") noticeAll(deps, turnId, scope.services.checkpoints?.beforeChange(turnId));
-          result = await tool.run(assessed.args, ctx);
-          const post = await deps.hooks?.run("PostToolUse", { ...hookInput, tool_response: { ok: result.ok, output: result.output } }, at);
-          if (post?.stop) halt.by = post.stop;
-          if (post?.block) hookNote = { event: "PostToolUse", command: post.block.command, decision: "block", reason: post.block.reason };
-          const said = [post?.block && `[${hookSays("PostToolUse", post.block)}]`, post?.context && `[PostToolUse hook context]\n${post.context}`].filter(Boolean);
-          if (said.length) result = { ...result, output: `${result.output}\n\n${said.join("\n")}` };
-        }
-      }
-    }
-  }
-  progress.stop(); // a line still waiting is dropped: the call has its outcome
-  const shown = { ...(result.display ? { display: displayLine(result.display) } : {}), ...(denied ? { denied } : {}) };
-  emit("tool.completed", { ...(result.event ?? {}), ...ids, tool: call.name, ok: result.ok, output: result.output, ...shown, ...(result.preview !== undefined ? { preview: result.preview } : {}), ...(hookNote ? { hook: hookNote } : {}) });
-  scope.journal?.recorder.append({ type: "call", turn: turnId, tool: call.name, label: shownLabel, ok: result.ok, ...shown, ...callDetail(tool?.kind, result) });
-  return result;
 }
