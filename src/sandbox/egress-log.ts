@@ -1,16 +1,107 @@
-// Reading the egress proxy's log ($SCV_HOME/state/sandbox-network.jsonl) for `scv sandbox log`.
-import { readFileSync } from "node:fs";
-import { egressLogFile, type EgressEntry } from "./egress-proxy";
+// The egress proxy's log ($SCV_HOME/state/sandbox-network.jsonl): one JSON line per decision, written by the proxy
+// (egress-proxy.ts) and read by `scv sandbox log` and the web page. Bounded: past EGRESS_LOG_MAX_BYTES the file
+// becomes `sandbox-network.jsonl.1` (the one previous file kept, the older one dropped) and a new file starts, so
+// the two hold at most twice the bound. Nothing secret is written: a command's URLs lose their user info, query
+// and fragment, credential-looking values are masked, and every field is cut to a bound.
+import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { redactSecrets } from "../text/redact";
+import { scrubSecrets } from "../text/scrub";
 
-/** The entries at or after `since` (ms since the epoch), oldest first; a missing log has none. */
-export function readEgressLog(scvHome: string, since = 0): EgressEntry[] {
+/** One line of the proxy's log. */
+export interface EgressEntry {
+  time: string;
+  action: "allowed" | "refused";
+  host: string;
+  port: number;
+  /** CONNECT, SOCKS5, or the plain HTTP method. */
+  via: string;
+  reason?: string;
+  session?: string;
+  command?: string;
+}
+
+/** Where the proxy's log lives. */
+export const egressLogFile = (scvHome: string) => join(scvHome, "state", "sandbox-network.jsonl");
+
+/** The size at which the log is rotated (one previous file is kept: at most twice this on disk). */
+export const EGRESS_LOG_MAX_BYTES = 4 * 1024 * 1024;
+
+const COMMAND_CHARS = 200;
+const REASON_CHARS = 300;
+const HOST_CHARS = 255;
+
+/** A URL as the log keeps it: scheme, host, port and path; no user info, query or fragment. */
+const URL_IN_TEXT = /\b([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^\s"'<>`]+)/g;
+/** curl's and wget's credentials given as an option (`-u user:pass`, `--user=…`, `--password …`, `--proxy-user …`). */
+const USER_OPTION = /((?:^|\s)(?:-u|--user|--proxy-user|--http-user|--ftp-user))(\s+|=)("[^"]*"|'[^']*'|[^\s"']+)/g;
+/** A header given on the command line whose name says it carries a credential (`-H "X-Api-Key: …"`, `Cookie: …`). */
+const CREDENTIAL_HEADER = /\b([A-Za-z0-9-]*(?:key|token|secret|password|auth[a-z]*|cookie)[A-Za-z0-9-]*:[ \t]*)[^"'\n]+/gi;
+
+function trimUrls(text: string): string {
+  return text.replace(URL_IN_TEXT, (_m, scheme: string, rest: string) => `${scheme}${rest.replace(/[?#].*$/, "").replace(/^[^/@]*@/, "")}`);
+}
+
+/** Text fit for the log: URLs trimmed, credentials masked, known key formats and registered secrets scrubbed, cut. */
+export function safeLogText(text: string, max: number): string {
+  const masked = redactSecrets(trimUrls(text)).replace(USER_OPTION, "$1$2…").replace(CREDENTIAL_HEADER, "$1…");
+  const out = scrubSecrets(masked, []);
+  return out.length > max ? `${out.slice(0, max - 1)}…` : out;
+}
+
+/** The entry as it is written: every field bounded, nothing secret (see the file's comment). */
+export function safeEntry(e: EgressEntry): EgressEntry {
+  return {
+    time: e.time,
+    action: e.action,
+    host: safeLogText(e.host.replace(/^.*@/, ""), HOST_CHARS),
+    port: e.port,
+    via: e.via.slice(0, 16),
+    ...(e.reason ? { reason: safeLogText(e.reason, REASON_CHARS) } : {}),
+    ...(e.session ? { session: e.session.slice(0, 100) } : {}),
+    ...(e.command ? { command: safeLogText(e.command, COMMAND_CHARS) } : {}),
+  };
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Appends `entry` (made safe) to the log at `file`, first rotating the file when the line would take it past
+ * `maxBytes`. Several SCV processes may append at once: each line is one append (O_APPEND); two writers that
+ * rotate at the same moment can drop the previous generation early, and overshoot the bound by a line or two.
+ * The log is a record, not a gate: a failure to write it is ignored.
+ */
+export function appendEgressLog(file: string, entry: EgressEntry, maxBytes = EGRESS_LOG_MAX_BYTES): void {
+  const line = `${JSON.stringify(safeEntry(entry))}\n`;
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const size = sizeOf(file);
+    if (size > 0 && size + Buffer.byteLength(line) > maxBytes) {
+      try {
+        renameSync(file, `${file}.1`);
+      } catch {
+        // another writer moved it first: this line starts the new file
+      }
+    }
+    appendFileSync(file, line, { mode: 0o600 });
+  } catch {
+    // the decision stands without its record
+  }
+}
+
+function readEntries(file: string, since: number, out: EgressEntry[]): void {
   let text: string;
   try {
-    text = readFileSync(egressLogFile(scvHome), "utf8");
+    text = readFileSync(file, "utf8");
   } catch {
-    return [];
+    return;
   }
-  const out: EgressEntry[] = [];
   for (const line of text.split("\n")) {
     if (!line) continue;
     try {
@@ -20,5 +111,13 @@ export function readEgressLog(scvHome: string, since = 0): EgressEntry[] {
       // a line cut short by a crash
     }
   }
+}
+
+/** The entries at or after `since` (ms since the epoch), oldest first, from the previous file and the current one. */
+export function readEgressLog(scvHome: string, since = 0): EgressEntry[] {
+  const file = egressLogFile(scvHome);
+  const out: EgressEntry[] = [];
+  readEntries(`${file}.1`, since, out);
+  readEntries(file, since, out);
   return out;
 }
