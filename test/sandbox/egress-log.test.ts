@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import net from "node:net";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { appendEgressLog, EGRESS_LOG_MAX_BYTES, egressLogFile, readEgressLog, type EgressEntry } from "../../src/sandbox/egress-log";
+import { appendEgressLog, EGRESS_LOG_MAX_BYTES, egressLogFile, egressSummary, readEgressLog, type EgressEntry } from "../../src/sandbox/egress-log";
 import { openEgressListener } from "../../src/sandbox/egress-proxy";
 import { egressRules } from "../../src/sandbox/egress-rules";
 import { requireBinary } from "../fake/binary";
@@ -51,6 +51,22 @@ test("the log is rotated at its bound: two files of at most EGRESS_LOG_MAX_BYTES
   const since = Date.parse(read[10]!.time);
   expect(readEgressLog(home, since).length).toBe(read.length - 10);
 }, 60_000);
+
+test("the web page's summary of a full log: the same counts as the whole read, the latest refusals newest first", () => {
+  const home = join(root, "rotate");
+  // A line of another shape (keys in another order) counts as well; a broken one does not.
+  const file = egressLogFile(home);
+  writeFileSync(file, `${readFileSync(file, "utf8")}{"action":"refused","time":"${new Date(Date.UTC(2026, 11, 2)).toISOString()}","host":"odd.example.org","port":80,"via":"GET"}\n{"time":"2026-12-0\n`);
+  const all = readEgressLog(home);
+  const refused = all.filter((e) => e.action === "refused");
+  const summary = egressSummary(home, 0, 20);
+  expect(summary.allowed).toBe(all.length - refused.length);
+  expect(summary.refused).toBe(refused.length);
+  expect(summary.latest.map((e) => e.host)).toEqual(refused.slice(-20).reverse().map((e) => e.host));
+  expect(summary.latest[0]!.host).toBe("odd.example.org");
+  const since = Date.parse(all[all.length - 30]!.time);
+  expect(egressSummary(home, since, 5).refused).toBe(readEgressLog(home, since).filter((e) => e.action === "refused").length);
+});
 
 test("`scv sandbox log` lists the previous file's entries and the current file's", () => {
   const home = join(root, "cli");
