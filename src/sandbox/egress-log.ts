@@ -33,7 +33,7 @@ const HOST_CHARS = 255;
 
 /** A URL as the log keeps it: scheme, host, port and path; no user info, query or fragment. */
 const URL_IN_TEXT = /\b([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^\s"'<>`]+)/g;
-/** curl's and wget's credentials given as an option (`-u user:pass`, `--user=…`, `--password …`, `--proxy-user …`). */
+/** curl's and wget's credentials given as an option (`-u user:pass`, `--user=…`, `--proxy-user …`; `--password …` is redactSecrets'). */
 const USER_OPTION = /((?:^|\s)(?:-u|--user|--proxy-user|--http-user|--ftp-user))(\s+|=)("[^"]*"|'[^']*'|[^\s"']+)/g;
 /** A header given on the command line whose name says it carries a credential (`-H "X-Api-Key: …"`, `Cookie: …`). */
 const CREDENTIAL_HEADER = /\b([A-Za-z0-9-]*(?:key|token|secret|password|auth[a-z]*|cookie)[A-Za-z0-9-]*:[ \t]*)[^"'\n]+/gi;
