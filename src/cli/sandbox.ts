@@ -1,5 +1,5 @@
 // `scv sandbox log [--since PERIOD] [--json]`: what the egress proxy of sandboxed commands allowed and refused
-// (host, command, session, time), from its log ($SCV_HOME/state/sandbox-network.jsonl; src/sandbox/egress-proxy.ts).
+// (host, command, session, time), from its log ($SCV_HOME/state/sandbox-network.jsonl and the previous file, .1; src/sandbox/egress-log.ts).
 import { defineCommand, USAGE_EXIT } from "./command";
 import { scvHome } from "../config/load";
 import { parseSince } from "../ledger/usage";

@@ -5,25 +5,14 @@
 // requests in absolute form, the Host header checked against the URL, and CONNECT) and SOCKS5 with remote
 // resolution; it resolves names itself through src/net's checking resolver (private, loopback, link-local,
 // metadata and CGNAT results refused unless listed literally) and connects only to the addresses it checked.
-import { appendFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import net from "node:net";
-import { dirname, join } from "node:path";
 import { NetError, resolveChecked, type LookupFn } from "../net";
+import { appendEgressLog, type EgressEntry } from "./egress-log";
 import { judgeHost, listedAddress, READ_METHODS, type EgressRules } from "./egress-rules";
 import { SYS, sys } from "./sys";
 
-/** One line of the proxy's log ($SCV_HOME/state/sandbox-network.jsonl). */
-export interface EgressEntry {
-  time: string;
-  action: "allowed" | "refused";
-  host: string;
-  port: number;
-  /** CONNECT, SOCKS5, or the plain HTTP method. */
-  via: string;
-  reason?: string;
-  session?: string;
-  command?: string;
-}
+export { egressLogFile, type EgressEntry } from "./egress-log";
 
 /** One command's listener: what the proxy refused it (the call's result names these). */
 export interface EgressListener {
@@ -57,13 +46,7 @@ export function openEgressListener(socketPath: string | undefined, ctx: EgressCo
   const log = (entry: Omit<EgressEntry, "time" | "session" | "command">) => {
     const full: EgressEntry = { time: new Date().toISOString(), ...entry, ...(ctx.session ? { session: ctx.session } : {}), ...(ctx.command ? { command: ctx.command.slice(0, 200) } : {}) };
     if (full.action === "refused") refused.push(full);
-    if (!ctx.logFile) return;
-    try {
-      mkdirSync(dirname(ctx.logFile), { recursive: true, mode: 0o700 });
-      appendFileSync(ctx.logFile, `${JSON.stringify(full)}\n`, { mode: 0o600 });
-    } catch {
-      // the log is a record, not a gate: the decision stands
-    }
+    if (ctx.logFile) appendEgressLog(ctx.logFile, full); // bounded, and made safe (egress-log.ts)
   };
   const open = new Set<net.Socket>();
   const accept = (client: net.Socket) => {
@@ -358,5 +341,3 @@ export function hostsFileLookup(file: string): LookupFn {
   };
 }
 
-/** Where the proxy's log lives. */
-export const egressLogFile = (scvHome: string) => join(scvHome, "state", "sandbox-network.jsonl");

@@ -39,6 +39,7 @@ form.row{flex-wrap:nowrap}form.row input{min-width:0;flex:1}
 }
 .call{margin:.4em 0}.call.denied strong,.call.failed strong{color:var(--bad)}.badge{font-size:.8em;border:1px solid var(--bad);color:var(--bad);border-radius:3px;padding:0 .3em}
 pre.diff span{display:block}pre.diff .add{color:var(--ok)}pre.diff .del{color:var(--bad)}pre.diff .hunk{color:var(--mute)}pre.diff i{font-style:normal;color:var(--mute);user-select:none;margin-right:.6em}pre.diff.not-applied{opacity:.6;border-style:dashed}
+#sandbox td.key{overflow-wrap:break-word}#sandbox td.sid{white-space:nowrap}#sandbox p.hosts code{overflow-wrap:anywhere}
 #notices{position:sticky;top:0;z-index:5}#notices .notice{border:2px solid var(--acc);border-radius:6px;padding:.5em .8em;margin:.4em 0;background:var(--card);white-space:pre-wrap;word-break:break-word}
 `;
 
@@ -122,6 +123,56 @@ function sessionView(s) {
   return box;
 }
 
+// The Live page's Sandbox section (/api/sandbox): the words of scv status, the hosts the egress proxy allows and
+// denies, and its latest refusals as scv sandbox log lists them; text only.
+function hostList(label, hosts, cls) {
+  const p = el("p", "hosts " + cls);
+  p.dataset.list = cls;
+  p.append(el("strong", "", label + ": "));
+  if (!hosts.length) p.append(el("span", "mute", "none"));
+  hosts.forEach((h, i) => { if (i) p.append(", "); p.append(el("code", "", h)); });
+  return p;
+}
+function sandboxView(v) {
+  const out = [el("h2", "", "Sandbox")];
+  const status = el("p", "status", v.status);
+  status.id = "sandbox-status";
+  out.push(status);
+  if (v.proxy) {
+    out.push(hostList("Hosts allowed", v.allowed, "allowed"), hostList("Denied", v.denied, "denied"));
+    if (v.read_only) out.push(el("p", "mute", 'mode = "read": only GET, HEAD and OPTIONS on plain HTTP'));
+  }
+  out.push(el("p", "mute", "Last 24 hours: " + v.counts.allowed + " allowed, " + v.counts.refused + " refused (all of them: scv sandbox log)"));
+  if (v.refused.length) {
+    const table = el("table");
+    table.id = "sandbox-refused";
+    const head = el("tr");
+    for (const h of ["When", "Host", "Why", "Command", "Session"]) head.append(el("th", "", h));
+    table.append(head);
+    for (const r of v.refused) {
+      const tr = el("tr");
+      tr.dataset.host = r.host;
+      const when = el("td", "", new Date(r.time).toLocaleString());
+      const host = el("td", "key", r.host + ":" + r.port + " (" + r.via + ")");
+      const why = el("td", "", r.reason || "refused"); why.dataset.label = "Why";
+      const cmd = el("td", "", r.command || ""); cmd.dataset.label = "Command";
+      const session = el("td", "mute sid", r.session || ""); session.dataset.label = "Session";
+      tr.append(when, host, why, cmd, session);
+      table.append(tr);
+    }
+    out.push(table);
+  }
+  return out;
+}
+async function refreshSandbox() {
+  const box = $("#sandbox");
+  if (!box) return;
+  const res = await send("/api/sandbox");
+  if (!res.ok) return;
+  box.replaceChildren(...sandboxView(await res.json()));
+  box.dataset.ready = "1";
+}
+
 let refreshing = 0;
 async function refreshLive(onlyWeb) {
   clearTimeout(refreshing);
@@ -133,6 +184,7 @@ async function refreshLive(onlyWeb) {
     if (list) list.replaceChildren(...snap.approvals.filter((a) => !onlyWeb || a.channel === "web").map(approvalCard));
     const sessions = $("#sessions");
     if (sessions) sessions.replaceChildren(...(snap.sessions.length ? snap.sessions.map(sessionView) : [el("p", "mute", "No session is open in the daemon.")]));
+    await refreshSandbox();
   }, 100);
 }
 

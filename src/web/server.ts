@@ -13,6 +13,7 @@ import { html, page, shell, signedIn } from "./html";
 import { registerChat } from "./pages/chat";
 import { registerHealth } from "./pages/health";
 import { registerMemory } from "./pages/memory";
+import { registerSandbox } from "./pages/sandbox";
 import { registerSchedules } from "./pages/schedules";
 import { registerSessions } from "./pages/sessions";
 import { registerUsage } from "./pages/usage";
@@ -136,6 +137,7 @@ export function createWebApp(ctx: WebContext, hostOk: (host: string | undefined)
   registerSchedules(app, ctx);
   registerMemory(app, ctx);
   registerHealth(app, ctx);
+  registerSandbox(app, ctx);
   app.notFound((c) => (c.req.path.startsWith("/api/") ? c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404) : c.html(page({ name: "signin", title: "Not found", body: html`<h1>Not found</h1><p><a href="/chat">Back to the chat</a></p>` }), 404)));
   app.onError((e, c) => {
     ctx.log(`web: ${c.req.method} ${c.req.path} failed: ${e.message}`);

@@ -2,29 +2,27 @@
 // (dist/scv) with the scripted model. Skipped, saying so, where /usr/bin/chromium is not installed.
 // SCV_WEB_SCREENSHOTS=1 writes each page's screenshot to docs/web/ (the README shows them).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { fakeModelForFile, runBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 import { cleanupBridges, waitFor } from "../channels/helpers";
-import { signInLink, startWebDaemon, type WebDaemon } from "./helpers";
+import { launchChromium, signInLink, startWebDaemon, type WebDaemon } from "./helpers";
 import { needs } from "../fake/needs";
 
 // The functions passed to page.waitForFunction run in the browser, where `document` exists.
 declare const localStorage: { getItem(k: string): string | null };
 declare const document: { cookie: string; querySelector(s: string): { textContent: string | null } | null; querySelectorAll(s: string): Iterable<{ textContent: string | null; classList: { contains(c: string): boolean } }> };
 
-const CHROMIUM = "/usr/bin/chromium";
 const available = needs("chromium");
 const SHOTS = process.env.SCV_WEB_SCREENSHOTS === "1" ? resolve(import.meta.dir, "../../docs/web") : undefined;
 
 // Frames 15 ms apart, so a reply streams over a visible while.
 const fake = fakeModelForFile({ frameDelayMs: 15 });
 let d: WebDaemon;
+let chrome: Awaited<ReturnType<typeof launchChromium>> | undefined;
 let browser: BrowserContext;
-let profile: string;
 let page: Page;
 
 beforeAll(async () => {
@@ -32,20 +30,13 @@ beforeAll(async () => {
   d = await startWebDaemon(fake.url, "", "[limits]\ndaily_tokens = 20000\n");
   const added = await runBinary(["schedules", "add", "--every", "1d", "water the plants"], d.env, d.root);
   if (added.code !== 0) throw new Error(`scv schedules add: ${added.stderr}`);
-  const { chromium } = await import("playwright-core");
-  profile = mkdtempSync(join(tmpdir(), "scv-chromium-"));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1000, height: 760 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  chrome = await launchChromium();
+  browser = chrome.browser;
   page = browser.pages()[0] ?? (await browser.newPage());
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await chrome?.close();
   await cleanupBridges();
 });
 

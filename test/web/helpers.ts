@@ -1,7 +1,9 @@
 // The web page through the real daemon: dist/scv daemon run with [web_ui] on a free loopback port, the scripted
 // model, and `scv web` for sign-in links. Plain fetch for the security tests; the browser tests drive Chromium.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { BrowserContext } from "playwright-core";
 import { runBinary } from "../fake/binary";
 import { type Bridge, makeBridge, startDaemon, waitFor } from "../channels/helpers";
 
@@ -60,4 +62,26 @@ export function post(d: WebDaemon, path: string, body: unknown, auth: WebAuthHea
     headers: { "content-type": "application/json", origin: d.base, cookie: auth.cookie, "x-scv-key": auth.key, ...headers },
     body: JSON.stringify(body),
   });
+}
+
+/** Debian's Chromium, where the browser tests expect it. */
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** Chromium, headless, in a throwaway profile (playwright-core loads here, only for the browser tests); close() removes the profile. */
+export async function launchChromium(): Promise<{ browser: BrowserContext; close(): Promise<void> }> {
+  const { chromium } = await import("playwright-core");
+  const profile = mkdtempSync(join(tmpdir(), "scv-chromium-"));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1000, height: 760 },
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  return {
+    browser,
+    async close() {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
 }

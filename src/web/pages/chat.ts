@@ -1,5 +1,5 @@
 // The chat page (the owner's web channel), the live page (every hosted session's running turn and the approvals
-// waiting for a person), and their event stream.
+// waiting for a person; its Sandbox section is filled from /api/sandbox, pages/sandbox.ts), and their event stream.
 import type { Hono } from "hono";
 import { listEpisodes, readEpisode, type LoggedTool, type MessageEntry } from "../../chatlog/log";
 import { conversationLogDir } from "../../chatlog/paths";
@@ -52,7 +52,7 @@ export function registerChat(app: Hono<WebEnv>, ctx: WebContext): void {
   });
 
   app.get("/live", (c) => {
-    const body = html`<h1>Live</h1><p class="mute">Every session the daemon hosts, with its running turn; approvals wait here for you.</p><div id="approvals"></div><div id="sessions"><p class="mute">Loading…</p></div>`;
+    const body = html`<h1>Live</h1><p class="mute">Every session the daemon hosts, with its running turn; approvals wait here for you.</p><div id="approvals"></div><div id="sessions"><p class="mute">Loading…</p></div><section id="sandbox"><h2>Sandbox</h2><p class="mute">Loading…</p></section>`;
     return c.html(page({ name: "live", title: "Live", body }));
   });
 
