@@ -22,6 +22,7 @@ export { ceilingOf, defaultHiddenPaths, sandboxSettings, sandboxSettingsIn, unde
 export { explainDenial } from "./denial";
 export { egressStatus };
 export { readEgressLog } from "./egress-log";
+import { safeEntry } from "./egress-log";
 export type { EgressEntry } from "./egress-proxy";
 export { parsePattern, type HostPattern } from "./egress-rules";
 export { addNetworkGrant } from "./egress-grants";
@@ -178,7 +179,8 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
     stoppedAfter: () => stopped,
     started: (pid) => egress?.adopt(pid, EGRESS_FD),
     done: () => {
-      refusedEntries = egress?.refused() ?? [];
+      // Cut and cleaned as the log is: a mismatched Host header or a URL with a token never reaches the result whole.
+      refusedEntries = (egress?.refused() ?? []).map((e) => safeEntry(e));
       const refused = refusalNotes(refusedEntries);
       egress?.close();
       if (egress && shared) settings.sessionNetwork!.releasePort(port);
