@@ -1,12 +1,12 @@
 # The first process of a sandboxed command's PID namespace (see ../pid1.ts), as x86_64 machine code that the
 # launcher maps into memory and calls: a Bun process cannot fork and go on running JavaScript in the child, and a
 # helper program would be a second file to install. `spawn_pid1(block)` forks; the parent gets the child's pid
-# (or -errno). The child, the namespace's PID 1, never returns to its caller: it blocks every signal, dies with
-# the launcher, is not dumpable (the command cannot ptrace it or read its /proc files), mounts the namespace's own
-# /proc (read-only) when asked, confines itself (Landlock, capabilities) and starts the command (vfork-like: that path touches no memory and no stack); when the command ends it kills
-# whatever the command left in the namespace, counts it, writes a 12-byte note {kind, value, status} to the note
-# descriptor and exits with the command's status (128 + the signal when a signal ended it). Only system calls,
-# no libc, and no stack beyond its caller's frame and one return address.
+# (or -errno). The child, the namespace's PID 1, never returns: it blocks every signal, dies with the launcher,
+# is not dumpable (the command cannot ptrace it or read its /proc files), mounts the namespace's own /proc
+# (read-only) when asked, confines itself (Landlock, capabilities) and starts the command (vfork-like: that path touches no memory and no stack). When the command
+# ends it kills whatever the command left in the namespace, counts it, writes a 12-byte note {kind, value,
+# status} to the note descriptor and exits with the command's status (128 + the signal when a signal ended it).
+# Only system calls, no libc; PID 1 writes nothing but its stack and the block.
 #
 # Regenerate the bytes in ../pid1-code.ts with `bun scripts/assemble-pid1.ts` (test/sandbox/pid1.test.ts checks them).
 # Block (8-byte fields): 0 path, 8 argv, 16 envp, 24 note fd (-1: none), 32 Landlock ruleset fd (-1: none),
@@ -22,9 +22,9 @@
 spawn_pid1:
         push rbx
         mov rbx, rdi
-        mov edi, 17                     # clone(SIGCHLD): a fork
-        xor esi, esi
-        xor edx, edx
+        mov edi, 17                     # clone(SIGCHLD): a fork. Not CLONE_VM: PID 1 is not dumpable, and that
+        xor esi, esi                    # would make the launcher's memory (SCV takes the proxy's socket from it)
+        xor edx, edx                    # undumpable too; and a PID 1 the command reached would hold the launcher
         xor r10d, r10d
         xor r8d, r8d
         mov eax, 56
