@@ -22,6 +22,14 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 const fake = fakeModelForFile();
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
 const duration = () => {
   const d = 4000 + Math.floor(Math.random() * 5000);
   leftovers.push(d);
@@ -134,9 +142,12 @@ test.skipIf(!needs("root") || !needs("x86_64"))("through the bash tool: a backgr
     }, 30_000);
     // The first call's result said what was stopped, and nothing of it is left.
     expect(pidsWithArgv(["sleep", String(a)])).toEqual([]);
+    // The session's network namespace holder (session-net.ts) is SCV's child while the session lasts.
+    const holders = childrenOf(scv.pid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8") === "/bin/sh\0-c\0read -r _ || :\0");
+    expect(holders.length).toBe(1);
     scv.kill("SIGKILL");
     await scv.exited;
-    await until("the second call's processes to end", () => (sleepers.every((pid) => !alive(pid)) ? true : undefined), 3000);
+    await until("the second call's processes and the holder to end", () => ([...sleepers, ...holders].every((pid) => !alive(pid)) ? true : undefined), 3000);
     const out = await new Response(scv.stdout).text();
     const first = out.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.method === "tool.completed");
     expect(String(first?.params.output)).toContain("[stopped 1 background process still running after the command]");
