@@ -152,8 +152,9 @@ export function patchFolders(
     cache.set(rel, folder);
     const now = new Set(folder.dirs);
     for (const d of old.dirs) if (!now.has(d)) dropTree(joinRel(rel, d));
+    const had = new Set(old.dirs);
     const pushed = stack.push(rel, folder.ignore);
-    for (const d of folder.dirs) if (!old.dirs.includes(d)) walkNew(stack, `${abs}/${d}`, joinRel(rel, d), [...parents, d.toLowerCase()]);
+    for (const d of folder.dirs) if (!had.has(d)) walkNew(stack, `${abs}/${d}`, joinRel(rel, d), [...parents, d.toLowerCase()]);
     if (pushed) stack.pop();
   }
   return { scan: { files, skipped: skippedLines(cache.values(), maxFileBytes), patched }, listed };
