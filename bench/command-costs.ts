@@ -6,11 +6,12 @@
 //   hooked      the same with one no-op PreToolUse hook (`cat >/dev/null`)
 //   bash        a `bash` call of `true`, the user's profile empty
 //   bash-slow   the same, the user's ~/.profile taking 150 ms (exports, a function, an alias, `sleep 0.15`)
-// and, for scale, a bare Bun.spawn of `bash -c true`. Each build runs in its own child process (`--child <root>`
+// and, for scale, a bare Bun.spawn of `bash -c true` and of the hook's own command (its input written, its output
+// read to the end: what the hook costs with no SCV around it). Each build runs in its own child process (`--child <root>`
 // imports that tree's src/), alternating, ROUNDS times; every figure is a median over all turns of its kind.
-// Figures: hook added (hooked - read) <= 3 ms; (bash - read) / bare `bash -c true` <= 1.5x; bash-slow / bash
+// Figures: hook added (hooked - read) <= 3 ms, and SCV's share of it (less the bare hook); (bash - read) / bare `bash -c true` <= 1.5x; bash-slow / bash
 // <= 1.1x.
-//   bun bench/command-costs.ts   (BASELINE_ROOT=/work/wt-57-base TURNS=20 ROUNDS=3)
+//   bun bench/command-costs.ts   (BASELINE_ROOT=/work/wt-57b-base TURNS=20 ROUNDS=3)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +26,7 @@ if (process.argv[2] === "--child") await child(process.argv[3]!, Number(process.
 else await parent();
 
 async function parent(): Promise<void> {
-  const baseRoot = process.env.BASELINE_ROOT ?? "/work/wt-57-base";
+  const baseRoot = process.env.BASELINE_ROOT ?? "/work/wt-57b-base";
   const roots = { base: baseRoot, now: join(import.meta.dir, "..") };
   const all: Record<string, Record<string, number[]>> = { base: {}, now: {} };
   for (let round = 0; round < ROUNDS; round++) {
@@ -44,10 +45,10 @@ async function parent(): Promise<void> {
   const fig: Record<string, Record<string, number>> = {};
   for (const which of ["base", "now"] as const) {
     const m = (k: string) => median(all[which]![k]!);
-    fig[which] = { read: m("read"), hooked: m("hooked"), bash: m("bash"), slow: m("bash-slow"), bare: m("bare") };
+    fig[which] = { read: m("read"), hooked: m("hooked"), bash: m("bash"), slow: m("bash-slow"), bare: m("bare"), bareHook: m("bare-hook") };
     const f = fig[which]!;
     console.log(
-      `  ${which.padEnd(4)} per turn: read ${f.read!.toFixed(2)} ms, hooked ${f.hooked!.toFixed(2)}, bash true ${f.bash!.toFixed(2)}, bash true with a 150 ms profile ${f.slow!.toFixed(2)}; bare bash -c true ${f.bare!.toFixed(2)} ms`,
+      `  ${which.padEnd(4)} per turn: read ${f.read!.toFixed(2)} ms, hooked ${f.hooked!.toFixed(2)}, bash true ${f.bash!.toFixed(2)}, bash true with a 150 ms profile ${f.slow!.toFixed(2)}; bare bash -c true ${f.bare!.toFixed(2)} ms; the hook's own process bare ${f.bareHook!.toFixed(2)} ms`,
     );
   }
   for (const which of ["base", "now"] as const) {
@@ -58,7 +59,7 @@ async function parent(): Promise<void> {
     const c = (k: string) => median(all[which]![`${k}-cpu`]!);
     console.log(`  ${which.padEnd(4)} SCV's own CPU per turn (steadier under load): read ${c("read").toFixed(2)} ms, hook added ${(c("hooked") - c("read")).toFixed(2)} ms, bash true added ${(c("bash") - c("read")).toFixed(2)} ms, with the 150 ms profile ${(c("bash-slow") - c("read")).toFixed(2)} ms`);
     console.log(
-      `  ${which.padEnd(4)} hook added ${hook.toFixed(2)} ms (target <= 3)   bash true less the loop ${(f.bash! - f.read!).toFixed(2)} ms = ${bashRatio.toFixed(2)}x a bare spawn (target <= 1.5x)   150 ms profile ${slowRatio.toFixed(2)}x an empty one (target <= 1.1x)`,
+      `  ${which.padEnd(4)} hook added ${hook.toFixed(2)} ms (target <= 3), of which SCV's share (less the hook's own process) ${(hook - f.bareHook!).toFixed(2)} ms   bash true less the loop ${(f.bash! - f.read!).toFixed(2)} ms = ${bashRatio.toFixed(2)}x a bare spawn (target <= 1.5x)   150 ms profile ${slowRatio.toFixed(2)}x an empty one (target <= 1.1x)`,
     );
   }
 }
@@ -147,6 +148,18 @@ async function child(root: string, round: number): Promise<void> {
     const began = performance.now();
     await Bun.spawn(["/bin/bash", "-c", "true"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" }).exited;
     out.bare.push(performance.now() - began);
+  }
+  // The hook's own process, bare: the same command on Bun's pipes, a PreToolUse input like the session's written
+  // to it and its output read to the end. What SCV adds to a hook is the hook added less this.
+  const input = JSON.stringify({ session_id: "s", cwd: workspace, hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: join(workspace, "notes.txt") }, tool_use_id: "call_1" });
+  out["bare-hook"] = [];
+  for (let i = 0; i < 20; i++) {
+    const began = performance.now();
+    const p = Bun.spawn(["/bin/sh", "-c", "cat >/dev/null"], { cwd: tmpdir(), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    p.stdin.write(input);
+    await p.stdin.end();
+    await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    out["bare-hook"].push(performance.now() - began);
   }
   console.log(JSON.stringify(out));
 }

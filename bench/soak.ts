@@ -6,6 +6,11 @@
 // (user + system) and the size of $SCV_HOME, and prints them as a table and a small chart at the end.
 // Full size: 10,000 messages, 1,000 fires, 200 page loads, sampled every 1,000 events. SOAK_SCALE scales every
 // count (SOAK_SCALE=0.1: a few minutes); IN_FLIGHT bounds the messages not answered yet.
+// Time is compressed too: a month of chat in ~15 minutes is ~3,000x, so the daemon's hour before it closes an idle
+// conversation's session (`session_idle_seconds`, default 3600) is about a second here: the soak runs with
+// SOAK_IDLE=1 (seconds; the smallest the setting takes). With the default every one of the 20 conversations keeps
+// its session, and its whole history, open for the whole run, which a month of real use never does. After the
+// last event the daemon idles SOAK_SETTLE seconds (default 20) and is sampled once more (the row after the last).
 //   bun run build && SOAK_SCALE=0.1 bun bench/soak.ts
 import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,6 +29,8 @@ const PAGES = Math.round(200 * SCALE);
 const SAMPLE = Math.max(1, Math.round(1_000 * SCALE));
 const IN_FLIGHT = Number(process.env.IN_FLIGHT ?? 20);
 const SENDERS = 20;
+const IDLE = Number(process.env.SOAK_IDLE ?? 1);
+const SETTLE = Number(process.env.SOAK_SETTLE ?? 20);
 
 let replies = 0;
 const fake = await startFakeModel({
@@ -55,9 +62,11 @@ interface Sample {
 }
 
 const samples: Sample[] = [];
+/** Where the sample taken after the daemon idled is (after the last event's). */
+let settled = -1;
 const began = performance.now();
 // Twenty people writing as fast as the model answers: the per-sender rate (5 a minute) would drop most of it.
-const b = makeBridge(fake.url, "sender_messages_per_minute = 600");
+const b = makeBridge(fake.url, `sender_messages_per_minute = 600\nsession_idle_seconds = ${IDLE}`);
 appendFileSync(join(b.home, "config.toml"), `\n[web_ui]\nenabled = true\nlisten = "127.0.0.1:0"\n\n[schedules]\nmin_every_seconds = 1\n`);
 await startDaemon(b);
 await waitFor(() => /web page on (http:\/\/127\.0\.0\.1:\d+)/.test(b.logText()), 10_000, "the web page");
@@ -120,7 +129,7 @@ try {
     const pagesDue = rest ? PAGES : Math.floor(((events + 1) * PAGES) / total);
     let fired = false;
     if (fires < firesDue) {
-      const res = await daemonFetch(b.home, `/schedules/${schedule.id}/run`, { method: "POST" });
+      const res = await daemonFetch(b.home, `/schedules/${schedule.id}/run`, { method: "POST", timeoutMs: 60_000 });
       await res.text();
       if (res.ok) {
         fires++;
@@ -160,21 +169,24 @@ try {
   }
   if (pending.size || unprompted < fires) console.error(`  still missing after 2 minutes: ${pending.size} answers, ${fires - unprompted} fire reports`);
   if (samples.at(-1)!.events !== total) sample(total, messages, fires, pages);
+  settled = samples.length;
+  await Bun.sleep(SETTLE * 1000);
+  sample(total, messages, fires, pages);
 } finally {
   await cleanupBridges();
   await fake.close();
 }
 
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-console.log(`soak: ${MESSAGES} chat messages from ${SENDERS} senders (the owner's with read and bash calls), ${FIRES} schedule fires, ${PAGES} web page loads (SOAK_SCALE=${SCALE}); load average ${load}`);
+console.log(`soak: ${MESSAGES} chat messages from ${SENDERS} senders (the owner's with read and bash calls), ${FIRES} schedule fires, ${PAGES} web page loads (SOAK_SCALE=${SCALE}, session_idle_seconds = ${IDLE}); load average ${load}`);
 console.log("| events | messages | fires | page loads | RSS MiB | open fds | CPU s | $SCV_HOME MiB | wall s |");
 console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-for (const s of samples) {
-  console.log(`| ${s.events} | ${s.messages} | ${s.fires} | ${s.pages} | ${s.rssMiB.toFixed(1)} | ${s.fds} | ${s.cpuS.toFixed(1)} | ${s.homeMiB.toFixed(1)} | ${s.wallS.toFixed(0)} |`);
+for (const [i, s] of samples.entries()) {
+  console.log(`| ${i === settled ? `${s.events}, idle ${SETTLE} s` : s.events} | ${s.messages} | ${s.fires} | ${s.pages} | ${s.rssMiB.toFixed(1)} | ${s.fds} | ${s.cpuS.toFixed(1)} | ${s.homeMiB.toFixed(1)} | ${s.wallS.toFixed(0)} |`);
 }
 const first = samples.find((s) => s.events >= SAMPLE) ?? samples[0]!;
-const last = samples.at(-1)!;
-console.log(`RSS after the first ${first.events} events ${first.rssMiB.toFixed(1)} MiB, at the end ${last.rssMiB.toFixed(1)} MiB: +${(last.rssMiB - first.rssMiB).toFixed(1)} MiB over ${last.events - first.events} events (target <= 5 MiB at full size); fds ${first.fds} -> ${last.fds}`);
+const last = samples[settled - 1] ?? samples.at(-1)!;
+console.log(`RSS after the first ${first.events} events ${first.rssMiB.toFixed(1)} MiB, at the end ${last.rssMiB.toFixed(1)} MiB: +${(last.rssMiB - first.rssMiB).toFixed(1)} MiB over ${last.events - first.events} events (target <= 5 MiB at full size); fds ${first.fds} -> ${last.fds}${settled > 0 ? `; after ${SETTLE} s idle RSS ${samples[settled]!.rssMiB.toFixed(1)} MiB, ${samples[settled]!.fds} fds` : ""}`);
 console.log(`$SCV_HOME grew ${(last.homeMiB - samples[0]!.homeMiB).toFixed(1)} MiB: ${((1024 * (last.homeMiB - samples[0]!.homeMiB)) / Math.max(1, last.messages + last.fires)).toFixed(1)} KiB per message or fire`);
 chart("RSS MiB", samples.map((s) => s.rssMiB));
 chart("open fds", samples.map((s) => s.fds));

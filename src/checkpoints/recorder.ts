@@ -4,7 +4,7 @@
 // fails the turn: it is skipped, logged, and said once as a notice.
 import { FolderTree } from "../fs/no-follow";
 import type { LogEntry } from "./log";
-import { changedSince, type FolderCache, type Scan, scanFolders, scanWorkspace } from "./scan";
+import { changedSince, type FolderCache, patchFolders, type Scan, scanFolders, scanWorkspace, type Seen } from "./scan";
 import type { CheckpointStore, KnownFile } from "./store";
 import { TreeWriter, type WorkspaceState } from "./tree";
 import { FolderWatch } from "./watch";
@@ -41,11 +41,10 @@ export interface Snapshot {
 export function snapshot(store: CheckpointStore, workspace: string, maxFileBytes: number, previous?: { files: Map<string, KnownFile>; lookedAt: number }, walk: () => Scan = () => scanWorkspace(workspace, maxFileBytes)): Snapshot {
   const lookedAt = Date.now();
   const scan = walk();
+  if (scan.patched && previous && scan.files === previous.files) return patchedSnapshot(store, workspace, previous, scan.patched, scan.skipped, lookedAt);
   const files = new Map<string, KnownFile>();
   const changed = new Set<string>();
-  // Read through folder descriptors without following a link: a file or folder swapped for a link after the walk
-  // (to a key the sandbox hides) is left out, never copied into the store for a restore to bring into the workspace.
-  let tree: FolderTree | undefined;
+  const reader: Reader = { workspace };
   try {
     for (const [rel, seen] of scan.files) {
       const before = previous?.files.get(rel);
@@ -60,19 +59,67 @@ export function snapshot(store: CheckpointStore, workspace: string, maxFileBytes
         continue;
       }
       changed.add(rel);
-      let data: Buffer;
-      try {
-        data = (tree ??= new FolderTree(workspace)).read(rel);
-      } catch {
-        continue; // removed, unreadable or a link since the walk saw it
-      }
-      files.set(rel, { ...seen, size: data.length, hash: store.objects.put(data) });
+      const stored = readAndStore(store, reader, rel, seen);
+      if (stored) files.set(rel, stored);
     }
   } finally {
-    tree?.close();
+    reader.tree?.close();
   }
   if (previous) for (const rel of previous.files.keys()) if (!files.has(rel)) changed.add(rel);
   return { files, lookedAt, skipped: scan.skipped, changed };
+}
+
+/** Where changed files are read from: the workspace, through a folder tree opened at the first read. */
+interface Reader {
+  workspace: string;
+  tree?: FolderTree;
+}
+
+/**
+ * Reads a changed file and stores its content; undefined when it was removed, is unreadable or became a link
+ * since the walk saw it. Read through folder descriptors without following a link: a file or folder swapped for a
+ * link after the walk (to a key the sandbox hides) is left out, never copied into the store for a restore to bring
+ * into the workspace.
+ */
+function readAndStore(store: CheckpointStore, reader: Reader, rel: string, seen: Seen): KnownFile | undefined {
+  let data: Buffer;
+  try {
+    data = (reader.tree ??= new FolderTree(reader.workspace)).read(rel);
+  } catch {
+    return undefined;
+  }
+  return { ...seen, size: data.length, hash: store.objects.put(data) };
+}
+
+/**
+ * The previous recording's map, patched in place by the walk (patchFolders): only the paths it names are compared,
+ * and read when they differ. A path that cannot be read is left out, as in a full comparison.
+ */
+function patchedSnapshot(store: CheckpointStore, workspace: string, previous: { files: Map<string, KnownFile>; lookedAt: number }, patched: Map<string, Seen | undefined>, skipped: string[], lookedAt: number): Snapshot {
+  const files = previous.files;
+  const changed = new Set<string>();
+  const reader: Reader = { workspace };
+  try {
+    for (const [rel, before] of patched) {
+      const seen = files.get(rel);
+      if (!seen) {
+        if (before) changed.add(rel);
+        continue;
+      }
+      if (before === seen) continue;
+      if (before && !changedSince(seen, before, previous.lookedAt)) {
+        seen.hash = (before as KnownFile).hash;
+        continue;
+      }
+      changed.add(rel);
+      const stored = readAndStore(store, reader, rel, seen);
+      if (stored) files.set(rel, stored);
+      else files.delete(rel);
+    }
+  } finally {
+    reader.tree?.close();
+  }
+  return { files, lookedAt, skipped, changed };
 }
 
 export function stateOf(files: Map<string, KnownFile>): WorkspaceState {
@@ -93,6 +140,12 @@ export class CheckpointRecorder {
   private watch: FolderWatch | null | undefined;
   private folders: FolderCache | undefined;
   private sinceFullWalk = 0;
+  /**
+   * Whether `last.files` is this recorder's own last recording over `folders`, so the next walk may patch it in
+   * place; false at first, after a restore (its map came from elsewhere) and after a failed recording (the map
+   * may be half patched: it is dropped).
+   */
+  private patchable = false;
 
   constructor(private readonly opts: RecorderOptions) {}
 
@@ -101,6 +154,7 @@ export class CheckpointRecorder {
     this.watch?.close();
     this.watch = null;
     this.folders = undefined;
+    this.patchable = false;
   }
 
   /** One walk: only the folders the watch names (all of them the first time, after an overflow, now and then). */
@@ -112,7 +166,12 @@ export class CheckpointRecorder {
     let dirty = watch.drain();
     if (!this.folders || this.sinceFullWalk >= FULL_WALK_EVERY) dirty = "all";
     this.sinceFullWalk = dirty === "all" ? 0 : this.sinceFullWalk + 1;
-    const r = scanFolders(workspace, maxFileBytes, { cache: this.folders, dirty, onFolder: (abs, rel) => watch.add(abs, rel) });
+    const onFolder = (abs: string, rel: string) => watch.add(abs, rel);
+    if (dirty !== "all" && this.patchable && this.last && this.folders) {
+      // O(what changed): the last recording's map and folder cache patched where the events say.
+      return patchFolders(workspace, maxFileBytes, { cache: this.folders, files: this.last.files as Map<string, Seen>, dirty, onFolder }).scan;
+    }
+    const r = scanFolders(workspace, maxFileBytes, { cache: this.folders, dirty, onFolder });
     this.folders = r.cache;
     return r.scan;
   }
@@ -148,6 +207,7 @@ export class CheckpointRecorder {
   /** A restore changed the workspace: what it left becomes the state later changes are compared with. */
   restored(files: Map<string, KnownFile>, lookedAt: number): void {
     this.last = { files, lookedAt };
+    this.patchable = false;
     this.trees.forget(); // its folder hashes describe the state before the restore
   }
 
@@ -162,6 +222,7 @@ export class CheckpointRecorder {
       const entry: LogEntry = { kind: "point", turn, phase, root, at: snap.lookedAt, ...(snap.skipped.length && phase === "before" ? { skipped: snap.skipped } : {}) };
       store.append(sessionId, entry);
       this.last = snap;
+      this.patchable = !!this.folders;
       if (!this.skippedSaid && snap.skipped.length) {
         this.skippedSaid = true;
         // Once per workspace, not per session: said again only when what is left out changes (a new kind of item).
@@ -172,6 +233,12 @@ export class CheckpointRecorder {
       }
     } catch (e) {
       this.trees.forget(); // its last write may name a state the log does not: the next one starts afresh
+      if (this.patchable) {
+        // The walk may have patched the last recording's map before the failure: compared afresh next time.
+        this.last = undefined;
+        this.folders = undefined;
+        this.patchable = false;
+      }
       const reason = (e as NodeJS.ErrnoException).code === "ENOSPC" ? "the disk is full" : (e as Error).message;
       try {
         store.append(sessionId, { kind: "skipped", turn, reason, at: Date.now() });

@@ -41,6 +41,11 @@ export interface Scan {
   files: Map<string, Seen>;
   /** What was left out and why, one line per kind (`node_modules/ (dependency or build folder)`). */
   skipped: string[];
+  /**
+   * Set when `files` is the previous recording's map patched in place (patchFolders): the only paths whose
+   * record may differ from that recording's, each with the record it had there (undefined: not there).
+   */
+  patched?: Map<string, Seen | undefined>;
 }
 
 /** One folder as the last walk listed it: what a later walk reuses when no event says the folder changed. */
@@ -74,39 +79,154 @@ export function scanFolders(
   opts: { cache?: FolderCache; dirty?: ReadonlySet<string> | "all"; onFolder?: (abs: string, rel: string) => void } = {},
 ): { scan: Scan; cache: FolderCache; listed: number } {
   const files = new Map<string, Seen>();
+  const cache: FolderCache = new Map();
+  const walk: Walk = {
+    maxFileBytes,
+    stack: new IgnoreStack(),
+    cache,
+    reuse: (rel) => (opts.dirty === "all" || opts.dirty?.has(rel) ? undefined : opts.cache?.get(rel)),
+    onFolder: opts.onFolder,
+    took: (rel, folder) => {
+      for (const [name, seen] of folder.files) files.set(joinRel(rel, name), seen);
+    },
+    listed: 0,
+  };
+  walkFrom(walk, workspace, "", []);
+  return { scan: { files, skipped: skippedLines(cache.values(), maxFileBytes) }, cache, listed: walk.listed };
+}
+
+/**
+ * The last walk patched in place (`cache` and `files`, both from it): only the folders in `dirty` are listed
+ * again, their new subfolders walked and their removed ones dropped with everything below, so the work follows
+ * what changed, not the workspace's size. The scan's `patched` names every path whose record may differ, with the
+ * record it had (undefined: it was not there).
+ */
+export function patchFolders(
+  workspace: string,
+  maxFileBytes: number,
+  opts: { cache: FolderCache; files: Map<string, Seen>; dirty: ReadonlySet<string>; onFolder?: (abs: string, rel: string) => void },
+): { scan: Scan; listed: number } {
+  const { cache, files } = opts;
+  const patched = new Map<string, Seen | undefined>();
+  const set = (path: string, seen: Seen | undefined) => {
+    if (!patched.has(path)) patched.set(path, files.get(path));
+    if (seen) files.set(path, seen);
+    else files.delete(path);
+  };
+  const dropFiles = (rel: string, folder: FolderScan) => {
+    for (const [name] of folder.files) set(joinRel(rel, name), undefined);
+  };
+  const dropTree = (rel: string) => {
+    for (const [k, folder] of cache) {
+      if (rel !== "" && k !== rel && !k.startsWith(`${rel}/`)) continue;
+      dropFiles(k, folder);
+      cache.delete(k);
+    }
+  };
+  let listed = 0;
+  const walkNew = (stack: IgnoreStack, abs: string, rel: string, parents: string[]) => {
+    const walk: Walk = { maxFileBytes, stack, cache, reuse: () => undefined, onFolder: opts.onFolder, took: (r, f) => f.files.forEach(([name, seen]) => set(joinRel(r, name), seen)), listed: 0 };
+    walkFrom(walk, abs, rel, parents);
+    listed += walk.listed;
+  };
+  // Shallowest first: a folder removed with its parent's listing is gone before its own turn comes.
+  for (const rel of [...opts.dirty].sort((a, b) => depthOf(a) - depthOf(b))) {
+    const abs = rel ? `${workspace}/${rel}` : workspace;
+    const { stack, parents } = ancestry(cache, rel);
+    const old = cache.get(rel);
+    if (!old) {
+      // Not walked last time (unreadable then): walked now if its parent's listing still names it.
+      const cut = rel.lastIndexOf("/");
+      if (rel && cache.get(cut < 0 ? "" : rel.slice(0, cut))?.dirs.includes(rel.slice(cut + 1))) walkNew(stack, abs, rel, parents);
+      continue;
+    }
+    opts.onFolder?.(abs, rel);
+    const folder = listFolder(abs, rel, parents, stack, maxFileBytes);
+    listed++;
+    if (!folder) {
+      dropTree(rel);
+      continue;
+    }
+    dropFiles(rel, old);
+    for (const [name, seen] of folder.files) set(joinRel(rel, name), seen);
+    cache.set(rel, folder);
+    const now = new Set(folder.dirs);
+    for (const d of old.dirs) if (!now.has(d)) dropTree(joinRel(rel, d));
+    const had = new Set(old.dirs);
+    const pushed = stack.push(rel, folder.ignore);
+    for (const d of folder.dirs) if (!had.has(d)) walkNew(stack, `${abs}/${d}`, joinRel(rel, d), [...parents, d.toLowerCase()]);
+    if (pushed) stack.pop();
+  }
+  return { scan: { files, skipped: skippedLines(cache.values(), maxFileBytes), patched }, listed };
+}
+
+/** One walk's state: where folders come from (`reuse`, else listed) and what is done with each one taken. */
+interface Walk {
+  maxFileBytes: number;
+  stack: IgnoreStack;
+  cache: FolderCache;
+  reuse(rel: string): FolderScan | undefined;
+  onFolder?: (abs: string, rel: string) => void;
+  took(rel: string, folder: FolderScan): void;
+  listed: number;
+}
+
+/** Walks `rel` and every folder below it, each from `reuse` or listed, into `cache` (in walk order). */
+function walkFrom(w: Walk, abs: string, rel: string, parents: string[]): void {
+  let folder = w.reuse(rel);
+  if (!folder) {
+    w.onFolder?.(abs, rel);
+    folder = listFolder(abs, rel, parents, w.stack, w.maxFileBytes);
+    w.listed++;
+    if (!folder) return;
+  }
+  w.cache.set(rel, folder);
+  w.took(rel, folder);
+  const pushed = w.stack.push(rel, folder.ignore);
+  for (const name of folder.dirs) walkFrom(w, `${abs}/${name}`, joinRel(rel, name), [...parents, name.toLowerCase()]);
+  if (pushed) w.stack.pop();
+}
+
+/** The ignore rules above `rel` (every ancestor's, from the cache) and its path's names, lower-cased. */
+function ancestry(cache: FolderCache, rel: string): { stack: IgnoreStack; parents: string[] } {
+  const stack = new IgnoreStack();
+  const names = rel ? rel.split("/") : [];
+  let at = "";
+  for (const name of names) {
+    stack.push(at, cache.get(at)?.ignore);
+    at = joinRel(at, name);
+  }
+  return { stack, parents: names.map((n) => n.toLowerCase()) };
+}
+
+/** What the folders leave out, one line per kind. */
+function skippedLines(folders: Iterable<FolderScan>, maxFileBytes: number): string[] {
   const skippedDirs = new Set<string>();
   const big: string[] = [];
+  let bigCount = 0;
   let ignored = 0;
   let secret = 0;
-  let listed = 0;
-  const cache: FolderCache = new Map();
-  const stack = new IgnoreStack();
-  const reuse = (rel: string) => (opts.dirty === "all" || opts.dirty?.has(rel) ? undefined : opts.cache?.get(rel));
-  const walk = (abs: string, rel: string, parents: string[]) => {
-    let folder = reuse(rel);
-    if (!folder) {
-      opts.onFolder?.(abs, rel);
-      folder = listFolder(abs, rel, parents, stack, maxFileBytes);
-      listed++;
-      if (!folder) return;
-    }
-    cache.set(rel, folder);
-    for (const [name, seen] of folder.files) files.set(rel ? `${rel}/${name}` : name, seen);
+  for (const folder of folders) {
     for (const d of folder.skippedDirs) skippedDirs.add(d);
     ignored += folder.ignored;
     secret += folder.secret;
-    big.push(...folder.big);
-    const pushed = stack.push(rel, folder.ignore);
-    for (const name of folder.dirs) walk(`${abs}/${name}`, rel ? `${rel}/${name}` : name, [...parents, name.toLowerCase()]);
-    if (pushed) stack.pop();
-  };
-  walk(workspace, "", []);
+    bigCount += folder.big.length;
+    for (const name of folder.big) if (big.length < 5) big.push(name);
+  }
   const skipped: string[] = [];
   for (const d of [...skippedDirs].sort()) skipped.push(skippedFolderWords(d));
   if (ignored) skipped.push(`${ignored} paths excluded by .gitignore or .ignore`);
   if (secret) skipped.push(`${secret} secret-like paths (.env, keys), never copied`);
-  if (big.length) skipped.push(`${big.length} files over ${maxFileBytes} bytes ([checkpoints] max_file_bytes): ${big.slice(0, 5).join(", ")}${big.length > 5 ? ", …" : ""}`);
-  return { scan: { files, skipped }, cache, listed };
+  if (bigCount) skipped.push(`${bigCount} files over ${maxFileBytes} bytes ([checkpoints] max_file_bytes): ${big.join(", ")}${bigCount > 5 ? ", …" : ""}`);
+  return skipped;
+}
+
+const joinRel = (rel: string, name: string) => (rel ? `${rel}/${name}` : name);
+
+function depthOf(rel: string): number {
+  let n = rel ? 1 : 0;
+  for (let i = 0; i < rel.length; i++) if (rel.charCodeAt(i) === 47) n++;
+  return n;
 }
 
 /** Lists one folder: its covered files (stat'ed), the subfolders to walk, what it leaves out. */

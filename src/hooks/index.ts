@@ -78,12 +78,12 @@ export function createHooks(ctx: HookContext): Hooks {
     let proc: RunningProcess;
     const shown = clean(command); // a command may carry a secret of its own: never shown as written
     try {
-      proc = start({ argv: ["/bin/sh", "-c", command], cwd: ctx.cwd, env, stdin: "pipe", timeoutMs: timeoutSeconds * 1000, captureBytes: HOOK_OUTPUT_BYTES, ...(signal ? { signal } : {}) });
+      // The input is written as soon as the hook exists (a hook that exits without reading it closes the pipe:
+      // that is its choice, not a failure).
+      proc = start({ argv: ["/bin/sh", "-c", command], cwd: ctx.cwd, env, stdin: "pipe", input: stdin, timeoutMs: timeoutSeconds * 1000, captureBytes: HOOK_OUTPUT_BYTES, ...(signal ? { signal } : {}) });
     } catch (e) {
       return { command: shown, exit_code: null, timed_out: false, duration_ms: 0, verdict: "error", reason: `could not start: ${clean((e as Error).message)}` };
     }
-    // A hook that exits without reading its input closes the pipe: that is its choice, not a failure.
-    void proc.stdin?.write(stdin).then(() => proc.stdin?.end()).catch(() => {});
     return readOutcome(event, shown, await proc.result, timeoutSeconds, clean);
   }
 

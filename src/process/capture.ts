@@ -1,13 +1,19 @@
 // Bounded capture of one output stream: the first bytes (head), the last bytes (tail, a fixed ring buffer)
-// and exact totals. Memory is fixed at `limit` bytes whatever the child writes.
+// and exact totals. Memory is at most `limit` bytes whatever the child writes, and only what was written: the head
+// grows as output comes (a hook or a quiet command allocates nothing), the tail ring once the head is full.
 import type { CapturedStream } from "./types";
 
 const NEWLINE = 10;
 
+const EMPTY = new Uint8Array(0);
+const FIRST_HEAD_BYTES = 4096;
+
 export class StreamCapture {
-  private readonly head: Uint8Array;
+  private head: Uint8Array = EMPTY;
   private headLen = 0;
-  private readonly ring: Uint8Array;
+  private readonly headCap: number;
+  private readonly ringCap: number;
+  private ring: Uint8Array = EMPTY;
   private ringPos = 0; // next write position
   private ringLen = 0;
   private totalBytes = 0;
@@ -16,8 +22,17 @@ export class StreamCapture {
 
   constructor(limit: number) {
     const total = Math.max(2, Math.floor(limit));
-    this.head = new Uint8Array(Math.floor(total / 2));
-    this.ring = new Uint8Array(total - this.head.length);
+    this.headCap = Math.floor(total / 2);
+    this.ringCap = total - this.headCap;
+  }
+
+  /** Room for `more` head bytes (up to the head's share): the buffer doubles as output comes. */
+  private growHead(more: number): void {
+    const want = Math.min(this.headCap, this.headLen + more);
+    if (want <= this.head.length) return;
+    const grown = new Uint8Array(Math.min(this.headCap, Math.max(want, FIRST_HEAD_BYTES, this.head.length * 2)));
+    grown.set(this.head.subarray(0, this.headLen));
+    this.head = grown;
   }
 
   push(chunk: Uint8Array): void {
@@ -27,7 +42,8 @@ export class StreamCapture {
     this.newlines += countNewlines(chunk);
     this.lastByte = chunk[n - 1]!;
     let rest = chunk;
-    if (this.headLen < this.head.length) {
+    if (this.headLen < this.headCap) {
+      this.growHead(n);
       const take = Math.min(this.head.length - this.headLen, n);
       this.head.set(chunk.subarray(0, take), this.headLen);
       this.headLen += take;
@@ -37,6 +53,7 @@ export class StreamCapture {
   }
 
   private pushTail(bytes: Uint8Array): void {
+    if (!this.ring.length) this.ring = new Uint8Array(this.ringCap);
     const cap = this.ring.length;
     if (bytes.length >= cap) {
       this.ring.set(bytes.subarray(bytes.length - cap));
@@ -54,7 +71,7 @@ export class StreamCapture {
   /** The tail bytes in order. */
   private tailBytes(): Uint8Array {
     const cap = this.ring.length;
-    if (this.ringLen < cap) return this.ring.slice(0, this.ringLen);
+    if (this.ringLen < cap || !cap) return this.ring.slice(0, this.ringLen);
     const out = new Uint8Array(cap);
     out.set(this.ring.subarray(this.ringPos));
     out.set(this.ring.subarray(0, this.ringPos), cap - this.ringPos);

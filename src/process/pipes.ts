@@ -70,6 +70,26 @@ export class StdinWriter {
     return next;
   }
 
+  /**
+   * Writes `data` and closes stdin: what the pipe takes now synchronously (the child can read it at once), the
+   * rest as `write` does.
+   */
+  writeAndEnd(data: string | Uint8Array): Promise<void> {
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+    let off = 0;
+    try {
+      off = writeSync(this.fd, bytes, 0, bytes.length);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "EAGAIN" && code !== "EWOULDBLOCK") {
+        this.close();
+        return Promise.reject(new Error(code === "EPIPE" ? "stdin is closed: the process no longer reads it" : `stdin write failed: ${code ?? e}`));
+      }
+    }
+    if (off < bytes.length) void this.write(bytes.subarray(off)).catch(() => {});
+    return this.end();
+  }
+
   /** Closes stdin after pending writes, so the child reads EOF. */
   end(): Promise<void> {
     const next = this.queue.then(() => this.close());

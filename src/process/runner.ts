@@ -19,7 +19,7 @@ import { makePipe } from "./libc";
 import { OutputPump, StdinWriter } from "./pipes";
 import { allProcesses, identityOf, readEnvVar, readStat, type ProcStat } from "./procfs";
 import { RunRecorder, runsDir, type OpenRunRecord } from "./run-records";
-import { applySubreaperRequest, bunOwnedPids, isSubreaper, ownChildren, reapOrphans } from "./subreaper";
+import { applySubreaperRequest, isBunOwned, isSubreaper, ownChildren, reapOrphans } from "./subreaper";
 import type { ProcessIdentity, RunningProcess, RunOptions, RunResult } from "./types";
 
 export const DEFAULT_DRAIN_MS = 250;
@@ -98,11 +98,9 @@ export function createProcessRunner(defaults: RunnerDefaults = {}): ProcessRunne
 /** Orphans reparented to us (we are a subreaper) that belong to `run` rather than to another live run. */
 function orphanMatcher(state: RunnerState, run: ActiveRun): ProcessMatcher {
   if (!isSubreaper()) return () => false;
-  let owned: Set<number> | undefined;
   return (st, tagOf) => {
     if (st.ppid !== process.pid || state.spawned.has(st.pid)) return false;
-    owned ??= bunOwnedPids(); // once per scan
-    if (owned.has(st.pid)) return false;
+    if (isBunOwned(st.pid, st.startTime)) return false; // the fds are scanned only for a child not known yet
     const tag = tagOf();
     for (const other of state.active) if (other !== run && tagMatches(tag, other.tag)) return false;
     if (tagMatches(tag, run.tag)) return true;
@@ -131,6 +129,8 @@ function startRun(state: RunnerState, defaults: RunnerDefaults, opts: RunOptions
   const { proc, out, err, input } = spawnChild(opts, tag, () => {
     if (record) state.recorder!.finish(record);
   });
+  const stdin = input ? new StdinWriter(input.write) : undefined;
+  if (stdin && opts.input !== undefined) void stdin.writeAndEnd(opts.input).catch(() => {});
   const pid = proc.pid;
   state.spawned.add(pid);
   const leader = identityOf(pid) ?? { pid, startTime: "0" };
@@ -155,7 +155,6 @@ function startRun(state: RunnerState, defaults: RunnerDefaults, opts: RunOptions
       }),
     );
   }
-  const stdin = input ? new StdinWriter(input.write) : undefined;
   const stopper = new RunStopper(state, run, proc, opts, graceMs);
 
   const result = (async (): Promise<RunResult> => {

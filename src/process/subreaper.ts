@@ -90,12 +90,52 @@ export function ownChildren(): number[] {
   return out;
 }
 
+/**
+ * Children found to be Bun's (a pidfd names them), by pid, with their start time: a child Bun spawned outside the
+ * runner (the death watch, an MCP server) stays Bun's until it ends, so it is told apart from an orphan once, not
+ * by a scan of every fd after every run. A pid reused by another process has another start time. Entries go with
+ * their process (`forgetGone`), so the map never holds more than this process's children.
+ */
+const knownBunOwned = new Map<number, string>();
+
+/** Whether a child of ours (pid and start time from its stat) is one Bun waits for; scans the fds on a miss. */
+export function isBunOwned(pid: number, startTime: string): boolean {
+  if (knownBunOwned.get(pid) === startTime) return true;
+  const owned = bunOwnedPids();
+  for (const p of owned) {
+    if (p === pid) knownBunOwned.set(p, startTime);
+    else if (!knownBunOwned.has(p)) {
+      const st = readStat(p);
+      if (st) knownBunOwned.set(p, st.startTime);
+    }
+  }
+  return owned.has(pid);
+}
+
+/** Drops remembered Bun children that are no longer children of ours. */
+function forgetGone(children: readonly number[]): void {
+  if (!knownBunOwned.size) return;
+  const live = new Set(children);
+  for (const pid of knownBunOwned.keys()) if (!live.has(pid)) knownBunOwned.delete(pid);
+}
+
+/** How many Bun children are remembered (tests: it never outgrows the children). */
+export function knownBunOwnedCount(): number {
+  return knownBunOwned.size;
+}
+
 /** Direct children of this process that Bun did not spawn: orphans reparented to us (as subreaper). */
 export function foreignChildren(spawned: ReadonlySet<number>): number[] {
-  const candidates = ownChildren().filter((pid) => !spawned.has(pid));
-  if (!candidates.length) return candidates; // no fd scan when there is nothing to tell apart
-  const owned = bunOwnedPids();
-  return candidates.filter((pid) => !owned.has(pid));
+  const children = ownChildren();
+  forgetGone(children);
+  const out: number[] = [];
+  for (const pid of children) {
+    if (spawned.has(pid)) continue;
+    const st = readStat(pid);
+    if (st && isBunOwned(pid, st.startTime)) continue;
+    out.push(pid);
+  }
+  return out;
 }
 
 /**

@@ -21,6 +21,12 @@ export interface RunOptions {
   env: Record<string, string | undefined>;
   /** "null" gives the child /dev/null (EOF at once); "pipe" gives a writable stdin on the handle. */
   stdin: "null" | "pipe";
+  /**
+   * With stdin "pipe": bytes written to it as soon as the child exists, before the runner's own bookkeeping
+   * (what the pipe takes at once, the rest queued), then stdin is closed. A child that exits without reading
+   * them is not an error. A hook's input goes this way, so the hook starts reading while SCV records the run.
+   */
+  input?: string | Uint8Array;
   /** Turn cancellation: TERM to the group, KILL after graceMs. */
   signal?: AbortSignal;
   /** Deadline: KILL the group at once. */

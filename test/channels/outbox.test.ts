@@ -15,7 +15,7 @@ afterEach(() => {
   for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
 });
 
-function setup(script: (m: OutboundMessage) => SendResult) {
+function setup(script: (m: OutboundMessage) => SendResult, extra: { tombstones?: number } = {}) {
   const home = mkdtempSync(join(tmpdir(), "scv-outbox-"));
   homes.push(home);
   const sent: OutboundMessage[] = [];
@@ -32,7 +32,7 @@ function setup(script: (m: OutboundMessage) => SendResult) {
       return r;
     },
   };
-  const outbox = new Outbox({ scvHome: home, maxAttempts: 3, retryBaseMs: 20, adapter: () => adapter, ready: () => ready, log: () => {} });
+  const outbox = new Outbox({ scvHome: home, maxAttempts: 3, retryBaseMs: 20, adapter: () => adapter, ready: () => ready, log: () => {}, ...extra });
   const stop = new AbortController();
   stops.push(stop);
   void outbox.run(stop.signal);
@@ -120,4 +120,21 @@ test("a message for after the quiet hours waits until then without holding up th
   await waitFor(() => sent.length === 2, 5000, "the quiet-hours message");
   expect(Date.now()).toBeGreaterThanOrEqual(until);
   expect(sent[1]!.text).toBe("after the quiet hours");
+});
+
+test("sent records are kept as tombstones only up to a count: the outbox does not grow with every reply it ever sent", async () => {
+  const { home, outbox, sent } = setup(() => ({ status: "sent" }), { tombstones: 10 });
+  const ids: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    ids.push(outbox.add({ id: `r-${i}`, channel: "fake/a", conversation: `c${i % 4}`, text: `reply ${i}` }).id);
+    if (i % 10 === 9) await waitFor(() => sent.length === i + 1, 5000, "the replies so far");
+  }
+  // The newest ten are known (a repeated step keeps its record); the older ones are gone, in memory and on disk.
+  expect(ids.filter((id) => outbox.known(id))).toEqual(ids.slice(30));
+  const files = () => readdirSync(join(home, "state", "channels", "outbox")).filter((n) => n.endsWith(".json"));
+  expect(files().length).toBe(10);
+  // A restart loads no more than that either.
+  const again = new Outbox({ scvHome: home, maxAttempts: 3, retryBaseMs: 20, adapter: () => undefined, ready: () => false, log: () => {}, tombstones: 5 });
+  expect(ids.filter((id) => again.known(id))).toEqual(ids.slice(35));
+  expect(files().length).toBe(5);
 });

@@ -2,7 +2,7 @@
 // runner itself never becomes a subreaper.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { bunOwnedPids } from "../../src/process/subreaper";
+import { bunOwnedPids, foreignChildren, knownBunOwnedCount, ownChildren } from "../../src/process/subreaper";
 
 describe("subreaper", () => {
   test("escapees without the tag are found as orphans, killed and reaped; Bun's own children are never reaped", async () => {
@@ -38,6 +38,22 @@ describe("subreaper", () => {
     } finally {
       p.kill();
       await p.exited;
+    }
+  });
+
+  test("Bun's children outside the runner are told apart once and remembered only while they live", async () => {
+    for (let round = 0; round < 20; round++) {
+      const kids = [0, 1].map(() => Bun.spawn(["sleep", "5"], { stdin: "ignore", stdout: "ignore" }));
+      try {
+        const foreign = foreignChildren(new Set());
+        for (const k of kids) expect(foreign).not.toContain(k.pid);
+      } finally {
+        for (const k of kids) k.kill();
+        await Promise.all(kids.map((k) => k.exited));
+      }
+      foreignChildren(new Set());
+      // Ended children are forgotten: the memory never outgrows the children this process has now.
+      expect(knownBunOwnedCount()).toBeLessThanOrEqual(ownChildren().length);
     }
   });
 });

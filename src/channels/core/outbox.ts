@@ -46,6 +46,8 @@ export interface OutboxOptions {
   log(line: string): void;
   /** A record reached its end: sent (with the text that went out) or failed for good. */
   onSettled?(record: DeliveryRecord): void;
+  /** Sent records kept as tombstones at most (default TOMBSTONES_KEPT; tests set fewer). */
+  tombstones?: number;
 }
 
 const MAX_BACKOFF_MS = 600_000;
@@ -56,6 +58,11 @@ function isDeliveryRecord(r: unknown): r is DeliveryRecord {
 }
 /** Sent records stay as tombstones this long, so a restart can tell a reply that already went out. */
 const TOMBSTONE_MS = 7 * 86_400_000;
+/**
+ * And only the newest this many, in memory and on disk: a restart repeats at most the steps that were running, and
+ * a daemon that sends for months would otherwise keep (and sort, every tick) a record per reply it ever sent.
+ */
+const TOMBSTONES_KEPT = 1000;
 
 /** The longest the sender rests with nothing due: a safety net only, since every change that makes a record sendable wakes it. */
 const IDLE_WAIT_MS = 30_000;
@@ -68,6 +75,8 @@ export class Outbox {
   private readonly lastError = new Map<string, string>();
   private counter = 0;
   private readonly idle = new Wakeable();
+  /** IDs of sent records (tombstones), oldest first. */
+  private readonly sentOrder: string[] = [];
 
   /** Build it before any session runs: it removes outbox copies that no record holds. */
   constructor(private readonly opts: OutboxOptions) {
@@ -81,6 +90,10 @@ export class Outbox {
       if (r.state === "sent" && Date.now() - Date.parse(r.sentAt ?? r.created) > TOMBSTONE_MS) tryUnlink(join(this.dir, name));
       else this.records.set(r.id, r);
     }
+    const sent = [...this.records.values()].filter((r) => r.state === "sent");
+    sent.sort((a, b) => Date.parse(a.sentAt ?? a.created) - Date.parse(b.sentAt ?? b.created));
+    this.sentOrder.push(...sent.map((r) => r.id));
+    this.pruneTombstones();
     // Copies no record holds (a turn cut off before its reply was queued) would otherwise stay forever.
     const held = new Set([...this.records.values()].flatMap((r) => r.files.map((f) => f.path)));
     for (const name of readdirSync(this.mediaDir)) if (!held.has(join(this.mediaDir, name))) tryUnlink(join(this.mediaDir, name));
@@ -226,6 +239,8 @@ export class Outbox {
       this.opts.onSettled?.({ ...record, text });
       record.text = "";
       this.save(record);
+      this.sentOrder.push(record.id);
+      this.pruneTombstones();
       for (const f of failures) this.forget(f); // the owner has been told
       return;
     }
@@ -251,6 +266,17 @@ export class Outbox {
 
   private dropFiles(record: DeliveryRecord) {
     for (const f of record.files) if (isOutboxFile(f.path, this.mediaDir)) tryUnlink(f.path);
+  }
+
+  /** Forgets the oldest tombstones past the count or the age they are kept for. */
+  private pruneTombstones(now = Date.now()): void {
+    const keep = this.opts.tombstones ?? TOMBSTONES_KEPT;
+    while (this.sentOrder.length) {
+      const r = this.records.get(this.sentOrder[0]!);
+      if (r?.state === "sent" && this.sentOrder.length <= keep && now - Date.parse(r.sentAt ?? r.created) <= TOMBSTONE_MS) break;
+      this.sentOrder.shift();
+      if (r?.state === "sent") this.forget(r);
+    }
   }
 
   private forget(record: DeliveryRecord) {
