@@ -90,6 +90,8 @@ export class Session {
   /** The person's prompts and the files changed so far: every compaction's summary carries them (task-pin.ts). */
   private readonly task: FollowedTask = { prompts: [], files: new Set<string>() };
 
+  private readonly resumed: boolean;
+
   constructor(private readonly opts: SessionOptions) {
     this.context = { ...opts.context };
     this.approvals = new SessionApprovals({
@@ -144,6 +146,9 @@ export class Session {
       const attempts = (opts.restored?.turns ?? []).filter((t) => handleNumber(t.turn_id, "t") >= handleNumber(open.turn, "t")).length;
       this.goals.begin({ check: open.check }, open.turn, { attempts, budget: open.budget });
     }
+    // The loaded record (every prompt and reply again) is not kept for the session's life: only whether it resumed.
+    this.resumed = !!opts.restored;
+    this.opts.restored = undefined;
     this.tools = opts.buildTools(this.scope);
     const prompt = opts.systemPrompt(this.scope, this.tools);
     this.systemPrompt = prompt.text;
@@ -400,7 +405,7 @@ export class Session {
     const deps = this.turnDeps(turn);
     try {
       if (this.hookContext === undefined && this.hooks) {
-        const started = await this.hooks.run("SessionStart", { source: this.opts.restored ? "resume" : "startup" }, { turnId: turn.turnId, signal });
+        const started = await this.hooks.run("SessionStart", { source: this.resumed ? "resume" : "startup" }, { turnId: turn.turnId, signal });
         this.hookContext = started.context;
       }
       outcome = await runTurn(deps, turn.turnId, turn.note ? `${turn.prompt}\n\n${turn.note}` : turn.prompt, signal, turn.images);
