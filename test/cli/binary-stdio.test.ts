@@ -37,7 +37,8 @@ test("a full turn with a tool call, protocol errors in between, and a clean exit
 }, 30_000);
 
 test("the server is a subreaper: a bash escapee with a cleared environment in its own session is stopped", async () => {
-  const { env, workspace } = fakeHome(fake.url);
+  // Unsandboxed: a sandboxed command's PID namespace would end the escapee before the subreaper is asked to.
+  const { env, workspace } = fakeHome(fake.url, '[sandbox]\nmode = "off"\n');
   const command = "env -i setsid sleep 300 >/dev/null 2>&1 & echo $!; sleep 0.3";
   fake.queue(toolCalls([{ name: "bash", arguments: { command } }]), text("done"));
   const s = startServer(env, workspace);

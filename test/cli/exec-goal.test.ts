@@ -4,6 +4,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForEachTest, requireBinary, runBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
+import { killAll, pidsWithArgv } from "../fake/proc";
+import { until } from "../fake/until";
 
 const fake = fakeModelForEachTest();
 
@@ -116,21 +118,24 @@ test("a check that hangs is killed at its timeout and counts as failed; the stop
 test("Ctrl-C while the check runs ends the goal at once and leaves nothing running", async () => {
   const { env, workspace } = fakeHome(fake.url);
   fake.queue(text("done, checking"));
-  const proc = Bun.spawn([requireBinary(), "exec", "--yes", "--until", "echo $$ > check.pid; exec sleep 300", "x"], { cwd: workspace, env, stdout: "pipe", stderr: "pipe" });
+  // The check's own pid may be its PID namespace's (sandboxed): it is found out here by its unique argv.
+  const duration = String(3000 + Math.floor(Math.random() * 5000));
+  const proc = Bun.spawn([requireBinary(), "exec", "--yes", "--until", `echo $$ > check.pid; exec sleep ${duration}`, "x"], { cwd: workspace, env, stdout: "pipe", stderr: "pipe" });
   const pidFile = join(workspace, "check.pid");
   const deadline = Date.now() + 20_000;
   while (!existsSync(pidFile) || !readFileSync(pidFile, "utf8").trim()) {
     if (Date.now() > deadline) throw new Error("the check never started");
     await Bun.sleep(50);
   }
-  const pid = Number(readFileSync(pidFile, "utf8").trim());
+  const running = await until("the check's sleep", () => (pidsWithArgv(["sleep", duration]).length ? true : undefined));
+  expect(running).toBe(true);
   proc.kill("SIGINT");
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   expect(code).toBe(130);
   expect(stderr).toContain("goal stopped (cancelled)");
-  const alive = existsSync(`/proc/${pid}`) && !/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  if (alive) process.kill(pid, "SIGKILL");
-  expect(alive).toBe(false);
+  const left = pidsWithArgv(["sleep", duration]);
+  killAll(left);
+  expect(left).toEqual([]);
 });
 
 describe("compaction keeps the goal", () => {

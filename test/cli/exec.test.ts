@@ -54,7 +54,8 @@ test("--json prints protocol events as JSONL; the prompt can come from stdin", a
 });
 
 test("a bash escapee that clears its tag and leaves the session is still stopped: exec is a subreaper", async () => {
-  const { env, workspace } = fakeHome(fake.url);
+  // Unsandboxed: a sandboxed command's PID namespace would end the escapee before the subreaper is asked to.
+  const { env, workspace } = fakeHome(fake.url, '[sandbox]\nmode = "off"\n');
   const command = "env -i setsid sleep 300 >/dev/null 2>&1 & echo $!; sleep 0.3";
   fake.queue(toolCalls([{ name: "bash", arguments: { command } }]), text("started it"));
   const r = await exec(["--json", "--yes", "start a daemon"], env, workspace);

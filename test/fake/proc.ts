@@ -78,3 +78,33 @@ export async function exitWithPeak(proc: { pid: number; exited: Promise<number> 
   }
   return { code: await exited, peak };
 }
+
+/**
+ * The host pid of a process that reported its own pid from inside a sandboxed command's PID namespace (`echo $$`
+ * there says 2): the descendant of `ancestor` whose innermost pid (NSpid) is `pid`. Outside any PID namespace
+ * that is `pid` itself. Never kill a pid a sandboxed command wrote without this: out here it names another process.
+ */
+export function hostPidOf(pid: number, ancestor: number): number | undefined {
+  const parentOf = (p: number) => {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    } catch {
+      return 0;
+    }
+  };
+  const descends = (p: number) => {
+    for (let q = parentOf(p), hops = 0; q > 1 && hops < 64; q = parentOf(q), hops++) if (q === ancestor) return true;
+    return false;
+  };
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const line = /^NSpid:\s+(.*)$/m.exec(readFileSync(`/proc/${name}/status`, "utf8"))?.[1];
+      if (line && Number(line.trim().split(/\s+/).at(-1)) === pid && descends(Number(name))) return Number(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}

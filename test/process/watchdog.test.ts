@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fakeHome, fakeModelForFile, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
 import { until } from "../fake/until";
-import { alive, guardOf, killAll } from "../fake/proc";
+import { alive, guardOf, hostPidOf, killAll } from "../fake/proc";
 
 const fake = fakeModelForFile();
 
@@ -19,8 +19,15 @@ async function execWithLongBash() {
   fake.queue(toolCalls([{ name: "bash", arguments: { command } }]), text("unreached"));
   const scv = Bun.spawn([requireBinary(), "exec", "--yes", "go"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   const read = (f: string) => (existsSync(join(workspace, f)) ? Number(readFileSync(join(workspace, f), "utf8")) || undefined : undefined);
-  const main = await until("the bash call", () => read("main.pid"));
-  const escapee = await until("the escapee", () => read("escapee.pid"));
+  // The pids the sandboxed command wrote are its PID namespace's: mapped to the host's before anything uses them.
+  const main = await until("the bash call", () => {
+    const p = read("main.pid");
+    return p === undefined ? undefined : hostPidOf(p, scv.pid);
+  });
+  const escapee = await until("the escapee", () => {
+    const p = read("escapee.pid");
+    return p === undefined ? undefined : hostPidOf(p, scv.pid);
+  });
   return { scv, main, escapee };
 }
 

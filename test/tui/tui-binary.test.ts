@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { BASH, FAKE_AGENT, signIn } from "../fake/agent-harness";
 import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
-import { alive } from "../fake/proc";
+import { alive, pidsWithArgv } from "../fake/proc";
 import { openTerminal, type Terminal } from "../fake/tmux";
 
 setDefaultTimeout(30_000);
@@ -121,7 +121,9 @@ describe("scv in a terminal", () => {
 
   test("Ctrl-C during a tool cancels the turn at once and stops its process; a second Ctrl-C exits", async () => {
     const { fake, pane, workspace } = await open();
-    fake.queue(toolCalls([{ name: "bash", arguments: { command: "echo $$ > pid.txt; sleep 60" } }]));
+    // Found out here by its unique argv: a pid the command wrote may be its PID namespace's (sandboxed).
+    const duration = String(3000 + Math.floor(Math.random() * 5000));
+    fake.queue(toolCalls([{ name: "bash", arguments: { command: `echo $$ > pid.txt; sleep ${duration}` } }]));
     pane.type("wait a minute");
     pane.keys("Enter");
     await pane.waitFor("y approve once");
@@ -129,7 +131,11 @@ describe("scv in a terminal", () => {
     await pane.waitFor(/⠋|⠙|⠹|⠸|⠼|⠴|⠦|⠧|⠇|⠏/);
     const pidFile = join(workspace, "pid.txt");
     for (let i = 0; i < 500 && !(await Bun.file(pidFile).exists()); i++) await Bun.sleep(50); // up to 25 s
-    const pid = Number((await Bun.file(pidFile).text()).trim());
+    let pid = 0;
+    for (let i = 0; i < 500 && !pid; i++) {
+      pid = pidsWithArgv(["sleep", duration])[0] ?? 0;
+      if (!pid) await Bun.sleep(50);
+    }
     expect(alive(pid)).toBe(true);
     pane.keys("C-c");
     const screen = await pane.waitFor("⊘ cancelled", 20_000);
