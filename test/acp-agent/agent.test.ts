@@ -178,7 +178,7 @@ describe("scv acp", () => {
     const before = performance.now();
     await e.notify("session/cancel", { sessionId: s.sessionId });
     expect((await prompt).stopReason).toBe("cancelled");
-    expect(performance.now() - before).toBeLessThan(2000);
+    expect(performance.now() - before).toBeLessThan(10_000); // stopped, not the 30 s sleep
     const ps = Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString();
     expect(ps).not.toContain(marker);
     // The session takes the next prompt.
