@@ -35,7 +35,7 @@ test("SIGKILL: the bash call and its setsid escapee are stopped within 2 s, by t
     const killedAt = Date.now();
     await until("the runs to stop", () => (!alive(main) && !alive(escapee) ? true : undefined), 2000);
     expect(Date.now() - killedAt).toBeLessThan(2000);
-    await until("the guard to exit", () => (!alive(guard!) ? true : undefined), 3000);
+    await until("the guard to exit", () => (!alive(guard!) ? true : undefined), 25_000);
   } finally {
     killAll([main, escapee]);
   }
@@ -53,7 +53,7 @@ test("a normal end leaves no guard behind", async () => {
   expect(await scv.exited).toBe(0);
   clearInterval(watch);
   expect(guard).toBeGreaterThan(0);
-  await until("the guard to exit", () => (!alive(guard!) ? true : undefined), 3000);
+  await until("the guard to exit", () => (!alive(guard!) ? true : undefined), 25_000);
 }, 30_000);
 
 /** `scv exec` without the sandbox (mode off, --yes), running `command` in bash; returns once main.pid and escapee.pid exist. */
@@ -131,7 +131,7 @@ test("with SCV and its guard both killed, the next start's reconcile stops the s
     fake.queue(text("hello"));
     const next = Bun.spawn([requireBinary(), "exec", "hi"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
     expect(await next.exited).toBe(0);
-    await until("the escapee to stop", () => (!alive(escapee) ? true : undefined), 5000);
+    await until("the escapee to stop", () => (!alive(escapee) ? true : undefined), 25_000);
   } finally {
     killAll([main, escapee]);
   }
