@@ -244,9 +244,10 @@ test("scv daemon restart waits for a nested SCV's own background jobs", async ()
   signIn(b.home, "scv");
   const log = join(b.root, "scv-log");
   b.env.FAKE_SCV_LOG = log;
-  // The nested SCV's "jobs" turn starts job-1 and reports it in a turn of its own 3 s later (time enough for the
-  // restart below to reach its stop under load).
-  b.env.FAKE_SCV_REPORT_SECONDS = "3";
+  // The nested SCV's "jobs" turn starts job-1 and reports it in a turn of its own once the file below exists: the
+  // test makes it once the restart says it waits (a fixed 3 s could pass before the restart began, under load).
+  const reportNow = join(b.root, "report-now");
+  b.env.FAKE_SCV_REPORT_FILE = reportNow;
   fake.queue(toolCalls([{ name: "agent", arguments: { agent: "scv", prompt: "jobs please" } }]), text("The nested SCV started job-1."));
   await startDaemon(b);
   sendMessage(b, { text: "start jobs in a nested scv" });
@@ -254,7 +255,15 @@ test("scv daemon restart waits for a nested SCV's own background jobs", async ()
   const reportSeen = () => existsSync(join(log, "requests")) && readFileSync(join(log, "requests"), "utf8").includes('"approval.resolve"');
   expect(reportSeen()).toBe(false); // job-1 still runs in the nested SCV
   const restart = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "daemon", "restart"], { env: b.env, stdout: "pipe", stderr: "pipe" });
-  const [code, stdout, stderr] = await Promise.all([restart.exited, new Response(restart.stdout).text(), new Response(restart.stderr).text()]);
+  const stderrText = (async () => {
+    let text = "";
+    for await (const chunk of restart.stderr) {
+      text += new TextDecoder().decode(chunk);
+      if (text.includes("waiting for") && !existsSync(reportNow)) writeFileSync(reportNow, "");
+    }
+    return text;
+  })();
+  const [code, stdout, stderr] = await Promise.all([restart.exited, new Response(restart.stdout).text(), stderrText]);
   expect(code).toBe(0);
   expect(stderr).toContain("waiting for");
   expect(stdout).toContain("scv daemon started");

@@ -80,8 +80,13 @@ report_turn() {
   report_turn_id=$t
 }
 
+# A line longer than a pipe's atomic write (4 KiB: session.start's sandbox ceiling can be) may arrive in parts; a
+# read that times out mid-line keeps the part in `chunk`, so it is held in `partial` until the line's end comes.
+partial=""
 while :; do
-  if IFS= read -r -t 0.2 line; then
+  if IFS= read -r -t 0.2 chunk; then
+    line=$partial$chunk
+    partial=""
     req "$line"
     [ "${FAKE_SCV_MUTE:-}" = 1 ] && continue
     id=$(num id "$line")
@@ -109,6 +114,7 @@ while :; do
     esac
   else
     rc=$?
+    partial=$partial$chunk
     if [ $rc -le 128 ]; then # EOF (a timeout returns > 128)
       [ "${FAKE_SCV_IGNORE_EOF:-}" = 1 ] && { trap '' TERM; while :; do sleep 1; done; }
       exit 0
