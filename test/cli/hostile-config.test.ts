@@ -33,7 +33,7 @@ function mkfifo(path: string) {
 async function exec(args: string[], env: Record<string, string>, cwd: string) {
   const started = performance.now();
   const proc = Bun.spawn([requireBinary(), "exec", ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+  const timer = setTimeout(() => proc.kill("SIGKILL"), 25_000);
   const [code, stderr] = [await proc.exited, await new Response(proc.stderr).text()];
   clearTimeout(timer);
   return { code, stderr, ms: performance.now() - started, signal: proc.signalCode };
