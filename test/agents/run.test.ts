@@ -151,11 +151,14 @@ describe("conversations", () => {
     const { f, tool } = setup({ agents: ["codex"] });
     f.set({ stdout: S.CODEX_OK });
     await call(f, tool, { agent: "codex", prompt: "one" });
-    f.set({ sleep: 2 });
+    // Turn two runs until the test releases it (a 2 s sleep could end before call three on a busy machine).
+    const release = join(f.root, "release-two");
+    f.set({ hold: release });
     const running = call(f, tool, { session: "codex-1", prompt: "two" });
     await waitFor(() => f.invocations().length === 2);
     const busy = await call(f, tool, { session: "codex-1", prompt: "three" });
     expect(busy.result.output).toStartWith("session busy");
+    writeFileSync(release, "");
     expect((await running).json?.turn).toBe(2);
   });
 
