@@ -1,7 +1,7 @@
 // Background jobs over the real protocol: the fake model endpoint drives the turns, and the committed fake agent
 // script (run through bash) is the delegated CLI. Real processes throughout.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JobManager } from "../../src/agents/jobs";
@@ -97,10 +97,15 @@ describe("start and report", () => {
   test("one report turn names at most four jobs", async () => {
     const { harness } = await jobHarness({ maxBackground: 6 });
     h = harness;
-    // The bash call holds the turn open until all five jobs have finished, so they are all due at once.
+    // The bash call holds the turn open until all five jobs have finished, so they are all due at once: each fake
+    // agent makes <id>.done in the workspace as it exits, and the call waits for five (a fixed `sleep 1` was not
+    // always enough for five agents to start and end on a busy machine), then a moment for the exits to be seen.
+    mkdirSync(join(h.workspace, "done"));
+    h.env.FAKE_AGENT_DONE = join(h.workspace, "done");
+    const waitFive = 'for i in $(seq 400); do [ "$(ls done | wc -l)" -ge 5 ] && break; sleep 0.05; done; sleep 0.5';
     h.fake.queue(
       toolCalls([bg("1"), bg("2"), bg("3"), bg("4"), bg("5")]),
-      toolCalls([{ name: "bash", arguments: { command: "sleep 1" } }]),
+      toolCalls([{ name: "bash", arguments: { command: waitFive } }]),
       text("five started"),
       text("report one"),
       text("report two"),
