@@ -13,7 +13,7 @@ async function exchange(lines: string[], count: number, home = fakeHome("http://
   const replies: any[] = [];
   let buf = "";
   const decoder = new TextDecoder();
-  const timer = setTimeout(() => proc.kill(), 10_000);
+  const timer = setTimeout(() => proc.kill(), 25_000); // a hang fails; a busy machine is not one
   for await (const chunk of proc.stdout) {
     buf += decoder.decode(chunk, { stream: true });
     let nl: number;

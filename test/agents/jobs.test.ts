@@ -1,7 +1,7 @@
 // Background jobs over the real protocol: the fake model endpoint drives the turns, and the committed fake agent
 // script (run through bash) is the delegated CLI. Real processes throughout.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JobManager } from "../../src/agents/jobs";
@@ -21,6 +21,8 @@ afterEach(async () => {
 interface JobOpts {
   reply?: string;
   sleep?: number;
+  /** The fake agent's run lasts until `release()` (FAKE_AGENT_HOLD): "still running" without a race against a sleep. */
+  hold?: boolean;
   child?: boolean;
   maxBackground?: number;
   extraConfig?: string;
@@ -32,13 +34,15 @@ async function jobHarness(o: JobOpts = {}) {
   writeFileSync(stdout, o.reply ?? "fixed the bug in parser.ts");
   const env: Record<string, string> = { FAKE_AGENT_STDOUT: stdout, FAKE_AGENT_LOG: dir };
   if (o.sleep) env.FAKE_AGENT_SLEEP = String(o.sleep);
+  const hold = join(dir, "release");
+  if (o.hold) env.FAKE_AGENT_HOLD = hold;
   if (o.child) env.FAKE_AGENT_CHILD = "1";
   const harness = await startHarness({
     env,
     config: `[agent]\nmax_background = ${o.maxBackground ?? 4}\n[agents.dsh]\ncommand = "${BASH}"\nargs = ["${FAKE_AGENT}", "--profile", "headless"]\n${o.extraConfig ?? ""}`,
   });
   signIn(harness.home, "dsh");
-  return { harness, dir };
+  return { harness, dir, release: () => writeFileSync(hold, "") };
 }
 
 const bg = (prompt = "fix the parser") => ({ name: "agent", arguments: { agent: "dsh", prompt, background: true } });
@@ -93,10 +97,15 @@ describe("start and report", () => {
   test("one report turn names at most four jobs", async () => {
     const { harness } = await jobHarness({ maxBackground: 6 });
     h = harness;
-    // The bash call holds the turn open until all five jobs have finished, so they are all due at once.
+    // The bash call holds the turn open until all five jobs have finished, so they are all due at once: each fake
+    // agent makes <id>.done in the workspace as it exits, and the call waits for five (a fixed `sleep 1` was not
+    // always enough for five agents to start and end on a busy machine), then a moment for the exits to be seen.
+    mkdirSync(join(h.workspace, "done"));
+    h.env.FAKE_AGENT_DONE = join(h.workspace, "done");
+    const waitFive = 'for i in $(seq 400); do [ "$(ls done | wc -l)" -ge 5 ] && break; sleep 0.05; done; sleep 0.5';
     h.fake.queue(
       toolCalls([bg("1"), bg("2"), bg("3"), bg("4"), bg("5")]),
-      toolCalls([{ name: "bash", arguments: { command: "sleep 1" } }]),
+      toolCalls([{ name: "bash", arguments: { command: waitFive } }]),
       text("five started"),
       text("report one"),
       text("report two"),
@@ -128,12 +137,13 @@ describe("agent_wait, agent_status, agent_cancel", () => {
   });
 
   test("agent_wait that times out returns running with progress; the report still comes later", async () => {
-    const { harness } = await jobHarness({ sleep: 2 });
+    const { harness, release } = await jobHarness({ hold: true });
     h = harness;
     h.fake.queue(toolCalls([bg()]), toolCalls([{ name: "agent_wait", arguments: { job: "job-1", timeout_seconds: 1 } }]), text("still running"), text("report"));
     const sid = await h.start({ auto_approve: true });
     await h.turn(sid, "start and wait briefly");
     expect(JSON.parse(completedOf(h, "agent_wait")[0].output)).toMatchObject({ job: "job-1", status: "running" });
+    release();
     const report = await h.waitFor("turn.started", (p) => p.origin.kind === "background", 15_000);
     expect(report.origin.jobs).toEqual(["job-1"]);
   }, 20_000);
@@ -156,7 +166,7 @@ describe("agent_wait, agent_status, agent_cancel", () => {
   }, 35_000);
 
   test("agent_status describes one job and all jobs", async () => {
-    const { harness } = await jobHarness({ sleep: 2 });
+    const { harness } = await jobHarness({ hold: true });
     h = harness;
     h.fake.queue(
       toolCalls([bg()]),
@@ -233,7 +243,7 @@ describe("agent_wait, agent_status, agent_cancel", () => {
 
 describe("limits and settings", () => {
   test("a start beyond agent.max_background is refused naming the limit and agent_cancel, and starts no job", async () => {
-    const { harness, dir } = await jobHarness({ maxBackground: 1, sleep: 3 });
+    const { harness, dir } = await jobHarness({ maxBackground: 1, hold: true });
     h = harness;
     h.fake.queue(toolCalls([bg("first")]), toolCalls([bg("second")]), text("one refused"), text("report"));
     const sid = await h.start({ auto_approve: true });

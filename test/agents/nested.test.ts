@@ -2,7 +2,7 @@
 // protocol v3 lines (test/fake/scv-server-fake.sh): conversations on one child, progress, approval relay,
 // cancel and timeout, a child dying, teardown, the depth limit, and the child's own background jobs.
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { finishedJobsIn } from "../../src/agents/nested/finished-jobs";
 import { delegationState, listRecords } from "../../src/process/delegation-records";
@@ -79,6 +79,17 @@ function turnSeen(f: AgentFixture): () => boolean {
     if (seenAt === undefined && existsSync(join(f.root, "scv-log", "requests")) && requests(f).some((q) => q.method === "turn.start")) seenAt = Date.now();
     return seenAt !== undefined && Date.now() - seenAt >= 150;
   };
+}
+
+/**
+ * Holds the fake child's report turn of its background job until the returned function is called (the fake's
+ * default, a report about a second after the job starts, can land before the test reads the record on a busy
+ * machine, or in the middle of the next call).
+ */
+function holdReport(f: AgentFixture): () => void {
+  const file = join(f.root, "report-now");
+  (f.scope.env as Record<string, string>).FAKE_SCV_REPORT_FILE = file;
+  return () => writeFileSync(file, "");
 }
 
 async function until(check: () => boolean, ms = 20_000): Promise<boolean> {
@@ -283,11 +294,13 @@ describe("teardown", () => {
 describe("the nested session's own background jobs", () => {
   test("counted in the record until reported; report-turn approvals are denied", async () => {
     const { f, tool } = setup();
+    const reportNow = holdReport(f);
     const r = await call(f, tool, { prompt: "jobs please" });
     expect(r.json?.reply).toBe("started job-1");
     let [rec] = scvRecords(f);
     expect(rec?.background_jobs).toBe(1);
     expect(delegationState(rec!)).toBe("background");
+    reportNow();
     expect(await until(() => requests(f).some((q) => q.method === "approval.resolve"))).toBe(true);
     const resolve = requests(f).find((q) => q.method === "approval.resolve")!;
     expect(resolve.params).toMatchObject({ approval_id: "ap-report", approved: false });
@@ -298,9 +311,12 @@ describe("the nested session's own background jobs", () => {
 
   test("a later call whose tool output shows the job finished stops counting it", async () => {
     const { f, tool } = setup();
+    holdReport(f); // never reported: only the tool output below can stop the count
     await call(f, tool, { prompt: "jobs please" });
+    expect(scvRecords(f)[0]?.background_jobs).toBe(1);
     await call(f, tool, { session: "scv-1", prompt: "seen" });
     expect(scvRecords(f)[0]?.background_jobs).toBeUndefined();
+    expect(requests(f).some((q) => q.method === "approval.resolve")).toBe(false);
   });
 
   test("finished jobs are read from handles and statuses only", () => {

@@ -33,7 +33,7 @@ test("a FIFO, /dev/zero or an oversized sign-in file counts as no sign-in, at on
   expect(dshSignedIn({ home, env: {} })).toBe(false);
   expect(grokSignedIn({ home, env: {} })).toBe(false);
   expect(piSignedIn({ home, env: {} })).toBe(false);
-  expect(performance.now() - started).toBeLessThan(1000);
+  expect(performance.now() - started).toBeLessThan(10_000); // refused, not blocked forever (bound for a busy machine)
 });
 
 test("storing a key over a FIFO refuses with the file's name instead of hanging or dropping its content", () => {

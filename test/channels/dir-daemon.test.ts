@@ -80,7 +80,7 @@ test("/stop cancels the running turn; /new starts a fresh session and episode", 
   const [stopped] = await waitForOut(b, 1);
   expect(stopped!.in_reply_to).toBe(long);
   expect(stopped!.text).toContain("[stopped]");
-  await waitFor(() => readdirSync(join(b.chat, "typing")).length === 0, 5000, "typing to be cleared");
+  await waitFor(() => readdirSync(join(b.chat, "typing")).length === 0, 25_000, "typing to be cleared");
   sendMessage(b, { text: "remember the blue door" });
   await waitForOut(b, 2);
   sendMessage(b, { text: "/new" });
@@ -110,7 +110,7 @@ test("a redelivered message is answered once, also after a restart", async () =>
   sendMessage(b, { id: "dup-1", text: "hello" });
   await waitForOut(b, 1);
   sendMessage(b, { id: "dup-1", text: "hello" });
-  await waitFor(() => inboxEmpty(b), 5000, "the duplicate to be taken");
+  await waitFor(() => inboxEmpty(b), 25_000, "the duplicate to be taken");
   await killDaemon(b, "SIGKILL");
   sendMessage(b, { id: "dup-1", text: "hello" });
   sendMessage(b, { id: "new-2", text: "another" });
@@ -131,7 +131,7 @@ test("SIGKILL mid-turn: queued inbound runs, pending outbound goes once, the int
   const m2 = sendMessage(b, { text: "two" });
   await waitFor(() => fake.requests.length === 2, 10_000, "the second turn to start");
   const m3 = sendMessage(b, { text: "three" });
-  await waitFor(() => inboxEmpty(b), 5000, "message three to be queued");
+  await waitFor(() => inboxEmpty(b), 25_000, "message three to be queued");
   expect(outMessages(b)).toEqual([]);
   await killDaemon(b, "SIGKILL");
   breakOut(b, false);
@@ -165,7 +165,7 @@ test("a send that fails twice is retried with backoff and delivered once", async
   breakOut(b, false);
   const [m] = await waitForOut(b, 1);
   expect(m).toMatchObject({ in_reply_to: id, text: "eventually" });
-  await waitFor(() => deliveryRecords(b)[0]?.state === "sent", 5000, "the record to be marked sent");
+  await waitFor(() => deliveryRecords(b)[0]?.state === "sent", 25_000, "the record to be marked sent");
   // An attempt is counted (and saved) when it starts, so the second one may still have been in flight when out/
   // was mended: it then succeeded as attempt 2, else attempt 3 did. Either way: retried, delivered once.
   expect([2, 3]).toContain(deliveryRecords(b)[0].attempts);
@@ -244,9 +244,10 @@ test("scv daemon restart waits for a nested SCV's own background jobs", async ()
   signIn(b.home, "scv");
   const log = join(b.root, "scv-log");
   b.env.FAKE_SCV_LOG = log;
-  // The nested SCV's "jobs" turn starts job-1 and reports it in a turn of its own 3 s later (time enough for the
-  // restart below to reach its stop under load).
-  b.env.FAKE_SCV_REPORT_SECONDS = "3";
+  // The nested SCV's "jobs" turn starts job-1 and reports it in a turn of its own once the file below exists: the
+  // test makes it once the restart says it waits (a fixed 3 s could pass before the restart began, under load).
+  const reportNow = join(b.root, "report-now");
+  b.env.FAKE_SCV_REPORT_FILE = reportNow;
   fake.queue(toolCalls([{ name: "agent", arguments: { agent: "scv", prompt: "jobs please" } }]), text("The nested SCV started job-1."));
   await startDaemon(b);
   sendMessage(b, { text: "start jobs in a nested scv" });
@@ -254,7 +255,15 @@ test("scv daemon restart waits for a nested SCV's own background jobs", async ()
   const reportSeen = () => existsSync(join(log, "requests")) && readFileSync(join(log, "requests"), "utf8").includes('"approval.resolve"');
   expect(reportSeen()).toBe(false); // job-1 still runs in the nested SCV
   const restart = Bun.spawn([join(import.meta.dir, "../../dist/scv"), "daemon", "restart"], { env: b.env, stdout: "pipe", stderr: "pipe" });
-  const [code, stdout, stderr] = await Promise.all([restart.exited, new Response(restart.stdout).text(), new Response(restart.stderr).text()]);
+  const stderrText = (async () => {
+    let text = "";
+    for await (const chunk of restart.stderr) {
+      text += new TextDecoder().decode(chunk);
+      if (text.includes("waiting for") && !existsSync(reportNow)) writeFileSync(reportNow, "");
+    }
+    return text;
+  })();
+  const [code, stdout, stderr] = await Promise.all([restart.exited, new Response(restart.stdout).text(), stderrText]);
   expect(code).toBe(0);
   expect(stderr).toContain("waiting for");
   expect(stdout).toContain("scv daemon started");
@@ -282,7 +291,7 @@ test("a file the owner sends is saved in the chat media, and chat_attach sends o
   expect(saved.startsWith(join(b.home, "state", "media", "dir", "default"))).toBe(true);
   expect(readFileSync(saved, "utf8")).toBe("JPEGDATA");
   // The outbox copy is deleted once sent.
-  await waitFor(() => readdirSync(join(b.home, "state", "media", "outbox")).length === 0, 5000, "the outbox copy to go");
+  await waitFor(() => readdirSync(join(b.home, "state", "media", "outbox")).length === 0, 25_000, "the outbox copy to go");
 }, 30_000);
 
 test("media older than keep_days is removed at start and the log shows the file as gone", async () => {
@@ -299,7 +308,7 @@ test("media older than keep_days is removed at start and the log shows the file 
   const { utimesSync } = await import("node:fs");
   utimesSync(saved, old, old);
   await startDaemon(b);
-  await waitFor(() => !require("node:fs").existsSync(saved), 5000, "the expired file to be removed");
+  await waitFor(() => !require("node:fs").existsSync(saved), 25_000, "the expired file to be removed");
   const { listEpisodes } = await import("../../src/chatlog/log");
   const { readLogEpisode } = await import("../../src/chatlog/history");
   const convDir = join(b.home, "archive", "dir", "default");
@@ -376,7 +385,7 @@ test("a reply carries at most 8 files; the rest are reported as not sent and the
   expect(m!.files.length).toBe(8);
   expect(m!.text).toContain("nine files");
   expect(m!.text).toContain("not sent, a reply carries at most 8 files: f9.txt");
-  await waitFor(() => readdirSync(join(b.home, "state", "media", "outbox")).length === 0, 5000, "every outbox copy to go");
+  await waitFor(() => readdirSync(join(b.home, "state", "media", "outbox")).length === 0, 25_000, "every outbox copy to go");
 }, 30_000);
 
 test("scv daemon restart --force does not wait: the stopped job is reported after the restart", async () => {
@@ -422,7 +431,7 @@ test("a file in in/ that is not a message is moved to rejected/ with the reason,
   writeFileSync(join(b.chat, "in", "001-noid.json"), JSON.stringify({ from: "owner-1", text: "x" }));
   sendMessage(b, { text: "good" });
   await waitForOut(b, 1);
-  await waitFor(() => inboxEmpty(b), 5000, "the inbox to be emptied");
+  await waitFor(() => inboxEmpty(b), 25_000, "the inbox to be emptied");
   expect(readFileSync(join(b.chat, "rejected", "000-bad.json.error.txt"), "utf8")).toContain("not valid JSON");
   expect(readFileSync(join(b.chat, "rejected", "001-noid.json.error.txt"), "utf8")).toContain("id:");
   expect(readFileSync(join(b.chat, "rejected", "000-bad.json"), "utf8")).toBe("{not json"); // nothing lost

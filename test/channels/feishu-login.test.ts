@@ -95,7 +95,7 @@ test("login --app-id in a terminal: the secret is read without echo, then the ow
   await waitFor(() => pane().includes("Owner recorded: ou_newowner123456"), 10_000, `the owner to be recorded; pane:\n${pane()}`);
   expect(stored().owner_open_id).toBe("ou_newowner123456");
   expect(pane()).not.toContain(fake.appSecret);
-  await waitFor(() => fake.acks.length === 1, 5000, "the claim message to be acknowledged");
+  await waitFor(() => fake.acks.length === 1, 25_000, "the claim message to be acknowledged");
   // The command ends by itself once the owner is recorded (nothing keeps it waiting), with status 0.
   expect(await t.exitCode(10_000)).toBe(0);
 }, 30_000);

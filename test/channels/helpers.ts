@@ -56,14 +56,20 @@ export async function startDaemon(b: Bridge): Promise<void> {
   void (async () => {
     for await (const chunk of proc.stderr) append(new TextDecoder().decode(chunk));
   })();
-  await waitFor(async () => (await probeDaemon(b.home, 300)).state === "running", 10_000, `the daemon to start; log:\n${b.logText()}`);
+  // A daemon that ends on its own says so in the log every wait prints (a browser test once lost its daemon
+  // with no word of how).
+  void proc.exited.then((code) => {
+    if (b.daemon === proc) append(`\n[test] the daemon (pid ${proc.pid}) exited by itself: code ${code}, signal ${proc.signalCode ?? "none"}\n`);
+  });
+  await waitFor(async () => (await probeDaemon(b.home, 300)).state === "running", 25_000, `the daemon to start; log:\n${b.logText()}`);
 }
 
 export async function killDaemon(b: Bridge, signal: "SIGKILL" | "SIGTERM" = "SIGKILL"): Promise<void> {
-  if (!b.daemon) return;
-  b.daemon.kill(signal);
-  await b.daemon.exited;
-  b.daemon = undefined;
+  const daemon = b.daemon;
+  if (!daemon) return;
+  b.daemon = undefined; // before the kill: this end is the test's, not the daemon's own
+  daemon.kill(signal);
+  await daemon.exited;
 }
 
 let counter = 0;
@@ -122,7 +128,7 @@ export async function cleanupBridges(): Promise<void> {
       try {
         process.kill(probe.health.pid, "SIGKILL");
       } catch {}
-      await waitFor(() => !exists(probe.health.pid), 5000, "the restarted daemon to exit").catch(() => {});
+      await waitFor(() => !exists(probe.health.pid), 25_000, "the restarted daemon to exit").catch(() => {});
     }
     await reconcile(b.home, { graceMs: 200 });
     rmSync(b.root, { recursive: true, force: true });

@@ -45,13 +45,13 @@ test("a held message keeps the conversation's later ones behind it until release
   outbox.add({ channel: "fake/a", conversation: "boss", text: "first" });
   outbox.add({ channel: "fake/a", conversation: "boss", text: "second" });
   outbox.add({ channel: "fake/a", conversation: "other", text: "elsewhere" });
-  await waitFor(() => sent.length === 1, 3000, "the other conversation's message");
+  await waitFor(() => sent.length === 1, 25_000, "the other conversation's message");
   expect(sent.map((m) => m.text)).toEqual(["elsewhere"]);
   expect(outbox.counts("fake/a")).toMatchObject({ held: 1, pending: 1 });
   await Bun.sleep(100);
   expect(sent.length).toBe(1);
   outbox.release("fake/a", "boss");
-  await waitFor(() => sent.length === 3, 3000, "the released messages");
+  await waitFor(() => sent.length === 3, 25_000, "the released messages");
   expect(sent.map((m) => m.text)).toEqual(["elsewhere", "first", "second"]);
 });
 
@@ -62,7 +62,7 @@ test("a channel that is not connected (paused) sends nothing until it is", async
   await Bun.sleep(150);
   expect(sent).toEqual([]);
   setReady(true);
-  await waitFor(() => sent.length === 1, 3000, "the send once connected");
+  await waitFor(() => sent.length === 1, 25_000, "the send once connected");
 });
 
 test("a refused send fails at once, its files are deleted, and the owner hears of it with the next message", async () => {
@@ -71,11 +71,11 @@ test("a refused send fails at once, its files are deleted, and the owner hears o
   writeFileSync(src, "x");
   const file = outbox.stage(src);
   const rec = outbox.add({ channel: "fake/a", conversation: "stranger", text: "hello", files: [file] });
-  await waitFor(() => outbox.counts("fake/a").failed === 1, 3000, "the refusal");
+  await waitFor(() => outbox.counts("fake/a").failed === 1, 25_000, "the refusal");
   expect(rec.attempts).toBe(1);
   expect(readdirSync(outbox.mediaDir)).toEqual([]);
   outbox.add({ channel: "fake/a", conversation: "boss", text: "news" });
-  await waitFor(() => sent.length === 1, 3000, "the owner's message");
+  await waitFor(() => sent.length === 1, 25_000, "the owner's message");
   expect(sent[0]!.text).toContain("could not deliver an earlier message");
   expect(sent[0]!.text).toContain("blocked by the platform");
   expect(sent[0]!.text.endsWith("news")).toBe(true);
@@ -112,12 +112,12 @@ test("a message for after the quiet hours waits until then without holding up th
   const until = Date.now() + 700;
   outbox.add({ id: "quiet-1", channel: "fake/a", conversation: "boss", text: "after the quiet hours", notBefore: until });
   outbox.add({ channel: "fake/a", conversation: "boss", text: "a reply now" });
-  await waitFor(() => sent.length === 1, 3000, "the reply");
+  await waitFor(() => sent.length === 1, 25_000, "the reply");
   expect(sent.map((m) => m.text)).toEqual(["a reply now"]);
   // A second outbox over the same files (a restart) keeps the time.
   const again = new Outbox({ scvHome: home, maxAttempts: 3, retryBaseMs: 20, adapter: () => undefined, ready: () => false, log: () => {} });
   expect(again.known("quiet-1")).toBe(true);
-  await waitFor(() => sent.length === 2, 5000, "the quiet-hours message");
+  await waitFor(() => sent.length === 2, 25_000, "the quiet-hours message");
   expect(Date.now()).toBeGreaterThanOrEqual(until);
   expect(sent[1]!.text).toBe("after the quiet hours");
 });

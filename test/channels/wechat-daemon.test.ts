@@ -61,7 +61,7 @@ async function wechatState(b: Bridge) {
 test("QR login while the daemon runs, then a text turn: typing, the latest context token, long text split on paragraphs", async () => {
   const b = await wechatBridge();
   await startDaemon(b);
-  await waitFor(async () => (await wechatState(b))?.state === "logged_out", 5000, "the channel to report logged out");
+  await waitFor(async () => (await wechatState(b))?.state === "logged_out", 25_000, "the channel to report logged out");
   expect((await wechatState(b)).reason).toContain("scv channels login wechat");
   expect((await scv(b, ["channels", "status"])).stdout).toContain("logged_out");
 
@@ -89,7 +89,7 @@ test("QR login while the daemon runs, then a text turn: typing, the latest conte
   expect((await scv(b, ["channels", "list"])).stdout).toBe("wechat/default  logged in\n");
 
   // The running daemon picks the login up by itself.
-  await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "the channel to connect after the login");
+  await waitFor(async () => (await wechatState(b))?.state === "connected", 25_000, "the channel to connect after the login");
   const para = (c: string) => c.repeat(3000);
   fake.queue(text("hello from SCV"), text(`${para("a")}\n\n${para("b")}`));
   say("hi");
@@ -100,14 +100,14 @@ test("QR login while the daemon runs, then a text turn: typing, the latest conte
   expect(texts().slice(1)).toEqual([para("a"), para("b")]); // 6002 characters: two messages, split between paragraphs
   expect(ilink.sent.at(-1)!.context_token).toBe(`ctx-${second}`); // the latest token of the conversation
   expect(ilink.sent.every((s) => s.to === ilink.ownerId && s.auth === `Bearer ${ilink.token}`)).toBe(true);
-  await waitFor(() => ilink.typing.some((t) => t.status === 2), 5000, "typing to be cleared");
+  await waitFor(() => ilink.typing.some((t) => t.status === 2), 25_000, "typing to be cleared");
   expect(ilink.typing[0]).toEqual({ user: ilink.ownerId, status: 1 });
   // The owner's session has tools.
   expect(JSON.stringify(fake.requests[0]!.body)).toContain("chat_attach");
 
   const logout = await scv(b, ["channels", "logout", "wechat"]);
   expect(logout.code).toBe(0);
-  await waitFor(async () => (await wechatState(b))?.state === "logged_out", 5000, "the channel to stop after logout");
+  await waitFor(async () => (await wechatState(b))?.state === "logged_out", 25_000, "the channel to stop after logout");
 }, 60_000);
 
 test("a file the owner sends is downloaded, decrypted and saved to the chat media, and kept; a stranger gets no tools", async () => {
@@ -125,7 +125,7 @@ test("a file the owner sends is downloaded, decrypted and saved to the chat medi
     const b = await wechatBridge("", model.url);
     logIn(b);
     await startDaemon(b);
-    await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+    await waitFor(async () => (await wechatState(b))?.state === "connected", 25_000, "connected");
     const pdf = Buffer.from("%PDF-1.4 the quarterly report");
     const { media } = ilink.addMedia(pdf, "hex");
     ilink.push([{ type: 4, file_item: { media, file_name: "report.pdf", len: String(pdf.length) } }, { type: 1, text_item: { text: "keep this" } }]);
@@ -154,7 +154,7 @@ test("an image, a voice message and a video come in; chat_attach sends an image 
   writeFileSync(join(b.workspace, "chart.png"), png);
   fake.queue(toolCalls([{ name: "chat_attach", arguments: { path: "chart.png" } }]), text("Here is the chart."));
   await startDaemon(b);
-  await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+  await waitFor(async () => (await wechatState(b))?.state === "connected", 25_000, "connected");
   const photo = Buffer.from([0xff, 0xd8, 0xff, 0xe0, ...Buffer.from("a photo")]);
   const image = ilink.addMedia(photo, "raw");
   const clip = Buffer.from("ftypmp42 a short clip");
@@ -185,7 +185,7 @@ test("a photo the owner sends reaches the model as an image (images = true); the
   logIn(b);
   fake.queue(text("A gradient."));
   await startDaemon(b);
-  await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+  await waitFor(async () => (await wechatState(b))?.state === "connected", 25_000, "connected");
   const photo = makePng(16, 9);
   ilink.push([{ type: 2, image_item: { media: ilink.addMedia(photo, "raw").media } }, { type: 1, text_item: { text: "what is this?" } }]);
   await waitFor(() => texts().length >= 1, 15_000, `the reply; log:\n${b.logText()}`);
@@ -206,13 +206,13 @@ test("a restart mid-poll loses nothing and repeats nothing, also when the platfo
   logIn(b);
   fake.queue(text("answer one"), text("answer two"), text("must not be used"));
   await startDaemon(b);
-  await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+  await waitFor(async () => (await wechatState(b))?.state === "connected", 25_000, "connected");
   say("one");
   await waitFor(() => texts().length === 1, 10_000, "the first answer");
   // Killed after SCV noted the reply as sent (a kill between WeChat's answer and that note may send it again:
   // iLink acknowledges nothing SCV could deduplicate on), while a long poll is open.
-  await waitFor(() => deliveryStates(b).join() === "sent", 5000, "the reply to be recorded as sent");
-  await waitFor(() => ilink.pollsOpen() > 0, 5000, "a long poll to be open");
+  await waitFor(() => deliveryStates(b).join() === "sent", 25_000, "the reply to be recorded as sent");
+  await waitFor(() => ilink.pollsOpen() > 0, 25_000, "a long poll to be open");
   const cursorBefore = JSON.parse(readFileSync(join(b.home, "state", "channels", "wechat", "default", "cursor.json"), "utf8")).get_updates_buf;
   await killDaemon(b, "SIGKILL");
   const polls = ilink.cursors.length;
@@ -234,7 +234,7 @@ test("a stale token pauses the channel and keeps the reply; a new login sends it
     logIn(b);
     slow.queue(text("the answer that waited"));
     await startDaemon(b);
-    await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+    await waitFor(async () => (await wechatState(b))?.state === "connected", 25_000, "connected");
     say("a question");
     await waitFor(() => slow.requests.length === 1, 10_000, "the turn to start");
     ilink.staleTokens.add(ilink.token); // the token expires while the turn runs
@@ -263,7 +263,7 @@ test("ret=-2 is a failure: retried, then held until the owner writes again, neve
   logIn(b);
   fake.queue(text("first try"), text("second answer"), text("third answer"));
   await startDaemon(b);
-  await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+  await waitFor(async () => (await wechatState(b))?.state === "connected", 25_000, "connected");
   ilink.failSends = 2;
   say("one");
   await waitFor(() => texts().length === 1, 10_000, "the answer after two refusals");
@@ -287,7 +287,7 @@ test("the reply budget runs out: one message says more is waiting, the rest flus
   const long = ["a", "b", "c", "d", "e"].map(para).join("\n\n");
   fake.queue(text(long), text("short answer"));
   await startDaemon(b);
-  await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+  await waitFor(async () => (await wechatState(b))?.state === "connected", 25_000, "connected");
   say("tell me everything");
   await waitFor(() => texts().length === 4, 10_000, `three parts and the notice; log:\n${b.logText()}`);
   expect(texts()).toEqual([para("a"), para("b"), para("c"), MORE_WAITING]);
@@ -303,7 +303,7 @@ test("a 17 MiB text is cut before it is queued, and the owner's later messages, 
   const b = await wechatBridge();
   logIn(b);
   await startDaemon(b);
-  await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+  await waitFor(async () => (await wechatState(b))?.state === "connected", 25_000, "connected");
   fake.queue(text("that was long"), text("still here"));
   say(`start ${"x".repeat(17 * 1024 * 1024)} end`);
   await waitFor(() => texts().includes("that was long"), 20_000, `the first reply; log:\n${b.logText()}`);
@@ -326,7 +326,7 @@ test("owner status is decided per message: after a re-login by another account t
   const b = await wechatBridge();
   logIn(b);
   await startDaemon(b);
-  await waitFor(async () => (await wechatState(b))?.state === "connected", 5000, "connected");
+  await waitFor(async () => (await wechatState(b))?.state === "connected", 25_000, "connected");
   fake.queue(text("owner answer"), text("group answer"), text("former owner answer"), text("new owner answer"));
   say("as the owner");
   await waitFor(() => texts().includes("owner answer"), 10_000, "the owner's reply");
@@ -345,7 +345,7 @@ test("owner status is decided per message: after a re-login by another account t
   const former = fake.requests[2]!.body;
   expect(hasTools(former)).toBe(false);
   expect(inputText(former)).not.toContain("as the owner"); // a new session, not the owner's history
-  await waitFor(() => texts().some((t) => t.includes("access changed")), 5000, `the notice; sent: ${JSON.stringify(texts())}; log:\n${b.logText()}`);
+  await waitFor(() => texts().some((t) => t.includes("access changed")), 25_000, `the notice; sent: ${JSON.stringify(texts())}; log:\n${b.logText()}`);
   say("I am the owner now", { from: "new-owner@im.wechat" });
   await waitFor(() => texts().includes("new owner answer"), 10_000, "the new owner's reply");
   expect(hasTools(fake.requests[3]!.body)).toBe(true);

@@ -67,7 +67,7 @@ describe("scv agents ps", () => {
 describe("scv agents kill", () => {
   test("killing a handle from another process ends the run with `cancelled` for its caller", async () => {
     const { scope, run } = delegate("setsid sleep 30 & sleep 30");
-    await waitFor(() => taggedWith(run.handle).length >= 2, 3000, "the run to start");
+    await waitFor(() => taggedWith(run.handle).length >= 2, 25_000, "the run to start");
     const r = await cli(["agents", "kill", run.handle], { SCV_HOME: scope.scvHome });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`killed ${run.handle}`);

@@ -33,7 +33,7 @@ function mkfifo(path: string) {
 async function exec(args: string[], env: Record<string, string>, cwd: string) {
   const started = performance.now();
   const proc = Bun.spawn([requireBinary(), "exec", ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+  const timer = setTimeout(() => proc.kill("SIGKILL"), 25_000);
   const [code, stderr] = [await proc.exited, await new Response(proc.stderr).text()];
   clearTimeout(timer);
   return { code, stderr, ms: performance.now() - started, signal: proc.signalCode };
@@ -47,7 +47,7 @@ test("a FIFO as $SCV_HOME/config.toml: scv exec fails at once with exit 78, nami
   expect(r.signal).toBeNull();
   expect(r.code).toBe(78);
   expect(r.stderr).toContain(`config file ${join(scvHome, "config.toml")} is a FIFO (named pipe), not a regular file`);
-  expect(r.ms).toBeLessThan(5000);
+  expect(r.ms).toBeLessThan(20_000); // refused, not blocked on the FIFO or reading /dev/zero forever (bound for a busy machine)
 });
 
 test("a workspace .scv/config.toml linked to /dev/zero: scv exec fails at once, without growing", async () => {
@@ -57,7 +57,7 @@ test("a workspace .scv/config.toml linked to /dev/zero: scv exec fails at once, 
   const r = await exec(["hi"], env, workspace);
   expect(r.code).toBe(78);
   expect(r.stderr).toContain(`config file ${join(workspace, ".scv", "config.toml")} is a character device, not a regular file`);
-  expect(r.ms).toBeLessThan(5000);
+  expect(r.ms).toBeLessThan(20_000); // refused, not blocked on the FIFO or reading /dev/zero forever (bound for a busy machine)
 });
 
 test("server --stdio: FIFO and /dev/zero workspace configs are refused at once while another session keeps answering", async () => {

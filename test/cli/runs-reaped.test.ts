@@ -45,7 +45,7 @@ function killGuard(scvPid: number): void {
   process.kill(guard!, "SIGKILL");
 }
 
-async function until(what: string, probe: () => boolean, ms = 10_000): Promise<void> {
+async function until(what: string, probe: () => boolean, ms = 25_000): Promise<void> {
   const end = Date.now() + ms;
   while (!probe()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

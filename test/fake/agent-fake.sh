@@ -6,6 +6,8 @@
 #   FAKE_AGENT_LAST     text written to the file named after -o (Codex's last-message file)
 #   FAKE_AGENT_CHILD    when set, leaves `sleep 300` running in the background (its pid in <id>.child)
 #   FAKE_AGENT_SLEEP    seconds to sleep after writing output
+#   FAKE_AGENT_HOLD     a file: after writing output, waits until it exists (the test decides when the run ends)
+#   FAKE_AGENT_DONE     a directory: <id>.done is made there as the last thing before the exit
 #   FAKE_AGENT_EXIT     exit code (default 0)
 #   FAKE_AGENT_SIGNAL   a signal it then kills itself with (a crash)
 #   FAKE_AGENT_TMPFILE  a file name it leaves in $TMPDIR (what real CLIs leave there)
@@ -44,5 +46,7 @@ if [ -n "$FAKE_AGENT_WRITE" ]; then text="${FAKE_AGENT_WRITE#*=}"; printf '%s\n'
 [ -n "$out_file" ] && [ -n "$FAKE_AGENT_LAST" ] && printf '%s' "$FAKE_AGENT_LAST" > "$out_file"
 [ -n "$FAKE_AGENT_TMPFILE" ] && [ -n "$TMPDIR" ] && mkdir -p "$TMPDIR/$FAKE_AGENT_TMPFILE" && : > "$TMPDIR/$FAKE_AGENT_TMPFILE/left"
 [ -n "$FAKE_AGENT_SLEEP" ] && sleep "$FAKE_AGENT_SLEEP"
+if [ -n "$FAKE_AGENT_HOLD" ]; then while [ ! -e "$FAKE_AGENT_HOLD" ]; do sleep 0.05; done; fi
 [ -n "$FAKE_AGENT_SIGNAL" ] && kill -"$FAKE_AGENT_SIGNAL" $$
+[ -n "$FAKE_AGENT_DONE" ] && : > "$FAKE_AGENT_DONE/$id.done"
 exit "${FAKE_AGENT_EXIT:-0}"

@@ -32,6 +32,8 @@ export interface FakeKnobs {
   last?: string;
   exit?: number;
   sleep?: number;
+  /** A file the fake waits for after its output (FAKE_AGENT_HOLD): the run lasts until the test makes it. */
+  hold?: string;
   child?: boolean;
   signal?: string;
   tmpFile?: string;
@@ -121,6 +123,7 @@ export function makeAgentFixture(opts: FixtureOptions = {}): AgentFixture {
       knob("FAKE_AGENT_LAST", k.last);
       knob("FAKE_AGENT_EXIT", k.exit);
       knob("FAKE_AGENT_SLEEP", k.sleep);
+      knob("FAKE_AGENT_HOLD", k.hold);
       knob("FAKE_AGENT_CHILD", k.child);
       knob("FAKE_AGENT_SIGNAL", k.signal);
       knob("FAKE_AGENT_TMPFILE", k.tmpFile);

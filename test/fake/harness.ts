@@ -23,8 +23,8 @@ export interface Harness {
   waitFor(method: string, match?: (params: any) => boolean, timeoutMs?: number): Promise<any>;
   /** initialize + session.start; returns the session id. */
   start(params?: Record<string, unknown>): Promise<string>;
-  /** turn.start and wait for its turn.ended. */
-  turn(sessionId: string, prompt: string): Promise<any>;
+  /** turn.start and wait for its turn.ended (25 s unless `timeoutMs` says otherwise). */
+  turn(sessionId: string, prompt: string, timeoutMs?: number): Promise<any>;
   close(): Promise<void>;
   /** Removes the temporary SCV_HOME and workspace (after close). */
   remove(): void;
@@ -123,9 +123,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       const r = await h.request("session.start", { cwd: workspace, ...params });
       return r.session_id;
     },
-    async turn(sessionId, prompt) {
+    async turn(sessionId, prompt, timeoutMs) {
       const { turn_id } = await h.request("turn.start", { session_id: sessionId, prompt });
-      return h.waitFor("turn.ended", (p) => p.session_id === sessionId && p.turn_id === turn_id);
+      return h.waitFor("turn.ended", (p) => p.session_id === sessionId && p.turn_id === turn_id, timeoutMs);
     },
     async close() {
       await conn.closeAll();

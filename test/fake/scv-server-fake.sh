@@ -7,8 +7,8 @@
 #   stubborn runs and ignores turn.cancel
 #   die      writes to stderr and exits 3 mid-turn
 #   jobs     starts a background job (tool.completed.jobs), then reports it in a turn of its own 1 s later
-#            (FAKE_SCV_REPORT_SECONDS sets how long),
-#            asking an approval in that report turn
+#            (FAKE_SCV_REPORT_SECONDS sets how long; with FAKE_SCV_REPORT_FILE set, once that file exists
+#            instead, so a test decides when), asking an approval in that report turn
 #   seen     an agent_status result that shows job-1 finished (the model has seen it)
 # Every request line is appended to $FAKE_SCV_LOG/requests. FAKE_SCV_IGNORE_EOF=1 keeps running after EOF;
 # FAKE_SCV_MUTE=1 answers nothing at all.
@@ -60,7 +60,8 @@ run_turn() {
       note tool.completed '"call_id":"c3","tool":"agent","ok":true,"output":"{\"job\":\"job-1\",\"status\":\"running\"}","jobs":["job-1"]'
       ended "$current" completed "started job-1"
       current=""
-      report_at=$((SECONDS + ${FAKE_SCV_REPORT_SECONDS:-1})) ;;
+      report_at=$((SECONDS + ${FAKE_SCV_REPORT_SECONDS:-1}))
+      [ -n "${FAKE_SCV_REPORT_FILE:-}" ] && report_at=-1 ;;
     seen)
       note tool.completed '"call_id":"c4","tool":"agent_status","ok":true,"output":"{\"jobs\":[{\"job\":\"job-1\",\"status\":\"completed\"}]}"'
       ended "$current" completed "job-1 is done"
@@ -79,8 +80,13 @@ report_turn() {
   report_turn_id=$t
 }
 
+# A line longer than a pipe's atomic write (4 KiB: session.start's sandbox ceiling can be) may arrive in parts; a
+# read that times out mid-line keeps the part in `chunk`, so it is held in `partial` until the line's end comes.
+partial=""
 while :; do
-  if IFS= read -r -t 0.2 line; then
+  if IFS= read -r -t 0.2 chunk; then
+    line=$partial$chunk
+    partial=""
     req "$line"
     [ "${FAKE_SCV_MUTE:-}" = 1 ] && continue
     id=$(num id "$line")
@@ -108,10 +114,12 @@ while :; do
     esac
   else
     rc=$?
+    partial=$partial$chunk
     if [ $rc -le 128 ]; then # EOF (a timeout returns > 128)
       [ "${FAKE_SCV_IGNORE_EOF:-}" = 1 ] && { trap '' TERM; while :; do sleep 1; done; }
       exit 0
     fi
   fi
   if [ "$report_at" -gt 0 ] && [ "$SECONDS" -ge "$report_at" ]; then report_at=0; report_turn; fi
+  if [ "$report_at" -lt 0 ] && [ -e "$FAKE_SCV_REPORT_FILE" ]; then report_at=0; report_turn; fi
 done

@@ -46,7 +46,7 @@ export function startStdioServer(env: Record<string, string>, cwd: string): Stdi
       }
     }
   })();
-  const waitFor = (pred: (m: any) => boolean, ms = 10_000) => {
+  const waitFor = (pred: (m: any) => boolean, ms = 25_000) => {
     if (schemaProblem) return Promise.reject(schemaProblem);
     const seen = messages.find(pred);
     if (seen) return Promise.resolve(seen);

@@ -44,7 +44,7 @@ describe("readBoundedText", () => {
     const e = failure(() => readBoundedText(f, opts));
     expect(e.reason).toBe("not_regular");
     expect(e.message).toContain("FIFO");
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(performance.now() - started).toBeLessThan(10_000); // refused, not blocked forever (bound for a busy machine)
   });
 
   test("a link to /dev/zero is refused without reading", () => {
@@ -97,7 +97,7 @@ describe("readBoundedPrefix", () => {
     const started = performance.now();
     const e = failure(() => readBoundedPrefix("/dev/zero", opts));
     expect(e.reason).toBe("not_regular");
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(performance.now() - started).toBeLessThan(10_000); // refused, not blocked forever (bound for a busy machine)
   });
 
   test("within: a file opened outside the given directory is refused", () => {

@@ -162,7 +162,7 @@ test("a FIFO at .git/commondir or .git/config is reported at once, never read (w
     expect(Bun.spawnSync(["mkfifo", file]).exitCode).toBe(0);
     const started = performance.now();
     const v = verdict(dir);
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(performance.now() - started).toBeLessThan(10_000); // refused, not blocked forever (bound for a busy machine)
     expect(v.decision).toBe("prompt");
     expect(v.reason).toContain("a FIFO");
   }

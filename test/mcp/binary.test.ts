@@ -18,7 +18,7 @@ function events(stdout: string): any[] {
 const completed = (evs: any[]) => evs.filter((e) => e.method === "tool.completed").map((e) => e.params);
 const offered = (request: any): string[] => (request?.body?.tools ?? []).map((t: any) => t.name ?? t.function?.name);
 
-async function waitUntil(check: () => boolean, ms = 10_000, what = "the condition"): Promise<void> {
+async function waitUntil(check: () => boolean, ms = 25_000, what = "the condition"): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -59,7 +59,7 @@ describe("orphans", () => {
       FIXTURE_ARGV: JSON.stringify(["bash", "-c", "setsid sleep 30 & sleep 30"]),
     });
     const { handle, pid } = await owner.json();
-    await waitFor(() => taggedWith(handle).length >= 2, 3000, "the run and its setsid child");
+    await waitFor(() => taggedWith(handle).length >= 2, 25_000, "the run and its setsid child");
     expect(findOrphans(home)).toEqual([]); // owner alive: not an orphan
     owner.proc.kill("SIGKILL");
     await owner.proc.exited;
@@ -78,7 +78,7 @@ describe("orphans", () => {
     const home = tempHome();
     const impostorOwner = sleeper();
     const impostorAgent = sleeper(); // leads its own group, like a real agent would
-    await waitFor(() => !!identityOf(impostorAgent.pid), 1000, "the sleeper");
+    await waitFor(() => !!identityOf(impostorAgent.pid), 25_000, "the sleeper");
     const orphan = record({ owner_pid: impostorOwner.pid, owner_start_time: "1", pid: impostorAgent.pid, start_time: "1" });
     writeRecord(home, orphan);
     expect(findOrphans(home).map((r) => r.handle)).toEqual([orphan.handle]);
@@ -93,7 +93,7 @@ describe("orphans", () => {
     const home = tempHome();
     const me = identityOf(process.pid)!;
     const agent = sleeper();
-    await waitFor(() => !!identityOf(agent.pid), 1000, "the sleeper");
+    await waitFor(() => !!identityOf(agent.pid), 25_000, "the sleeper");
     const live = record({ owner_pid: me.pid, owner_start_time: me.startTime, pid: agent.pid, start_time: identityOf(agent.pid)!.startTime });
     writeRecord(home, live);
     expect(findOrphans(home)).toEqual([]);
@@ -118,7 +118,7 @@ describe("tag scan", () => {
     const tagged = Bun.spawn(["sleep", "30"], { env: { ...process.env, SCV_RUN_TAG: tag }, stdin: "ignore" });
     extra.push(tagged);
     // Until exec the child's environ is still its parent's.
-    await waitFor(() => readEnvVar(tagged.pid, "SCV_RUN_TAG") === tag, 2000, "the tagged sleeper");
+    await waitFor(() => readEnvVar(tagged.pid, "SCV_RUN_TAG") === tag, 25_000, "the tagged sleeper");
     const bornBefore = record({ run_tag: tag, start_time: String(ticksNow() - 500), btime: currentBtime() });
     expect(scanTagged([bornBefore]).get(bornBefore.handle)?.map((p) => p.pid)).toEqual([tagged.pid]);
     // An agent that (per its record) started 5 s after this process cannot have it as a descendant.
@@ -137,7 +137,7 @@ describe("tag scan", () => {
     const neither = Bun.spawn(["sleep", "30"], { env: { ...process.env, SCV_PARENT: `${outer.scv_parent}x` }, stdin: "ignore" });
     extra.push(byTag, byChain, neither);
     const execd = (p: Bun.Subprocess) => readFileSync(`/proc/${p.pid}/cmdline`, "utf8").startsWith("sleep");
-    await waitFor(() => [byTag, byChain, neither].every(execd), 2000, "the sleepers");
+    await waitFor(() => [byTag, byChain, neither].every(execd), 25_000, "the sleepers");
     const found = scanTagged([outer]).get(outer.handle)?.map((p) => p.pid).sort();
     expect(found).toEqual([byTag.pid, byChain.pid].sort());
   });

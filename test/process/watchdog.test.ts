@@ -2,7 +2,7 @@
 // its pipe and stops the groups still running, and processes that left the group but kept the run's tag.
 // Real binary, real processes; nothing else is started after the kill.
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHome, fakeModelForFile, requireBinary } from "../fake/binary";
 import { text, toolCalls } from "../fake/model-server";
@@ -42,7 +42,7 @@ test("SIGKILL: the bash call and its setsid escapee are stopped within 2 s, by t
     const killedAt = Date.now();
     await until("the runs to stop", () => (!alive(main) && !alive(escapee) ? true : undefined), 2000);
     expect(Date.now() - killedAt).toBeLessThan(2000);
-    await until("the guard to exit", () => (!alive(guard!) ? true : undefined), 3000);
+    await until("the guard to exit", () => (!alive(guard!) ? true : undefined), 25_000);
   } finally {
     killAll([main, escapee]);
   }
@@ -60,7 +60,7 @@ test("a normal end leaves no guard behind", async () => {
   expect(await scv.exited).toBe(0);
   clearInterval(watch);
   expect(guard).toBeGreaterThan(0);
-  await until("the guard to exit", () => (!alive(guard!) ? true : undefined), 3000);
+  await until("the guard to exit", () => (!alive(guard!) ? true : undefined), 25_000);
 }, 30_000);
 
 /** `scv exec` without the sandbox (mode off, --yes), running `command` in bash; returns once main.pid and escapee.pid exist. */
@@ -72,13 +72,31 @@ async function unsandboxedRun(command: string) {
   const read = (f: string) => (existsSync(join(workspace, f)) ? Number(readFileSync(join(workspace, f), "utf8")) || undefined : undefined);
   const main = await until("the bash call", () => read("main.pid"), 20_000);
   const escapee = await until("the escapee", () => read("escapee.pid"));
+  // The runner's scan of the run's descendants (every 500 ms) finds the escapee, tells the guard, then adds it to
+  // the run's record: waited for there (a fixed 1.2 s was too short on a busy machine).
+  await until("the escapee in the run's record", () => (recordedMembers(home).includes(escapee) ? true : undefined));
   return { scv, main, escapee, env, workspace, home, read };
+}
+
+/** The pids the run records under `home` list as members that left the group (src/process/run-records.ts). */
+function recordedMembers(home: string): number[] {
+  const dir = join(home, "state", "runs");
+  const pids: number[] = [];
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+    if (!name.endsWith(".json")) continue;
+    try {
+      const rec = JSON.parse(readFileSync(join(dir, name), "utf8")) as { members?: { pid: number }[] };
+      for (const m of rec.members ?? []) pids.push(m.pid);
+    } catch {
+      // being rewritten (tmp + rename) or half-written: the next probe reads it
+    }
+  }
+  return pids;
 }
 
 test("a child started with setsid env -i (no group, session or run tag) still stops within 2 s of SCV's SIGKILL", async () => {
   const { scv, main, escapee } = await unsandboxedRun("setsid env -i sleep 321 & echo $! > escapee.pid; echo $$ > main.pid; sleep 322");
   try {
-    await Bun.sleep(1200); // the runner's scan of the run's descendants (every 500 ms) has seen the escapee
     expect(alive(escapee)).toBe(true);
     scv.kill("SIGKILL");
     await scv.exited;
@@ -93,7 +111,6 @@ test("without the sandbox, a bash that kills the guard first: a new guard takes 
     `for p in $(cat /proc/$PPID/task/*/children); do if [ "$(tr '\\0' ' ' < /proc/$p/cmdline 2>/dev/null)" = '/bin/sh -c eval "$W" ' ]; then kill -9 $p && echo $p > killed; fi; done; `;
   const { scv, main, escapee, read } = await unsandboxedRun(`${findAndKill}setsid env -i sleep 323 & echo $! > escapee.pid; echo $$ > main.pid; sleep 324`);
   try {
-    await Bun.sleep(1200);
     const killed = read("killed");
     expect(killed).toBeGreaterThan(0); // the old guard was found and killed (nothing stops that outside the sandbox)
     expect(alive(killed!)).toBe(false);
@@ -111,7 +128,6 @@ test("without the sandbox, a bash that kills the guard first: a new guard takes 
 test("with SCV and its guard both killed, the next start's reconcile stops the setsid env -i escapee by its recorded identity", async () => {
   const { scv, main, escapee, env, workspace } = await unsandboxedRun("setsid env -i sleep 325 & echo $! > escapee.pid; echo $$ > main.pid; sleep 326");
   try {
-    await Bun.sleep(1200);
     const guard = guardOf(scv.pid)!;
     process.kill(guard, "SIGKILL");
     scv.kill("SIGKILL");
@@ -122,7 +138,7 @@ test("with SCV and its guard both killed, the next start's reconcile stops the s
     fake.queue(text("hello"));
     const next = Bun.spawn([requireBinary(), "exec", "hi"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
     expect(await next.exited).toBe(0);
-    await until("the escapee to stop", () => (!alive(escapee) ? true : undefined), 5000);
+    await until("the escapee to stop", () => (!alive(escapee) ? true : undefined), 25_000);
   } finally {
     killAll([main, escapee]);
   }

@@ -206,7 +206,7 @@ test("timeout_seconds bounds an attempt: a hang becomes a network failure", asyn
   const events = await collect(client(fake.url, "responses", { timeout_seconds: 1, max_retries: 0 }).stream(request()));
   const elapsed = performance.now() - started;
   expect(elapsed).toBeGreaterThanOrEqual(900);
-  expect(elapsed).toBeLessThan(5000);
+  expect(elapsed).toBeLessThan(15_000); // the 1 s limit, not the hang (which never ends)
   expect(endOf(events)).toMatchObject({ status: "failed", failure: { class: "network" } });
   expect(endOf(events).failure?.message).toContain("timeout_seconds = 1");
 });

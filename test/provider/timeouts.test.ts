@@ -40,7 +40,7 @@ describe.each(WIRES)("timeouts (%s)", (wire) => {
     expect(end.failure?.message).toContain("sent nothing for 0.3 s (stream_idle_timeout_seconds = 0.3)");
     expect(end.failure?.message).toContain("gave up after 1 retry");
     expect(elapsed).toBeGreaterThanOrEqual(550);
-    expect(elapsed).toBeLessThan(5000);
+    expect(elapsed).toBeLessThan(15_000); // the two 0.3 s idle limits, not the stalls (which never end)
   });
 
   test("a stall retried into a healthy stream succeeds", async () => {

@@ -95,7 +95,7 @@ test("a terminal-made schedule runs read-only in its own stored session and tell
   expect(existsSync(join(b.workspace, "made-by-fire"))).toBe(false); // bash is not read-only: denied
   expect(inputText(fake.requests[1]!.body)).toContain("denied");
   expect(JSON.stringify(fake.requests[0]!.body)).not.toContain("Chat channel");
-  await waitFor(() => state(b, id).last?.outcome === "answered", 5000, "the outcome");
+  await waitFor(() => state(b, id).last?.outcome === "answered", 25_000, "the outcome");
   const show = await runBinary(["schedules", "show", id], b.env, b.workspace);
   const sid = state(b, id).session_id!;
   expect(show.stdout).toContain(`session: ${sid}`);
@@ -201,7 +201,7 @@ test("a fire whose channel is paused holds its reply and tells the owner through
     saveLogin(b.home, "default", { bot_token: ilink.token, bot_id: ilink.botId, base_url: ilink.url, owner: ilink.ownerId, saved_at: new Date().toISOString() });
     const wechat = async () => ((await (await daemonFetch(b.home, "/channels")).json()) as { channels: any[] }).channels.find((c) => c.kind === "wechat");
     await startDaemon(b);
-    await waitFor(async () => (await wechat())?.state === "connected", 5000, "WeChat to connect");
+    await waitFor(async () => (await wechat())?.state === "connected", 25_000, "WeChat to connect");
     ilink.staleTokens.add(ilink.token);
     ilink.push([{ type: 1, text_item: { text: "hello" } }]); // the next poll finds the token stale
     fake.queue(text("hi"), text("the scheduled answer"));

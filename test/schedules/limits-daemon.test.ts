@@ -36,7 +36,7 @@ test("over the daily limit: a chat-made and a terminal-made reminder both end th
   expect(store.state(terminal).last).toMatchObject({ outcome: "failed" });
   expect(fake.requests).toHaveLength(1); // neither fire reached the model
   // Each reaches the owner led by the reminder's own words, with why it did not run.
-  await waitFor(() => outMessages(b).filter((m) => m.text.startsWith("[SCV schedule")).length === 2, 5000, "both fires' messages");
+  await waitFor(() => outMessages(b).filter((m) => m.text.startsWith("[SCV schedule")).length === 2, 25_000, "both fires' messages");
   const fires = outMessages(b).filter((m) => m.text.startsWith("[SCV schedule"));
   const failed = (id: string, words: string) => new RegExp(`^\\[SCV schedule ${id} “${words}”\\]\n\n\\[SCV: this turn failed: the spending limit limits\\.daily_tokens is reached \\(120 of 100 tokens used today\\)`);
   expect(fires.find((m) => m.text.includes(chat.id))!.text).toMatch(failed(chat.id, "stretch"));
@@ -52,7 +52,7 @@ test("a stranger over a limit is told only that the assistant cannot answer now;
   await waitForOut(b, 1);
   sendMessage(b, { from: "stranger", text: "hello?" });
   await waitFor(() => outMessages(b).some((m) => m.to === "stranger"), 10_000, "the stranger's answer");
-  await waitFor(() => outMessages(b).some((m) => m.to === "owner-1" && m.text.includes("spending limit")), 5000, "the owner's notice");
+  await waitFor(() => outMessages(b).some((m) => m.to === "owner-1" && m.text.includes("spending limit")), 25_000, "the owner's notice");
   const toStranger = outMessages(b).filter((m) => m.to === "stranger");
   expect(toStranger.map((m) => m.text)).toEqual(["The assistant cannot answer right now. Please try again later."]);
   const told = outMessages(b).find((m) => m.to === "owner-1" && m.text.includes("spending limit"))!;

@@ -102,10 +102,15 @@ describe("tool calls run one after another", () => {
     h.fake.queue(toolCalls([step("a"), step("b"), step("c")]), text("done"));
     const sid = await h.start({ auto_approve: true });
     // The whole turn.ended is compared, so a failure shows its error.
-    expect(await h.turn(sid, "run three")).toMatchObject({ status: "completed" });
-    const order = readFileSync(join(h.workspace, "order.log"), "utf8").trim().split("\n");
-    expect(order).toEqual(["start-a", "end-a", "start-b", "end-b", "start-c", "end-c"]);
-  });
+    expect(await h.turn(sid, "run three", 80_000)).toMatchObject({ status: "completed" });
+    // Each call's own result beside the order, so an order that is off shows what each call said (a failure here
+    // once came with no cause to read).
+    const results = h.events.filter((e) => e.method === "tool.completed").map((e) => (e.params.ok && e.params.output.startsWith("exit 0\n") ? "exit 0" : e.params.output));
+    const log = join(h.workspace, "order.log");
+    const order = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
+    expect({ order, results }).toEqual({ order: ["start-a", "end-a", "start-b", "end-b", "start-c", "end-c"], results: ["exit 0", "exit 0", "exit 0"] });
+    // Three sandboxed calls, each starting the sandbox's launcher from source: 9-15 s at load 20 on 2 cores.
+  }, 90_000);
 });
 
 describe("what clients are told about each call", () => {

@@ -109,7 +109,7 @@ test("a profile that hangs is bounded by the capture's deadline, and the command
   const login = new LoginShell({ home, cacheDir: join(home, ".cache"), exclude: [], captureTimeoutMs: 500 });
   const began = performance.now();
   const shell = await login.command("echo hi", { cwd, env: { HOME: home, PATH: process.env.PATH! }, placement: "host", capture: runProcess });
-  expect(performance.now() - began).toBeLessThan(5000);
+  expect(performance.now() - began).toBeLessThan(20_000); // the 0.5 s deadline, not the 30 s profile
   expect(shell.note).toMatch(/did not finish within 0.5 s/);
   expect(shell.argv).toEqual(["/bin/bash", "-c", "echo hi"]);
   expect(shell.env.BASH_ENV).toBeUndefined();

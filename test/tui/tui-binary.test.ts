@@ -147,7 +147,7 @@ describe("scv in a terminal", () => {
     pane.keys("C-c");
     await pane.waitFor("press Ctrl-C again");
     pane.keys("C-c");
-    expect(await pane.exitCode(5_000)).toBe(0);
+    expect(await pane.exitCode(20_000)).toBe(0);
   });
 
   test("a background job's report is shown like a turn, marked as a report", async () => {
@@ -209,7 +209,7 @@ describe("scv in a terminal", () => {
       }
       expect(alive(agentPid)).toBe(true);
       pane.keys("C-d");
-      expect(await pane.exitCode(10_000)).toBe(0);
+      expect(await pane.exitCode(20_000)).toBe(0);
       expect(pane.screen()).toContain("exiting: stopping 1 background job");
       for (let i = 0; i < 500 && alive(agentPid); i++) await Bun.sleep(50); // up to 25 s
       expect(alive(agentPid)).toBe(false);

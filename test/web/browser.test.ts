@@ -187,13 +187,13 @@ test.skipIf(!available)("a schedule paused in the page is paused for `scv schedu
   const row = page.locator("tr[data-schedule]", { hasText: "water the plants" });
   expect(await row.textContent()).toContain("next ");
   await row.locator("button", { hasText: "Pause" }).click();
-  await page.locator("tr[data-schedule] button", { hasText: "Resume" }).waitFor({ timeout: 10_000 });
+  await page.locator("tr[data-schedule] button", { hasText: "Resume" }).waitFor({ timeout: 20_000 });
   const listed = JSON.parse((await runBinary(["schedules", "list", "--json"], d.env, d.root)).stdout) as { schedules: { prompt: string; paused?: boolean; status: string }[] };
   const s = listed.schedules.find((x) => x.prompt === "water the plants")!;
   expect(s.paused).toBe(true);
   expect(s.status).toBe("paused");
   await page.locator("tr[data-schedule] button", { hasText: "Resume" }).click();
-  await page.locator("tr[data-schedule] button", { hasText: "Pause" }).waitFor({ timeout: 10_000 });
+  await page.locator("tr[data-schedule] button", { hasText: "Pause" }).waitFor({ timeout: 20_000 });
   expect((JSON.parse((await runBinary(["schedules", "list", "--json"], d.env, d.root)).stdout) as { schedules: { paused?: boolean }[] }).schedules[0]!.paused).toBe(false);
   await shot("schedules");
 }, 60_000);
@@ -203,11 +203,11 @@ test.skipIf(!available)("memory edited in the page is in the next session's requ
   const user = page.locator('form[data-scope="user"]');
   await user.locator("textarea").fill("- The owner drinks green tea, never coffee.\n- my key is sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd\n");
   await user.locator("button").click();
-  await user.locator(".note.error").waitFor({ timeout: 10_000 });
+  await user.locator(".note.error").waitFor({ timeout: 20_000 });
   expect(await user.locator(".note").textContent()).toContain("not saved");
   await user.locator("textarea").fill("- The owner drinks green tea, never coffee.\n");
   await user.locator("button").click();
-  await user.locator(".note.ok").waitFor({ timeout: 10_000 });
+  await user.locator(".note.ok").waitFor({ timeout: 20_000 });
   await shot("memory");
   // A new conversation: its session reads memory as it starts.
   fake.queue(text("noted"));
