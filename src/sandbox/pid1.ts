@@ -9,7 +9,7 @@
 // x86_64 only for now; elsewhere the launcher executes the command in place, without the PID namespace.
 import { PID1_X86_64 } from "./pid1-code";
 import { ffi } from "../process/libc";
-import { check, cstr, defaultSignals, ptr, SYS, sys, sysError } from "./sys";
+import { check, cstr, defaultSignals, ptr, SIGNALS_BUN_IGNORES, SYS, sys, sysError } from "./sys";
 
 export const pid1Supported = process.platform === "linux" && process.arch === "x64";
 
@@ -86,10 +86,13 @@ export function runUnderPid1(start: Pid1Start): Pid1Outcome {
   set(104, -1n);
   block.writeUInt32LE(0x20080522, 112);
   set(168, BigInt(start.procRights));
+  // Ignored before PID 1 exists, so a TERM to the run's group can never find the launcher still at its default
+  // (it would die and take the namespace with it while the command's trap runs); the command gets them back.
+  ignoreStopSignals();
+  set(160, [...STOP_SIGNALS, ...SIGNALS_BUN_IGNORES].reduce((mask, sig) => mask | (1n << BigInt(sig)), 0n));
   const pid = Number(spawnRoutine()(block));
   c.close(writeEnd);
   if (pid < 0) throw new Error(`starting the sandbox's PID 1 failed (errno ${-pid})`);
-  ignoreStopSignals();
   start.started?.();
   const status = new Int32Array(1);
   for (;;) {
@@ -106,11 +109,14 @@ export function runUnderPid1(start: Pid1Start): Pid1Outcome {
   return { kind: "ended", status: status[0]!, stopped: 0 };
 }
 
-/** SIGTERM, SIGINT, SIGHUP and SIGQUIT sent to the run's group are for the command: the launcher waits on. */
+/** SIGHUP, SIGINT, SIGQUIT and SIGTERM: sent to the run's group, they are for the command. */
+const STOP_SIGNALS = [1, 2, 3, 15];
+
+/** The launcher ignores the stop signals while it waits (the command gets them, its traps run). */
 function ignoreStopSignals(): void {
   const c = sys();
   const ignore = new BigUint64Array([1n, 0n, 0n, 0n]); // struct kernel_sigaction: SIG_IGN, no flags, no restorer, empty mask
-  for (const sig of [1n, 2n, 3n, 15n]) c.syscall(SYS.rt_sigaction, sig, BigInt(ptr(ignore)), 0n, 8n, 0n, 0n);
+  for (const sig of STOP_SIGNALS) c.syscall(SYS.rt_sigaction, BigInt(sig), BigInt(ptr(ignore)), 0n, 8n, 0n, 0n);
 }
 
 /**

@@ -12,7 +12,7 @@
 # Block (8-byte fields): 0 path, 8 argv, 16 envp, 24 note fd (-1: none), 32 Landlock ruleset fd (-1: none),
 # 40 drop capabilities (0/1), 48 mount /proc (0/1), 56 "proc", 64 "/proc", 72 exec-failed message, 80 its length,
 # 88 wait status, 96 the caller's signal mask, 104 all signals (~0), 112 capability header, 120..143 capability
-# data (zero), 144 note {u32 kind, u32 value, u32 the command's wait status}, 160 unused, 168 Landlock rule
+# data (zero), 144 note {u32 kind, u32 value, u32 the command's wait status}, 160 the signals the command gets at their default (a bit each), 168 Landlock rule
 # {u64 the rights to read /proc, i32 its descriptor} (packed), 184..215 a zero struct sigaction (SIG_DFL).
 # Notes: kind 1 = the command ended, value = processes stopped after it; kind 2 = not run, value = the step that
 # failed (1 Landlock, 2 capabilities, 3 fork).
@@ -222,18 +222,21 @@ command:
         mov r10d, 8
         mov eax, 14
         syscall
-        mov edi, 13                     # SIGPIPE and SIGXFSZ back to their default (Bun ignores them, and an
-        lea rsi, [rbx+184]              # ignored signal stays ignored across execve): rt_sigaction(sig, zero)
-        xor edx, edx
-        mov r10d, 8
-        mov eax, 13
-        syscall
-        mov edi, 25
+        mov r12, [rbx+160]              # the signals the launcher and Bun ignore back to their default action,
+        mov r13d, 1                     # one bit each (an ignored signal stays ignored across execve):
+14:
+        bt r12, r13                     # rt_sigaction(sig, zero, 0, 8) for each bit set
+        jnc 15f
+        mov edi, r13d
         lea rsi, [rbx+184]
         xor edx, edx
         mov r10d, 8
         mov eax, 13
         syscall
+15:
+        inc r13d
+        cmp r13d, 64
+        jb 14b
         mov rdi, [rbx+24]               # close(note fd)
         test rdi, rdi
         js 13f
