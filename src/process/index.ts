@@ -4,7 +4,7 @@
 import { createProcessRunner, type ProcessRunner } from "./runner";
 import type { RunningProcess, RunOptions, RunResult } from "./types";
 
-export type { CapturedStream, ProcessIdentity, RunningProcess, RunOptions, RunResult } from "./types";
+export type { CapturedStream, ChildSpec, ProcessIdentity, RunningProcess, RunOptions, RunResult, StartedChild } from "./types";
 export { createProcessRunner, newTag, childEnv, DEFAULT_DRAIN_MS, type ProcessRunner } from "./runner";
 export { cleanupTagged, killIdentity, tagMatches, RUN_TAG_VAR, DEFAULT_GRACE_MS, type StopReport } from "./cleanup";
 export { becomeSubreaper, isSubreaper, reapOrphans, requestSubreaper } from "./subreaper";

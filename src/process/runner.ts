@@ -20,7 +20,7 @@ import { OutputPump, StdinWriter } from "./pipes";
 import { allProcesses, identityOf, readEnvVar, readStat, type ProcStat } from "./procfs";
 import { RunRecorder, runsDir, type OpenRunRecord } from "./run-records";
 import { applySubreaperRequest, isBunOwned, isSubreaper, ownChildren, reapOrphans } from "./subreaper";
-import type { ProcessIdentity, RunningProcess, RunOptions, RunResult } from "./types";
+import type { ProcessIdentity, RunningProcess, RunOptions, RunResult, StartedChild } from "./types";
 
 export const DEFAULT_DRAIN_MS = 250;
 /** Never handed to a child: they would turn a compiled SCV child into plain bun or change its flags. */
@@ -249,14 +249,17 @@ function spawnChild(opts: RunOptions, tag: string, onFailure: () => void) {
   const childEnds = [out.write, ...(err !== out ? [err.write] : []), ...(input ? [input.read] : [])];
   const ourEnds = [out.read, ...(err !== out ? [err.read] : []), ...(input ? [input.write] : [])];
   try {
-    const proc = Bun.spawn(opts.argv, {
-      cwd: opts.cwd,
-      env: childEnv(opts.env, tag),
-      detached: true, // setsid: new session and group, pgid == sid == pid
-      stdin: input ? input.read : "ignore",
-      stdout: out.write,
-      stderr: err.write,
-    });
+    const env = childEnv(opts.env, tag);
+    const proc: StartedChild = opts.spawn
+      ? opts.spawn({ argv: opts.argv, cwd: opts.cwd, env, ...(input ? { stdin: input.read } : {}), stdout: out.write, stderr: err.write })
+      : Bun.spawn(opts.argv, {
+          cwd: opts.cwd,
+          env,
+          detached: true, // setsid: new session and group, pgid == sid == pid
+          stdin: input ? input.read : "ignore",
+          stdout: out.write,
+          stderr: err.write,
+        });
     return { proc, out, err, input };
   } catch (e) {
     closeAll(ourEnds);
@@ -283,7 +286,7 @@ class RunStopper {
   constructor(
     private readonly state: RunnerState,
     private readonly run: ActiveRun,
-    private readonly proc: Bun.Subprocess,
+    private readonly proc: StartedChild,
     private readonly opts: RunOptions,
     private readonly graceMs: number,
   ) {

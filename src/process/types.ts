@@ -51,6 +51,32 @@ export interface RunOptions {
    * `<env.SCV_RUN_TAG>/<id>` when the given env already carries a tag, so nested runs stay under their parent).
    */
   tag?: string;
+  /**
+   * Starts the child instead of Bun.spawn (the sandbox's direct start, sandbox/direct.ts), given the final argv,
+   * environment and the child's ends of its pipes (closed by the runner after the call). The child must lead a
+   * new session (its pid its group), as Bun.spawn's `detached` makes it.
+   */
+  spawn?(child: ChildSpec): StartedChild;
+}
+
+/** What a `spawn` of RunOptions is given. */
+export interface ChildSpec {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** The read end of the stdin pipe; undefined: the child gets /dev/null. */
+  stdin?: number;
+  stdout: number;
+  stderr: number;
+}
+
+/** A started child as the runner needs it (Bun's Subprocess is one). */
+export interface StartedChild {
+  readonly pid: number;
+  readonly exited: Promise<unknown>;
+  readonly exitCode: number | null;
+  /** The signal that ended it, by name (or number). */
+  readonly signalCode: string | number | null;
 }
 
 export interface ProcessIdentity {

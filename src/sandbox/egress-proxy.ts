@@ -24,6 +24,8 @@ export interface EgressListener {
    * command) or the process is gone.
    */
   adopt(pid: number, fd: number): void;
+  /** Accepts on a listening socket already in this process (the direct start makes it in the namespace: direct.ts). */
+  serve(fd: number): void;
   refused(): EgressEntry[];
   close(): void;
 }
@@ -64,8 +66,15 @@ export function openEgressListener(socketPath: string | undefined, ctx: EgressCo
     servers.push(server);
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const listenOn = (fd: number) => {
+    const server = net.createServer(accept);
+    server.on("error", () => {});
+    server.listen({ fd });
+    servers.push(server);
+  };
   return {
     ...(socketPath ? { socket: socketPath } : {}),
+    serve: listenOn,
     adopt(pid, fd) {
       const started = Date.now();
       const attempt = () => {
@@ -73,13 +82,7 @@ export function openEgressListener(socketPath: string | undefined, ctx: EgressCo
         if (closed) return;
         const got = takeFd(pid, fd);
         if (got === "gone") return;
-        if (typeof got === "number") {
-          const server = net.createServer(accept);
-          server.on("error", () => {});
-          server.listen({ fd: got });
-          servers.push(server);
-          return;
-        }
+        if (typeof got === "number") return listenOn(got);
         if (Date.now() - started < ADOPT_LIMIT_MS) timer = setTimeout(attempt, ADOPT_RETRY_MS);
       };
       attempt();

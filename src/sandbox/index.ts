@@ -7,7 +7,9 @@ import { randomHex } from "../digest";
 import { ownerTag, PRIVATE_TMP_PREFIX, TEMP_SUFFIX } from "../process/owned-files";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { startProcess, type RunningProcess, type RunOptions, type RunResult } from "../process";
+import { startProcess, type ChildSpec, type RunningProcess, type RunOptions, type RunResult } from "../process";
+import { directSupported, startDirect, type DirectChild, type DirectPlan } from "./direct";
+import { planView } from "./view-plan";
 import { SessionNetwork } from "./session-net";
 import { HOLD_ARG, LAUNCHER_ARG, LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, PROBE_ARG, STOPPED_NOTE, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
 import { describeEnforcement, type Enforcement } from "./enforcement";
@@ -126,6 +128,8 @@ export interface ConfinedRun {
   refused(): EgressEntry[];
   /** How many processes the command left running that its PID namespace's PID 1 stopped (after done()). */
   stoppedAfter(): number;
+  /** Why the command did not run, when the direct start's PID 1 said so (after the run). */
+  launchFailure(): string | undefined;
 }
 
 
@@ -172,24 +176,57 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   };
   let refusedEntries: EgressEntry[] = [];
   let stopped = 0;
-  // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
+  // The direct start (direct.ts): no launcher process, where the session's namespace is up or the network is on.
+  const fds = shared ? settings.sessionNetwork!.namespaceFds?.() : undefined;
+  let direct: DirectChild | undefined;
+  const directPlan = directSupported && support.namespaces && support.pidns && support.landlockAbi > 0 && (settings.network || fds) ? planDirect(policy, writable, support, fds, egress ? port : undefined) : undefined;
+  const started = directPlan
+    ? {
+        ...opts,
+        cwd: "/", // PID 1 changes to the command's directory inside the view (a missing one is its failure to tell)
+        env: { ...opts.env, ...(egress ? proxyEnvironment(port) : {}), TMPDIR: "/tmp", TMP: "/tmp", TEMP: "/tmp" },
+        spawn: (child: ChildSpec) => (direct = startDirect(directPlan, child, (fd) => egress?.serve(fd))),
+      }
+    : // The launcher starts in / (no bunfig.toml or .env of the workspace is near it) and changes to cwd itself.
+      { ...opts, cwd: "/", env: { ...opts.env, ...(egress ? proxyEnvironment(port) : {}), ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] };
   return {
-    opts: { ...opts, cwd: "/", env: { ...opts.env, ...(egress ? proxyEnvironment(port) : {}), ...LAUNCHER_ENV }, argv: [...launcherPrefix(), LAUNCHER_ARG, JSON.stringify(policy), ...opts.argv] },
+    opts: started,
     refused: () => refusedEntries,
     stoppedAfter: () => stopped,
-    started: (pid) => egress?.adopt(pid, EGRESS_FD),
+    launchFailure: () => direct?.failure,
+    started: (pid) => {
+      if (!directPlan) egress?.adopt(pid, EGRESS_FD);
+    },
     done: () => {
       // Cut and cleaned as the log is: a mismatched Host header or a URL with a token never reaches the result whole.
       refusedEntries = (egress?.refused() ?? []).map((e) => safeEntry(e));
       const refused = refusalNotes(refusedEntries);
       egress?.close();
       if (egress && shared) settings.sessionNetwork!.releasePort(port);
-      stopped = readStoppedNote(privateTmp);
+      stopped = direct ? direct.stopped : readStoppedNote(privateTmp);
       removeQuietly(privateTmp);
       const created = guarded.filter((p) => !before.has(p) && exists(p));
       if (gitBefore) created.push(...GIT_REDIRECTS.map((n) => join(settings.workspace, ".git", n)).filter((p) => !gitBefore.has(p.slice(p.lastIndexOf("/") + 1)) && exists(p)));
       return [...refused, ...created.map((p) => setAside(p, settings.scvHome))];
     },
+  };
+}
+
+/**
+ * What the direct start needs (direct.ts): the view's steps and the command's Landlock rules, made here from the
+ * policy. The network is on, or the command enters the session's namespaces through `fds`.
+ */
+function planDirect(policy: SandboxPolicy, writable: readonly string[], support: SandboxSupport, fds: { user?: number; net: number } | undefined, proxyPort: number | undefined): DirectPlan {
+  const { steps, covered } = planView(policy, writable);
+  const hidden = policy.hidden.filter((p) => !covered.has(p));
+  return {
+    steps,
+    abi: support.landlockAbi,
+    cwd: policy.cwd,
+    // In a network namespace (only the session's loopback) or with the network on, TCP needs no Landlock rule.
+    rules: { network: true, hidden, tmp: policy.tmpdir, writable, notWritable: hidden },
+    ...(fds ? { join: fds } : { ownUserns: !!support.userns }),
+    ...(proxyPort ? { proxyPort } : {}),
   };
 }
 
@@ -297,6 +334,8 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
         const setAside = confined.done();
         const refused = confined.refused();
         const stopped = confined.stoppedAfter() + (r.cleanedUp ?? 0);
+        const failure = confined.launchFailure();
+        if (failure) return { kind: "launch-failed", why: `the command was not run: ${failure}`, durationMs: r.durationMs };
         return launchOutcome({
           ...r,
           ...(stopped ? { cleanedUp: stopped } : {}),

@@ -185,3 +185,38 @@ export function createRuleset(abi: number, opts: { network: boolean; holders?: M
     },
   };
 }
+
+/** Device nodes a command may read and write: the harmless ones every program expects. */
+const DEVICES_RW = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"];
+
+/** What a sandboxed command's rules are made of (the launcher's and the direct start's). */
+export interface CommandRules {
+  /** TCP unrestricted: the network is on, or the command is in a network namespace (only loopback is there). */
+  network: boolean;
+  /** Neither readable nor writable (those a mount did not cover). */
+  hidden: readonly string[];
+  /** The command's temporary directory as seen where the rules are made (/tmp in the view, or the private path). */
+  tmp: string;
+  /** /dev/shm writable: a private tmpfs mounted already where the rules are made. */
+  devShm: boolean;
+  writable: readonly string[];
+  /** Left out of the writable places' rules. */
+  notWritable: readonly string[];
+  connectPorts?: number[];
+}
+
+/**
+ * A sandboxed command's ruleset: reads everywhere except hidden paths and /dev (only the harmless devices), writes
+ * in the writable places and the temporary directory. Rules hold inodes, so a ruleset made outside the command's
+ * mount namespace holds in it for everything the view binds from the host.
+ */
+export function commandRuleset(abi: number, o: CommandRules): Ruleset {
+  const rules = createRuleset(abi, { network: o.network, holders: holdersOf(o.hidden), ...(o.connectPorts ? { connectPorts: o.connectPorts } : {}) });
+  rules.grantTree("/", READ, [...o.hidden, "/dev"]);
+  rules.grant("/dev", FS.READ_DIR);
+  for (const d of DEVICES_RW) rules.grant(d, READ | WRITE);
+  if (o.devShm) rules.grant("/dev/shm", READ | WRITE);
+  rules.grant(o.tmp, READ | WRITE);
+  for (const root of o.writable) rules.grantTree(root, READ | WRITE, o.notWritable);
+  return rules;
+}

@@ -6,16 +6,13 @@
 // here before config, zod or the CLI load). When it cannot apply what the policy expects it prints one line and
 // exits with LAUNCHER_FAILED_EXIT: the command never runs unconfined.
 import { accessSync, constants, readFileSync, writeSync } from "node:fs";
-import { join } from "node:path";
-import { createRuleset, FS, handledFs, holdersOf, landlockAbi, READ, WRITE } from "./landlock";
+import { resolveProgram } from "./paths";
+import { commandRuleset, handledFs, landlockAbi, READ } from "./landlock";
 import { bringLoopbackUp, listenInside } from "./loopback";
 import { buildView, enterNamespaces, holdSessionNetwork, sealedExclusions } from "./mounts";
 import { endLike, pid1Supported, runUnderPid1 } from "./pid1";
 import { HOLD_ARG, LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, parsePolicy, PROBE_ARG, STOPPED_NOTE, type SandboxPolicy, type SandboxSupport } from "./policy";
 import { CLONE_NEWPID, check, cstr, defaultSignals, O_CLOEXEC, SIGNALS_BUN_IGNORES, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, ptr, SYS, sys, sysError } from "./sys";
-
-/** Device nodes a command may read and write: the harmless ones every program expects. */
-const DEVICES_RW = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"];
 
 export function runLauncher(args: string[]): never {
   if (args[0] === PROBE_ARG) {
@@ -99,17 +96,18 @@ function confine(policy: SandboxPolicy): Confined {
   if (abi) {
     // In a network namespace (only loopback, and the session's own) TCP needs no Landlock rule: a server one call
     // starts is reached by the next, and nothing else is there to reach. Without one, TCP only to the proxy's port.
-    const rules = createRuleset(abi, { network: policy.network || namespaces, holders: holdersOf(hidden), ...(policy.proxy ? { connectPorts: [policy.proxy.port] } : {}) });
-    // Reads: everything except hidden paths and /dev (only the harmless devices below).
-    rules.grantTree("/", READ, [...hidden, "/dev"]);
-    rules.grant("/dev", FS.READ_DIR);
-    for (const d of DEVICES_RW) rules.grant(d, READ | WRITE);
-    if (namespaces) rules.grant("/dev/shm", READ | WRITE); // a private tmpfs in the namespace
-    rules.grant(namespaces ? "/tmp" : policy.tmpdir, READ | WRITE);
     // Writes: the workspace (its .git/.scv are read-only mounts, or, without a mount namespace, left out of the
     // rules, which also leaves new entries at the workspace's top level not creatable) and the user's roots.
     const notWritable = [...hidden, ...(namespaces ? [] : [...policy.protect, ...policy.sealed.flatMap(sealedExclusions)])];
-    for (const root of writable) rules.grantTree(root, READ | WRITE, notWritable);
+    const rules = commandRuleset(abi, {
+      network: policy.network || namespaces,
+      hidden,
+      tmp: namespaces ? "/tmp" : policy.tmpdir,
+      devShm: namespaces, // a private tmpfs in the namespace
+      writable,
+      notWritable,
+      ...(policy.proxy ? { connectPorts: [policy.proxy.port] } : {}),
+    });
     if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) throw sysError("prctl(PR_SET_NO_NEW_PRIVS)");
     // The proxy's port is bound before Landlock forbids binding; the launcher keeps the socket for SCV to take.
     if (policy.proxy) listenInside(policy.proxy.port, policy.proxy.fd);
@@ -192,19 +190,6 @@ function commandArrays(argv: string[], env: Record<string, string>) {
   const argvC = array(argv);
   const envC = array(Object.entries(env).map(([k, v]) => `${k}=${v}`));
   return { file, argvC, envC, keep };
-}
-
-function resolveProgram(name: string, path: string | undefined): string {
-  if (name.includes("/")) return name;
-  for (const dir of (path ?? "/usr/bin:/bin").split(":")) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {}
-  }
-  return name;
 }
 
 /**

@@ -1,11 +1,10 @@
 // The launcher's private view of the file system, in a new mount namespace (and, without network, a new network
-// namespace with only a down loopback): everything read-only, then the workspace, the user's writable roots and
-// the private temporary directory (shown at /tmp) writable, `.git`/`.scv` read-only again, hidden directories
-// covered by an empty inaccessible tmpfs and hidden files (sockets too) by /dev/null.
+// namespace with only a down loopback), built from the steps view-plan.ts decides (the same steps the direct start
+// hands its PID 1, direct.ts).
 //
 // As root the namespaces need nothing more; as an ordinary user they come inside a user namespace of the
 // launcher's own (enterNamespaces). Where the kernel refuses that, Landlock works alone (see launcher.ts).
-import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   AT_FDCWD,
@@ -18,7 +17,6 @@ import {
   MOUNT_ATTR_RDONLY,
   MS_BIND,
   MS_NODEV,
-  MS_NOEXEC,
   MS_NOSUID,
   MS_PRIVATE,
   MS_RDONLY,
@@ -33,7 +31,8 @@ import {
   sys,
 } from "./sys";
 import type { SandboxPolicy } from "./policy";
-import { exists, under } from "./paths";
+import { exists } from "./paths";
+import { planView } from "./view-plan";
 
 /**
  * Enters new mount (and, without network, network) namespaces; throws with the reason when the kernel refuses.
@@ -121,46 +120,39 @@ function writeIdMap(file: string, text: string): void {
 
 
 
-/** Builds the view for `policy` inside the namespaces just entered; returns the hidden paths it covered. */
+/** Builds the view for `policy` inside the namespaces just entered (view-plan.ts); returns the hidden paths it covered. */
 export function buildView(policy: SandboxPolicy, writable: readonly string[]): Set<string> {
   const c = sys();
-  // Everything read-only (also what root could chmod or chown outside the workspace).
-  const attr = new BigUint64Array([BigInt(MOUNT_ATTR_RDONLY), 0n, 0n, 0n]);
-  check(c.syscall(SYS.mount_setattr, BigInt(AT_FDCWD), BigInt(ptr(cstr("/"))), BigInt(AT_RECURSIVE), BigInt(ptr(attr)), 32n), "mount_setattr (read-only root)");
+  const { steps, covered } = planView(policy, writable);
   // Writable places under /tmp are reached through a descriptor once /tmp shows the private directory.
-  const held = writable.filter(exists).map((path) => ({ path, fd: check(c.open(cstr(path), O_PATH | O_DIRECTORY | O_CLOEXEC, 0), `open of ${path}`) }));
-  bindWritable(policy.tmpdir, "/tmp");
-  if (exists("/dev/shm")) mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
-  for (const { path, fd } of held) {
-    if (under(path, "/tmp")) mkdirSync(path, { recursive: true });
-    bindWritable(`/proc/self/fd/${fd}`, path);
-    c.close(fd);
-  }
-  for (const p of policy.protect) if (exists(p)) bindReadOnly(p, p);
-  for (const home of policy.sealed) sealHome(home, policy.hidden);
-  const covered = new Set<string>();
-  for (const p of policy.hidden) if (hide(p)) covered.add(p);
-  return covered;
-}
-
-/**
- * A home inside a writable place: read-only as a whole (no new start-up file at its top), then each entry that
- * is not a dot entry writable again (a symlink is left as it is: binding it would bind what it points to).
- */
-function sealHome(home: string, hidden: readonly string[]): void {
-  if (!exists(home)) return;
-  bindReadOnly(home, home);
-  for (const name of readdirSync(home)) {
-    if (name.startsWith(".")) continue;
-    const path = join(home, name);
-    if (hidden.some((h) => under(path, h) || under(h, path))) continue;
-    try {
-      const st = lstatSync(path);
-      if (st.isDirectory() || st.isFile()) bindWritable(path, path);
-    } catch {
-      // gone meanwhile
+  const held: number[] = [];
+  for (const step of steps) {
+    switch (step.kind) {
+      case "readonly-root": {
+        // Everything read-only (also what root could chmod or chown outside the workspace).
+        const attr = new BigUint64Array([BigInt(MOUNT_ATTR_RDONLY), 0n, 0n, 0n]);
+        check(c.syscall(SYS.mount_setattr, BigInt(AT_FDCWD), BigInt(ptr(cstr("/"))), BigInt(AT_RECURSIVE), BigInt(ptr(attr)), 32n), "mount_setattr (read-only root)");
+        break;
+      }
+      case "hold":
+        held[step.hold] = check(c.open(cstr(step.path), O_PATH | O_DIRECTORY | O_CLOEXEC, 0), `open of ${step.path}`);
+        break;
+      case "bind":
+        if (!step.mayBeGone || exists(step.target)) bind(step.source, step.target, step.writable);
+        break;
+      case "bind-held":
+        bind(`/proc/self/fd/${held[step.hold]}`, step.target, true);
+        c.close(held[step.hold]!);
+        break;
+      case "tmpfs":
+        if (!step.mayBeGone || exists(step.target)) mount("tmpfs", step.target, "tmpfs", step.flags, step.data);
+        break;
+      case "mkdir":
+        mkdirSync(step.path, { recursive: true });
+        break;
     }
   }
+  return covered;
 }
 
 /** Entries that keep a sealed home's top level and dot entries out of Landlock's write rules (no mount namespace). */
@@ -175,30 +167,7 @@ export function sealedExclusions(home: string): string[] {
   return [join(home, ".scv-sealed-top-level"), ...names.filter((n) => n.startsWith(".")).map((n) => join(home, n))];
 }
 
-function bindWritable(source: string, target: string): void {
+function bind(source: string, target: string, writable: boolean): void {
   mount(source, target, null, MS_BIND | MS_REC, null);
-  mount(null, target, null, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, null);
-}
-
-function bindReadOnly(source: string, target: string): void {
-  mount(source, target, null, MS_BIND | MS_REC, null);
-  mount(null, target, null, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, null);
-}
-
-/**
- * A hidden directory shows an empty read-only tmpfs nobody may enter; a hidden file (or socket) shows /dev/null.
- * True when the path is covered or not there at all in this view (nothing to reach); false for a symlink, left
- * to Landlock (what it points to is listed on its own).
- */
-function hide(path: string): boolean {
-  let st;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return true;
-  }
-  if (st.isSymbolicLink()) return false;
-  if (st.isDirectory()) mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000");
-  else bindReadOnly("/dev/null", path);
-  return true;
+  mount(null, target, null, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | (writable ? 0 : MS_RDONLY), null);
 }

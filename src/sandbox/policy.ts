@@ -142,6 +142,8 @@ export interface SandboxSettings {
 export interface SessionNetworkHandle {
   /** The holder to join, when it is up; undefined: the command gets a namespace of its own. */
   current(): { pid: number; startTime: string } | undefined;
+  /** The holder's namespaces as descriptors SCV keeps (the direct start enters them), when it is up. */
+  namespaceFds?(): { user?: number; net: number } | undefined;
   /** Starts the holder when needed; resolves when it is up (or it could not be, said once by the session). */
   ready(): Promise<void>;
   /** A port for one command's proxy listener in the shared namespace, and its release. */

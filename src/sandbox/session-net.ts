@@ -5,7 +5,7 @@
 // becomes a waiting shell of a megabyte; commands join it by its pid and start time (mounts.ts). It is started at
 // the session's first sandboxed command and ends when the session closes (or SCV dies: its stdin closes).
 import type { Subprocess } from "bun";
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { EGRESS_PORT } from "./egress-env";
 import type { SessionNetworkHandle } from "./policy";
 
@@ -14,7 +14,7 @@ const PORTS = 256;
 const READY_TIMEOUT_MS = 10_000;
 
 export class SessionNetwork implements SessionNetworkHandle {
-  private holder: { proc: Subprocess<"pipe", "pipe", "pipe">; pid: number; startTime: string } | undefined;
+  private holder: { proc: Subprocess<"pipe", "pipe", "pipe">; pid: number; startTime: string; fds?: { user?: number; net: number } } | undefined;
   private starting: Promise<void> | undefined;
   private failed = false;
   private closed = false;
@@ -31,6 +31,14 @@ export class SessionNetwork implements SessionNetworkHandle {
     const h = this.holder;
     if (!h || h.proc.exitCode !== null || h.proc.signalCode !== null) return undefined;
     return { pid: h.pid, startTime: h.startTime };
+  }
+
+  /**
+   * The namespaces' descriptors, opened once when the holder came up (its start time checked after), for the
+   * direct start (direct.ts) to setns into; undefined when the holder is not up.
+   */
+  namespaceFds(): { user?: number; net: number } | undefined {
+    return this.current() ? this.holder?.fds : undefined;
   }
 
   ready(): Promise<void> {
@@ -58,6 +66,7 @@ export class SessionNetwork implements SessionNetworkHandle {
     const h = this.holder;
     this.holder = undefined;
     if (!h) return;
+    for (const fd of [h.fds?.user, h.fds?.net]) if (fd !== undefined) closeQuietly(fd);
     try {
       h.proc.stdin.end();
     } catch {
@@ -91,8 +100,31 @@ export class SessionNetwork implements SessionNetworkHandle {
       this.failed = !this.closed;
       return;
     }
-    this.holder = { proc, pid: proc.pid, startTime };
+    this.holder = { proc, pid: proc.pid, startTime, fds: openNamespaces(proc.pid, startTime, this.asUser() === "1") };
     proc.unref();
+  }
+}
+
+/** The holder's user (as an ordinary user) and network namespaces, or undefined when they cannot be opened as its. */
+function openNamespaces(pid: number, startTime: string, asUser: boolean): { user?: number; net: number } | undefined {
+  const fds: number[] = [];
+  try {
+    if (asUser) fds.push(openSync(`/proc/${pid}/ns/user`, "r"));
+    fds.push(openSync(`/proc/${pid}/ns/net`, "r"));
+    // Checked after opening: a pid reused meanwhile is never taken for the holder.
+    if (startTimeOf(pid) !== startTime) throw new Error("the holder ended");
+    return asUser ? { user: fds[0]!, net: fds[1]! } : { net: fds[0]! };
+  } catch {
+    for (const fd of fds) closeQuietly(fd);
+    return undefined;
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
   }
 }
 

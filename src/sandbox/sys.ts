@@ -43,6 +43,7 @@ export const SYS = {
   read: ARM ? 63n : 0n,
   mmap: ARM ? 222n : 9n,
   mprotect: ARM ? 226n : 10n,
+  munmap: ARM ? 215n : 11n,
   pipe2: ARM ? 59n : 293n,
   wait4: ARM ? 260n : 61n,
   kill: ARM ? 129n : 62n,

@@ -142,6 +142,8 @@ function attempts(): Attempt[] {
   read("read SCV's memory maps", (_l, ev) => `cat /proc/$SCV/maps > ${ev}`, "r-x");
   read("read a hidden file by its /proc/$SCV/fd", (_l, ev) => `ls -l /proc/$SCV/fd > ${ev}`, "->");
   read("ptrace SCV with gdb", (_l, ev) => `timeout 20 gdb -batch -p $SCV -ex 'info proc' > ${ev} 2>&1; grep -q 'process' ${ev} && grep -q exe ${ev} || rm -f ${ev}`, "exe");
+  read("read PID 1's environment (it shares SCV's memory)", (_l, ev) => `tr '\\0' '\\n' < /proc/$P1/environ > ${ev}`, "SCV_HOME=");
+  read("ptrace PID 1 with gdb (SCV's memory)", (_l, ev) => `timeout 20 gdb -batch -p $P1 -ex 'info proc' > ${ev} 2>&1; grep -q 'process' ${ev} && grep -q exe ${ev} || rm -f ${ev}`, "exe");
   read("strace SCV", (_l, ev) => `timeout 2 strace -p $SCV -o ${ev}.s 2>/dev/null; [ -s ${ev}.s ] && echo SECRET-traced > ${ev}`);
   read("read a hidden path by its parent directory's symlink", (l, ev) => `ln -sfn ${l.home}/.aws awsdir && cat awsdir/credentials > ${ev}`);
   read("read ~/.gnupg through globbing", (l, ev) => `cat ${l.home}/.gn*/*/* > ${ev}`);
@@ -258,6 +260,7 @@ function attempts(): Attempt[] {
   sig("SIGCONT to SCV's process group", (_l, ev) => `kill -CONT -- -$(ps -o pgid= $SCV | tr -d ' ') && touch ${ev}`);
   sig("perl kill to SCV", (_l, ev) => `perl -e "kill(0, $SCV) or exit 1" && touch ${ev}`);
   sig("ptrace attach with gdb (exit status)", (_l, ev) => `timeout 20 gdb -batch -p $SCV -ex detach 2>&1 | grep -q 'detached' && touch ${ev}`);
+  sig("SIGCONT to PID 1 (SCV's memory)", (_l, ev) => `kill -CONT $P1 && touch ${ev}`);
   sig("renice SCV", (_l, ev) => `renice -n 1 -p $SCV >/dev/null && touch ${ev}`);
   sig("prlimit SCV", (_l, ev) => `prlimit --pid $SCV --core=0:0 && touch ${ev}`);
   sig("write SCV's oom_score_adj", (_l, ev) => `echo 1000 > /proc/$SCV/oom_score_adj && touch ${ev}`);
@@ -292,7 +295,8 @@ async function runTable(sandbox: boolean, listeners: Listeners, uid?: number): P
   // Each payload is decoded and evaluated by the shell, so the lexical guard cannot read (or block) it: what is
   // tested is the sandbox alone, as when the guard is fooled.
   // $SCV is SCV's pid (the command's parent only without a PID namespace; with one, SCV is not even visible).
-  const hidden = (cmd: string) => `SCV=$(cat ${layout.ws}/scv.pid); eval "$(echo ${Buffer.from(cmd).toString("base64")} | base64 -d)"`;
+  // $P1 is the namespace's PID 1, which SCV starts sharing its own memory (direct.ts), or SCV without one.
+  const hidden = (cmd: string) => `SCV=$(cat ${layout.ws}/scv.pid); P1=1; [ "$$" -gt 2 ] && P1=$SCV; eval "$(echo ${Buffer.from(cmd).toString("base64")} | base64 -d)"`;
   const calls = table.map((a, i) => ({ name: "bash", arguments: { command: hidden(a.command(layout, listeners, join(layout.ws, "ev", String(i)))) } }));
   fake.clear();
   // The first call starts the death watch; the test then writes its pid for the later attempts.
