@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import { constants } from "node:os";
 import { DIRECT_X86_64 } from "./direct-code";
 import { ffi, makePipe } from "../process/libc";
-import { type CommandRules, commandRuleset, handledFs, READ, WRITE } from "./landlock";
+import { type PathRule, rulesetAttr } from "./landlock";
 import { resolveProgram } from "./paths";
 import type { ViewStep } from "./view-plan";
 import { AT_FDCWD, AT_RECURSIVE, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, MOUNT_ATTR_RDONLY, MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_RDONLY, MS_REC, MS_REMOUNT, O_CLOEXEC, O_PATH, SYS, sys, sysError } from "./sys";
@@ -27,7 +27,7 @@ export const directSupported = process.platform === "linux" && process.arch === 
 const NR = {
   write: 1, close: 3, rt_sigaction: 13, rt_sigprocmask: 14, socket: 41, bind: 49, listen: 50, setsockopt: 54, execve: 59,
   chdir: 80, setsid: 112, capset: 126, prctl: 157, mount: 165, openat: 257, mkdirat: 258, dup3: 292, setns: 308,
-  open_tree: 428, move_mount: 429, close_range: 436, mount_setattr: 442, landlock_add_rule: 445, landlock_restrict_self: 446,
+  landlock_create_ruleset: 444, open_tree: 428, move_mount: 429, close_range: 436, mount_setattr: 442, landlock_add_rule: 445, landlock_restrict_self: 446,
 } as const;
 const CLONE_VM = 0x100;
 const CLONE_PARENT = 0x8000;
@@ -50,17 +50,45 @@ type Arg = bigint | number | { slot: number };
 /** One mapped region holding the block, the programs, their strings and the three stacks. */
 class Arena {
   readonly base: bigint;
-  readonly bytes: Uint8Array;
-  private readonly view: DataView;
+  readonly bytes: Buffer;
+  readonly view: DataView;
   private next = BLOCK_SIZE;
   private nextSlot = FIRST_SLOT;
 
-  constructor(readonly size: number) {
+  /**
+   * An arena of at least `size` bytes: one a finished command gave back (its pages already there, and no unmap,
+   * which with PID 1 sharing the memory costs every thread a TLB flush), or a new mapping.
+   */
+  static take(size: number): Arena {
+    const i = pool.findIndex((a) => a.size >= size);
+    if (i < 0) return new Arena(Math.max(size, ARENA_SIZE));
+    const [arena] = pool.splice(i, 1);
+    return arena!;
+  }
+
+  private constructor(readonly size: number) {
     const addr = sys().syscall(SYS.mmap, 0n, BigInt(size), 3n /* read, write */, 0x22n /* private, anonymous */, -1n, 0n);
     if (addr < 0n) throw sysError("mmap (for a sandboxed command)");
     this.base = addr;
-    this.bytes = new Uint8Array(ffi().toArrayBuffer(Number(addr) as never, 0, size));
+    this.bytes = Buffer.from(ffi().toArrayBuffer(Number(addr) as never, 0, size));
     this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, size);
+  }
+
+  /** Back to the pool once nothing runs on it any more (PID 1 reaped); a pool already full unmaps it. */
+  release(): void {
+    if (pool.length >= POOL || this.size > ARENA_SIZE) {
+      sys().syscall(SYS.munmap, this.base, BigInt(this.size), 0n, 0n, 0n, 0n);
+      return;
+    }
+    this.bytes.fill(0, 0, BLOCK_SIZE);
+    this.next = BLOCK_SIZE;
+    this.nextSlot = FIRST_SLOT;
+    pool.push(this);
+  }
+
+  /** Bytes in the data area a call's result may be stored into (an offset, as a slot's). */
+  cell(bytes: number): number {
+    return this.take(bytes);
   }
 
   /** A qword in the block, for a result a later call reads. */
@@ -91,7 +119,11 @@ class Arena {
   }
 
   cstr(s: string): bigint {
-    return this.put(Buffer.from(`${s}\0`));
+    const n = Buffer.byteLength(s);
+    const at = this.take(n + 1);
+    this.bytes.write(s, at);
+    this.bytes[at + n] = 0;
+    return this.base + BigInt(at);
   }
 
   /** A NULL-terminated array of pointers. */
@@ -112,17 +144,19 @@ class Arena {
     return this.base + BigInt(offset);
   }
 
-  free(): void {
-    sys().syscall(SYS.munmap, this.base, BigInt(this.size), 0n, 0n, 0n, 0n);
-  }
-
-  private take(n: number): number {
+  /** `n` bytes of the data area (8-byte aligned); their offset. */
+  take(n: number): number {
     const at = (this.next + 7) & ~7;
     this.next = at + n;
     if (this.next > this.size) throw new Error("the sandbox's plan did not fit its arena");
     return at;
   }
 }
+
+/** Arenas given back by finished commands, for the next ones (a few, of the common size). */
+const pool: Arena[] = [];
+const POOL = 4;
+const ARENA_SIZE = 512 * 1024;
 
 /** A list of system calls with what each one does, for the message when one fails. */
 class Program {
@@ -136,10 +170,11 @@ class Program {
 
   /** Writes the ops into the arena (64 bytes each, ~0 at the end); their address. */
   write(arena: Arena): bigint {
-    const buf = new Uint8Array((this.ops.length + 1) * 64);
-    const v = new DataView(buf.buffer);
+    const start = arena.take((this.ops.length + 1) * 64);
+    arena.bytes.fill(0, start, start + (this.ops.length + 1) * 64); // a pooled arena holds the last command's
+    const v = arena.view;
     this.ops.forEach((op, i) => {
-      const o = i * 64;
+      const o = start + i * 64;
       let flags = op.ignore ? 0x100 : 0;
       v.setUint32(o, op.nr, true);
       op.args.forEach((a, j) => {
@@ -154,8 +189,8 @@ class Program {
       v.setInt32(o + 8, op.ok ?? 0, true);
       v.setUint32(o + 12, op.store ?? 0, true);
     });
-    v.setUint32(this.ops.length * 64, 0xffffffff, true);
-    return arena.put(buf);
+    v.setUint32(start + this.ops.length * 64, 0xffffffff, true);
+    return arena.addr(start);
   }
 }
 
@@ -176,7 +211,8 @@ function spawnRoutine(): (block: bigint) => bigint {
 /** What the direct start needs besides the command: made by the sandbox room (index.ts) from the policy. */
 export interface DirectPlan {
   steps: ViewStep[];
-  rules: Omit<CommandRules, "devShm">;
+  /** The command's Landlock rules, in the view's paths (planCommandRules with /tmp and /dev/shm). */
+  rules: readonly PathRule[];
   abi: number;
   cwd: string;
   /** Enter the session's namespaces through these descriptors (SCV keeps them); else new ones. */
@@ -206,23 +242,21 @@ export function startDirect(
   proxyFd?: (fd: number) => void,
 ): DirectChild {
   const payload = child.argv.reduce((n, a) => n + a.length * 3 + 16, 0) + Object.entries(child.env).reduce((n, [k, v]) => n + (k.length + v.length) * 3 + 16, 0);
-  const arena = new Arena(256 * 1024 + payload + plan.steps.length * 1024);
+  const arena = Arena.take(3 * STACK + 64 * 1024 + payload + (plan.steps.length + plan.rules.length) * 512);
   const life = makePipe();
-  const rules = commandRuleset(plan.abi, { ...plan.rules, devShm: false });
   let pid = 0n;
   try {
-    buildBlock(arena, plan, child, life.write, rules.fd);
+    buildBlock(arena, plan, child, life.write);
     pid = spawnRoutine()(arena.base);
   } finally {
     sys().close(life.write);
-    sys().close(rules.fd);
   }
   const sock = plan.proxyPort ? Number(arena.get64(PROXY_SLOT)) : 0;
   const failure = describeFailure(arena);
   if (pid <= 0n) {
     if (sock > 0) sys().close(sock);
     sys().close(life.read);
-    arena.free();
+    arena.release();
     throw new Error(`the command was not run: ${failure ?? `starting the sandbox's PID 1 failed (errno ${-Number(pid)})`}`);
   }
   if (sock > 0) proxyFd?.(sock);
@@ -235,7 +269,7 @@ export function startDirect(
 const PROXY_SLOT = FIRST_SLOT;
 
 /** Lays out the block and the three programs; the descriptions of every op stay for the failure message. */
-function buildBlock(arena: Arena, plan: DirectPlan, child: { argv: string[]; env: Record<string, string>; stdin?: number; stdout: number; stderr: number }, lifeFd: number, rulesetFd: number): void {
+function buildBlock(arena: Arena, plan: DirectPlan, child: { argv: string[]; env: Record<string, string>; stdin?: number; stdout: number; stderr: number }, lifeFd: number): void {
   if (arena.slot() !== PROXY_SLOT) throw new Error("the proxy's slot must be the first");
   const I = new Program();
   const P = new Program();
@@ -258,7 +292,7 @@ function buildBlock(arena: Arena, plan: DirectPlan, child: { argv: string[]; env
   P.call("prctl(PR_SET_PDEATHSIG)", NR.prctl, [1, 9]);
   P.call("setsid", NR.setsid, []);
   // SCV's descriptors, copied with the clone, all go but these.
-  const keep = [...new Set([lifeFd, rulesetFd, child.stdout, child.stderr, ...(child.stdin !== undefined ? [child.stdin] : [])])].sort((a, b) => a - b);
+  const keep = [...new Set([lifeFd, child.stdout, child.stderr, ...(child.stdin !== undefined ? [child.stdin] : [])])].sort((a, b) => a - b);
   let from = 3;
   for (const fd of [...keep, 0x7fffffff]) {
     if (fd > from) P.call("close_range", NR.close_range, [from, fd - 1, 0]);
@@ -266,23 +300,15 @@ function buildBlock(arena: Arena, plan: DirectPlan, child: { argv: string[]; env
   }
   P.call("mount of / (private)", NR.mount, [0, arena.cstr("/"), 0, MS_REC | MS_PRIVATE, 0]);
   viewCalls(arena, P, plan.steps);
-  // Landlock rules for what PID 1 mounted itself: the rules on the /proc and /dev/shm they cover no longer apply.
-  const procMounted = arena.slot();
-  P.call("mount of /proc", NR.mount, [arena.cstr("proc"), arena.cstr("/proc"), arena.cstr("proc"), MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, 0], { ignore: true, store: procMounted });
-  const access = handledFs(plan.abi);
-  for (const [path, rights] of [["/proc", READ], ...(plan.steps.some((s) => s.kind === "tmpfs" && s.target === "/dev/shm") ? [["/dev/shm", READ | WRITE] as const] : [])] as const) {
-    const rule = arena.slot(16); // struct landlock_path_beneath_attr { u64 allowed_access; s32 parent_fd; } (packed)
-    arena.set64(rule, BigInt(rights & access));
-    P.call(`open of ${path}`, NR.openat, [AT_FDCWD, arena.cstr(path), O_PATH | O_CLOEXEC, 0], { store: rule + 8 });
-    P.call(`landlock_add_rule for ${path}`, NR.landlock_add_rule, [rulesetFd, 1, arena.addr(rule), 0]);
-    P.call(`close of ${path}`, NR.close, [{ slot: rule + 8 }]);
-  }
+  P.call("mount of /proc", NR.mount, [arena.cstr("proc"), arena.cstr("/proc"), arena.cstr("proc"), MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, 0], { ignore: true });
+  const ruleset = rulesetCalls(arena, P, plan);
   P.call(`chdir to ${plan.cwd}`, NR.chdir, [arena.cstr(plan.cwd)]);
 
   // The command: the caller's signal mask, every signal at its default, its stdio, then confined and executed.
   C.call("rt_sigprocmask", NR.rt_sigprocmask, [2, arena.addr(B.mask), 0, 8]);
   const dfl = arena.put(new Uint8Array(32));
-  for (let sig = 1; sig < 65; sig++) if (sig !== 9 && sig !== 19) C.call("rt_sigaction", NR.rt_sigaction, [sig, dfl, 0, 8], { ignore: true });
+  // A handler SCV installed is reset by execve; an ignored signal stays ignored, so those go back to the default.
+  for (const sig of ignoredSignals()) C.call("rt_sigaction", NR.rt_sigaction, [sig, dfl, 0, 8], { ignore: true });
   if (child.stdin !== undefined) {
     C.call("dup3 of stdin", NR.dup3, [child.stdin, 0, 0]);
   } else {
@@ -293,7 +319,7 @@ function buildBlock(arena: Arena, plan: DirectPlan, child: { argv: string[]; env
   C.call("dup3 of stdout", NR.dup3, [child.stdout, 1, 0]);
   C.call("dup3 of stderr", NR.dup3, [child.stderr, 2, 0]);
   C.call("prctl(PR_SET_NO_NEW_PRIVS)", NR.prctl, [38, 1, 0, 0, 0]);
-  C.call("landlock_restrict_self", NR.landlock_restrict_self, [rulesetFd, 0]);
+  C.call("landlock_restrict_self", NR.landlock_restrict_self, [{ slot: ruleset }, 0]);
   for (let cap = 0; cap <= lastCap(); cap++) C.call("prctl(PR_CAPBSET_DROP)", NR.prctl, [24, cap, 0, 0, 0]);
   C.call("prctl(PR_CAP_AMBIENT_CLEAR_ALL)", NR.prctl, [47, 4, 0, 0, 0], { ignore: true });
   const header = arena.put(new Uint8Array(new Uint32Array([0x20080522, 0]).buffer));
@@ -314,6 +340,27 @@ function buildBlock(arena: Arena, plan: DirectPlan, child: { argv: string[]; env
   arena.set64(B.stackC, arena.stack());
   arena.set64(B.allSignals, -1n);
   programs.set(arena.base, { I: I.what, P: P.what, C: C.what });
+}
+
+/**
+ * The command's Landlock ruleset, made by PID 1 once the view is built, so each rule takes what its path shows
+ * there (the private /tmp, the namespace's /proc and /dev/shm, the bound workspace). A path the view lacks gets no
+ * rule (its open fails, so its rule is refused: less access, never more). Returns the ruleset's slot.
+ */
+function rulesetCalls(arena: Arena, P: Program, plan: DirectPlan): number {
+  const { attr, size } = rulesetAttr(plan.abi, true);
+  const slot = arena.slot();
+  P.call("landlock_create_ruleset", NR.landlock_create_ruleset, [arena.put(new Uint8Array(attr.buffer)), size, 0], { store: slot });
+  for (const { path, rights } of plan.rules) {
+    // struct landlock_path_beneath_attr { u64 allowed_access; s32 parent_fd; } (packed); the fd stored by the open.
+    const rule = arena.cell(16);
+    arena.set64(rule, rights);
+    arena.set64(rule + 8, -1);
+    P.call(`open of ${path}`, NR.openat, [AT_FDCWD, arena.cstr(path), O_PATH | O_CLOEXEC, 0], { ignore: true, store: rule + 8 });
+    P.call(`landlock_add_rule for ${path}`, NR.landlock_add_rule, [{ slot: slot }, 1, arena.addr(rule), 0], { ignore: true });
+    P.call("close", NR.close, [{ slot: rule + 8 }], { ignore: true });
+  }
+  return slot;
 }
 
 /** The ops' descriptions by arena, until the failure (if any) is read. */
@@ -366,6 +413,19 @@ function viewCalls(arena: Arena, P: Program, steps: ViewStep[]): void {
         break;
     }
   }
+}
+
+/** The signals this process ignores now (Bun: SIGPIPE, SIGXFSZ), from /proc/self/status. */
+function ignoredSignals(): number[] {
+  let mask = 0n;
+  try {
+    mask = BigInt(`0x${/^SigIgn:\s*([0-9a-f]+)/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? "0"}`);
+  } catch {
+    mask = (1n << 12n) | (1n << 24n); // SIGPIPE and SIGXFSZ
+  }
+  const out: number[] = [];
+  for (let sig = 1; sig <= 64; sig++) if (mask & (1n << BigInt(sig - 1))) out.push(sig);
+  return out;
 }
 
 let capLast: number | undefined;
@@ -425,5 +485,5 @@ async function waitForEnd(handle: DirectChild, arena: Arena, lifeRead: number): 
   } else {
     handle.exitCode = (commandStatus >> 8) & 0xff;
   }
-  arena.free();
+  arena.release();
 }

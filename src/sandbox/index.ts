@@ -2,7 +2,7 @@
 // process runner as `scv __sandbox <policy> <argv…>` (launcher.ts), so the command is tracked, cancelled and
 // cleaned up like any other run, and confined before its first instruction. Everything SCV runs for the model
 // goes through here (bash; MCP stdio servers the user sandboxes; later background jobs and hooks).
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { randomHex } from "../digest";
 import { ownerTag, PRIVATE_TMP_PREFIX, TEMP_SUFFIX } from "../process/owned-files";
 import { tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { startProcess, type ChildSpec, type RunningProcess, type RunOptions, type RunResult } from "../process";
 import { directSupported, startDirect, type DirectChild, type DirectPlan } from "./direct";
 import { planView } from "./view-plan";
+import { commandRules } from "./rule-cache";
 import { SessionNetwork } from "./session-net";
 import { HOLD_ARG, LAUNCHER_ARG, LAUNCHER_ENV, LAUNCHER_FAILED_EXIT, LAUNCHER_FAILED_PREFIX, PROBE_ARG, STOPPED_NOTE, type SandboxPolicy, type SandboxSettings, type SandboxSupport } from "./policy";
 import { describeEnforcement, type Enforcement } from "./enforcement";
@@ -223,8 +224,9 @@ function planDirect(policy: SandboxPolicy, writable: readonly string[], support:
     steps,
     abi: support.landlockAbi,
     cwd: policy.cwd,
-    // In a network namespace (only the session's loopback) or with the network on, TCP needs no Landlock rule.
-    rules: { network: true, hidden, tmp: policy.tmpdir, writable, notWritable: hidden },
+    // In the view's paths (PID 1 makes the rules there). In a network namespace (only the session's loopback) or
+    // with the network on, TCP needs no Landlock rule.
+    rules: commandRules(support.landlockAbi, { network: true, hidden, tmp: "/tmp", devShm: exists("/dev/shm"), writable, notWritable: hidden }).rules,
     ...(fds ? { join: fds } : { ownUserns: !!support.userns }),
     ...(proxyPort ? { proxyPort } : {}),
   };
@@ -404,6 +406,12 @@ function readStoppedNote(dir: string): number {
 }
 
 function removeQuietly(dir: string): void {
+  try {
+    rmdirSync(dir); // most commands leave their temporary directory empty: no walk
+    return;
+  } catch {
+    // not empty (or gone): the walk below
+  }
   try {
     rmSync(dir, { recursive: true, force: true });
   } catch {

@@ -59,10 +59,6 @@ export function handledFs(abi: number): number {
 
 export interface Ruleset {
   abi: number;
-  /** Grants `rights` on `path` and everything below it, except the excluded paths (and what lies below them). */
-  grantTree(path: string, rights: number, excluded: readonly string[]): void;
-  /** Grants `rights` on exactly this path's hierarchy; a missing path is skipped. */
-  grant(path: string, rights: number): void;
   /** The ruleset's descriptor (PID 1 restricts itself with it: pid1.ts). */
   readonly fd: number;
   /**
@@ -70,6 +66,18 @@ export interface Ruleset {
    * descriptor is closed unless `keepOpen`.
    */
   restrictSelf(keepOpen?: boolean): void;
+}
+
+/** One rule: `rights` (already fitted to a file or a folder and to the ABI) on the hierarchy at `path`. */
+export interface PathRule {
+  path: string;
+  rights: number;
+}
+
+/** The rules a command gets, and the folders whose listing decided them (a change there may change the rules). */
+export interface RulePlan {
+  rules: PathRule[];
+  listed: string[];
 }
 
 /**
@@ -81,7 +89,8 @@ export function holdersOf(hidden: readonly string[]): Map<string, string[]> {
   for (const h of hidden) {
     for (let dir = dirname(h); dir !== "/"; dir = dirname(dir)) {
       try {
-        const st = lstatSync(dir);
+        const st = lstatSync(dir, { throwIfNoEntry: false });
+        if (!st) continue;
         const key = `${st.dev}:${st.ino}`;
         const rest = h.slice(dir.length + 1);
         const list = out.get(key);
@@ -95,62 +104,59 @@ export function holdersOf(hidden: readonly string[]): Map<string, string[]> {
   return out;
 }
 
-export function createRuleset(abi: number, opts: { network: boolean; holders?: Map<string, string[]>; connectPorts?: number[] }): Ruleset {
-  const c = sys();
-  const fsMask = handledFs(abi);
-  const net = abi >= 4 && !opts.network ? NET_BIND_TCP | NET_CONNECT_TCP : 0;
+/** The attribute landlock_create_ruleset takes for `abi` (and its size), handling TCP unless `network`. */
+export function rulesetAttr(abi: number, network: boolean): { attr: BigUint64Array; size: number; tcp: boolean } {
+  const net = abi >= 4 && !network ? NET_BIND_TCP | NET_CONNECT_TCP : 0;
   const scoped = abi >= 6 ? SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL : 0;
-  const attr = new BigUint64Array([BigInt(fsMask), BigInt(net), BigInt(scoped)]);
   // The attribute's size grows with the ABI: 8 bytes (fs), 16 (net, ABI 4), 24 (scoped, ABI 6).
-  const size = abi >= 6 ? 24 : abi >= 4 ? 16 : 8;
-  const fd = check(c.syscall(SYS.landlock_create_ruleset, BigInt(ptr(attr)), BigInt(size), 0n, 0n, 0n), "landlock_create_ruleset");
-  // struct landlock_net_port_attr { u64 allowed_access; u64 port; } __attribute__((packed)): TCP connect to a port.
-  if (net) {
-    for (const port of opts.connectPorts ?? []) {
-      const portRule = new BigUint64Array([BigInt(NET_CONNECT_TCP), BigInt(port)]);
-      check(c.syscall(SYS.landlock_add_rule, BigInt(fd), BigInt(RULE_NET_PORT), BigInt(ptr(portRule)), 0n, 0n), `landlock_add_rule for TCP port ${port}`);
-    }
-  }
-  // struct landlock_path_beneath_attr { u64 allowed_access; s32 parent_fd; } __attribute__((packed))
-  const rule = new Uint8Array(12);
-  const view = new DataView(rule.buffer);
+  return { attr: new BigUint64Array([BigInt(handledFs(abi)), BigInt(net), BigInt(scoped)]), size: abi >= 6 ? 24 : abi >= 4 ? 16 : 8, tcp: !!net };
+}
 
-  const grant = (path: string, rights: number) => {
+/**
+ * Plans rules: `grant` a path's hierarchy, or `grantTree` a path with everything below it except the excluded
+ * paths (and what lies below them), walking down to each excluded path and granting its siblings. Only file system
+ * reads (lstat, readdir): the rules are made later, where the command's view is.
+ */
+export class RulePlanner {
+  readonly rules: PathRule[] = [];
+  readonly listed: string[] = [];
+  private readonly fsMask: number;
+
+  constructor(
+    abi: number,
+    private readonly holders?: Map<string, string[]>,
+  ) {
+    this.fsMask = handledFs(abi);
+  }
+
+  grant(path: string, rights: number): void {
     let isDir = false;
     try {
-      isDir = lstatSync(path).isDirectory();
+      const st = lstatSync(path, { throwIfNoEntry: false });
+      if (!st) return; // a path that does not exist needs no rule
+      isDir = st.isDirectory();
     } catch {
-      return; // a path that does not exist needs no rule
+      return;
     }
-    const allowed = (isDir ? rights : rights & FILE_RIGHTS) & fsMask;
-    if (!allowed) return;
-    const pfd = c.open(cstr(path), O_PATH | O_CLOEXEC, 0);
-    if (pfd < 0) return; // unreachable from here: nothing to grant
-    try {
-      view.setBigUint64(0, BigInt(allowed), true);
-      view.setInt32(8, pfd, true);
-      if (Number(c.syscall(SYS.landlock_add_rule, BigInt(fd), BigInt(RULE_PATH_BENEATH), BigInt(ptr(rule)), 0n, 0n)) < 0) {
-        throw sysError(`landlock_add_rule for ${path}`);
-      }
-    } finally {
-      c.close(pfd);
-    }
-  };
+    const allowed = (isDir ? rights : rights & FILE_RIGHTS) & this.fsMask;
+    if (allowed) this.rules.push({ path, rights: allowed });
+  }
 
-  const grantTree = (path: string, rights: number, excluded: readonly string[]) => {
+  grantTree(path: string, rights: number, excluded: readonly string[]): void {
     if (excluded.includes(path)) return;
     const prefix = path === "/" ? "/" : `${path}/`;
     let below = excluded.filter((e) => e.startsWith(prefix));
-    if (!below.length && opts.holders?.size) below = heldBelow(path);
-    if (!below.length) return grant(path, rights);
+    if (!below.length && this.holders?.size) below = this.heldBelow(path);
+    if (!below.length) return this.grant(path, rights);
     // An ancestor of an excluded path: its listing only (read trees), then each entry on its own.
-    if (rights & FS.READ_DIR) grant(path, FS.READ_DIR);
+    if (rights & FS.READ_DIR) this.grant(path, FS.READ_DIR);
     let names: string[];
     try {
       names = readdirSync(path);
     } catch {
       return;
     }
+    this.listed.push(path);
     for (const name of names) {
       const child = join(path, name);
       try {
@@ -159,26 +165,53 @@ export function createRuleset(abi: number, opts: { network: boolean; holders?: M
       } catch {
         continue;
       }
-      grantTree(child, rights, below);
+      this.grantTree(child, rights, below);
     }
-  };
+  }
 
   /** The hidden paths below `path` by identity: `path` is a folder that holds one (holdersOf). */
-  const heldBelow = (path: string): string[] => {
+  private heldBelow(path: string): string[] {
     try {
       const st = lstatSync(path);
       if (!st.isDirectory()) return [];
-      return (opts.holders!.get(`${st.dev}:${st.ino}`) ?? []).map((rest) => join(path, rest));
+      return (this.holders!.get(`${st.dev}:${st.ino}`) ?? []).map((rest) => join(path, rest));
     } catch {
       return [];
     }
-  };
+  }
+}
 
+/** A ruleset made here, now, from `rules` (the launcher's, which applies it to itself). */
+export function createRuleset(abi: number, network: boolean, rules: readonly PathRule[], connectPorts: readonly number[] = []): Ruleset {
+  const c = sys();
+  const { attr, size, tcp } = rulesetAttr(abi, network);
+  const fd = check(c.syscall(SYS.landlock_create_ruleset, BigInt(ptr(attr)), BigInt(size), 0n, 0n, 0n), "landlock_create_ruleset");
+  // struct landlock_net_port_attr { u64 allowed_access; u64 port; } __attribute__((packed)): TCP connect to a port.
+  if (tcp) {
+    for (const port of connectPorts) {
+      const portRule = new BigUint64Array([BigInt(NET_CONNECT_TCP), BigInt(port)]);
+      check(c.syscall(SYS.landlock_add_rule, BigInt(fd), BigInt(RULE_NET_PORT), BigInt(ptr(portRule)), 0n, 0n), `landlock_add_rule for TCP port ${port}`);
+    }
+  }
+  // struct landlock_path_beneath_attr { u64 allowed_access; s32 parent_fd; } __attribute__((packed))
+  const rule = new Uint8Array(12);
+  const view = new DataView(rule.buffer);
+  for (const { path, rights } of rules) {
+    const pfd = c.open(cstr(path), O_PATH | O_CLOEXEC, 0);
+    if (pfd < 0) continue; // unreachable from here: nothing to grant
+    try {
+      view.setBigUint64(0, BigInt(rights), true);
+      view.setInt32(8, pfd, true);
+      if (Number(c.syscall(SYS.landlock_add_rule, BigInt(fd), BigInt(RULE_PATH_BENEATH), BigInt(ptr(rule)), 0n, 0n)) < 0) {
+        throw sysError(`landlock_add_rule for ${path}`);
+      }
+    } finally {
+      c.close(pfd);
+    }
+  }
   return {
     abi,
     fd,
-    grant,
-    grantTree,
     restrictSelf(keepOpen = false) {
       check(c.syscall(SYS.landlock_restrict_self, BigInt(fd), 0n, 0n, 0n, 0n), "landlock_restrict_self");
       if (!keepOpen) c.close(fd);
@@ -206,17 +239,21 @@ export interface CommandRules {
 }
 
 /**
- * A sandboxed command's ruleset: reads everywhere except hidden paths and /dev (only the harmless devices), writes
- * in the writable places and the temporary directory. Rules hold inodes, so a ruleset made outside the command's
- * mount namespace holds in it for everything the view binds from the host.
+ * A sandboxed command's rules: reads everywhere except hidden paths and /dev (only the harmless devices), writes
+ * in the writable places and the temporary directory, planned where they will be made (see RulePlanner).
  */
+export function planCommandRules(abi: number, o: CommandRules): RulePlan {
+  const plan = new RulePlanner(abi, holdersOf(o.hidden));
+  plan.grantTree("/", READ, [...o.hidden, "/dev"]);
+  plan.grant("/dev", FS.READ_DIR);
+  for (const d of DEVICES_RW) plan.grant(d, READ | WRITE);
+  if (o.devShm) plan.grant("/dev/shm", READ | WRITE);
+  plan.grant(o.tmp, READ | WRITE);
+  for (const root of o.writable) plan.grantTree(root, READ | WRITE, o.notWritable);
+  return { rules: plan.rules, listed: plan.listed };
+}
+
+/** The command's ruleset made here, now (the launcher's, in the view it built). */
 export function commandRuleset(abi: number, o: CommandRules): Ruleset {
-  const rules = createRuleset(abi, { network: o.network, holders: holdersOf(o.hidden), ...(o.connectPorts ? { connectPorts: o.connectPorts } : {}) });
-  rules.grantTree("/", READ, [...o.hidden, "/dev"]);
-  rules.grant("/dev", FS.READ_DIR);
-  for (const d of DEVICES_RW) rules.grant(d, READ | WRITE);
-  if (o.devShm) rules.grant("/dev/shm", READ | WRITE);
-  rules.grant(o.tmp, READ | WRITE);
-  for (const root of o.writable) rules.grantTree(root, READ | WRITE, o.notWritable);
-  return rules;
+  return createRuleset(abi, o.network, planCommandRules(abi, o).rules, o.connectPorts);
 }

@@ -93,10 +93,11 @@ function sealHome(home: string, hidden: readonly string[]): ViewStep[] {
 function hide(path: string): ViewStep | undefined | "none" {
   let st;
   try {
-    st = lstatSync(path);
+    st = lstatSync(path, { throwIfNoEntry: false }); // most hidden paths are missing: no exception for each
   } catch {
     return undefined;
   }
+  if (!st) return undefined;
   if (st.isSymbolicLink()) return "none";
   if (st.isDirectory()) return { kind: "tmpfs", target: path, flags: MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, data: "size=4k,mode=000", mayBeGone: true };
   return { kind: "bind", source: "/dev/null", target: path, writable: false, mayBeGone: true };
