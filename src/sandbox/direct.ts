@@ -26,7 +26,7 @@ export const directSupported = process.platform === "linux" && process.arch === 
 /** x86_64 system call numbers the programs use (the direct start is x86_64 only). */
 const NR = {
   write: 1, close: 3, rt_sigaction: 13, rt_sigprocmask: 14, socket: 41, bind: 49, listen: 50, setsockopt: 54, execve: 59,
-  chdir: 80, setsid: 112, capset: 126, prctl: 157, mount: 165, openat: 257, mkdirat: 258, dup3: 292, setns: 308,
+  chdir: 80, setsid: 112, unshare: 272, capset: 126, prctl: 157, mount: 165, openat: 257, mkdirat: 258, dup3: 292, setns: 308,
   landlock_create_ruleset: 444, open_tree: 428, move_mount: 429, close_range: 436, mount_setattr: 442, landlock_add_rule: 445, landlock_restrict_self: 446,
 } as const;
 const CLONE_VM = 0x100;
@@ -289,6 +289,9 @@ function buildBlock(arena: Arena, plan: DirectPlan, child: { argv: string[]; env
       P.call(`close of ${file}`, NR.close, [{ slot: fd }]);
     }
   }
+  // The mount namespace is PID 1's first work rather than a clone flag: copying the mount table then runs beside
+  // SCV's own bookkeeping instead of holding SCV's thread.
+  P.call("unshare of a mount namespace", NR.unshare, [CLONE_NEWNS]);
   P.call("prctl(PR_SET_PDEATHSIG)", NR.prctl, [1, 9]);
   P.call("setsid", NR.setsid, []);
   // SCV's descriptors, copied with the clone, all go but these.
@@ -307,8 +310,9 @@ function buildBlock(arena: Arena, plan: DirectPlan, child: { argv: string[]; env
   // The command: the caller's signal mask, every signal at its default, its stdio, then confined and executed.
   C.call("rt_sigprocmask", NR.rt_sigprocmask, [2, arena.addr(B.mask), 0, 8]);
   const dfl = arena.put(new Uint8Array(32));
-  // A handler SCV installed is reset by execve; an ignored signal stays ignored, so those go back to the default.
-  for (const sig of ignoredSignals()) C.call("rt_sigaction", NR.rt_sigaction, [sig, dfl, 0, 8], { ignore: true });
+  // A handler SCV installed is reset by execve; an ignored signal (Bun ignores SIGPIPE and SIGXFSZ) would stay
+  // ignored, so every standard signal goes back to its default.
+  for (let sig = 1; sig < 32; sig++) if (sig !== 9 && sig !== 19) C.call("rt_sigaction", NR.rt_sigaction, [sig, dfl, 0, 8], { ignore: true });
   if (child.stdin !== undefined) {
     C.call("dup3 of stdin", NR.dup3, [child.stdin, 0, 0]);
   } else {
@@ -334,7 +338,7 @@ function buildBlock(arena: Arena, plan: DirectPlan, child: { argv: string[]; env
   arena.set64(B.programP, P.write(arena));
   arena.set64(B.programC, C.write(arena));
   // Without the session's network namespace the network is on (index.ts starts nothing else directly).
-  arena.set64(B.flags, CLONE_VM | CLONE_PARENT | CLONE_NEWNS | CLONE_NEWPID | (plan.ownUserns ? CLONE_NEWUSER : 0));
+  arena.set64(B.flags, CLONE_VM | CLONE_PARENT | CLONE_NEWPID | (plan.ownUserns ? CLONE_NEWUSER : 0));
   arena.set64(B.stackI, arena.stack());
   arena.set64(B.stackP, arena.stack());
   arena.set64(B.stackC, arena.stack());
@@ -413,19 +417,6 @@ function viewCalls(arena: Arena, P: Program, steps: ViewStep[]): void {
         break;
     }
   }
-}
-
-/** The signals this process ignores now (Bun: SIGPIPE, SIGXFSZ), from /proc/self/status. */
-function ignoredSignals(): number[] {
-  let mask = 0n;
-  try {
-    mask = BigInt(`0x${/^SigIgn:\s*([0-9a-f]+)/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? "0"}`);
-  } catch {
-    mask = (1n << 12n) | (1n << 24n); // SIGPIPE and SIGXFSZ
-  }
-  const out: number[] = [];
-  for (let sig = 1; sig <= 64; sig++) if (mask & (1n << BigInt(sig - 1))) out.push(sig);
-  return out;
 }
 
 let capLast: number | undefined;

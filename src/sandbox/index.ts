@@ -2,7 +2,8 @@
 // process runner as `scv __sandbox <policy> <argv…>` (launcher.ts), so the command is tracked, cancelled and
 // cleaned up like any other run, and confined before its first instruction. Everything SCV runs for the model
 // goes through here (bash; MCP stdio servers the user sandboxes; later background jobs and hooks).
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { rm, rmdir } from "node:fs/promises";
 import { randomHex } from "../digest";
 import { ownerTag, PRIVATE_TMP_PREFIX, TEMP_SUFFIX } from "../process/owned-files";
 import { tmpdir } from "node:os";
@@ -131,6 +132,8 @@ export interface ConfinedRun {
   stoppedAfter(): number;
   /** Why the command did not run, when the direct start's PID 1 said so (after the run). */
   launchFailure(): string | undefined;
+  /** Settles once done() has removed the private temporary directory (off the event loop). */
+  removed(): Promise<void>;
 }
 
 
@@ -177,6 +180,7 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   };
   let refusedEntries: EgressEntry[] = [];
   let stopped = 0;
+  let removal: Promise<void> = Promise.resolve();
   // The direct start (direct.ts): no launcher process, where the session's namespace is up or the network is on.
   const fds = shared ? settings.sessionNetwork!.namespaceFds?.() : undefined;
   let direct: DirectChild | undefined;
@@ -195,6 +199,7 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
     refused: () => refusedEntries,
     stoppedAfter: () => stopped,
     launchFailure: () => direct?.failure,
+    removed: () => removal,
     started: (pid) => {
       if (!directPlan) egress?.adopt(pid, EGRESS_FD);
     },
@@ -205,7 +210,7 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
       egress?.close();
       if (egress && shared) settings.sessionNetwork!.releasePort(port);
       stopped = direct ? direct.stopped : readStoppedNote(privateTmp);
-      removeQuietly(privateTmp);
+      removal = removeQuietly(privateTmp);
       const created = guarded.filter((p) => !before.has(p) && exists(p));
       if (gitBefore) created.push(...GIT_REDIRECTS.map((n) => join(settings.workspace, ".git", n)).filter((p) => !gitBefore.has(p.slice(p.lastIndexOf("/") + 1)) && exists(p)));
       return [...refused, ...created.map((p) => setAside(p, settings.scvHome))];
@@ -332,8 +337,9 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
   return {
     ...running,
     result: running.result.then(
-      (r): SandboxedResult => {
+      async (r): Promise<SandboxedResult> => {
         const setAside = confined.done();
+        await confined.removed(); // the private /tmp goes with the run
         const refused = confined.refused();
         const stopped = confined.stoppedAfter() + (r.cleanedUp ?? 0);
         const failure = confined.launchFailure();
@@ -345,8 +351,9 @@ export function startSandboxed(opts: RunOptions, settings: SandboxSettings): Run
           ...(refused.length ? { egressRefused: refused } : {}),
         });
       },
-      (e) => {
+      async (e) => {
         confined.done();
+        await confined.removed();
         throw e;
       },
     ),
@@ -405,16 +412,12 @@ function readStoppedNote(dir: string): number {
   }
 }
 
-function removeQuietly(dir: string): void {
-  try {
-    rmdirSync(dir); // most commands leave their temporary directory empty: no walk
-    return;
-  } catch {
-    // not empty (or gone): the walk below
-  }
-  try {
-    rmSync(dir, { recursive: true, force: true });
-  } catch {
-    // a later run's tmp sweep is not needed: the name is unique; leaving it is the lesser harm
-  }
+/**
+ * Removes the command's temporary directory off the event loop: the kernel's removal of a folder another mount
+ * namespace bound (the command's /tmp) can take a millisecond. A failure leaves it (the name is unique, and the
+ * reconcile sweeps what an SCV leaves).
+ */
+function removeQuietly(dir: string): Promise<void> {
+  // Most commands leave it empty: one rmdir, no walk.
+  return rmdir(dir).catch(() => rm(dir, { recursive: true, force: true }).catch(() => {}));
 }
