@@ -65,7 +65,8 @@ export interface StopReport {
 /**
  * TERM every current match (and its group, once), then wait up to graceMs for all matches to be gone, then KILL
  * whatever matches. Processes that appear during the grace (say, a TERM handler's cleanup commands) are not
- * sent TERM; they get the grace to finish and KILL only if still running when it ends.
+ * sent TERM; they get the grace to finish and KILL only if still running when it ends, except orphans already
+ * reparented to this process (a double fork racing its parent's exit), which get TERM at once.
  */
 export async function stopMatching(match: MatcherFactory, opts: StopOptions): Promise<StopReport> {
   const seen = new Map<string, ProcessIdentity>();
@@ -86,6 +87,13 @@ export async function stopMatching(match: MatcherFactory, opts: StopOptions): Pr
       await Bun.sleep(POLL_MS);
       targets = findMatching(match);
       if (!targets.length) break;
+      // One that appeared meanwhile and is already an orphan (reparented to us: its parent is gone, so it is no
+      // TERM handler's work in progress), a double fork racing its parent's exit, gets TERM now, not the grace.
+      for (const st of targets) {
+        if (st.ppid !== process.pid || seen.has(key(st))) continue;
+        seen.set(key(st), { pid: st.pid, startTime: st.startTime });
+        if (signalStat(st, "SIGTERM")) signalStat(st, "SIGCONT");
+      }
     }
   }
   for (let round = 0; targets.length && round < KILL_ROUNDS; round++) {

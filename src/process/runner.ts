@@ -335,7 +335,10 @@ class RunStopper {
     const again = () => this.stop(this.killNow ? 0 : this.graceMs);
     if (isSubreaper()) {
       const until = performance.now() + drainMs;
-      for (let pass = 0; runMayRemain(this.state, this.run) && (pass === 0 || performance.now() < until); pass++) reports.push(await again());
+      // Zombies the stop left (orphans reparented to us) are reaped first: unreaped, they keep the group
+      // answering kill(-pgid, 0), and the passes would run out the whole drain for nothing.
+      const settled = () => (reapQuietly(this.state.spawned), !runMayRemain(this.state, this.run));
+      for (let pass = 0; !settled() && (pass === 0 || performance.now() < until); pass++) reports.push(await again());
     } else {
       reports.push(await again());
       reports.push(...(await confirmGone(this.matchAll, drainMs, again)));
@@ -387,6 +390,14 @@ function runMayRemain(state: RunnerState, run: ActiveRun): boolean {
     before = after;
   }
   return true;
+}
+
+function reapQuietly(spawned: ReadonlySet<number>): void {
+  try {
+    reapOrphans(spawned);
+  } catch {
+    // the reap at the run's end (or the daemon's) catches what this one missed
+  }
 }
 
 /** A fresh tag; nested below the parent's tag when SCV itself runs inside a run, so cleanup covers the tree. */

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fakeHome, removeFakeHomes, requireBinary } from "../fake/binary";
 import { type FakeModel, startFakeModel, text, toolCalls } from "../fake/model-server";
 import { guardOf, killAll, pidsWithArgv } from "../fake/proc";
+import { needs } from "../fake/needs";
 import { type StdioServer, startStdioServer } from "../fake/stdio-client";
 
 let fake: FakeModel;
@@ -25,9 +26,13 @@ afterAll(async () => {
   removeFakeHomes();
 });
 
-function home() {
-  const h = fakeHome(fake.url, "[tools]\nmax_steps = 200\n");
-  return h;
+/**
+ * The sandbox off: a sandboxed command's processes die with SCV by themselves (its PID 1 is SCV's child with a
+ * parent-death signal, src/sandbox/direct.ts; the last test here), so what the reconcile must find is an
+ * unsandboxed command's.
+ */
+function home(sandboxed = false) {
+  return fakeHome(fake.url, `[tools]\nmax_steps = 200\n${sandboxed ? "" : '[sandbox]\nmode = "off"\n'}`);
 }
 
 /** A `sleep` whose argument no other process uses, so the test finds exactly its own. */
@@ -172,3 +177,19 @@ test("SIGKILL during a big write: the temporary file is removed by the next serv
   expect((await next.request(1, "initialize", { protocol_version: 3 })).result).toBeDefined();
   await until("the temporary file to be removed", () => temps().length === 0);
 }, 120_000);
+
+test.skipIf(!needs("root") || !needs("x86_64"))("sandboxed, a SIGKILL of SCV with its guard killed too still leaves nothing: the command's PID namespace dies with SCV", async () => {
+  const { env, workspace } = home(true);
+  const s = uniqueSleep(300);
+  const command = `(sleep ${s.arg}) & setsid -f env -i bash -c 'sleep ${s.arg}' >/dev/null 2>&1; sleep ${s.arg}`;
+  fake.queue(toolCalls([{ name: "bash", arguments: { command } }]));
+  const exec = Bun.spawn([requireBinary(), "exec", "--yes", "sleep"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  try {
+    await until("the three sleeps", () => pidsWithArgv(s.argv).length === 3);
+    killGuard(exec.pid);
+  } finally {
+    exec.kill("SIGKILL");
+    await exec.exited;
+  }
+  await until("the sleeps to end with SCV", () => pidsWithArgv(s.argv).length === 0, 2_000);
+}, 30_000);
