@@ -64,6 +64,25 @@ async function session(server: StdioServer, workspace: string): Promise<string> 
   return started.result.session_id;
 }
 
+/**
+ * `scv exec` runs a bash call that leaves three sleeps (a background one, one started by `setsid`, and its own),
+ * then its death watch and it are SIGKILLed; returns the sleeps' argv.
+ */
+async function killExecMidBash(env: Record<string, string>, workspace: string, setsid = "setsid -f"): Promise<{ arg: string; argv: string[] }> {
+  const s = uniqueSleep(300);
+  const command = `(sleep ${s.arg}) & ${setsid} bash -c 'sleep ${s.arg}' >/dev/null 2>&1; sleep ${s.arg}`;
+  fake.queue(toolCalls([{ name: "bash", arguments: { command } }]));
+  const exec = Bun.spawn([requireBinary(), "exec", "--yes", "sleep"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  try {
+    await until("the three sleeps", () => pidsWithArgv(s.argv).length === 3);
+    killGuard(exec.pid);
+  } finally {
+    exec.kill("SIGKILL");
+    await exec.exited;
+  }
+  return s;
+}
+
 const runRecords = (scvHome: string) => {
   const dir = join(scvHome, "state", "runs");
   return existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".json")) : [];
@@ -103,17 +122,7 @@ test("SIGKILL mid-bash with the guard killed too: all three sleeps live on, and 
 
 test("SIGKILLed scv exec mid-bash, guard killed too: the next scv exec's start-up reconcile stops what it left", async () => {
   const { env, workspace, home: scvHome } = home();
-  const s = uniqueSleep(300);
-  const command = `(sleep ${s.arg}) & setsid -f bash -c 'sleep ${s.arg}' >/dev/null 2>&1; sleep ${s.arg}`;
-  fake.queue(toolCalls([{ name: "bash", arguments: { command } }]));
-  const exec = Bun.spawn([requireBinary(), "exec", "--yes", "sleep"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
-  try {
-    await until("the three sleeps", () => pidsWithArgv(s.argv).length === 3);
-    killGuard(exec.pid);
-  } finally {
-    exec.kill("SIGKILL");
-    await exec.exited;
-  }
+  const s = await killExecMidBash(env, workspace);
   await Bun.sleep(200);
   expect(pidsWithArgv(s.argv).length).toBe(3);
   expect(runRecords(scvHome).length).toBe(1);
@@ -180,16 +189,7 @@ test("SIGKILL during a big write: the temporary file is removed by the next serv
 
 test.skipIf(!needs("root") || !needs("x86_64"))("sandboxed, a SIGKILL of SCV with its guard killed too still leaves nothing: the command's PID namespace dies with SCV", async () => {
   const { env, workspace } = home(true);
-  const s = uniqueSleep(300);
-  const command = `(sleep ${s.arg}) & setsid -f env -i bash -c 'sleep ${s.arg}' >/dev/null 2>&1; sleep ${s.arg}`;
-  fake.queue(toolCalls([{ name: "bash", arguments: { command } }]));
-  const exec = Bun.spawn([requireBinary(), "exec", "--yes", "sleep"], { cwd: workspace, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
-  try {
-    await until("the three sleeps", () => pidsWithArgv(s.argv).length === 3);
-    killGuard(exec.pid);
-  } finally {
-    exec.kill("SIGKILL");
-    await exec.exited;
-  }
+  // env -i too: the escapee carries no run tag, so only the PID namespace can end it.
+  const s = await killExecMidBash(env, workspace, "setsid -f env -i");
   await until("the sleeps to end with SCV", () => pidsWithArgv(s.argv).length === 0, 2_000);
 }, 30_000);
