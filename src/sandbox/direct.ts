@@ -1,17 +1,18 @@
 // The direct start: a sandboxed command started by SCV itself, with no launcher process. The launcher is a second
 // Bun start (~20 ms) plus its own work, per command; here SCV decides everything beforehand (the view's mounts,
-// view-plan.ts; the Landlock ruleset, made in SCV: rules hold inodes, and the view binds the same ones) and writes
-// it as three short programs of system calls into one mapped arena, and machine code (direct/x86_64.S) runs them:
-// an intermediate sharing SCV's memory and descriptors enters the session's namespaces (and opens the egress
-// proxy's listening socket there, straight into SCV's descriptor table), clones PID 1 into a new mount and PID
-// namespace as SCV's own child, and PID 1 builds the view and starts the command, which confines itself and
+// view-plan.ts; the Landlock rules, rule-cache.ts) and writes it as three short programs of system calls into one
+// mapped arena, and machine code (direct/x86_64.S) runs them: an intermediate sharing SCV's memory and descriptors
+// enters the session's namespaces (and opens the egress proxy's listening socket there, straight into SCV's
+// descriptor table), clones PID 1 into a new PID namespace as SCV's own child, and PID 1 makes its mount
+// namespace, builds the view, makes the Landlock ruleset there and starts the command, which confines itself and
 // executes. Why the kernel allows it: SCV has threads, so it may not unshare or setns into a user namespace
 // itself, but a child it clones has one thread and may (the issue's own reading of clone(2)).
 //
 // PID 1 shares SCV's memory (no copy of a Bun's page tables per command), so the command must never reach it: it
 // has dropped every capability PID 1 keeps and carries a Landlock domain PID 1 lacks, and the kernel refuses
 // ptrace and /proc/1/mem on either ground; PID 1 blocks every signal and, as init, SIGKILL from inside is ignored.
-// Used where the session's network namespace is up (or the network is on), on x86_64; elsewhere the launcher.
+// x86_64 only; the launcher serves elsewhere, and where the egress proxy would have to listen in a network
+// namespace of the command's own (the session's could not be made).
 import { readFileSync } from "node:fs";
 import { constants } from "node:os";
 import { DIRECT_X86_64 } from "./direct-code";
@@ -219,6 +220,8 @@ export interface DirectPlan {
   join?: { user?: number; net: number };
   /** A user namespace of the command's own, mapping only this uid and gid (an ordinary user, no session namespace). */
   ownUserns?: boolean;
+  /** A network namespace of the command's own, its loopback down (no session namespace and the network off). */
+  ownNetwork?: boolean;
   /** The egress proxy's port: its listening socket is made in the session's namespace, in SCV's descriptor table. */
   proxyPort?: number;
 }
@@ -337,8 +340,7 @@ function buildBlock(arena: Arena, plan: DirectPlan, child: { argv: string[]; env
   arena.set64(B.programI, I.write(arena));
   arena.set64(B.programP, P.write(arena));
   arena.set64(B.programC, C.write(arena));
-  // Without the session's network namespace the network is on (index.ts starts nothing else directly).
-  arena.set64(B.flags, CLONE_VM | CLONE_PARENT | CLONE_NEWPID | (plan.ownUserns ? CLONE_NEWUSER : 0));
+  arena.set64(B.flags, CLONE_VM | CLONE_PARENT | CLONE_NEWPID | (plan.ownUserns ? CLONE_NEWUSER : 0) | (plan.ownNetwork ? CLONE_NEWNET : 0));
   arena.set64(B.stackI, arena.stack());
   arena.set64(B.stackP, arena.stack());
   arena.set64(B.stackC, arena.stack());

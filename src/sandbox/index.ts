@@ -181,10 +181,11 @@ export function confine(opts: RunOptions, settings: SandboxSettings): ConfinedRu
   let refusedEntries: EgressEntry[] = [];
   let stopped = 0;
   let removal: Promise<void> = Promise.resolve();
-  // The direct start (direct.ts): no launcher process, where the session's namespace is up or the network is on.
+  // The direct start (direct.ts): no launcher process. It enters the session's namespaces when they are up, or
+  // makes the command a network namespace of its own (loopback down) when no proxy must listen in it.
   const fds = shared ? settings.sessionNetwork!.namespaceFds?.() : undefined;
   let direct: DirectChild | undefined;
-  const directPlan = directSupported && support.namespaces && support.pidns && support.landlockAbi > 0 && (settings.network || fds) ? planDirect(policy, writable, support, fds, egress ? port : undefined) : undefined;
+  const directPlan = directSupported && support.namespaces && support.pidns && support.landlockAbi > 0 && (settings.network || fds || !egress) ? planDirect(policy, writable, support, fds, egress ? port : undefined) : undefined;
   const started = directPlan
     ? {
         ...opts,
@@ -232,7 +233,7 @@ function planDirect(policy: SandboxPolicy, writable: readonly string[], support:
     // In the view's paths (PID 1 makes the rules there). In a network namespace (only the session's loopback) or
     // with the network on, TCP needs no Landlock rule.
     rules: commandRules(support.landlockAbi, { network: true, hidden, tmp: "/tmp", devShm: exists("/dev/shm"), writable, notWritable: hidden }).rules,
-    ...(fds ? { join: fds } : { ownUserns: !!support.userns }),
+    ...(fds ? { join: fds } : { ownUserns: !!support.userns, ownNetwork: !policy.network }),
     ...(proxyPort ? { proxyPort } : {}),
   };
 }

@@ -117,3 +117,20 @@ test.skipIf(!linuxX64)("a step PID 1 cannot take is named, and the command never
   expect(r.kind === "launch-failed" && r.why).toBe(`the command was not run: chdir to ${settings.workspace} failed (ENOENT)`);
   expect(existsSync(marker)).toBe(false);
 });
+
+test.skipIf(!linuxX64)("without the session's namespace (an MCP server's case) the command gets a network namespace of its own, loopback down, still with no launcher", async () => {
+  const { settings, opts } = setup("own-net");
+  const alone = { ...settings, sessionNetwork: undefined };
+  // A server on the host's loopback, which the command must not reach (the test itself does).
+  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const reach = `(exec 3<>/dev/tcp/127.0.0.1/${server.port}) 2>/dev/null && echo reached || echo unreachable`;
+  const control = Bun.spawnSync(["bash", "-c", reach]).stdout.toString();
+  const r = await runSandboxed(opts(`echo pid=$$; tr '\\0' ' ' < /proc/1/cmdline; echo; ip -o link | awk '{print $2}'; ip -o link show lo | grep -q 'LOOPBACK,UP' && echo up || echo down; ${reach}`), alone);
+  server.stop(true);
+  expect(control).toBe("reached\n");
+  if (r.kind !== "ran") throw new Error(r.why);
+  const lines = r.stdout.text.trim().split("\n");
+  expect(lines[0]).toBe("pid=2");
+  expect(lines[1]!.trim()).toBe(readFileSync("/proc/self/cmdline", "utf8").split("\0").filter(Boolean).join(" "));
+  expect(lines.slice(2)).toEqual(["lo:", "down", "unreachable"]);
+});

@@ -7,8 +7,8 @@
 #     in SCV's own descriptor table), then clones PID 1 with the block's flags (CLONE_VM|CLONE_PARENT and the new
 #     namespaces: PID 1 is SCV's child, in a new PID namespace) and exits. The caller reaps the intermediate,
 #     restores its signal mask and returns PID 1's pid (or -errno of the first clone).
-#   PID 1 runs program P (id maps, setsid, closing SCV's descriptors, the mounts, Landlock rules for what it
-#     mounted, chdir), then starts the command with clone(CLONE_VM|CLONE_VFORK); the command's child runs program
+#   PID 1 runs program P (its mount namespace, id maps, setsid, closing SCV's descriptors, the mounts, the
+#     Landlock ruleset, chdir), then starts the command with clone(CLONE_VM|CLONE_VFORK); the command's child runs program
 #     C (signal mask and dispositions, stdio, no_new_privs, Landlock, capabilities, closing the rest) ending in
 #     execve. PID 1 then reaps everything until the command ends, kills and counts what the command left,
 #     writes the outcome into the block and exits with the command's status. SCV learns of its end from the
