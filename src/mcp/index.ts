@@ -40,6 +40,8 @@ export type ClientMcpServer = { name: string; command: string; args?: string[]; 
  * server, it is marked as not the user's own file). A name that could not prefix tool names is left out.
  */
 export function clientServers(servers: ClientMcpServer[]): McpServerDefinition[] {
+  // Most sessions bring none: the config schemas (zod) stay unloaded, as the config check cache keeps them at start.
+  if (!servers.length) return [];
   const { McpServerConfig, MCP_SERVER_NAME } = require("../config/schema") as typeof import("../config/schema");
   const out: McpServerDefinition[] = [];
   for (const s of servers) {

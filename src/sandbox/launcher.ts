@@ -148,7 +148,7 @@ function runAsChild(argv: string[], env: Record<string, string>, pid1: NonNullab
   } catch (e) {
     throw new Error(`executing ${argv[0]} failed (${(e as NodeJS.ErrnoException).code ?? "not executable"})`);
   }
-  const outcome = runUnderPid1({ file, argv: argvC, envp: envC, landlockFd: pid1.landlockFd, procRights: pid1.procRights, dropCapabilities: true, started: pid1.restrict });
+  const outcome = runUnderPid1({ file, argv: argvC, envp: envC, landlockFd: pid1.landlockFd, procRights: pid1.procRights, started: pid1.restrict });
   if (outcome.kind === "not-run") throw new Error(outcome.why);
   writeStoppedNote(outcome.stopped); // always, over anything the command may have left under that name
   endLike(outcome.status);

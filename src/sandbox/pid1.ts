@@ -31,7 +31,6 @@ export interface Pid1Start {
   landlockFd: number;
   /** The Landlock rights PID 1 grants on the /proc it mounts (the ruleset's rules for the one it covers lapse). */
   procRights: number;
-  dropCapabilities: boolean;
   /** Called in the launcher once PID 1 runs: the launcher confines itself too. */
   started?: () => void;
 }
@@ -77,7 +76,7 @@ export function runUnderPid1(start: Pid1Start): Pid1Outcome {
   set(16, BigInt(ptr(start.envp)));
   set(24, BigInt(writeEnd));
   set(32, BigInt(start.landlockFd));
-  set(40, start.dropCapabilities ? 1n : 0n);
+  set(40, 1n); // PID 1 always drops every capability (the field lets the assembly skip it)
   set(48, 1n);
   set(56, BigInt(ptr(proc)));
   set(64, BigInt(ptr(procDir)));

@@ -12,11 +12,13 @@ import type { SessionNetworkHandle } from "./policy";
 /** Ports for the commands' proxy listeners in the shared namespace: one each, while it runs. */
 const PORTS = 256;
 const READY_TIMEOUT_MS = 10_000;
+const RETRY_MS = 60_000;
 
 export class SessionNetwork implements SessionNetworkHandle {
   private holder: { proc: Subprocess<"pipe", "pipe", "pipe">; pid: number; startTime: string; fds?: { user?: number; net: number } } | undefined;
   private starting: Promise<void> | undefined;
-  private failed = false;
+  /** When the holder last failed to start: it is tried again after RETRY_MS (meanwhile each command has its own). */
+  private failedAt: number | undefined;
   private closed = false;
   private readonly used = new Set<number>();
 
@@ -42,7 +44,8 @@ export class SessionNetwork implements SessionNetworkHandle {
   }
 
   ready(): Promise<void> {
-    if (this.closed || this.failed || this.current()) return Promise.resolve();
+    const failedRecently = this.failedAt !== undefined && Date.now() - this.failedAt < RETRY_MS;
+    if (this.closed || failedRecently || this.current()) return Promise.resolve();
     return (this.starting ??= this.start().finally(() => (this.starting = undefined)));
   }
 
@@ -97,9 +100,11 @@ export class SessionNetwork implements SessionNetworkHandle {
     const startTime = startTimeOf(proc.pid);
     if (!said.startsWith("ready") || !startTime || this.closed) {
       proc.kill("SIGKILL");
-      this.failed = !this.closed;
+      if (!this.closed) this.failedAt = Date.now();
       return;
     }
+    // A holder that ended (killed from outside) leaves its descriptors: they would hold its namespaces.
+    for (const fd of [this.holder?.fds?.user, this.holder?.fds?.net]) if (fd !== undefined) closeQuietly(fd);
     this.holder = { proc, pid: proc.pid, startTime, fds: openNamespaces(proc.pid, startTime, this.asUser() === "1") };
     proc.unref();
   }

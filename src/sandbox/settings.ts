@@ -83,8 +83,10 @@ export function sandboxSettings(
 ): SandboxSettings | undefined {
   if (config.mode === "off") return undefined;
   const named = [...new Set([...defaultHiddenPaths(ctx.home, ctx.scvHome, ctx.env), ...config.hidden_paths].flatMap(withRealPath))];
-  // Hidden by identity: the same folders seen through another mount are hidden too (identity.ts).
-  const hidden = [...named, ...otherPaths(named)];
+  // Hidden by identity: the same folders seen through another mount are hidden too (identity.ts). Only for those
+  // that exist (a handful of the ~60): a missing path has no other name to be reached by, and the search runs at
+  // every session's start, before the JIT has warmed up.
+  const hidden = [...named, ...otherPaths(named.filter((p) => existsSync(p)))];
   const workspace = withRealPath(ctx.workspace).at(-1)!;
   return {
     mode: config.mode,
