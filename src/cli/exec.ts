@@ -10,6 +10,8 @@ import { REASONING_EFFORTS } from "../config/reasoning";
 import type { SessionStore } from "../sessions/index";
 import { storedWorkspace } from "../sessions/workspace";
 
+/** How long after start the start-up reconcile begins: after the first model request on an idle machine. */
+const RECONCILE_AFTER_MS = 100;
 const EXIT = { completed: 0, failed: 1, cancelled: 130, config: 78 } as const;
 /** A completed turn in which calls were denied because nobody could approve them: a script must see it. */
 const EXIT_UNAPPROVED = 4;
@@ -152,7 +154,10 @@ export default defineCommand({
     requestSubreaper();
     const { recordRunsIn, hurryAllRuns } = await import("../process/index");
     recordRunsIn(scvHome(env)); // recorded before each run starts, so a later SCV stops what a killed one left
-    void reconcileAtStartup(scvHome(env));
+    // What a killed SCV left is stopped off the way to the first model request (its scans of the run records and
+    // /proc took a few milliseconds of it); exec waits for it before it exits, so a quick turn still runs it.
+    const home = scvHome(env);
+    const reconciled = new Promise<void>((resolve) => setTimeout(() => void reconcileAtStartup(home).finally(resolve), RECONCILE_AFTER_MS));
     const goal = goalOption(args);
     let prompt = await readPrompt(args.prompt);
     if (!prompt) {
@@ -397,6 +402,7 @@ export default defineCommand({
     const status = await finished;
     render.stop();
     await client.request("session.close", { session_id: sessionId }).catch(() => {});
+    await reconciled;
     const outFile = args["output-last-message"];
     if (outFile) {
       try {
