@@ -251,6 +251,12 @@ export function startDirect(
   try {
     buildBlock(arena, plan, child, life.write);
     pid = spawnRoutine()(arena.base);
+  } catch (e) {
+    // Nothing started (the plan did not fit, say): nothing of this start may stay behind.
+    sys().close(life.read);
+    programs.delete(arena.base);
+    arena.release();
+    throw e;
   } finally {
     sys().close(life.write);
   }
@@ -259,6 +265,7 @@ export function startDirect(
   if (pid <= 0n) {
     if (sock > 0) sys().close(sock);
     sys().close(life.read);
+    programs.delete(arena.base);
     arena.release();
     throw new Error(`the command was not run: ${failure ?? `starting the sandbox's PID 1 failed (errno ${-Number(pid)})`}`);
   }
