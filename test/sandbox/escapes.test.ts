@@ -31,6 +31,7 @@ const SECRETS = [
 
 function makeLayout(extraConfig: string, owner?: number): Layout {
   const root = mkdtempSync(join(BASE, "scv-sandbox-escapes-"));
+  roots.push(root); // removed after the tests even when a run fails before it returns its layout
   const home = join(root, "home");
   const scvHome = join(root, "scv-home");
   const ws = join(root, "ws");
@@ -344,10 +345,8 @@ afterAll(() => {
 
 test("at least 100 escape attempts: none gets out of the sandbox, every one gets through with the sandbox off", async () => {
   const on = await runTable(true, listeners);
-  roots.push(on.layout.root);
   for (const leak of LEAKS) rmSync(leak, { force: true });
   const off = await runTable(false, listeners);
-  roots.push(off.layout.root);
   console.log(`sandbox escapes: ${on.total} attempts, ${on.escaped.length} got out with the sandbox on; ${off.escaped.length} of ${off.total} got through with it off`);
   expect(on.total).toBeGreaterThanOrEqual(100);
   expect({ code: on.code, stderr: on.code ? on.stderr : "" }).toEqual({ code: 0, stderr: "" });
@@ -372,10 +371,8 @@ test.skipIf(!needs("root"))("as an ordinary user (a throwaway uid, no_new_privs)
   const probe = Bun.spawnSync(asUser(ORDINARY_UID, [binaryForAnyUser(), "__sandbox", "--probe"]), { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", BUN_JSC_useConcurrentJIT: "0", BUN_JSC_useWarmUpMarkedBlocks: "0", MIMALLOC_SCAVENGER: "0" } });
   console.log(`the probe as uid ${ORDINARY_UID}: ${probe.stdout.toString().trim()}`);
   const on = await runTable(true, listeners, ORDINARY_UID);
-  roots.push(on.layout.root);
   for (const leak of LEAKS) rmSync(leak, { force: true });
   const off = await runTable(false, listeners, ORDINARY_UID);
-  roots.push(off.layout.root);
   console.log(`sandbox escapes as uid ${ORDINARY_UID}: ${on.total} attempts, ${on.escaped.length} got out with the sandbox on; ${off.escaped.length} of ${off.total} got through with it off`);
   if (off.held.length) console.log(`held with the sandbox off: ${off.held.join("; ")}`);
   expect(JSON.parse(probe.stdout.toString())).toMatchObject({ namespaces: true, userns: true });
