@@ -232,7 +232,7 @@ function planDirect(policy: SandboxPolicy, writable: readonly string[], support:
     cwd: policy.cwd,
     // In the view's paths (PID 1 makes the rules there). In a network namespace (only the session's loopback) or
     // with the network on, TCP needs no Landlock rule.
-    rules: commandRules(support.landlockAbi, { network: true, hidden, tmp: "/tmp", devShm: exists("/dev/shm"), writable, notWritable: hidden }).rules,
+    rules: commandRules(support.landlockAbi, { network: true, hidden, tmp: "/tmp", devShm: steps.some((s) => s.kind === "tmpfs" && s.target === "/dev/shm"), writable, notWritable: hidden }).rules,
     ...(fds ? { join: fds } : { ownUserns: !!support.userns, ownNetwork: !policy.network }),
     ...(proxyPort ? { proxyPort } : {}),
   };

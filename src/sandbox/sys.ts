@@ -116,10 +116,15 @@ export const ptr = (b: NodeJS.TypedArray) => ffi().ptr(b);
 
 const ERRNO_NAMES: Record<number, string> = { 1: "EPERM", 2: "ENOENT", 13: "EACCES", 16: "EBUSY", 20: "ENOTDIR", 22: "EINVAL", 38: "ENOSYS", 95: "EOPNOTSUPP", 98: "EADDRINUSE" };
 
+/** An errno by its name where it is a common one (`ENOENT`), else `errno N`. */
+export function errnoName(e: number): string {
+  return ERRNO_NAMES[e] ?? `errno ${e}`;
+}
+
 /** `what` failed: the message names the call and errno (`unshare failed (EPERM)`). */
 export function sysError(what: string): Error {
   const e = errno();
-  return new Error(`${what} failed (${ERRNO_NAMES[e] ?? `errno ${e}`})`);
+  return new Error(`${what} failed (${errnoName(e)})`);
 }
 
 export function check(result: number | bigint, what: string): number {
